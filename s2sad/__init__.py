@@ -1,0 +1,23 @@
+"""s2sad: source-to-source automatic differentiation for NumPy code.
+
+    >>> import numpy as np
+    >>> from s2sad import grad_all
+    >>> @grad_all
+    ... def cost(x, y):
+    ...     return x * (x + y)
+    >>> cost(2.0, 1.0)
+    (5.0, 2.0)
+
+See ``source(grad_all(f))`` for the code s2sad writes.
+"""
+
+from .errors import (MissingRuleError, RuleError, S2SADError, SourceUnavailableError,
+                     TransformError, UnsupportedSyntaxError)
+from .registry import defbprop, defjvp, defnondiff
+from .api import fprop, grad, grad_all, source, value_and_grad, vjp
+
+__version__ = "0.1.0"
+
+__all__ = ["grad_all", "grad", "value_and_grad", "vjp", "fprop", "source", "defbprop",
+           "defjvp", "defnondiff", "S2SADError", "UnsupportedSyntaxError", "MissingRuleError",
+           "SourceUnavailableError", "RuleError", "TransformError"]

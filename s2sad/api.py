@@ -1,0 +1,310 @@
+"""The public API: grad_all, grad, value_and_grad, vjp, fprop, source.
+
+Each function s2sad makes is a :class:`Transformed`: a callable that
+transforms its target the first time it is called (once per function and
+options, cached), then runs the generated code.  Calling it costs a few
+identity checks (the guards: did a global that the code was built for
+change?) and the backend choice.
+
+Gradients follow their arguments:
+
+* an array argument gets an array gradient of the same shape and dtype;
+* a Python ``float`` gets a Python ``float``; a NumPy scalar gets a NumPy scalar;
+* an ``int`` or ``bool`` argument (or integer/boolean array) is not
+  differentiable and gets ``None``.
+
+For a non-scalar result, ``grad`` and ``grad_all`` use ``ones_like(out)`` as
+the output sensitivity (the gradient of ``sum(f(x))``), as MindSpore and
+PyTorch's ``grad_outputs=ones`` do.  ``vjp`` takes any cotangent.
+"""
+
+import functools
+import threading
+import weakref
+from typing import Any, Dict, Optional, Tuple, Union
+
+import numpy as np
+
+from . import rules  # noqa: F401  (registers every rule)
+from .errors import S2SADError, TransformError
+from .transforms import anf, codegen, fence, kform, optimize, parse, resolve
+
+_cache: Dict[Any, Any] = {}
+_cache_lock = threading.RLock()
+
+
+class _Artifact:
+    """A transform's result: the generated module and what it assumed."""
+
+    def __init__(self, module, guards, nparams):
+        self.module = module
+        self.guards = guards
+        self.nparams = nparams
+        self.functions = {}
+
+    def valid(self) -> bool:
+        for kind, container, name, obj in self.guards:
+            if kind == "cell":
+                try:
+                    if container.cell_contents is not obj:
+                        return False
+                except ValueError:
+                    return False
+            elif container.get(name, _MISSING) is not obj:
+                return False
+        return True
+
+    def function(self, xp):
+        f = self.functions.get(xp.__name__)
+        if f is None:
+            f = self.module.function(xp)
+            self.functions[xp.__name__] = f
+        return f
+
+
+_MISSING = object()
+
+
+def _name_of(fn) -> str:
+    if isinstance(fn, Transformed):
+        return fn.__name__
+    if isinstance(fn, functools.partial):
+        return _name_of(fn.func)
+    n = getattr(fn, "__name__", "f")
+    return "lambda_" if n == "<lambda>" else n
+
+
+def _transform(fn, kind: str, wrt, with_value: bool) -> _Artifact:
+    parsed = parse.parse(fn)
+    fence.fence(parsed)
+    res = resolve.resolve(parsed)
+    func, out = anf.lower(parsed, res)
+    n = len(func.params)
+    base = _name_of(fn)
+    if kind == "fprop":
+        g = kform.fprop_function(func, out, out.names.fresh(f"fprop_{base}"))
+        header = f"fprop_{base}(...) -> (result, bprop); bprop(dout) returns the gradients " \
+                 f"of every input. From {_where(parsed)}."
+    else:
+        idx = list(range(n)) if wrt is None else ([wrt] if isinstance(wrt, int) else list(wrt))
+        for i in idx:
+            if not isinstance(i, int) or not -n <= i < n:
+                raise TransformError(f"wrt={wrt!r} is not a parameter index of "
+                                     f"{base}, which takes {n} parameters")
+        idx = [i % n for i in idx]
+        prefix = {"grad_all": "grad_all", "grad": "grad", "value_and_grad": "value_and_grad"}[kind]
+        g = kform.grad_function(func, out, idx, isinstance(wrt, int), with_value,
+                                out.names.fresh(f"{prefix}_{base}"))
+        what = "every input" if wrt is None else f"input{'s' if not isinstance(wrt, int) else ''} " \
+            f"{', '.join(func.params[i] for i in idx)}"
+        header = f"{g.name}: the gradient of {base} with respect to {what}. From {_where(parsed)}."
+    shape_of = {}
+    optimize.optimize(g, shape_of)
+    module = codegen.generate(g, out.externals, out.names, header, parsed.world.globals)
+    fnobj = parsed.fn if not isinstance(fn, Transformed) else None
+    defaults = getattr(fnobj, "__defaults__", None) if fnobj is not None and \
+        hasattr(fnobj, "__code__") else None
+    module.defaults = defaults or ()
+    module.kwdefaults = getattr(fnobj, "__kwdefaults__", None) or {}
+    guards = list(out.guards) + list(getattr(parsed, "guards", []))
+    return _Artifact(module, guards, n)
+
+
+def _where(parsed) -> str:
+    line = getattr(parsed.node, "lineno", 0)
+    return f"{parsed.filename}:{line}"
+
+
+def _key(fn):
+    try:
+        return weakref.ref(fn)
+    except TypeError:
+        return fn
+
+
+def _artifact(fn, kind, wrt, with_value) -> _Artifact:
+    key = (_key(fn), kind, wrt, with_value)
+    with _cache_lock:
+        art = _cache.get(key)
+        if art is not None and art.valid():
+            return art
+        art = _transform(fn, kind, wrt, with_value)
+        _cache[key] = art
+        return art
+
+
+def _backend(args):
+    """numpy, or cupy when the arguments are CuPy arrays; mixing them is an error."""
+    found = {}
+
+    def visit(a, path):
+        if isinstance(a, (tuple, list)):
+            for i, x in enumerate(a):
+                visit(x, f"{path}[{i}]")
+            return
+        mod = type(a).__module__
+        if mod.startswith("cupy"):
+            found.setdefault("cupy", path)
+        elif isinstance(a, np.ndarray):
+            found.setdefault("numpy", path)
+    for i, a in enumerate(args):
+        visit(a, f"argument {i}")
+    if "cupy" in found:
+        if "numpy" in found:
+            raise S2SADError(f"{found['numpy']} is a NumPy array but {found['cupy']} is a "
+                             "CuPy array; pass all arrays on one device")
+        import cupy
+        return cupy
+    return np
+
+
+def _differentiable(a) -> bool:
+    if isinstance(a, bool) or isinstance(a, int):
+        return False
+    dt = getattr(a, "dtype", None)
+    if dt is not None:
+        return dt.kind in "fc"
+    return isinstance(a, (float, complex))
+
+
+def _finish(g, a):
+    """A gradient shaped, typed and owned like its argument a."""
+    if not _differentiable(a):
+        return None
+    if g is None:
+        return None
+    if isinstance(a, float):
+        return float(g)
+    if isinstance(a, complex):
+        return complex(g)
+    if isinstance(a, np.generic):
+        return a.dtype.type(g)
+    dt = getattr(a, "dtype", None)
+    shape = getattr(a, "shape", None)
+    xp = type(a).__module__.startswith("cupy") and __import__("cupy") or np
+    if getattr(g, "shape", None) != shape:
+        g = xp.broadcast_to(g, shape)
+    if getattr(g, "dtype", None) != dt:
+        g = g.astype(dt)
+    if isinstance(g, np.ndarray) and not g.flags.writeable:
+        g = g.copy()
+    return g
+
+
+class Transformed:
+    """A function made by s2sad: call it like the original; see ``source()``."""
+
+    def __init__(self, fn, kind, wrt=None, with_value=False):
+        if not callable(fn):
+            raise TypeError(f"s2sad.{kind} needs a function, got {type(fn).__name__}")
+        self.fn = fn
+        self.kind = kind
+        self.wrt = wrt
+        self.with_value = with_value
+        functools.update_wrapper(self, fn, updated=())
+        self.__name__ = f"{kind}_{_name_of(fn)}" if kind != "fprop" else f"fprop_{_name_of(fn)}"
+
+    def __repr__(self):
+        w = "" if self.wrt is None else f", wrt={self.wrt!r}"
+        return f"<s2sad.{self.kind}({_name_of(self.fn)}{w})>"
+
+    def artifact(self) -> _Artifact:
+        return _artifact(self.fn, self.kind, self.wrt, self.with_value)
+
+    def generated_function(self, xp=np):
+        """The generated Python function itself (bound to NumPy by default)."""
+        return self.artifact().function(xp)
+
+    @property
+    def source(self) -> str:
+        return self.artifact().module.source
+
+    def __call__(self, *args, **kwargs):
+        art = self.artifact()
+        xp = _backend(args)
+        f = art.function(xp)
+        result = f(*args, **kwargs)
+        if self.kind == "fprop":
+            return result
+        return self._finish(result, args)
+
+    def _finish(self, result, args):
+        if self.with_value:
+            value, grads = result
+            return value, self._finish_grads(grads, args)
+        return self._finish_grads(result, args)
+
+    def _finish_grads(self, grads, args):
+        n = len(args)
+        if self.wrt is None:
+            return tuple(_finish(g, a) for g, a in zip(grads, args))
+        if isinstance(self.wrt, int):
+            return _finish(grads, args[self.wrt % n]) if self.wrt % n < n else grads
+        return tuple(_finish(g, args[i % n]) for g, i in zip(grads, self.wrt))
+
+
+def _check_wrt(wrt):
+    if wrt is None or isinstance(wrt, int):
+        return wrt
+    if isinstance(wrt, (tuple, list)) and all(isinstance(i, int) for i in wrt):
+        return tuple(wrt)
+    raise TypeError(f"wrt must be an int or a tuple of ints, got {wrt!r}")
+
+
+def grad_all(fn):
+    """The gradients of fn with respect to every positional argument, as a tuple.
+
+    Works as ``grad_all(f)(x, y)`` and as the decorator ``@grad_all``.
+    """
+    return Transformed(fn, "grad_all")
+
+
+def grad(fn, wrt: Union[int, Tuple[int, ...]] = 0):
+    """The gradient of fn with respect to argument ``wrt`` (an int), or several (a tuple).
+
+    For a non-scalar result the output sensitivity is ``ones_like(out)``, so
+    ``grad`` of an elementwise function gives elementwise derivatives.  Nest
+    it for higher orders: ``grad(grad(f))``.
+    """
+    return Transformed(fn, "grad", _check_wrt(wrt))
+
+
+def value_and_grad(fn, wrt: Union[int, Tuple[int, ...]] = 0):
+    """``(fn(*args), grad(fn, wrt)(*args))`` from one forward pass."""
+    return Transformed(fn, "value_and_grad", _check_wrt(wrt), with_value=True)
+
+
+def fprop(fn):
+    """The K-transformed function: ``fprop(f)(*args) -> (out, bprop)``.
+
+    ``bprop(dout)`` returns the gradients of every input for the output
+    cotangent ``dout``, as a tuple, untouched by the conventions of ``grad``.
+    """
+    return Transformed(fn, "fprop")
+
+
+def vjp(fn, *args):
+    """``(out, bprop)`` at args: ``bprop(dout)`` returns every argument's gradient."""
+    t = Transformed(fn, "fprop")
+    out, bprop = t(*args)
+
+    def pullback(dout):
+        grads = bprop(dout)
+        return tuple(_finish(g, a) for g, a in zip(grads, args))
+    pullback.__name__ = f"vjp_{_name_of(fn)}"
+    pullback.__wrapped__ = bprop
+    return out, pullback
+
+
+def source(obj) -> str:
+    """The generated module behind anything s2sad made, as Python source."""
+    if isinstance(obj, Transformed):
+        return obj.source
+    mod = getattr(obj, "__s2sad_module__", None)
+    if mod is None and hasattr(obj, "__wrapped__"):
+        return source(obj.__wrapped__)
+    if mod is None:
+        code = getattr(obj, "__code__", None)
+        raise TypeError(f"{obj!r} was not made by s2sad; source() shows generated code. "
+                        "Use inspect.getsource for ordinary functions.")
+    return mod.source

@@ -1,0 +1,79 @@
+"""The errors s2sad raises.
+
+Every error derives from :class:`S2SADError`.  An error about the user's code
+carries a :class:`Location` (file, line, column and the source line) and says
+what to do instead, so a message reads like a compiler diagnostic::
+
+    demo.py:12:4: a `while` loop is not supported yet
+        12 |     while x > 0:
+           |     ^
+    s2sad differentiates straight-line code: ...
+"""
+
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class Location:
+    """A place in a source file (1-based line, 0-based column)."""
+
+    filename: str
+    line: int
+    col: int = 0
+    text: str = ""
+
+    def __str__(self):
+        return f"{self.filename}:{self.line}:{self.col}"
+
+    def excerpt(self) -> str:
+        if not self.text:
+            return ""
+        gutter = f"{self.line:>6} | "
+        caret = " " * (len(gutter) - 2) + "| " + " " * self.col + "^"
+        return f"{gutter}{self.text.rstrip()}\n{caret}"
+
+
+class S2SADError(Exception):
+    """Base class of every error s2sad raises."""
+
+    def __init__(self, message: str, location: Optional[Location] = None,
+                 hint: str = ""):
+        self.message = message
+        self.location = location
+        self.hint = hint
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        parts = []
+        head = f"{self.location}: {self.message}" if self.location else self.message
+        parts.append(head)
+        if self.location is not None and self.location.text:
+            parts.append(self.location.excerpt())
+        if self.hint:
+            parts.append(self.hint)
+        return "\n".join(parts)
+
+
+class UnsupportedSyntaxError(S2SADError):
+    """The function uses a Python construct that s2sad does not differentiate."""
+
+    def __init__(self, construct: str, location: Optional[Location], hint: str = ""):
+        self.construct = construct
+        super().__init__(f"{construct} is not supported", location, hint)
+
+
+class MissingRuleError(S2SADError):
+    """A call to a function that has no derivative rule and no source to read."""
+
+
+class SourceUnavailableError(S2SADError):
+    """The source code of a function cannot be found (for example in a plain REPL)."""
+
+
+class RuleError(S2SADError):
+    """A derivative rule is malformed (raised when a rule is registered or read)."""
+
+
+class TransformError(S2SADError):
+    """Anything else that stops a transformation, with the place in the user's code."""

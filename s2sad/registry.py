@@ -1,0 +1,220 @@
+"""Primitives and their derivative rules.
+
+A *primitive* is a Python callable that s2sad does not look inside: a NumPy
+function, an operator (``operator.add`` prints as ``a + b``), a runtime helper
+of s2sad, or a user's function registered with :func:`defbprop`.
+
+A reverse rule is a short runnable function, written in NumPy as ``np``::
+
+    @defbprop(np.sin)
+    def bprop_sin(x, out, dout):
+        return (dout * np.cos(x),)
+
+Parameters before ``out`` are the primitive's inputs, named as NumPy names
+them; parameters after ``dout`` are options (``axis``, ``keepdims``) with
+their defaults.  The rule returns one gradient per input, ``None`` where an
+input has no gradient.  The K-transform inlines the rule's *source*, so the
+generated code reads like hand-written code; every function the rule calls
+must itself be a primitive with a rule (or non-differentiable), which is what
+makes derivatives of any order work.
+"""
+
+import inspect
+import operator
+import textwrap
+from typing import Callable, Dict, List, Optional
+
+import numpy as np
+
+from .errors import MissingRuleError, RuleError
+
+# printing kinds
+NUMPY, OPERATOR, HELPER, USER = "numpy", "operator", "helper", "user"
+
+
+class Rule:
+    """A reverse (``bprop``) or forward (``jvp``) rule read from a function."""
+
+    def __init__(self, fn: Callable, kind: str = "bprop"):
+        self.fn = fn
+        self.kind = kind
+        sig = inspect.signature(fn)
+        names = list(sig.parameters)
+        tail = ("out", "dout") if kind == "bprop" else ("out", "tangents")
+        try:
+            k = names.index(tail[0])
+        except ValueError:
+            raise RuleError(
+                f"rule {fn.__qualname__} must take ({', '.join(['inputs...', *tail])}), "
+                f"got ({', '.join(names)})") from None
+        if names[k:k + 2] != list(tail):
+            raise RuleError(f"rule {fn.__qualname__}: '{tail[1]}' must follow '{tail[0]}'")
+        self.inputs: List[str] = names[:k]
+        self.options: Dict[str, object] = {}
+        for n in names[k + 2:]:
+            p = sig.parameters[n]
+            self.options[n] = None if p.default is inspect.Parameter.empty else p.default
+        self._ir = None
+
+    def __repr__(self):
+        return f"<{self.kind} rule {self.fn.__qualname__}>"
+
+
+class Primitive:
+    """A callable that s2sad treats as one operation with rules."""
+
+    def __init__(self, fn, name: str, printing: str, symbol: str = ""):
+        self.fn = fn
+        self.name = name            # dotted name: 'sin', 'linalg.norm', 'unbroadcast'
+        self.printing = printing    # NUMPY: xp.<name>; OPERATOR: symbol; HELPER/USER: bare name
+        self.symbol = symbol        # '+' for operator.add, '[]' for getitem
+        self.bprop: Optional[Rule] = None
+        self.jvp: Optional[Rule] = None
+        self.nondiff = False        # zero derivative (shape, floor, comparisons)
+        self.elementwise = False    # output shape is the broadcast of the inputs
+        self.linear = False
+        self.returns_tuple = False  # the result is a tuple (anf makes x[0] an Item)
+        self.varargs = False        # every positional argument is an input (einsum)
+        try:
+            self.signature = inspect.signature(fn)
+        except (TypeError, ValueError):
+            self.signature = None
+
+    @property
+    def short(self) -> str:
+        return self.name.rsplit(".", 1)[-1]
+
+    def __repr__(self):
+        return f"<primitive {self.name}>"
+
+
+_PRIMS: Dict[int, Primitive] = {}
+_KEEP = []  # keep registered objects alive so ids stay unique
+
+
+def _numpy_name(fn) -> Optional[str]:
+    """The dotted name under which NumPy exports fn, if it does."""
+    for modname, mod in (("", np), ("linalg.", np.linalg), ("fft.", np.fft)):
+        n = getattr(fn, "__name__", None)
+        if n and getattr(mod, n, None) is fn:
+            return modname + n
+    return None
+
+
+OPERATORS = {
+    operator.add: "+", operator.sub: "-", operator.mul: "*",
+    operator.truediv: "/", operator.floordiv: "//", operator.mod: "%",
+    operator.pow: "**", operator.matmul: "@",
+    operator.neg: "-u", operator.pos: "+u",
+    operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">=",
+    operator.eq: "==", operator.ne: "!=",
+    operator.getitem: "[]", operator.not_: "not",
+}
+
+
+def primitive(fn, name: Optional[str] = None) -> Primitive:
+    """The Primitive for fn, created on first use."""
+    p = _PRIMS.get(id(fn))
+    if p is not None and p.fn is fn:
+        return p
+    if fn in OPERATORS:
+        p = Primitive(fn, name or fn.__name__, OPERATOR, OPERATORS[fn])
+    elif name is None and _numpy_name(fn):
+        p = Primitive(fn, _numpy_name(fn), NUMPY)
+    else:
+        mod = getattr(fn, "__module__", "") or ""
+        printing = HELPER if mod.startswith("s2sad.") else USER
+        p = Primitive(fn, name or getattr(fn, "__name__", "prim"), printing)
+    _PRIMS[id(fn)] = p
+    _KEEP.append(fn)
+    return p
+
+
+_ALIASES: Dict[int, object] = {}
+
+
+def alias(fn, target) -> None:
+    """Treat calls of fn (``math.sin``, builtin ``abs``) as calls of target (``np.sin``)."""
+    _ALIASES[id(fn)] = target
+    _KEEP.append(fn)
+
+
+def canonical(fn):
+    """fn, or the primitive it is an alias of."""
+    try:
+        return _ALIASES.get(id(fn), fn)
+    except TypeError:
+        return fn
+
+
+def lookup(fn) -> Optional[Primitive]:
+    """The registered Primitive for fn, or None."""
+    try:
+        p = _PRIMS.get(id(fn))
+    except TypeError:
+        return None
+    return p if p is not None and p.fn is fn else None
+
+
+def all_primitives() -> List[Primitive]:
+    return list(_PRIMS.values())
+
+
+def defbprop(*fns):
+    """Register a reverse-mode rule for one or more primitives.
+
+    The rule takes ``(inputs..., out, dout, **options)`` and returns a tuple
+    with one gradient per input (``None`` for no gradient)::
+
+        @s2sad.defbprop(my_op)
+        def bprop_my_op(x, out, dout):
+            return (dout * 2 * x,)
+
+    Write the rule with NumPy as ``np`` and with functions that have rules
+    themselves, so that higher derivatives work too.
+    """
+    def register(rule_fn):
+        rule = Rule(rule_fn, "bprop")
+        for fn in fns:
+            primitive(fn).bprop = rule
+        return rule_fn
+    return register
+
+
+def defjvp(*fns):
+    """Register a forward-mode rule ``(inputs..., out, tangents) -> tangent``."""
+    def register(rule_fn):
+        rule = Rule(rule_fn, "jvp")
+        for fn in fns:
+            primitive(fn).jvp = rule
+        return rule_fn
+    return register
+
+
+def defnondiff(*fns):
+    """Declare functions whose derivative is zero everywhere (shape, floor, comparisons)."""
+    for fn in fns:
+        primitive(fn).nondiff = True
+
+
+def defelementwise(*fns):
+    """Mark primitives whose output has the broadcast shape of their inputs."""
+    for fn in fns:
+        primitive(fn).elementwise = True
+
+
+def missing_rule(fn, location=None) -> MissingRuleError:
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
+    mod = getattr(fn, "__module__", None)
+    full = f"{mod}.{name}" if mod and mod != "builtins" else name
+    hint = textwrap.dedent(f"""\
+        s2sad has no derivative rule for {full} and cannot read its source.
+        Register one with the public decorator, written in NumPy:
+
+            import s2sad
+            @s2sad.defbprop({name})
+            def bprop_{getattr(fn, '__name__', 'f')}(x, out, dout):
+                return (dout * ...,)   # one gradient per input
+
+        or declare it non-differentiable with s2sad.defnondiff({name}).""")
+    return MissingRuleError(f"no derivative rule for {full}", location, hint)

@@ -1,0 +1,9 @@
+"""Derivative rules, one module per NumPy family.
+
+Importing this package registers every rule.  A rule is a short NumPy
+function ``bprop_f(inputs..., out, dout, **options) -> tuple of gradients``;
+see :mod:`s2sad.registry`.  Every function a rule calls has a rule too, so a
+rule's output can be differentiated again.
+"""
+
+from . import arith, helpers, ufuncs, reductions, shape, linalg, indexing  # noqa: F401

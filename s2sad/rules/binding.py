@@ -1,0 +1,85 @@
+"""Bind a call's arguments to a primitive's rule: which are inputs, which are options.
+
+``np.sum(x, 0)`` binds through NumPy's own signature to ``a=x, axis=0``; the
+rule ``bprop_sum(a, out, dout, axis=None, keepdims=False)`` then says ``a`` is
+an input and ``axis`` an option.  An argument the rule does not know (such as
+``dtype=`` or ``out=``) is refused with the call's location rather than
+silently ignored.
+"""
+
+import inspect
+
+from .. import ir
+from ..errors import TransformError
+
+_POS = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+class _Slot:
+    def __init__(self, atom):
+        self.atom = atom
+
+
+def bind(prim, args, kwargs, loc=None):
+    """(inputs in the rule's order, {option: atom}) for a call of prim."""
+    rule = prim.bprop or prim.jvp
+    if rule is None or getattr(prim, "varargs", False):
+        return list(args), dict(kwargs)
+    if "out" in kwargs:
+        raise TransformError(f"{prim.name}(..., out=...) writes into an existing array, "
+                             "which s2sad does not differentiate", loc,
+                             "Drop `out=` and use the returned value.")
+    names, options = rule.inputs, rule.options
+    mapping = {}
+    sig = prim.signature
+    if sig is not None:
+        try:
+            ba = sig.bind(*[_Slot(a) for a in args], **{k: _Slot(v) for k, v in kwargs.items()})
+        except TypeError as e:
+            raise TransformError(f"bad call of {prim.name}: {e}", loc) from None
+        position = 0
+        for pname, value in ba.arguments.items():
+            param = sig.parameters[pname]
+            if param.kind == inspect.Parameter.VAR_KEYWORD:
+                pairs = list(value.items())
+            elif param.kind == inspect.Parameter.VAR_POSITIONAL:
+                raise TransformError(f"{prim.name} with a variable number of arguments "
+                                     "needs a rule that accepts them", loc)
+            else:
+                pairs = [(pname, value)]
+            for name, slot in pairs:
+                if name in names or name in options:
+                    mapping[name] = slot.atom
+                elif param.kind == inspect.Parameter.POSITIONAL_ONLY and position < len(names):
+                    mapping[names[position]] = slot.atom
+                else:
+                    raise TransformError(
+                        f"the argument '{name}' of {prim.name} is not supported by its "
+                        f"derivative rule", loc,
+                        f"Supported: {', '.join(names + list(options))}.")
+                if param.kind in _POS:
+                    position += 1
+    else:
+        if len(args) > len(names) + len(options):
+            raise TransformError(f"too many arguments for {prim.name}", loc)
+        for name, a in zip(names + list(options), args):
+            mapping[name] = a
+        for k, v in kwargs.items():
+            if k not in names and k not in options:
+                raise TransformError(f"the argument '{k}' of {prim.name} is not supported "
+                                     "by its derivative rule", loc)
+            mapping[k] = v
+    inputs = []
+    for n in names:
+        if n in mapping:
+            inputs.append(mapping[n])
+        else:
+            default = None
+            if sig is not None and n in sig.parameters:
+                default = sig.parameters[n].default
+            if default is inspect.Parameter.empty or (sig is not None and n in sig.parameters
+                                                      and repr(default) == "<no value>"):
+                raise TransformError(f"{prim.name}() is missing its argument '{n}'", loc)
+            inputs.append(ir.Const(default))
+    opts = {k: mapping[k] for k in options if k in mapping}
+    return inputs, opts

@@ -1,0 +1,68 @@
+"""Rules for s2sad's runtime helpers, so that generated code can be differentiated again."""
+
+import numpy as np
+
+from .. import registry
+from ..registry import defbprop, defnondiff
+from ..runtime import (RETURNS_TUPLE, astype, dtype_of, getitem_grad, matmul_lhs_grad,
+                       matmul_rhs_grad, split_as, tuple_cotangent, tuple_items, unbroadcast,
+                       unreduce, unstack)
+
+
+@defbprop(unbroadcast)
+def bprop_unbroadcast(g, x, out, dout):
+    # unbroadcast(., x) sums down to x's shape (or broadcasts up); its adjoint goes back
+    return (unbroadcast(dout, g), None)
+
+
+@defbprop(unreduce)
+def bprop_unreduce(g, x, out, dout, axis=None, keepdims=False):
+    return (np.sum(dout, axis=axis, keepdims=keepdims), None)
+
+
+@defbprop(getitem_grad)
+def bprop_getitem_grad(x, index, g, out, dout):
+    return (None, None, dout[index])
+
+
+@defbprop(matmul_lhs_grad)
+def bprop_matmul_lhs_grad(g, x, y, out, dout):
+    # matmul_lhs_grad(g, x, y) is the adjoint of x -> x @ y applied to g
+    return (dout @ y, None, matmul_rhs_grad(g, dout, y))
+
+
+@defbprop(matmul_rhs_grad)
+def bprop_matmul_rhs_grad(g, x, y, out, dout):
+    return (x @ dout, matmul_lhs_grad(g, x, dout), None)
+
+
+@defbprop(split_as)
+def bprop_split_as(g, arrays, out, dout, axis=0):
+    return (np.concatenate(dout, axis=axis), None)
+
+
+@defbprop(unstack)
+def bprop_unstack(g, out, dout, axis=0):
+    return (np.stack(dout, axis=axis),)
+
+
+@defbprop(tuple_cotangent)
+def bprop_tuple_cotangent(primal, indices, grads, out, dout):
+    return (None, None, tuple_items(dout, indices))
+
+
+@defbprop(tuple_items)
+def bprop_tuple_items(t, indices, out, dout):
+    return (tuple_cotangent(t, indices, dout), None)
+
+
+@defbprop(astype)
+def bprop_astype(x, dtype, out, dout):
+    return (astype(dout, dtype_of(x)), None)
+
+
+defnondiff(dtype_of, np.ones_like, np.zeros_like, np.shape, np.ndim, np.size, len,
+           np.result_type, slice, np.empty_like)
+
+for _f in RETURNS_TUPLE:
+    registry.primitive(_f).returns_tuple = True

@@ -1,0 +1,1 @@
+"""Linear algebra: matmul (in arith), dot, outer, einsum, trace, linalg.norm."""

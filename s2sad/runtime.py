@@ -1,0 +1,175 @@
+"""Helpers that generated code calls, each a primitive with rules of its own.
+
+Rules use these where plain NumPy would need a branch on shapes or types.
+Because every helper has a bprop (in :mod:`s2sad.rules.helpers`), the code
+that calls them can be differentiated again: that is what keeps higher
+orders working.  Helpers find the array library from their arguments, so the
+same generated code runs on NumPy and CuPy.
+"""
+
+import numpy as np
+
+
+def array_namespace(*xs):
+    """numpy, or cupy when any argument is a CuPy array."""
+    for x in xs:
+        mod = type(x).__module__
+        if mod.startswith("cupy"):
+            import cupy
+            return cupy
+    return np
+
+
+def unbroadcast(g, x):
+    """Sum g down to the shape of x: the adjoint of NumPy broadcasting."""
+    shape = np.shape(x)
+    gshape = np.shape(g)
+    if gshape == shape:
+        return g
+    xp = array_namespace(g)
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, n in enumerate(shape) if n == 1 and gshape[i + lead] != 1)
+    if axes:
+        g = xp.sum(g, axis=axes, keepdims=True)
+    if lead:
+        g = xp.reshape(g, shape)
+    if np.shape(g) != shape:               # g was smaller than x: broadcast up
+        g = xp.broadcast_to(g, shape)
+    return g
+
+
+def unreduce(g, x, axis=None, keepdims=False):
+    """Broadcast g, the gradient of a reduction of x over axis, back to x's shape."""
+    xp = array_namespace(g)
+    shape = np.shape(x)
+    if not keepdims and axis is not None and np.ndim(g) < len(shape):
+        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+        axes = tuple(sorted(a % len(shape) for a in axes))
+        g = xp.expand_dims(g, axes)
+    return xp.broadcast_to(g, shape)
+
+
+def _is_basic_index(index):
+    parts = index if isinstance(index, tuple) else (index,)
+    for p in parts:
+        if p is None or p is Ellipsis or isinstance(p, (slice, int, np.integer)):
+            continue
+        if isinstance(p, bool):
+            return False
+        return False
+    return True
+
+
+def _is_mask(index):
+    return getattr(index, "dtype", None) == bool
+
+
+def getitem_grad(x, index, g):
+    """zeros_like(x) with g added at x[index]; repeated integer indices add up."""
+    if isinstance(x, (tuple, list)):
+        z = [zeros_like_tree(e) for e in x]
+        z[index] = add_grads(z[index], g)
+        return tuple(z)
+    xp = array_namespace(x, g)
+    z = xp.zeros(np.shape(x), dtype=np.result_type(x, g) if not hasattr(g, "dtype")
+                 else g.dtype)
+    if _is_basic_index(index) or _is_mask(index):
+        z[index] = g
+    elif xp is np:
+        np.add.at(z, index, g)
+    else:
+        import cupyx
+        cupyx.scatter_add(z, index, g)
+    return z
+
+
+def zeros_like_tree(x):
+    if isinstance(x, (tuple, list)):
+        return tuple(zeros_like_tree(e) for e in x)
+    return array_namespace(x).zeros_like(x)
+
+
+def add_grads(a, b):
+    if isinstance(a, tuple):
+        return tuple(add_grads(u, v) for u, v in zip(a, b))
+    return a + b
+
+
+def split_as(g, arrays, axis=0):
+    """Split g along axis into pieces shaped like arrays: the adjoint of concatenate."""
+    xp = array_namespace(g)
+    sizes = [np.shape(a)[axis] if np.ndim(a) else 1 for a in arrays]
+    cuts = np.cumsum(sizes)[:-1].tolist()
+    return tuple(xp.split(g, cuts, axis=axis))
+
+
+def unstack(g, axis=0):
+    """The slices of g along axis, as a tuple: the adjoint of np.stack."""
+    xp = array_namespace(g)
+    n = np.shape(g)[axis]
+    return tuple(xp.take(g, i, axis=axis) for i in range(n))
+
+
+def tuple_cotangent(primal, indices, grads):
+    """A tuple shaped like primal: grads at indices (added up), zeros elsewhere."""
+    out = [None] * len(primal)
+    for i, g in zip(indices, grads):
+        out[i] = g if out[i] is None else out[i] + g
+    return tuple(zeros_like_tree(p) if o is None else o for p, o in zip(primal, out))
+
+
+def tuple_items(t, indices):
+    """The items of t at indices, as a tuple."""
+    return tuple(t[i] for i in indices)
+
+
+def dtype_of(x):
+    """x.dtype, or the NumPy dtype of a Python number."""
+    return getattr(x, "dtype", None) or np.result_type(x)
+
+
+def astype(x, dtype):
+    """x.astype(dtype), for arrays and Python numbers alike."""
+    if hasattr(x, "astype"):
+        return x.astype(dtype)
+    return np.asarray(x, dtype=dtype)
+
+
+def sign_of(x):
+    """np.sign, kept separate so rules can name a non-differentiable sign."""
+    return array_namespace(x).sign(x)
+
+
+# helpers whose results are tuples: anf treats `h(...)[0]` as a tuple item
+RETURNS_TUPLE = (split_as, unstack, tuple_cotangent, tuple_items)
+
+
+def matmul_lhs_grad(g, x, y):
+    """The gradient of ``x @ y`` with respect to x, given g, the gradient of the product.
+
+    Handles 1-D operands (a vector is a row on the left and a column on the
+    right) and batch broadcasting.
+    """
+    xp = array_namespace(g, x, y)
+    xn, yn = np.ndim(x), np.ndim(y)
+    if yn == 1:
+        r = g * y if xn == 1 else g[..., None] * y
+    elif xn == 1:
+        r = xp.matmul(y, g[..., None])[..., 0]
+    else:
+        r = xp.matmul(g, xp.swapaxes(y, -1, -2))
+    return unbroadcast(r, x)
+
+
+def matmul_rhs_grad(g, x, y):
+    """The gradient of ``x @ y`` with respect to y, given g, the gradient of the product."""
+    xp = array_namespace(g, x, y)
+    xn, yn = np.ndim(x), np.ndim(y)
+    if xn == 1:
+        r = g * x if yn == 1 else x[:, None] * g[..., None, :]
+    elif yn == 1:
+        r = xp.matmul(xp.swapaxes(x, -1, -2), g[..., None])[..., 0]
+    else:
+        r = xp.matmul(xp.swapaxes(x, -1, -2), g)
+    return unbroadcast(r, y)

@@ -1,0 +1,1 @@
+"""The passes, one per module: parse → fence → resolve → anf → kform → optimize → codegen."""

@@ -1,0 +1,526 @@
+"""Pass 4: gast → the functional form of :mod:`s2sad.ir`.
+
+Input: a fenced, resolved :class:`Parsed` function.  Output: an
+:class:`ir.Function` in SSA form, plus the external names it reads.
+
+Rewrites, one line each::
+
+    y = a * b + c          =>  a_times_b = a * b; y = a_times_b + c
+    x.sum(axis=0)          =>  sum_x = np.sum(x, axis=0)
+    x.T / x.shape          =>  np.transpose(x) / np.shape(x)
+    x.reshape(3, 2)        =>  np.reshape(x, (3, 2))
+    x[i, 1:3]              =>  operator.getitem(x, (i, slice(1, 3)))
+    a, b = t               =>  a = t[0]; b = t[1]        (Item for a known tuple)
+    x = x + 1              =>  x_1 = x + 1               (SSA: a new version)
+    x += y                 =>  x_1 = x + y               (refused if another name aliases x)
+    y = x                  =>  (no statement: y names the same value)
+    h(x) for a user h      =>  h's body, inlined, its names made fresh
+    np.sum(x, 0)           =>  np.sum(x, axis=0)         (arguments bound by the rule's names)
+
+Temporaries are named after their expression (``sin_x``, ``x_plus_y``) and
+listed in ``Function.temps``; codegen folds those used once back into
+expressions.
+"""
+
+import inspect
+import keyword
+import operator
+import re
+from typing import Any, Dict, List, Optional
+
+import gast
+import numpy as np
+
+from .. import ir, registry
+from ..errors import TransformError, UnsupportedSyntaxError
+from .resolve import ATTRIBUTES, METHODS, VARARG_METHODS
+
+BINOPS = {
+    gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
+    gast.Div: operator.truediv, gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod,
+    gast.Pow: operator.pow, gast.MatMult: operator.matmul,
+}
+CMPOPS = {
+    gast.Lt: operator.lt, gast.LtE: operator.le, gast.Gt: operator.gt,
+    gast.GtE: operator.ge, gast.Eq: operator.eq, gast.NotEq: operator.ne,
+}
+WORDS = {"+": "plus", "-": "minus", "*": "times", "/": "over", "**": "pow", "@": "matmul",
+         "//": "floordiv", "%": "mod", "-u": "neg", "+u": "pos", "<": "lt", "<=": "le",
+         ">": "gt", ">=": "ge", "==": "eq", "!=": "ne", "[]": "item", "not": "not"}
+VIEWS = {"transpose", "reshape", "squeeze", "expand_dims", "ravel", "broadcast_to",
+         "getitem", "diagonal", "swapaxes", "moveaxis", "atleast_1d", "atleast_2d"}
+RESERVED = {"xp"}
+
+
+class Names:
+    """Fresh identifiers that avoid every name the code already uses."""
+
+    def __init__(self, taken=()):
+        helpers = {p.short for p in registry.all_primitives()
+                   if p.printing in (registry.HELPER, registry.USER)}
+        self.taken = set(taken) | RESERVED | set(keyword.kwlist) | helpers
+        self.reserved_only = RESERVED | set(keyword.kwlist) | helpers
+
+    def fresh(self, hint: str) -> str:
+        hint = re.sub(r"\W", "_", hint or "t").strip("_") or "t"
+        if hint[0].isdigit():
+            hint = "t" + hint
+        hint = hint[:24]
+        name, k = hint, 0
+        while name in self.taken:
+            k += 1
+            name = f"{hint}_{k}"
+        self.taken.add(name)
+        return name
+
+
+def all_identifiers(node) -> set:
+    out = set()
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name):
+            out.add(n.id)
+    return out
+
+
+def hint_for(callee, args) -> str:
+    """A temporary's name, after its expression: sin_x, x_plus_y, sum_h."""
+    first = args[0].name if args and isinstance(args[0], ir.Var) else ""
+    if isinstance(callee, registry.Primitive) and callee.printing == registry.OPERATOR:
+        word = WORDS.get(callee.symbol, callee.short)
+        if callee.symbol.endswith("u") or callee.symbol == "not":
+            return f"{word}_{first}" if first else word
+        second = args[1] if len(args) > 1 else None
+        b = second.name if isinstance(second, ir.Var) else (
+            str(second.value) if isinstance(second, ir.Const) and isinstance(
+                second.value, (int, float)) and not isinstance(second.value, bool) else "")
+        if callee.symbol == "[]":
+            return f"{first}_item" if first else "item"
+        if first and b and len(first) + len(b) + len(word) <= 16:
+            return f"{first}_{word}_{b}".replace(".", "_").replace("-", "m")
+        return word
+    short = callee.short if isinstance(callee, registry.Primitive) else "call"
+    if first and len(first) + len(short) < 16:
+        return f"{short}_{first}"
+    return short
+
+
+class Lowering:
+    """Lowers one function body; inlined callees get a child sharing the statements."""
+
+    def __init__(self, parsed, res, names: Names, out: "Output", top: bool,
+                 stack=()):
+        self.parsed, self.res, self.names, self.out = parsed, res, names, out
+        self.top = top
+        self.env: Dict[str, ir.Atom] = {}
+        self.stack = stack
+        self.ext: Dict[str, ir.Atom] = {}    # free name -> atom for this body
+
+    # -- errors and locations -------------------------------------------------
+    def loc(self, node):
+        return self.parsed.location(node)
+
+    def fail(self, node, msg, hint=""):
+        raise TransformError(msg, self.loc(node), hint)
+
+    # -- emitting -------------------------------------------------------------
+    def emit(self, target: str, value, node) -> ir.Var:
+        self.out.body.append(ir.Assign(target, value, self.loc(node)))
+        if isinstance(value, ir.Pack):
+            self.out.tuples[target] = len(value.items)
+        elif isinstance(value, ir.Call) and getattr(value.callee, "returns_tuple", False):
+            self.out.tuples[target] = None
+        return ir.Var(target)
+
+    def temp(self, value, node, hint=None) -> ir.Atom:
+        if isinstance(value, (ir.Var, ir.Const)):
+            return value
+        if hint is None:
+            if isinstance(value, ir.Call):
+                hint = hint_for(value.callee, value.args)
+            elif isinstance(value, ir.Item):
+                hint = f"{value.value.name}_{value.index}"
+            else:
+                hint = "pack"
+        name = self.names.fresh(hint)
+        self.out.temps.add(name)
+        return self.emit(name, value, node)
+
+    def bind_user(self, name: str, value, node):
+        """Assign to the user's variable `name` (a new SSA version)."""
+        if isinstance(value, (ir.Var, ir.Const)):
+            self.env[name] = value
+            return
+        if name in self.out.assigned or name in self.names.reserved_only:
+            target = self.names.fresh(name)
+        else:
+            target = name
+        self.out.assigned.add(target)
+        self.out.assigned.add(name)
+        self.names.taken.add(target)
+        self.out.base[target] = name
+        self.env[name] = self.emit(target, value, node)
+
+    # -- names ------------------------------------------------------------------
+    def read(self, node) -> ir.Atom:
+        name = node.id
+        if name in self.res.locals:
+            if name not in self.env:
+                self.fail(node, f"local variable '{name}' is read before it is assigned")
+            return self.env[name]
+        if name in self.ext:
+            return self.ext[name]
+        kind, value = self.res.free[name]
+        atom = self.out.external(self, name, kind, value)
+        self.ext[name] = atom
+        return atom
+
+    # -- statements -------------------------------------------------------------
+    def function(self, args: List[ir.Atom], kwargs: Dict[str, ir.Atom], call_node=None):
+        """Bind parameters, lower the body; return the result atom."""
+        root = self.parsed.node
+        a = root.args
+        params = [p.id for p in a.posonlyargs + a.args]
+        if self.top:
+            for p in params + [p.id for p in a.kwonlyargs]:
+                self.env[p] = ir.Var(p)
+                self.out.assigned.add(p)
+        else:
+            self._bind_call(root, params, args, kwargs, call_node)
+        body = [gast.Return(value=root.body)] if isinstance(root, gast.Lambda) else root.body
+        for stmt in body:
+            if isinstance(stmt, gast.Return):
+                if self.top:
+                    self.out.return_src = self.loc(stmt)
+                return self.temp(self.build(stmt.value), stmt, "out" if self.top else None)
+            self.stmt(stmt)
+        raise TransformError("function has no return", self.loc(root))
+
+    def _bind_call(self, root, params, args, kwargs, call_node):
+        a = root.args
+        defaults = a.defaults
+        kwonly = [p.id for p in a.kwonlyargs]
+        if len(args) > len(params):
+            self.fail(call_node, f"{self.parsed.name}() takes {len(params)} positional "
+                      f"arguments but {len(args)} were given")
+        bound = dict(zip(params, args))
+        for k, v in kwargs.items():
+            if k not in params and k not in kwonly:
+                self.fail(call_node, f"{self.parsed.name}() got an unexpected keyword argument '{k}'")
+            if k in bound:
+                self.fail(call_node, f"{self.parsed.name}() got multiple values for '{k}'")
+            bound[k] = v
+        fn = self.parsed.fn
+        for i, p in enumerate(params):
+            if p not in bound:
+                j = i - (len(params) - len(defaults))
+                if j < 0:
+                    self.fail(call_node, f"{self.parsed.name}() missing argument '{p}'")
+                bound[p] = self.out.constant(self, fn.__defaults__[j])
+        for p in kwonly:
+            if p not in bound:
+                kwd = (fn.__kwdefaults__ or {})
+                if p not in kwd:
+                    self.fail(call_node, f"{self.parsed.name}() missing keyword argument '{p}'")
+                bound[p] = self.out.constant(self, kwd[p])
+        self.env.update(bound)
+
+    def stmt(self, s):
+        if isinstance(s, gast.Assign):
+            value = s.value
+            if len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
+                self.bind_user(s.targets[0].id, self.build(value, s.targets[0].id), s)
+                return
+            atom = self.atom(value, s)
+            for t in s.targets:
+                self.assign(t, atom, s)
+        elif isinstance(s, gast.AnnAssign):
+            self.assign(s.target, self.atom(s.value, s), s)
+        elif isinstance(s, gast.AugAssign):
+            name = s.target.id
+            old = self.read(s.target)
+            op = BINOPS.get(type(s.op))
+            if op is None:
+                raise UnsupportedSyntaxError(f"the operator {type(s.op).__name__}=", self.loc(s))
+            rhs = self.atom(s.value, s)
+            self.bind_user(name, ir.Call(registry.primitive(op), (old, rhs)), s)
+            if isinstance(old, ir.Var):
+                self.out.inplace.append((len(self.out.body) - 1, old.name, name, self.loc(s)))
+        elif isinstance(s, gast.Expr):
+            return                        # a docstring (fence refused anything else)
+        elif isinstance(s, gast.Pass):
+            return
+        else:
+            raise UnsupportedSyntaxError(f"a `{type(s).__name__}` statement", self.loc(s))
+
+    def assign(self, target, atom, node):
+        if isinstance(target, gast.Name):
+            self.bind_user(target.id, atom, node)
+            return
+        elts = target.elts
+        n = self.out.tuples.get(atom.name) if isinstance(atom, ir.Var) else None
+        if isinstance(atom, ir.Var) and atom.name in self.out.packs:
+            items = self.out.packs[atom.name]
+            if len(items) != len(elts):
+                self.fail(node, f"cannot unpack {len(items)} values into {len(elts)} names")
+            for t, item in zip(elts, items):
+                self.assign(t, item, node)
+            return
+        if n is not None and n != len(elts):
+            self.fail(node, f"cannot unpack {n} values into {len(elts)} names")
+        for i, t in enumerate(elts):
+            if isinstance(atom, ir.Var) and atom.name in self.out.tuples:
+                part = self.temp(ir.Item(atom, i), node,
+                                 t.id if isinstance(t, gast.Name) else None)
+            else:
+                part = self.temp(ir.Call(registry.primitive(operator.getitem),
+                                         (atom, ir.Const(i))), node)
+            self.assign(t, part, node)
+
+    # -- expressions ----------------------------------------------------------
+    def atom(self, node, stmt=None, hint=None) -> ir.Atom:
+        return self.temp(self.build(node), node, hint)
+
+    def build(self, node, hint=None):
+        """The IR expression for node, its operands lowered to atoms."""
+        if isinstance(node, gast.Constant):
+            return ir.Const(node.value)
+        if isinstance(node, gast.Name):
+            return self.read(node)
+        if isinstance(node, gast.BinOp):
+            op = BINOPS.get(type(node.op))
+            if op is None:
+                raise UnsupportedSyntaxError(f"the operator {type(node.op).__name__}", self.loc(node),
+                                             "Bitwise operators are not differentiable.")
+            return ir.Call(registry.primitive(op), (self.atom(node.left), self.atom(node.right)))
+        if isinstance(node, gast.UnaryOp):
+            operand = self.atom(node.operand)
+            if isinstance(node.op, gast.USub):
+                if isinstance(operand, ir.Const) and isinstance(operand.value, (int, float)):
+                    return ir.Const(-operand.value)
+                return ir.Call(registry.primitive(operator.neg), (operand,))
+            if isinstance(node.op, gast.UAdd):
+                return operand
+            if isinstance(node.op, gast.Not):
+                return ir.Call(registry.primitive(operator.not_), (operand,))
+            raise UnsupportedSyntaxError("the operator ~", self.loc(node),
+                                         "Use np.logical_not for boolean arrays.")
+        if isinstance(node, gast.Compare):
+            op = CMPOPS[type(node.ops[0])]
+            return ir.Call(registry.primitive(op),
+                           (self.atom(node.left), self.atom(node.comparators[0])))
+        if isinstance(node, (gast.Tuple, gast.List)):
+            items = tuple(self.atom(e) for e in node.elts)
+            kind = "tuple" if isinstance(node, gast.Tuple) else "list"
+            if kind == "tuple" and all(isinstance(i, ir.Const) for i in items):
+                return ir.Const(tuple(i.value for i in items))
+            return ir.Pack(items, kind)
+        if isinstance(node, gast.Attribute):
+            return self.attribute(node)
+        if isinstance(node, gast.Subscript):
+            value = self.atom(node.value)
+            index = self.index(node.slice)
+            if (isinstance(value, ir.Var) and value.name in self.out.tuples
+                    and isinstance(index, ir.Const) and isinstance(index.value, int)):
+                if value.name in self.out.packs:
+                    return self.out.packs[value.name][index.value]
+                return ir.Item(value, index.value)
+            return ir.Call(registry.primitive(operator.getitem), (value, index))
+        if isinstance(node, gast.Call):
+            return self.call(node)
+        raise UnsupportedSyntaxError(f"the expression {type(node).__name__}", self.loc(node))
+
+    def index(self, node) -> ir.Atom:
+        if isinstance(node, gast.Slice):
+            parts = [self.atom(p) if p is not None else ir.Const(None)
+                     for p in (node.lower, node.upper, node.step)]
+            if all(isinstance(p, ir.Const) for p in parts):
+                return ir.Const(slice(*(p.value for p in parts)))
+            return self.temp(ir.Call(registry.primitive(slice), tuple(parts)), node, "index")
+        if isinstance(node, gast.Tuple):
+            items = tuple(self.index(e) for e in node.elts)
+            if all(isinstance(i, ir.Const) for i in items):
+                return ir.Const(tuple(i.value for i in items))
+            return self.temp(ir.Pack(items, "tuple"), node, "index")
+        return self.atom(node)
+
+    def attribute(self, node):
+        target = self.res.targets.get(id(node))
+        if target is not None and target.kind == "const":
+            return self.out.constant(self, target.value)
+        fn = ATTRIBUTES.get(node.attr)
+        if fn is None:
+            if node.attr == "dtype":
+                from .. import runtime
+                fn = runtime.dtype_of
+            else:
+                raise UnsupportedSyntaxError(
+                    f"the attribute `.{node.attr}`", self.loc(node),
+                    f"Supported array attributes: {', '.join(sorted(ATTRIBUTES))}, dtype.")
+        return ir.Call(registry.primitive(fn), (self.atom(node.value),))
+
+    def call(self, node):
+        target = self.res.targets[id(node)]
+        if any(isinstance(a, gast.Starred) for a in node.args):
+            raise UnsupportedSyntaxError("a starred argument", self.loc(node))
+        args = [self.atom(a) for a in node.args]
+        kwargs = {k.arg: self.atom(k.value) for k in node.keywords}
+        if target.kind == "method":
+            name = node.func.attr
+            fn = METHODS.get(name)
+            if name == "astype":
+                from .. import runtime
+                fn = runtime.astype
+            if fn is None:
+                raise UnsupportedSyntaxError(
+                    f"the method `.{name}()`", self.loc(node),
+                    f"Supported array methods: {', '.join(sorted(METHODS))}, astype.")
+            receiver = self.atom(node.func.value)
+            if name in VARARG_METHODS and len(args) > 1:
+                args = [self.temp(ir.Pack(tuple(args), "tuple"), node, VARARG_METHODS[name])
+                        if not all(isinstance(a, ir.Const) for a in args)
+                        else ir.Const(tuple(a.value for a in args))]
+            return self.prim_call(registry.primitive(fn), [receiver] + args, kwargs, node)
+        if target.kind == "prim":
+            return self.prim_call(target.value, args, kwargs, node)
+        if target.kind == "user":
+            return self.inline(target.value, args, kwargs, node)
+        self.fail(node, f"cannot call {target.value!r}")
+
+    def prim_call(self, prim, args, kwargs, node):
+        from ..rules import binding
+        args, kwargs = binding.bind(prim, args, kwargs, self.loc(node))
+        return ir.Call(prim, tuple(args), tuple(kwargs.items()))
+
+    def inline(self, fn, args, kwargs, node):
+        from . import fence, parse, resolve
+        parsed = parse.parse(fn)
+        code = getattr(parsed.fn, "__code__", None)
+        if code is not None and code in self.stack:
+            raise UnsupportedSyntaxError(
+                f"recursion ({parsed.name} calls itself)", self.loc(node),
+                "Recursive functions are not supported yet.")
+        fence.fence(parsed)
+        res = resolve.resolve(parsed)
+        self.out.guards.extend(res.guards)
+        self.names.taken |= all_identifiers(parsed.node)
+        child = Lowering(parsed, res, self.names, self.out, top=False,
+                         stack=self.stack + (code,))
+        return child.function(args, kwargs, node)
+
+
+class Output:
+    """What a lowering produces: statements plus facts about names."""
+
+    def __init__(self, top_globals):
+        self.body: List[Any] = []
+        self.temps: set = set()
+        self.base: Dict[str, str] = {}
+        self.tuples: Dict[str, Optional[int]] = {}
+        self.inplace: List[tuple] = []
+        self.assigned: set = set()
+        self.guards: List[tuple] = []
+        # printed name -> ("global",) | ("cell", cell) | ("value", object)
+        self.externals: Dict[str, tuple] = {}
+        self.top_globals = top_globals
+
+    @property
+    def packs(self):
+        return {s.target: s.value.items for s in self.body
+                if isinstance(s, ir.Assign) and isinstance(s.value, ir.Pack)}
+
+    def external(self, low: Lowering, name, kind, value) -> ir.Atom:
+        if kind == "builtin":
+            return ir.Var(name)
+        if _literal(value):
+            # a module-level number or string: read once; guarded so a change re-transforms
+            low.res.guards.append((kind, low.parsed.world.cells[name] if kind == "cell"
+                                   else low.parsed.world.globals, name, value))
+            if low.res.guards[-1] not in self.guards:
+                self.guards.append(low.res.guards[-1])
+            return ir.Const(value)
+        if kind == "global" and low.parsed.world.globals is self.top_globals \
+                and self.externals.get(name, ("global",)) == ("global",):
+            self.externals[name] = ("global",)
+            return ir.Var(name)
+        if kind == "cell":
+            cell = low.parsed.world.cells[name]
+            for k, v in self.externals.items():
+                if v[0] == "cell" and v[1] is cell:
+                    return ir.Var(k)
+            printed = name if name not in self.externals and low.top else low.names.fresh(name)
+            low.names.taken.add(printed)
+            self.externals[printed] = ("cell", cell)
+            return ir.Var(printed)
+        # a global of another module, read by an inlined function: bound once, guarded
+        printed = low.names.fresh(name)
+        self.externals[printed] = ("value", value)
+        self.guards.append(("global", low.parsed.world.globals, name, value))
+        return ir.Var(printed)
+
+    def constant(self, low, value) -> ir.Atom:
+        return ir.Const(value)
+
+
+def _literal(v) -> bool:
+    return isinstance(v, (bool, int, float, complex, str)) or v is None
+
+
+def lower(parsed, res) -> tuple:
+    """Lower parsed to (ir.Function, Output)."""
+    names = Names(all_identifiers(parsed.node) | set(res.free))
+    out = Output(parsed.world.globals)
+    out.guards.extend(res.guards)
+    low = Lowering(parsed, res, names, out, top=True,
+                   stack=(getattr(parsed.fn, "__code__", None),))
+    result = low.function([], {})
+    root = parsed.node
+    a = root.args
+    params = [p.id for p in a.posonlyargs + a.args + a.kwonlyargs]
+    out.names = names
+    out.body.append(ir.Return(result, getattr(out, "return_src", None) or parsed.location(root)))
+    func = ir.Function(parsed.name if parsed.name != "<lambda>" else "lambda_",
+                       params, out.body, parsed.location(root), out.temps, out.base)
+    func.kwonly = [p.id for p in a.kwonlyargs]
+    fn = parsed.fn
+    func.defaults = {}
+    if fn is not None and getattr(fn, "__defaults__", None):
+        pos = [p.id for p in a.posonlyargs + a.args]
+        for p, d in zip(pos[len(pos) - len(fn.__defaults__):], fn.__defaults__):
+            func.defaults[p] = d
+    if fn is not None and getattr(fn, "__kwdefaults__", None):
+        func.defaults.update(fn.__kwdefaults__)
+    _check_inplace(func, out)
+    ir.validate(func)
+    return func, out
+
+
+def _check_inplace(func, out):
+    """Refuse `x += v` when another name may still refer to the array it updates."""
+    if not out.inplace:
+        return
+    roots: Dict[str, set] = {}
+    for s in func.body:
+        if not isinstance(s, ir.Assign):
+            continue
+        v = s.value
+        r = set()
+        if isinstance(v, ir.Var):
+            r = roots.get(v.name, {v.name})
+        elif isinstance(v, (ir.Pack, ir.Item)):
+            for a in v.atoms():
+                if isinstance(a, ir.Var):
+                    r |= roots.get(a.name, {a.name})
+        elif isinstance(v, ir.Call) and isinstance(v.callee, registry.Primitive) \
+                and v.callee.short in VIEWS and isinstance(v.args[0], ir.Var):
+            r = roots.get(v.args[0].name, {v.args[0].name})
+        roots[s.target] = r | {s.target}
+    for index, old, name, loc in out.inplace:
+        group = roots.get(old, {old})
+        for s in func.body[index + 1:]:
+            for v in ir.reads(s):
+                if v.name == old or (roots.get(v.name, {v.name}) & group):
+                    raise UnsupportedSyntaxError(
+                        f"the in-place update of `{name}` while another name still refers "
+                        f"to the same array", loc,
+                        "NumPy would change both; s2sad does not track that. Write "
+                        f"`{name} = {name} + ...` to make a new array.")

@@ -1,0 +1,129 @@
+"""Pass 2: reject the Python that s2sad does not differentiate, before any work.
+
+Input: a :class:`~s2sad.transforms.parse.Parsed` function.  Output: the same,
+unchanged, or an :class:`~s2sad.errors.UnsupportedSyntaxError` naming the
+file, line, column and construct, and saying what is supported.
+
+Accepted (straight-line code): one function or lambda with positional,
+default and keyword-only parameters; assignments to names and tuple
+unpacking; augmented assignment of names; operators, comparisons, calls,
+attributes, subscripts, tuple and list literals, constants; a docstring;
+one ``return``, as the last statement.
+"""
+
+import gast
+
+from ..errors import UnsupportedSyntaxError
+
+STRAIGHT_LINE = ("s2sad differentiates straight-line code: assignments, operators, "
+                 "NumPy calls and one `return` at the end.")
+CONTROL_FLOW = STRAIGHT_LINE + " Control flow (`if`, loops) is not supported yet; " \
+    "for a branch on values, use np.where(cond, a, b)."
+
+# node type -> (what to call it, what to do instead)
+REFUSED = {
+    gast.If: ("an `if` statement", CONTROL_FLOW),
+    gast.For: ("a `for` loop", CONTROL_FLOW),
+    gast.AsyncFor: ("an `async for` loop", STRAIGHT_LINE),
+    gast.While: ("a `while` loop", CONTROL_FLOW),
+    gast.IfExp: ("a conditional expression (`a if c else b`)", CONTROL_FLOW),
+    gast.BoolOp: ("`and` / `or`", "Combine conditions with np.logical_and / np.logical_or."),
+    gast.Break: ("`break`", CONTROL_FLOW),
+    gast.Continue: ("`continue`", CONTROL_FLOW),
+    gast.FunctionDef: ("a nested function definition", STRAIGHT_LINE +
+                       " Define helper functions at module level and call them."),
+    gast.AsyncFunctionDef: ("an `async def`", STRAIGHT_LINE),
+    gast.Lambda: ("a nested lambda", STRAIGHT_LINE + " Define helpers at module level."),
+    gast.ClassDef: ("a class definition", "Classes are not supported; use functions."),
+    gast.Try: ("a `try` statement", "Exceptions are not differentiable; remove the `try`."),
+    gast.Raise: ("a `raise` statement", STRAIGHT_LINE),
+    gast.Assert: ("an `assert` statement", "Check inputs before calling the derivative."),
+    gast.With: ("a `with` statement", STRAIGHT_LINE),
+    gast.AsyncWith: ("an `async with` statement", STRAIGHT_LINE),
+    gast.Global: ("a `global` statement", "Pass values in as arguments instead."),
+    gast.Nonlocal: ("a `nonlocal` statement", "Pass values in as arguments instead."),
+    gast.Yield: ("`yield` (a generator)", "Generators are not supported; return a value."),
+    gast.YieldFrom: ("`yield from` (a generator)", "Generators are not supported."),
+    gast.Await: ("`await`", "Coroutines are not supported."),
+    gast.Delete: ("a `del` statement", STRAIGHT_LINE),
+    gast.Import: ("an `import` inside the function", "Import at module level."),
+    gast.ImportFrom: ("an `import` inside the function", "Import at module level."),
+    gast.ListComp: ("a list comprehension", STRAIGHT_LINE),
+    gast.SetComp: ("a set comprehension", STRAIGHT_LINE),
+    gast.DictComp: ("a dict comprehension", STRAIGHT_LINE),
+    gast.GeneratorExp: ("a generator expression", STRAIGHT_LINE),
+    gast.Dict: ("a dict literal", "Dicts are not supported yet; use a tuple."),
+    gast.Set: ("a set literal", "Sets are not differentiable."),
+    gast.NamedExpr: ("an assignment expression (`:=`)", "Use a separate assignment."),
+    gast.Starred: ("a starred expression (`*args`)", "Pass arguments one by one."),
+    gast.JoinedStr: ("an f-string", "Strings are not differentiable; remove it."),
+}
+
+
+def fence(parsed):
+    """Raise UnsupportedSyntaxError for the first construct s2sad refuses."""
+    root = parsed.node
+
+    def refuse(node, construct, hint):
+        raise UnsupportedSyntaxError(construct, parsed.location(node), hint)
+
+    args = root.args
+    if args.vararg is not None:
+        refuse(root, "a `*args` parameter", "Give each input its own parameter.")
+    if args.kwarg is not None:
+        refuse(root, "a `**kwargs` parameter", "Give each input its own parameter.")
+
+    body = [root.body] if isinstance(root, gast.Lambda) else root.body
+    if isinstance(root, gast.FunctionDef):
+        if not any(isinstance(s, gast.Return) for s in body):
+            refuse(root, "a function with no `return`",
+                   "A function to differentiate must return its result.")
+        for i, s in enumerate(body):
+            if isinstance(s, gast.Return) and i != len(body) - 1:
+                refuse(s, "a `return` before the end of the function", CONTROL_FLOW)
+            if isinstance(s, gast.Expr):
+                doc = i == 0 and isinstance(s.value, gast.Constant) and isinstance(s.value.value, str)
+                if not doc:
+                    refuse(s, "an expression statement (a call whose result is unused)",
+                           "s2sad differentiates pure functions; assign the result or drop the call.")
+            if isinstance(s, gast.Assign):
+                for t in s.targets:
+                    _check_target(t, refuse)
+            if isinstance(s, gast.AugAssign) and not isinstance(s.target, gast.Name):
+                refuse(s, "an in-place update of an element or attribute (`x[i] += ...`)",
+                       "Build a new array instead, e.g. with np.where or np.concatenate.")
+            if isinstance(s, gast.AnnAssign):
+                if s.value is None:
+                    refuse(s, "an annotation without a value", STRAIGHT_LINE)
+                _check_target(s.target, refuse)
+
+    for stmt in body:
+        for node in gast.walk(stmt):
+            entry = REFUSED.get(type(node))
+            if entry is not None:
+                refuse(node, *entry)
+            if isinstance(node, gast.Compare) and len(node.ops) > 1:
+                refuse(node, "a chained comparison (`a < b < c`)",
+                       "Compare one pair at a time and combine with np.logical_and.")
+            if isinstance(node, gast.Compare) and isinstance(
+                    node.ops[0], (gast.Is, gast.IsNot, gast.In, gast.NotIn)):
+                refuse(node, "`is` / `in` comparisons", "Compare values with == or <.")
+            if isinstance(node, gast.Call) and any(k.arg is None for k in node.keywords):
+                refuse(node, "a `**kwargs` argument", "Pass keyword arguments by name.")
+    return parsed
+
+
+def _check_target(t, refuse):
+    if isinstance(t, gast.Name):
+        return
+    if isinstance(t, (gast.Tuple, gast.List)):
+        for e in t.elts:
+            _check_target(e, refuse)
+        return
+    if isinstance(t, gast.Subscript):
+        refuse(t, "assignment to an element (`x[i] = ...`)",
+               "s2sad does not track in-place mutation yet; build a new array "
+               "(np.where, np.concatenate, np.stack).")
+    if isinstance(t, gast.Attribute):
+        refuse(t, "assignment to an attribute (`obj.a = ...`)", "Use a local variable.")
+    refuse(t, f"assignment to {type(t).__name__}", STRAIGHT_LINE)

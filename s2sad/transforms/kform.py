@@ -1,0 +1,392 @@
+"""Pass 5: the K-transform (reverse mode).
+
+Input: an :class:`ir.Function` in functional form.  Output: a new function
+that computes the primal and the adjoints, in one of two shapes::
+
+    grad:   def grad_f(x, y):               # the bprop inlined: one flat function
+                ...forward...
+                dout = ones_like(out)
+                ...adjoints in reverse order...
+                return dx, dy
+    fprop:  def fprop_f(x, y):
+                ...forward...
+                def bprop_f(dout):
+                    ...adjoints in reverse order...
+                    return dx, dy
+                return out, bprop_f
+
+Rewrites, one line each::
+
+    y = p(a, b)     =>  forward unchanged; backward: p's rule inlined, with
+                        a, b, out := y, dout := dy, and its results added to da, db
+    t = (a, b)      =>  da += dt[0]; db += dt[1]       (per item; no tuple is built)
+    a = t[i]        =>  dt[i] += da
+    return r        =>  seed dr = ones_like(r) (grad) or the bprop's argument (fprop)
+
+Only *active* variables get adjoints: those that depend on a differentiated
+input and that the result depends on.  Adjoints are summed where all
+contributions are known, so each adjoint is assigned once.  A rule's source
+is parsed once and inlined with fresh names, so nested derivatives transform
+the generated code again with the same rules (Pearlmutter & Siskind 2008,
+"Reverse-mode AD in a functional framework").
+"""
+
+import operator
+from typing import Dict, List, Optional
+
+import numpy as np
+
+from .. import ir, registry
+from ..errors import MissingRuleError, RuleError, TransformError
+from .anf import hint_for
+
+_ADD = None
+
+
+def _add():
+    global _ADD
+    if _ADD is None:
+        _ADD = registry.primitive(operator.add)
+    return _ADD
+
+
+def rule_ir(rule: registry.Rule) -> ir.Function:
+    """The functional form of a rule's source, parsed once."""
+    if rule._ir is None:
+        from . import anf, fence, parse, resolve
+        try:
+            parsed = parse.parse(rule.fn)
+            fence.fence(parsed)
+            res = resolve.resolve(parsed)
+            func, out = anf.lower(parsed, res)
+        except Exception as e:
+            raise RuleError(f"cannot read the rule {rule.fn.__qualname__}: {e}") from e
+        if any(v[0] != "global" for v in out.externals.values()) or out.externals:
+            raise RuleError(f"rule {rule.fn.__qualname__} reads the global values "
+                            f"{sorted(out.externals)}; rules may only call functions")
+        func.tuples = out.tuples
+        rule._ir = func
+    return rule._ir
+
+
+class KTransform:
+    def __init__(self, func: ir.Function, out, wrt: List[int]):
+        self.f = func
+        self.out = out
+        self.names = out.names
+        self.wrt = wrt
+        self.body: List = []           # statements emitted (forward then backward)
+        self.contrib: Dict[str, list] = {}
+        self.defs = {s.target: s for s in func.body if isinstance(s, ir.Assign)}
+        self.tuples = dict(out.tuples)
+        self.temps = set(func.temps)
+        self.base = dict(func.base)
+
+    # -- activity ----------------------------------------------------------------
+    def activity(self):
+        params = [self.f.params[i] for i in self.wrt]
+        varied = set(params)
+        for s in self.f.body:
+            if isinstance(s, ir.Assign):
+                v = s.value
+                if isinstance(v, ir.Call) and isinstance(v.callee, registry.Primitive) \
+                        and v.callee.nondiff:
+                    continue
+                if any(isinstance(a, ir.Var) and a.name in varied for a in ir.expr_atoms(v)):
+                    varied.add(s.target)
+        useful = set()
+        r = self.f.result
+        if isinstance(r, ir.Var):
+            useful.add(r.name)
+        for s in reversed(self.f.body):
+            if isinstance(s, ir.Assign) and s.target in useful:
+                for a in ir.expr_atoms(s.value):
+                    if isinstance(a, ir.Var):
+                        useful.add(a.name)
+        self.active = varied & useful
+
+    # -- emitting --------------------------------------------------------------------
+    def emit(self, target, value, src, temp=True) -> ir.Var:
+        self.body.append(ir.Assign(target, value, src, bwd=True))
+        if temp:
+            self.temps.add(target)
+        if isinstance(value, ir.Pack):
+            self.tuples[target] = len(value.items)
+        elif isinstance(value, ir.Call) and getattr(value.callee, "returns_tuple", False):
+            self.tuples[target] = None
+        return ir.Var(target)
+
+    def adjoint_name(self, var: str) -> str:
+        return self.names.fresh("d" + self.base.get(var, var))
+
+    def contribute(self, var: str, g: ir.Atom, index: Optional[int] = None):
+        if var in self.active and not (isinstance(g, ir.Const) and g.value is None):
+            self.contrib.setdefault(var, []).append((index, g))
+
+    def materialize(self, var: str, src) -> Optional[ir.Atom]:
+        """Sum the contributions to var's adjoint; None if it has none."""
+        parts = self.contrib.pop(var, [])
+        if not parts:
+            return None
+        if any(i is not None for i, _ in parts):
+            return self.tuple_adjoint(var, parts, src)
+        total = parts[0][1]
+        name = self.adjoint_name(var)
+        if len(parts) == 1:
+            if isinstance(total, ir.Var) and total.name in self.temps:
+                # name the rule's result after the variable: `dx = ...`; optimize merges the copy
+                return self.emit(name, total, src, temp=False)
+            return total
+        for k, (_, g) in enumerate(parts[1:]):
+            last = k == len(parts) - 2
+            total = self.emit(name if last else self.names.fresh(name), ir.Call(
+                _add(), (total, g)), src, temp=not last)
+        return total
+
+    def tuple_adjoint(self, var, parts, src):
+        """The adjoint of a tuple value from per-item contributions: {index: atom} or a tuple."""
+        items: Dict[int, List[ir.Atom]] = {}
+        whole = []
+        for i, g in parts:
+            if i is None:
+                whole.append(g)
+            else:
+                items.setdefault(i, []).append(g)
+        return ("items", items, whole)
+
+    def item_grad(self, adj, i, src):
+        """The adjoint of item i from a tuple adjoint."""
+        _, items, whole = adj
+        gs = list(items.get(i, []))
+        for w in whole:
+            gs.append(self.emit(self.names.fresh(f"{w.name}_{i}"), ir.Item(w, i), src))
+        if not gs:
+            return None
+        total = gs[0]
+        for g in gs[1:]:
+            total = self.emit(self.names.fresh("dsum"), ir.Call(_add(), (total, g)), src)
+        return total
+
+    def full_tuple(self, var, adj, src):
+        """A whole tuple cotangent for a tuple made by a primitive."""
+        if not isinstance(adj, tuple):
+            return adj
+        _, items, whole = adj
+        if whole and not items and len(whole) == 1:
+            return whole[0]
+        if whole:
+            raise TransformError("a tuple result used both whole and by item is not "
+                                 "supported yet", src)
+        from .. import runtime
+        idx = sorted(items)
+        grads = []
+        for i in idx:
+            grads.append(self.item_grad(adj, i, src))
+        pack = self.emit(self.names.fresh("d" + var + "_items"), ir.Pack(tuple(grads)), src)
+        return self.emit(self.adjoint_name(var), ir.Call(
+            registry.primitive(runtime.tuple_cotangent),
+            (ir.Var(var), ir.Const(tuple(idx)), pack)), src, temp=False)
+
+    # -- rules --------------------------------------------------------------------------
+    def inline_rule(self, s: ir.Assign, call: ir.Call, dout: ir.Atom):
+        prim = call.callee
+        rule = prim.bprop
+        if rule is None:
+            fn = prim.fn
+            err = registry.missing_rule(fn, s.src)
+            raise err
+        rf = rule_ir(rule)
+        n = len(rule.inputs)
+        if len(call.args) != n:
+            raise TransformError(f"{prim.name} called with {len(call.args)} inputs; its rule "
+                                 f"takes {n}", s.src)
+        sub: Dict[str, ir.Atom] = dict(zip(rule.inputs, call.args))
+        sub["out"] = ir.Var(s.target)
+        sub["dout"] = dout
+        kw = dict(call.kwargs)
+        for k, default in rule.options.items():
+            sub[k] = kw.get(k, ir.Const(default))
+
+        def atom(a):
+            if isinstance(a, ir.Var):
+                if a.name in sub:
+                    return sub[a.name]
+                raise TransformError(f"rule {rule.fn.__qualname__} reads unknown name {a.name}")
+            return a
+
+        packs = {}
+        for st in rf.body[:-1]:
+            v = st.value
+            if isinstance(v, ir.Call):
+                v = ir.Call(v.callee, tuple(atom(a) for a in v.args),
+                            tuple((k, atom(a)) for k, a in v.kwargs))
+                hint = hint_for(v.callee, v.args)
+            elif isinstance(v, ir.Pack):
+                v = ir.Pack(tuple(atom(a) for a in v.items), v.kind)
+                hint = "pack"
+            elif isinstance(v, ir.Item):
+                v = ir.Item(atom(v.value), v.index)
+                hint = "item"
+            else:
+                v = atom(v)
+                sub[st.target] = v
+                continue
+            if isinstance(v, ir.Pack) and st.target == getattr(rf.result, "name", None):
+                packs[st.target] = v.items
+                continue
+            sub[st.target] = self.emit(self.names.fresh(hint), v, s.src)
+        r = rf.result
+        if isinstance(r, ir.Const) and isinstance(r.value, tuple):
+            grads = [ir.Const(x) for x in r.value]
+        elif isinstance(r, ir.Var) and r.name in packs:
+            grads = list(packs[r.name])
+        else:
+            raise RuleError(f"rule {rule.fn.__qualname__} must return a tuple literal "
+                            "(one gradient per input)")
+        if len(grads) != n:
+            raise RuleError(f"rule {rule.fn.__qualname__} returns {len(grads)} gradients "
+                            f"for {n} inputs")
+        for a, g in zip(call.args, grads):
+            if isinstance(a, ir.Var):
+                self.contribute(a.name, g)
+
+    # -- the transform -----------------------------------------------------------------
+    def backward(self, seeds: Dict[str, ir.Atom]):
+        for var, g in seeds.items():
+            self.contribute(var, g)
+        for s in reversed(self.f.body):
+            if not isinstance(s, ir.Assign) or s.target not in self.active:
+                continue
+            adj = self.materialize(s.target, s.src)
+            if adj is None:
+                continue
+            v = s.value
+            if isinstance(v, ir.Var):
+                self.contribute(v.name, adj)
+            elif isinstance(v, ir.Pack):
+                if not isinstance(adj, tuple):
+                    adj = ("items", {}, [adj])
+                for i, a in enumerate(v.items):
+                    if isinstance(a, ir.Var) and a.name in self.active:
+                        g = self.item_grad(adj, i, s.src)
+                        if g is not None:
+                            self.contribute(a.name, g)
+            elif isinstance(v, ir.Item):
+                self.contribute(v.value.name, adj, v.index)
+            elif isinstance(v, ir.Call):
+                if isinstance(adj, tuple):
+                    adj = self.full_tuple(s.target, adj, s.src)
+                if isinstance(v.callee, registry.Primitive):
+                    if v.callee.nondiff:
+                        continue
+                    self.inline_rule(s, v, adj)
+                else:
+                    raise TransformError("calls of local functions are not supported yet", s.src)
+        return {p: self.materialize(p, None) for p in self.f.params}
+
+    def seeds(self, dout: ir.Atom) -> Dict[str, ir.Atom]:
+        r = self.f.result
+        if not isinstance(r, ir.Var) or r.name not in self.active:
+            return {}
+        return {r.name: dout}
+
+
+def _ones_like(k: KTransform, r: ir.Atom, src) -> Optional[ir.Atom]:
+    """The sensitivity ones_like(r), item by item for a tuple."""
+    ones = registry.primitive(np.ones_like)
+    if isinstance(r, ir.Var) and r.name in k.tuples and k.tuples[r.name] is not None:
+        packs = {s.target: s.value for s in k.f.body
+                 if isinstance(s, ir.Assign) and isinstance(s.value, ir.Pack)}
+        if r.name in packs:
+            parts = [k.emit(k.names.fresh("d" + (a.name if isinstance(a, ir.Var) else "out")),
+                            ir.Call(ones, (a,)), src, temp=False)
+                     if isinstance(a, ir.Var) and a.name in k.active else ir.Const(None)
+                     for a in packs[r.name].items]
+            for i, p in enumerate(parts):
+                k.contribute(r.name, p, i)
+            return None
+    if isinstance(r, ir.Var) and r.name in k.active:
+        return k.emit(k.adjoint_name(r.name), ir.Call(ones, (r,)), src, temp=False)
+    return None
+
+
+def grad_function(func: ir.Function, out, wrt, wrt_single: bool, with_value: bool,
+                  name: str) -> ir.Function:
+    """The flat gradient function: forward, seed ones_like(out), backward, return grads."""
+    k = KTransform(func, out, wrt)
+    k.activity()
+    body = [s for s in func.body[:-1]]
+    for s in body:
+        s.bwd = False
+    k.body = list(body)
+    src = func.body[-1].src
+    seed = _ones_like(k, func.result, src)
+    src = None          # the gradients' sums and zeros carry no "grad of" line
+    grads = k.backward(k.seeds(seed) if seed is not None else {})
+    results = []
+    zeros = registry.primitive(np.zeros_like)
+    for i in wrt:
+        p = func.params[i]
+        g = grads.get(p)
+        if g is None:
+            g = k.emit(k.names.fresh("d" + p), ir.Call(zeros, (ir.Var(p),)), src, temp=False)
+        results.append(g)
+    if wrt_single:
+        ret = results[0]
+    else:
+        ret = k.emit(k.names.fresh("grads"), ir.Pack(tuple(results)), src)
+    if with_value:
+        ret = k.emit(k.names.fresh("value_and_grad"), ir.Pack((func.result, ret)), src)
+    k.body.append(ir.Return(ret, src))
+    g = ir.Function(name, list(func.params), k.body, func.src, k.temps, k.base)
+    g.defaults = getattr(func, "defaults", {})
+    g.kwonly = getattr(func, "kwonly", [])
+    g.tuples = k.tuples
+    return g
+
+
+def fprop_function(func: ir.Function, out, name: str) -> ir.Function:
+    """fprop_f(*args) -> (out, bprop_f), where bprop_f(dout) returns every input's gradient."""
+    k = KTransform(func, out, list(range(len(func.params))))
+    k.activity()
+    forward = [s for s in func.body[:-1]]
+    for s in forward:
+        s.bwd = False
+    src = None
+    r = func.result
+    dname = k.names.fresh("dout")
+    k.body = []
+    seeds = {}
+    if isinstance(r, ir.Var) and r.name in k.active:
+        packs = {s.target: s.value for s in func.body
+                 if isinstance(s, ir.Assign) and isinstance(s.value, ir.Pack)}
+        if r.name in packs:
+            k.tuples[dname] = len(packs[r.name].items)
+            for i, a in enumerate(packs[r.name].items):
+                if isinstance(a, ir.Var) and a.name in k.active:
+                    k.contribute(r.name, k.emit(k.names.fresh(f"{dname}_{i}"),
+                                                ir.Item(ir.Var(dname), i), src), i)
+        else:
+            seeds = {r.name: ir.Var(dname)}
+    grads = k.backward(seeds)
+    zeros = registry.primitive(np.zeros_like)
+    results = []
+    for p in func.params:
+        g = grads.get(p)
+        if g is None:
+            g = k.emit(k.names.fresh("d" + p), ir.Call(zeros, (ir.Var(p),)), src, temp=False)
+        results.append(g)
+    ret = k.emit(k.names.fresh("grads"), ir.Pack(tuple(results)), src)
+    k.body.append(ir.Return(ret, src))
+    bname = k.names.fresh("bprop_" + func.name)
+    bprop = ir.Function(bname, [dname], k.body, func.src, k.temps, k.base)
+    outer_ret = k.names.fresh("fprop_result")
+    k.temps.add(outer_ret)
+    body = forward + [ir.Def(bprop, src),
+                      ir.Assign(outer_ret, ir.Pack((r, ir.Var(bname))), src),
+                      ir.Return(ir.Var(outer_ret), src)]
+    f = ir.Function(name, list(func.params), body, func.src, k.temps, k.base)
+    f.defaults = getattr(func, "defaults", {})
+    f.kwonly = getattr(func, "kwonly", [])
+    f.tuples = k.tuples
+    return f

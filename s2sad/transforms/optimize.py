@@ -1,0 +1,288 @@
+"""Pass 6: simplify generated functions, to a fixed point.
+
+Input and output: an :class:`ir.Function` (nested functions included).
+Every rewrite keeps the value of every returned result.  One line each::
+
+    2 - 1                      =>  1                      (operators on Python numbers)
+    x * 1, 1 * x, x / 1        =>  x
+    x + 0, 0 + x, x - 0        =>  x
+    x ** 1                     =>  x
+    -(-x)                      =>  x
+    unbroadcast(g, x)          =>  g   where g and x are known to have one shape
+    t = <expr>; dx = t         =>  dx = <expr>            (t a temporary: keep the readable name)
+    y = x                      =>  uses of y read x
+    a = p(u); b = p(u)         =>  b reads a              (common subexpressions)
+    t = <pure expr>, t unused  =>  (removed)              (dead code)
+
+Shapes are tracked symbolically: the result of an elementwise primitive has
+its operands' shape when they share one, ones_like(x) has x's shape, and an
+adjoint has its primal's shape.  No rewrite needs the values of arrays.
+"""
+
+import operator
+from typing import Dict
+
+import numpy as np
+
+from .. import ir, registry
+
+_FOLDABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
+             operator.neg, operator.floordiv, operator.mod}
+
+
+def _num(a):
+    return isinstance(a, ir.Const) and type(a.value) in (int, float)
+
+
+def _is(a, v):
+    return isinstance(a, ir.Const) and type(a.value) in (int, float) and a.value == v
+
+
+def optimize(func: ir.Function, shape_of: Dict[str, str] = None) -> ir.Function:
+    shape_of = shape_of or {}
+    for _ in range(20):
+        changed = _simplify(func, shape_of)
+        changed |= _coalesce_copies(func)
+        changed |= _cse(func)
+        changed |= _dce(func)
+        if not changed:
+            break
+    return func
+
+
+def _subst_atom(a, m):
+    while isinstance(a, ir.Var) and a.name in m:
+        a = m[a.name]
+    return a
+
+
+def _subst_expr(e, m):
+    if isinstance(e, (ir.Var, ir.Const)):
+        return _subst_atom(e, m)
+    if isinstance(e, ir.Call):
+        callee = _subst_atom(e.callee, m) if isinstance(e.callee, ir.Var) else e.callee
+        return ir.Call(callee, tuple(_subst_atom(a, m) for a in e.args),
+                       tuple((k, _subst_atom(a, m)) for k, a in e.kwargs))
+    if isinstance(e, ir.Pack):
+        return ir.Pack(tuple(_subst_atom(a, m) for a in e.items), e.kind)
+    if isinstance(e, ir.Item):
+        v = _subst_atom(e.value, m)
+        return ir.Item(v, e.index) if isinstance(v, ir.Var) else e
+    return e
+
+
+def substitute(func: ir.Function, m: Dict[str, ir.Atom]) -> None:
+    """Replace reads of names in m everywhere in func, nested functions included."""
+    if not m:
+        return
+    for s in func.body:
+        if isinstance(s, ir.Assign):
+            s.value = _subst_expr(s.value, m)
+        elif isinstance(s, ir.Return):
+            s.value = _subst_atom(s.value, m)
+        elif isinstance(s, ir.Def):
+            inner = {k: v for k, v in m.items() if k not in s.func.params}
+            substitute(s.func, inner)
+
+
+def _rename_target(func, old, new):
+    for s in func.body:
+        if isinstance(s, ir.Assign) and s.target == old:
+            s.target = new
+
+
+def _simplify(func, shape_of) -> bool:
+    changed = False
+    shape: Dict[str, object] = {}
+    ones = registry.primitive(np.ones_like)
+    zeros = registry.primitive(np.zeros_like)
+    from .. import runtime
+    unb = registry.primitive(runtime.unbroadcast)
+
+    def key(a):
+        if isinstance(a, ir.Const):
+            return "scalar" if type(a.value) in (int, float, bool) else None
+        k = shape.get(a.name)
+        if k is None:
+            k = shape_of.get(a.name)
+            if k is not None and k != a.name:
+                return key(ir.Var(k))
+        return k if k is not None else a.name
+
+    m: Dict[str, ir.Atom] = {}
+    for s in func.body:
+        if isinstance(s, ir.Def):
+            changed |= _simplify(s.func, shape_of)
+            continue
+        if not isinstance(s, ir.Assign):
+            continue
+        v = _subst_expr(s.value, m) if m else s.value
+        if v is not s.value:
+            s.value = v
+        if isinstance(v, ir.Var):
+            shape[s.target] = key(v)
+            continue
+        if not isinstance(v, ir.Call) or not isinstance(v.callee, registry.Primitive):
+            continue
+        p, args = v.callee, v.args
+        new = None
+        if p.fn in _FOLDABLE and all(_num(a) for a in args) and not v.kwargs:
+            try:
+                val = p.fn(*(a.value for a in args))
+                if type(val) in (int, float):
+                    new = ir.Const(val)
+            except Exception:
+                pass
+        elif p.fn in (operator.mul,) and len(args) == 2:
+            if _is(args[1], 1):
+                new = args[0]
+            elif _is(args[0], 1):
+                new = args[1]
+        elif p.fn is operator.truediv and _is(args[1], 1):
+            new = args[0]
+        elif p.fn is operator.add and len(args) == 2:
+            if _is(args[1], 0) and key(args[0]) != "scalar_unknown":
+                new = args[0]
+            elif _is(args[0], 0):
+                new = args[1]
+        elif p.fn is operator.sub and _is(args[1], 0):
+            new = args[0]
+        elif p.fn is operator.pow and _is(args[1], 1):
+            new = args[0]
+        elif p.fn is operator.neg and isinstance(args[0], ir.Var):
+            d = next((t for t in func.body if isinstance(t, ir.Assign) and
+                      t.target == args[0].name), None)
+            if d is not None and isinstance(d.value, ir.Call) and d.value.callee is p:
+                new = d.value.args[0]
+        elif p is unb and key(args[0]) == key(args[1]) and key(args[0]) is not None:
+            new = args[0]
+        if new is not None and not (isinstance(new, ir.Const) and s.target in func.temps
+                                    and False):
+            if isinstance(new, ir.Var):
+                s.value = new
+                shape[s.target] = key(new)
+            else:
+                s.value = new
+            changed = True
+            continue
+        # shapes
+        if p.elementwise:
+            ks = {key(a) for a in args if not (isinstance(a, ir.Const) and key(a) == "scalar")}
+            if len(ks) == 1:
+                shape[s.target] = ks.pop()
+            elif not ks:
+                shape[s.target] = "scalar"
+        elif p in (ones, zeros) and args:
+            shape[s.target] = key(args[0])
+        elif p is unb:
+            shape[s.target] = key(args[1])
+    return changed
+
+
+def _coalesce_copies(func) -> bool:
+    """Remove `a = b` statements: the copy takes over a temporary's name, else reads b."""
+    changed = False
+    defined_by = {s.target: i for i, s in enumerate(func.body) if isinstance(s, ir.Assign)}
+    m: Dict[str, ir.Atom] = {}
+    drop = set()
+    for i, s in enumerate(func.body):
+        if isinstance(s, ir.Def):
+            changed |= _coalesce_copies(s.func)
+        if not isinstance(s, ir.Assign):
+            continue
+        v = s.value
+        if isinstance(v, ir.Const):
+            m[s.target] = v
+            drop.add(i)
+        elif isinstance(v, ir.Var):
+            src = v.name
+            if src in func.temps and src in defined_by and s.target not in func.temps \
+                    and src not in m and defined_by[src] not in drop and _uses(func, src) == 1:
+                # t = expr; dx = t  =>  dx = expr
+                func.body[defined_by[src]].target = s.target
+                func.body[defined_by[src]].bwd = func.body[defined_by[src]].bwd or s.bwd
+                drop.add(i)
+            else:
+                m[s.target] = v
+                drop.add(i)
+    if drop:
+        func.body = [s for i, s in enumerate(func.body) if i not in drop]
+        substitute(func, m)
+        changed = True
+    return changed
+
+
+def _uses(func, name) -> int:
+    n = 0
+    for s in func.body:
+        for v in ir.reads(s):
+            if v.name == name:
+                n += 1
+    return n
+
+
+def _key(e):
+    def ak(a):
+        if isinstance(a, ir.Var):
+            return ("v", a.name)
+        try:
+            hash(a.value)
+        except TypeError:
+            return ("id", id(a.value))
+        return ("c", type(a.value), a.value if not isinstance(a.value, slice)
+                else (a.value.start, a.value.stop, a.value.step))
+    if isinstance(e, ir.Call) and isinstance(e.callee, registry.Primitive):
+        return ("call", id(e.callee), tuple(ak(a) for a in e.args),
+                tuple((k, ak(a)) for k, a in e.kwargs))
+    if isinstance(e, ir.Item):
+        return ("item", e.value.name, e.index)
+    if isinstance(e, ir.Pack):
+        return ("pack", e.kind, tuple(ak(a) for a in e.items))
+    return None
+
+
+def _cse(func, seen=None) -> bool:
+    seen = dict(seen or {})
+    m = {}
+    drop = set()
+    for i, s in enumerate(func.body):
+        if isinstance(s, ir.Def):
+            _cse(s.func, seen)
+            continue
+        if not isinstance(s, ir.Assign):
+            continue
+        if m:
+            s.value = _subst_expr(s.value, m)
+        k = _key(s.value)
+        if k is None:
+            continue
+        if k in seen:
+            m[s.target] = ir.Var(seen[k])
+            drop.add(i)
+        else:
+            seen[k] = s.target
+    if drop:
+        func.body = [s for i, s in enumerate(func.body) if i not in drop]
+        substitute(func, m)
+        return True
+    return False
+
+
+def _dce(func) -> bool:
+    live = set()
+    keep = []
+    changed = False
+    for s in reversed(func.body):
+        if isinstance(s, ir.Assign) and s.target not in live:
+            changed = True
+            continue
+        if isinstance(s, ir.Def):
+            if s.func.name not in live:
+                changed = True
+                continue
+            changed |= _dce(s.func)
+        keep.append(s)
+        for v in ir.reads(s):
+            live.add(v.name)
+    func.body = list(reversed(keep))
+    return changed

@@ -1,0 +1,172 @@
+"""Pass 1: a Python function → its gast tree and its world.
+
+Input: a Python callable (a function or lambda with source, a function made by
+s2sad, a registered primitive such as ``np.tanh``, or a ``functools.partial``
+of one).  Output: a :class:`Parsed` record: the ``gast`` node of the
+function (``FunctionDef`` or ``Lambda``), the file and line it came from, and
+its :class:`World` (globals, closure cells, builtins) in which names resolve.
+
+Source is found through ``linecache``, which holds files, IPython and Jupyter
+cells, and the modules s2sad generates, so ``grad(grad(f))`` parses the code
+that ``grad(f)`` produced.  Two lambdas on one line are told apart by the
+columns that CPython records for their code.
+"""
+
+import ast
+import builtins
+import functools
+import linecache
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+import gast
+
+from .. import registry
+from ..errors import Location, SourceUnavailableError
+
+
+@dataclass
+class World:
+    """Where the free names of a function are looked up."""
+
+    globals: Dict[str, Any]
+    cells: Dict[str, Any] = field(default_factory=dict)   # name -> cell object
+
+    _MISSING = object()
+
+    def lookup(self, name: str):
+        """(kind, value) with kind in 'cell', 'global', 'builtin'; KeyError if absent."""
+        if name in self.cells:
+            try:
+                return "cell", self.cells[name].cell_contents
+            except ValueError:
+                raise KeyError(name) from None
+        if name in self.globals:
+            return "global", self.globals[name]
+        b = self.globals.get("__builtins__", builtins)
+        b = b if isinstance(b, dict) else vars(b)
+        if name in b:
+            return "builtin", b[name]
+        raise KeyError(name)
+
+
+@dataclass
+class Parsed:
+    node: Any                 # gast.FunctionDef or gast.Lambda
+    name: str
+    filename: str
+    lines: List[str]          # the lines of the file (for messages)
+    world: World
+    fn: Any = None
+
+    def location(self, node) -> Location:
+        line = getattr(node, "lineno", None) or getattr(self.node, "lineno", 1)
+        col = getattr(node, "col_offset", 0) or 0
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        return Location(self.filename, line, col, text)
+
+
+_tree_cache: Dict[tuple, Any] = {}
+_lock = threading.Lock()
+
+
+def _file_tree(filename: str, lines: List[str]):
+    key = (filename, len(lines), hash("".join(lines)))
+    with _lock:
+        tree = _tree_cache.get(key)
+    if tree is None:
+        tree = ast.parse("".join(lines), filename)
+        with _lock:
+            _tree_cache[key] = tree
+    return tree
+
+
+def _find_node(tree, code):
+    """The FunctionDef or Lambda node in tree whose code object is `code`."""
+    first = code.co_firstlineno
+    if code.co_name == "<lambda>":
+        cands = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == first]
+        if len(cands) > 1:
+            cols = [p[2] for p in code.co_positions() if p[0] is not None and p[2] is not None
+                    and p[0] >= first]
+            inside = [n for n in cands if any(
+                (n.body.lineno, n.body.col_offset) <= (first, c) and
+                (first, c) <= (n.body.end_lineno, n.body.end_col_offset) for c in cols)]
+            # innermost lambda that contains the code's columns
+            inside.sort(key=lambda n: (n.body.end_col_offset - n.body.col_offset))
+            cands = inside[:1] or cands[:1]
+        return cands[0] if cands else None
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == code.co_name:
+            start = n.decorator_list[0].lineno if n.decorator_list else n.lineno
+            if first in (start, n.lineno):
+                return n
+    return None
+
+
+def _synthesize(fn, name: str, inputs: List[str], keywords: Dict[str, Any]) -> Parsed:
+    """A small source function that calls a primitive directly: ``def tanh(x): return prim(x)``."""
+    kw = "".join(f", {k}=__kw_{k}" for k in keywords)
+    text = f"def {name}({', '.join(inputs)}):\n    return __prim({', '.join(inputs)}{kw})\n"
+    filename = f"<s2sad primitive {name}>"
+    lines = text.splitlines(True)
+    linecache.cache[filename] = (len(text), None, lines, filename)
+    g = {"__prim": fn, **{f"__kw_{k}": v for k, v in keywords.items()}}
+    node = gast.ast_to_gast(ast.parse(text).body[0])
+    return Parsed(node, name, filename, lines, World(g), fn)
+
+
+def _primitive_inputs(prim, fixed=()) -> List[str]:
+    rule = prim.bprop or prim.jvp
+    if rule is not None:
+        names = [n for n in rule.inputs if n not in fixed]
+    elif getattr(prim.fn, "nin", None):
+        names = ["x", "y", "z"][:prim.fn.nin]
+    else:
+        raise SourceUnavailableError(f"cannot call {prim.name} without knowing its inputs")
+    return [n if n.isidentifier() else f"x{i}" for i, n in enumerate(names)]
+
+
+def parse(fn) -> Parsed:
+    """Find the source of fn and parse it; see the module docstring."""
+    from ..api import Transformed   # a function s2sad made: parse its generated code
+    if isinstance(fn, Transformed):
+        fn = fn.generated_function()
+    if isinstance(fn, functools.partial) and not fn.args:
+        prim = registry.lookup(registry.canonical(fn.func))
+        if prim is not None:
+            return _synthesize(prim.fn, prim.short, _primitive_inputs(prim, fn.keywords),
+                               dict(fn.keywords))
+    prim = registry.lookup(registry.canonical(fn))
+    if prim is not None and (prim.bprop or prim.nondiff or not hasattr(fn, "__code__")):
+        return _synthesize(prim.fn, prim.short, _primitive_inputs(prim), {})
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        if callable(fn) and hasattr(fn, "__call__") and hasattr(fn.__call__, "__code__"):
+            raise SourceUnavailableError(
+                f"{type(fn).__name__} objects cannot be differentiated; pass a function",
+                hint="Classes are not supported: write the computation as a function "
+                     "whose parameters are the arrays.")
+        raise registry.missing_rule(fn)
+    filename = code.co_filename
+    lines = linecache.getlines(filename, fn.__globals__)
+    where = f"{getattr(fn, '__qualname__', code.co_name)} (defined in {filename})"
+    if not lines:
+        raise SourceUnavailableError(
+            f"the source of {where} is not available",
+            hint="s2sad reads a function's source code. Functions typed into a plain "
+                 "Python prompt have none: put the function in a file or a notebook "
+                 "cell (IPython and Jupyter keep cell source).")
+    try:
+        tree = _file_tree(filename, lines)
+        node = _find_node(tree, code)
+    except SyntaxError:
+        node = None
+    if node is None:
+        raise SourceUnavailableError(
+            f"cannot find the source of {where} at line {code.co_firstlineno}",
+            hint="The file may have changed since it was imported; reload it.")
+    cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
+    gnode = gast.ast_to_gast(node)
+    return Parsed(gnode, code.co_name, filename, lines, World(fn.__globals__, cells), fn)
