@@ -75,10 +75,31 @@ class Primitive:
         self.linear = False
         self.returns_tuple = False  # the result is a tuple (anf makes x[0] an Item)
         self.varargs = False        # every positional argument is an input (einsum)
+        self.bprop_factory = None   # for varargs: n -> rule source (see defbprop_varargs)
+        self._rules_by_arity: Dict[int, Rule] = {}
         try:
             self.signature = inspect.signature(fn)
         except (TypeError, ValueError):
             self.signature = None
+
+    def rule_for(self, n: int) -> Optional[Rule]:
+        """The reverse rule for a call with n positional inputs."""
+        if self.bprop_factory is None:
+            return self.bprop
+        rule = self._rules_by_arity.get(n)
+        if rule is None:
+            text, namespace = self.bprop_factory(n)
+            filename = f"<s2sad rule {self.name}/{n}>"
+            import linecache
+            lines = text.splitlines(True)
+            linecache.cache[filename] = (len(text), None, lines, filename)
+            ns = dict(namespace)
+            exec(compile(text, filename, "exec"), ns)
+            fn = next(v for k, v in ns.items() if k.startswith("bprop_") and callable(v)
+                      and getattr(v, "__code__", None) and v.__code__.co_filename == filename)
+            rule = Rule(fn, "bprop")
+            self._rules_by_arity[n] = rule
+        return rule
 
     @property
     def short(self) -> str:
@@ -178,6 +199,28 @@ def defbprop(*fns):
         for fn in fns:
             primitive(fn).bprop = rule
         return rule_fn
+    return register
+
+
+def defbprop_varargs(fn):
+    """Register a rule factory for a primitive that takes any number of inputs.
+
+    The factory gets n, the number of positional arguments of a call, and
+    returns ``(source, namespace)``: the text of a rule function named
+    ``bprop_...`` taking ``(a0, ..., a{n-1}, out, dout)``, and the globals it
+    needs (``np`` and helpers).  s2sad reads that source like any rule::
+
+        @defbprop_varargs(np.einsum)
+        def einsum_rule(n):
+            ...
+            return text, {"np": np, "einsum_grad_spec": einsum_grad_spec}
+    """
+    def register(factory):
+        p = primitive(fn)
+        p.varargs = True
+        p.bprop_factory = factory
+        p.bprop = None
+        return factory
     return register
 
 

@@ -21,21 +21,21 @@ def array_namespace(*xs):
 
 
 def unbroadcast(g, x):
-    """Sum g down to the shape of x: the adjoint of NumPy broadcasting."""
+    """g summed down to the shape of x (the adjoint of broadcasting), or broadcast up to it."""
     shape = np.shape(x)
     gshape = np.shape(g)
     if gshape == shape:
         return g
     xp = array_namespace(g)
     lead = len(gshape) - len(shape)
+    if lead < 0 or any(a < b for a, b in zip(gshape[lead:], shape)):
+        return xp.broadcast_to(g, shape)
     axes = tuple(range(lead)) + tuple(
         i + lead for i, n in enumerate(shape) if n == 1 and gshape[i + lead] != 1)
     if axes:
         g = xp.sum(g, axis=axes, keepdims=True)
     if lead:
         g = xp.reshape(g, shape)
-    if np.shape(g) != shape:               # g was smaller than x: broadcast up
-        g = xp.broadcast_to(g, shape)
     return g
 
 
@@ -90,6 +90,13 @@ def zeros_like_tree(x):
     return array_namespace(x).zeros_like(x)
 
 
+def ones_like_tree(x):
+    """ones_like for an array or a (nested) tuple of arrays: the default sensitivity."""
+    if isinstance(x, (tuple, list)):
+        return tuple(ones_like_tree(e) for e in x)
+    return array_namespace(x).ones_like(x)
+
+
 def add_grads(a, b):
     if isinstance(a, tuple):
         return tuple(add_grads(u, v) for u, v in zip(a, b))
@@ -142,7 +149,7 @@ def sign_of(x):
 
 
 # helpers whose results are tuples: anf treats `h(...)[0]` as a tuple item
-RETURNS_TUPLE = (split_as, unstack, tuple_cotangent, tuple_items)
+RETURNS_TUPLE = (split_as, unstack, tuple_cotangent, tuple_items, ones_like_tree)
 
 
 def matmul_lhs_grad(g, x, y):

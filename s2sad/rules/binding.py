@@ -23,7 +23,12 @@ class _Slot:
 def bind(prim, args, kwargs, loc=None):
     """(inputs in the rule's order, {option: atom}) for a call of prim."""
     rule = prim.bprop or prim.jvp
-    if rule is None or getattr(prim, "varargs", False):
+    if getattr(prim, "varargs", False):
+        if kwargs:
+            raise TransformError(f"keyword arguments of {prim.name} are not supported by its "
+                                 f"derivative rule: {', '.join(kwargs)}", loc)
+        return list(args), {}
+    if rule is None:
         return list(args), dict(kwargs)
     if "out" in kwargs:
         raise TransformError(f"{prim.name}(..., out=...) writes into an existing array, "

@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import registry
 from ..registry import defbprop, defnondiff
-from ..runtime import (RETURNS_TUPLE, astype, dtype_of, getitem_grad, matmul_lhs_grad,
+from ..runtime import (RETURNS_TUPLE, astype, ones_like_tree, dtype_of, getitem_grad, matmul_lhs_grad,
                        matmul_rhs_grad, split_as, tuple_cotangent, tuple_items, unbroadcast,
                        unreduce, unstack)
 
@@ -61,7 +61,7 @@ def bprop_astype(x, dtype, out, dout):
     return (astype(dout, dtype_of(x)), None)
 
 
-defnondiff(dtype_of, np.ones_like, np.zeros_like, np.shape, np.ndim, np.size, len,
+defnondiff(dtype_of, ones_like_tree, np.ones_like, np.zeros_like, np.shape, np.ndim, np.size, len,
            np.result_type, slice, np.empty_like)
 
 for _f in RETURNS_TUPLE:

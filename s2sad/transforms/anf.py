@@ -311,8 +311,9 @@ class Lowering:
         if isinstance(node, (gast.Tuple, gast.List)):
             items = tuple(self.atom(e) for e in node.elts)
             kind = "tuple" if isinstance(node, gast.Tuple) else "list"
-            if kind == "tuple" and all(isinstance(i, ir.Const) for i in items):
-                return ir.Const(tuple(i.value for i in items))
+            if all(isinstance(i, ir.Const) for i in items):
+                return ir.Const(tuple(i.value for i in items) if kind == "tuple"
+                                else [i.value for i in items])
             return ir.Pack(items, kind)
         if isinstance(node, gast.Attribute):
             return self.attribute(node)
@@ -388,6 +389,10 @@ class Lowering:
 
     def prim_call(self, prim, args, kwargs, node):
         from ..rules import binding
+        if prim.fn in (np.array, np.asarray) and args and isinstance(args[0], ir.Var) \
+                and args[0].name in self.out.packs:
+            # np.array([a, b]) of arrays is np.stack([a, b])
+            prim = registry.primitive(np.stack)
         args, kwargs = binding.bind(prim, args, kwargs, self.loc(node))
         return ir.Call(prim, tuple(args), tuple(kwargs.items()))
 

@@ -131,6 +131,9 @@ class Printer:
                     s += ":" + self.const(v.step)
                 return s
             return f"slice({self.const(v.start)}, {self.const(v.stop)}, {self.const(v.step)})"
+        if isinstance(v, list) and all(isinstance(x, (bool, int, float, str)) or x is None
+                                       for x in v):
+            return "[" + ", ".join(self.const(x) for x in v) + "]"
         if isinstance(v, tuple):
             if index and v:
                 return ", ".join(self.const(x, True) for x in v) + ("," if len(v) == 1 else "")

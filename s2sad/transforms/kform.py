@@ -190,7 +190,7 @@ class KTransform:
     # -- rules --------------------------------------------------------------------------
     def inline_rule(self, s: ir.Assign, call: ir.Call, dout: ir.Atom):
         prim = call.callee
-        rule = prim.bprop
+        rule = prim.rule_for(len(call.args))
         if rule is None:
             fn = prim.fn
             err = registry.missing_rule(fn, s.src)
@@ -306,6 +306,9 @@ def _ones_like(k: KTransform, r: ir.Atom, src) -> Optional[ir.Atom]:
                 k.contribute(r.name, p, i)
             return None
     if isinstance(r, ir.Var) and r.name in k.active:
+        if r.name in k.tuples:
+            from .. import runtime
+            ones = registry.primitive(runtime.ones_like_tree)
         return k.emit(k.adjoint_name(r.name), ir.Call(ones, (r,)), src, temp=False)
     return None
 

@@ -141,7 +141,7 @@ def _simplify(func, shape_of) -> bool:
         elif p.fn is operator.truediv and _is(args[1], 1):
             new = args[0]
         elif p.fn is operator.add and len(args) == 2:
-            if _is(args[1], 0) and key(args[0]) != "scalar_unknown":
+            if _is(args[1], 0):
                 new = args[0]
             elif _is(args[0], 0):
                 new = args[1]
@@ -156,13 +156,10 @@ def _simplify(func, shape_of) -> bool:
                 new = d.value.args[0]
         elif p is unb and key(args[0]) == key(args[1]) and key(args[0]) is not None:
             new = args[0]
-        if new is not None and not (isinstance(new, ir.Const) and s.target in func.temps
-                                    and False):
+        if new is not None:
+            s.value = new
             if isinstance(new, ir.Var):
-                s.value = new
                 shape[s.target] = key(new)
-            else:
-                s.value = new
             changed = True
             continue
         # shapes

@@ -139,7 +139,8 @@ def parse(fn) -> Parsed:
             return _synthesize(prim.fn, prim.short, _primitive_inputs(prim, fn.keywords),
                                dict(fn.keywords))
     prim = registry.lookup(registry.canonical(fn))
-    if prim is not None and (prim.bprop or prim.nondiff or not hasattr(fn, "__code__")):
+    if prim is not None and (prim.bprop or prim.bprop_factory or prim.nondiff
+                             or not hasattr(fn, "__code__")):
         return _synthesize(prim.fn, prim.short, _primitive_inputs(prim), {})
     code = getattr(fn, "__code__", None)
     if code is None:

@@ -9,6 +9,10 @@ lives.  A target is one of::
     Target("method", "sum")     a method of a local value (x.sum(axis=0))
     Target("const", value)      a module attribute used as a value (np.pi, np.float32)
 
+A callable with no rule and no source (``np.random.normal``, a C function)
+becomes a primitive without rules: the K-transform refuses it only where a
+derivative would have to flow through it.
+
 Free names resolve in the function's world at transform time.  Anything
 s2sad must assume stays the same (a call target, a module constant) is
 recorded in ``guards`` so that a later call can check it and transform again
@@ -129,7 +133,15 @@ def resolve(parsed) -> Resolution:
             return Target("user", obj)
         if isinstance(obj, types.FunctionType):
             return Target("user", obj)
-        raise registry.missing_rule(obj, parsed.location(node))
+        if isinstance(obj, type) and not (obj.__module__ or "").startswith("numpy"):
+            raise UnsupportedSyntaxError(
+                f"creating an object of the class {obj.__name__}", parsed.location(node),
+                "Classes are not supported; use functions and arrays.")
+        if not callable(obj):
+            fail(node, f"'{label}' is not callable")
+        # no rule and no source: fine while its inputs are constants; the K-transform
+        # refuses it, naming the function, if a derivative has to flow through it
+        return Target("prim", registry.primitive(obj))
 
     for node in gast.walk(parsed.node):
         if isinstance(node, gast.Call):

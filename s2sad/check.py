@@ -1,0 +1,93 @@
+"""One gradient checker: s2sad's derivatives against central finite differences.
+
+``check_grads(f, args)`` draws a random direction ``v`` for the inputs and a
+random cotangent ``u`` for the output, and compares ``<vjp(u), v>`` from s2sad
+with ``<u, (f(x + eps v) - f(x - eps v)) / 2 eps>``.  With ``order=2`` it
+then checks ``grad_all(f)`` the same way, which makes s2sad transform the
+code it generated: the strongest test a source transformer has.  Run it in
+float64 (it converts float inputs for you).
+"""
+
+import numpy as np
+
+from .api import grad_all, vjp
+
+
+class GradientCheckError(AssertionError):
+    pass
+
+
+def _flat(x):
+    """A list of float64 arrays from a (nested) result."""
+    if isinstance(x, (tuple, list)):
+        out = []
+        for e in x:
+            out.extend(_flat(e))
+        return out
+    if x is None:
+        return []
+    return [np.asarray(x, dtype=np.float64)]
+
+
+def _like(rng, x):
+    if isinstance(x, (tuple, list)):
+        return tuple(_like(rng, e) for e in x)
+    a = np.asarray(x)
+    r = rng.standard_normal(a.shape)
+    return float(r) if np.ndim(x) == 0 and not isinstance(x, np.ndarray) else r
+
+
+def _is_float(a):
+    if isinstance(a, bool):
+        return False
+    if isinstance(a, float):
+        return True
+    return isinstance(a, np.ndarray) and a.dtype.kind == "f"
+
+
+def _to64(a):
+    if isinstance(a, np.ndarray) and a.dtype.kind == "f":
+        return a.astype(np.float64)
+    if isinstance(a, np.floating):
+        return float(a)
+    return a
+
+
+def _inner(a, b):
+    return sum(float(np.sum(x * y)) for x, y in zip(_flat(a), _flat(b)))
+
+
+def check_vjp(f, args, rng, eps=1e-5, rtol=1e-6, atol=1e-9):
+    """One directional check of reverse mode at args; raises GradientCheckError."""
+    args = [_to64(a) for a in args]
+    out, bprop = vjp(f, *args)
+    u = _like(rng, out)
+    grads = bprop(u)
+    which = [i for i, a in enumerate(args) if _is_float(a)]
+    v = {i: _like(rng, args[i]) for i in which}
+    lhs = sum(_inner(grads[i], v[i]) for i in which if grads[i] is not None)
+
+    def shifted(s):
+        a = list(args)
+        for i in which:
+            a[i] = a[i] + s * v[i]
+        return f(*a)
+    fd = [(p - m) / (2 * eps) for p, m in zip(_flat(shifted(eps)), _flat(shifted(-eps)))]
+    rhs = sum(float(np.sum(x * y)) for x, y in zip(_flat(u), fd))
+    if not abs(lhs - rhs) <= atol + rtol * max(abs(lhs), abs(rhs)):
+        raise GradientCheckError(
+            f"reverse mode disagrees with finite differences for {getattr(f, '__name__', f)}: "
+            f"<vjp(u), v> = {lhs!r}, <u, J v> = {rhs!r} "
+            f"(relative error {abs(lhs - rhs) / max(abs(lhs), abs(rhs), 1e-300):.3g})")
+    return lhs, rhs
+
+
+def check_grads(f, args, order=1, seed=0, eps=1e-5, rtol=1e-6, atol=1e-9, directions=2):
+    """Check derivatives of f at args up to `order`, by nesting for order >= 2."""
+    rng = np.random.default_rng(seed)
+    args = [_to64(a) for a in args]
+    for _ in range(directions):
+        check_vjp(f, args, rng, eps, rtol, atol)
+    if order > 1:
+        check_grads(grad_all(f), args, order - 1, seed + 1, eps, rtol * 10, atol * 10,
+                    directions)

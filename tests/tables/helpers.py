@@ -1,0 +1,47 @@
+"""Rows for the runtime helpers in s2sad/runtime.py (their rules: s2sad/rules/helpers.py).
+
+Helpers are called by generated code; their rules are what make a second
+derivative possible, so each is checked to order 2 like any NumPy rule.
+"""
+
+import numpy as np
+
+from rule_table import Row
+from s2sad import runtime
+
+
+def _case(*shapes, **opts):
+    def make(rng):
+        return tuple(rng.standard_normal(s) for s in shapes), opts
+    return make
+
+
+X = np.zeros((4, 3))
+
+ROWS = [
+    Row(runtime.unbroadcast, make=lambda rng: ((rng.standard_normal((3, 2)),
+                                                 rng.standard_normal((2,))), {}), id="unbroadcast-sum"),
+    Row(runtime.unbroadcast, make=lambda rng: ((rng.standard_normal((2,)),
+                                                 rng.standard_normal((3, 2))), {}), id="unbroadcast-up"),
+    Row(runtime.unreduce, make=lambda rng: ((rng.standard_normal((2,)), rng.standard_normal((3, 2))),
+                                            {"axis": 0}), id="unreduce-axis0"),
+    Row(runtime.unreduce, make=lambda rng: ((rng.standard_normal((3, 1)), rng.standard_normal((3, 2))),
+                                            {"axis": 1, "keepdims": True}), id="unreduce-keepdims"),
+    Row(lambda g: runtime.getitem_grad(X, (np.array([0, 2, 0]), slice(None)), g),
+        make=lambda rng: ((rng.standard_normal((3, 3)),), {}), also=(runtime.getitem_grad,),
+        id="getitem_grad-repeated"),
+    Row(runtime.matmul_lhs_grad, make=_case((3, 4), (3, 2), (2, 4)), id="matmul_lhs_grad"),
+    Row(runtime.matmul_rhs_grad, make=_case((3, 4), (3, 2), (2, 4)), id="matmul_rhs_grad"),
+    Row(runtime.matmul_lhs_grad, make=_case((4,), (2,), (2, 4)), id="matmul_lhs_grad-vec"),
+    Row(runtime.matmul_rhs_grad, make=_case((3,), (3, 2), (2,)), id="matmul_rhs_grad-vec"),
+    Row(lambda g, a, b: runtime.split_as(g, (a, b), axis=0),
+        make=_case((5, 2), (2, 2), (3, 2)), also=(runtime.split_as,), id="split_as"),
+    Row(lambda g: runtime.unstack(g, axis=1), make=_case((3, 2)), also=(runtime.unstack,),
+        id="unstack"),
+    Row(lambda a, b: runtime.tuple_cotangent((a, b, a), (0, 2), (a * b, b)),
+        make=_case((3,), (3,)), also=(runtime.tuple_cotangent,), id="tuple_cotangent"),
+    Row(lambda a, b: runtime.tuple_items((a, b, a * b), (2, 0)), make=_case((3,), (3,)),
+        also=(runtime.tuple_items,), id="tuple_items"),
+    Row(lambda x: runtime.astype(x, np.float64), make=_case((3,)), also=(runtime.astype,),
+        id="astype"),
+]
