@@ -19,6 +19,7 @@ PyTorch's ``grad_outputs=ones`` do.  ``vjp`` takes any cotangent.
 """
 
 import functools
+import os
 import threading
 import weakref
 from typing import Any, Dict, Optional, Tuple, Union
@@ -95,11 +96,11 @@ def _transform(fn, kind: str, wrt, with_value: bool) -> _Artifact:
         prefix = {"grad_all": "grad_all", "grad": "grad", "value_and_grad": "value_and_grad"}[kind]
         g = kform.grad_function(func, out, idx, isinstance(wrt, int), with_value,
                                 out.names.fresh(f"{prefix}_{base}"))
-        what = "every input" if wrt is None else f"input{'s' if not isinstance(wrt, int) else ''} " \
-            f"{', '.join(func.params[i] for i in idx)}"
-        header = f"{g.name}: the gradient of {base} with respect to {what}. From {_where(parsed)}."
-    shape_of = {}
-    optimize.optimize(g, shape_of)
+        what = "every input" if wrt is None else ", ".join(func.params[i] for i in idx)
+        value = f"the value of {base} and its gradient" if with_value else \
+            f"the gradient of {base}"
+        header = f"{g.name}: {value} with respect to {what}. From {_where(parsed)}."
+    optimize.optimize(g, getattr(g, "shape_of", {}))
     module = codegen.generate(g, out.externals, out.names, header, parsed.world.globals)
     fnobj = parsed.fn if not isinstance(fn, Transformed) else None
     defaults = getattr(fnobj, "__defaults__", None) if fnobj is not None and \
@@ -112,7 +113,26 @@ def _transform(fn, kind: str, wrt, with_value: bool) -> _Artifact:
 
 def _where(parsed) -> str:
     line = getattr(parsed.node, "lineno", 0)
-    return f"{parsed.filename}:{line}"
+    name = parsed.filename
+    if not name.startswith("<"):
+        name = os.path.basename(name)
+    return f"{name}:{line}"
+
+
+def _annotate(e: BaseException) -> None:
+    """Add to an error raised in generated code the user's line it came from."""
+    tb = e.__traceback__
+    notes = []
+    while tb is not None:
+        mod = codegen.MODULES.get(tb.tb_frame.f_code.co_filename)
+        if mod is not None:
+            loc = mod.lines.get(tb.tb_lineno)
+            if loc is not None:
+                notes.append(f"in the derivative code s2sad generated for {loc.filename}, "
+                             f"line {loc.line}:\n    {loc.text.strip()}")
+        tb = tb.tb_next
+    if notes and not any("s2sad generated" in n for n in getattr(e, "__notes__", [])):
+        e.add_note(notes[-1])
 
 
 def _key(fn):
@@ -223,7 +243,11 @@ class Transformed:
         art = self.artifact()
         xp = _backend(args)
         f = art.function(xp)
-        result = f(*args, **kwargs)
+        try:
+            result = f(*args, **kwargs)
+        except Exception as e:
+            _annotate(e)
+            raise
         if self.kind == "fprop":
             return result
         return self._finish(result, args)

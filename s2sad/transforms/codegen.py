@@ -20,6 +20,7 @@ order.
 """
 
 import itertools
+import os
 import keyword
 import linecache
 import math
@@ -52,6 +53,8 @@ class Module:
     defaults: tuple = ()
     kwdefaults: dict = field(default_factory=dict)
     code: Any = None            # the generated function's code object
+    # line in `filename` -> the user's Location that the statement there came from
+    lines: Dict[int, Any] = field(default_factory=dict)
 
     def function(self, xp):
         """The generated function with `xp` bound to an array module."""
@@ -208,9 +211,17 @@ class Printer:
                 left = self.wrap(a[0], fold, prec)
                 right = self.wrap(a[1], fold, prec, right=True)
             return f"{left} {sym} {right}", prec
-        args = [self.expr(a, fold)[0] for a in e.args]
-        kws = list(e.kwargs)
         sig = p.signature if isinstance(p, registry.Primitive) else None
+        eargs = list(e.args)
+        kws = list(e.kwargs)
+        if sig is not None:
+            # leave out trailing arguments that equal their defaults: unreduce(g, x, None, False)
+            params = list(sig.parameters.values())
+            while eargs and len(eargs) <= len(params) and _is_default(eargs[-1], params[len(eargs) - 1]):
+                eargs.pop()
+            byname = sig.parameters
+            kws = [(k, a) for k, a in kws if not (k in byname and _is_default(a, byname[k]))]
+        args = [self.expr(a, fold)[0] for a in eargs]
         if sig is not None and kws:
             params = list(sig.parameters.values())
             while kws and len(args) < len(params) and params[len(args)].name == kws[0][0] \
@@ -219,6 +230,14 @@ class Printer:
                 args.append(self.expr(kws.pop(0)[1], fold)[0])
         args += [f"{k}={self.expr(a, fold)[0]}" for k, a in kws]
         return f"{self.callee(p)}({', '.join(args)})", PREC["atom"]
+
+
+def _is_default(a, param) -> bool:
+    d = param.default
+    if d is param.empty or not isinstance(a, ir.Const) or param.kind == param.VAR_POSITIONAL:
+        return False
+    return type(a.value) is type(d) and a.value == d if not (d is None or a.value is None) \
+        else a.value is d
 
 
 def _fold_plan(func: ir.Function) -> Dict[str, Any]:
@@ -315,7 +334,7 @@ def _rename_all(func: ir.Function, m: Dict[str, str]):
 
 
 def emit_function(func: ir.Function, pr: Printer, indent: str, lines: List[str],
-                  defaults: Dict[str, str] = None):
+                  defaults: Dict[str, str] = None, where: Dict[int, Any] = None):
     fold = _fold_plan(func)
     stmts = [s for s in func.body if not (isinstance(s, ir.Assign) and s.target in fold)]
     rename = _coalesce_names(func, stmts, fold)
@@ -341,7 +360,7 @@ def emit_function(func: ir.Function, pr: Printer, indent: str, lines: List[str],
     for s in stmts:
         if isinstance(s, ir.Def):
             lines.append("")
-            emit_function(s.func, pr, body_indent, lines)
+            emit_function(s.func, pr, body_indent, lines, None, where)
             lines.append("")
             last_src = None
             continue
@@ -351,15 +370,17 @@ def emit_function(func: ir.Function, pr: Printer, indent: str, lines: List[str],
                     and fold[v.name].kind == "tuple" and fold[v.name].items:
                 text = ", ".join(pr.expr(a, fold)[0] for a in fold[v.name].items)
                 if len(fold[v.name].items) == 1:
-                    text += ","
+                    text = f"({text},)"
             else:
                 text = pr.expr(v, fold)[0]
+            if where is not None and s.src is not None:
+                where[len(lines) + 1] = s.src
             lines.append(f"{body_indent}return {text}")
             continue
-        where = (s.src.filename, s.src.line) if s.src is not None else None
-        if s.bwd and where is not None and where != last_src and s.src.text:
+        here = (s.src.filename, s.src.line) if s.src is not None else None
+        if s.bwd and here is not None and here != last_src and s.src.text:
             lines.append(f"{body_indent}# grad of: {s.src.text.strip()}")
-            last_src = where
+            last_src = here
         elif not s.bwd:
             last_src = None
         value = s.value
@@ -367,6 +388,8 @@ def emit_function(func: ir.Function, pr: Printer, indent: str, lines: List[str],
             text = pr.expr(value, fold)[0]
         else:
             text = pr.expr(value, fold)[0]
+        if where is not None and s.src is not None:
+            where[len(lines) + 1] = s.src
         lines.append(f"{body_indent}{s.target} = {text}")
 
 
@@ -378,7 +401,8 @@ def generate(func: ir.Function, externals, names, header: str, user_globals,
     raw_defaults = getattr(func, "defaults", {}) or {}
     for p, d in raw_defaults.items():
         defaults[p] = pr.const(d)
-    emit_function(func, pr, "", lines, defaults)
+    where: Dict[int, Any] = {}
+    emit_function(func, pr, "", lines, defaults, where)
     body = "\n".join(lines) + "\n"
     helpers = sorted(n for n in pr.bindings)
     head = [f"# {header}"]
@@ -386,6 +410,7 @@ def generate(func: ir.Function, externals, names, header: str, user_globals,
     if helpers:
         head.append("# Also bound: " + ", ".join(helpers) + " (s2sad helpers and constants).")
     text = "\n".join(head) + "\n\n" + body
+    offset = len(head) + 1 + 1      # the header, a blank line, and the wrapper's def line
     with _lock:
         n = next(_counter)
     filename = f"<s2sad-{n} {func.name}>"
@@ -398,5 +423,16 @@ def generate(func: ir.Function, externals, names, header: str, user_globals,
     factory = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in factory.co_consts if isinstance(c, types.CodeType)
                  and c.co_name == func.name)
-    mod = Module(text, func.name, filename, pr.bindings, pr.cells, user_globals, code=inner)
+    mod = Module(text, func.name, filename, pr.bindings, pr.cells, user_globals, code=inner,
+                 lines={k + offset: v for k, v in where.items()})
+    MODULES[filename] = mod
+    folder = os.environ.get("S2SAD_DUMP_DIR")
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, f"{func.name}_{n}.py"), "w") as fh:
+            fh.write(text)
     return mod
+
+
+# every generated module, by its linecache file name (to map errors back to user lines)
+MODULES: Dict[str, Module] = {}

@@ -81,6 +81,8 @@ class KTransform:
         self.tuples = dict(out.tuples)
         self.temps = set(func.temps)
         self.base = dict(func.base)
+        # adjoint name -> its primal: an adjoint has its primal's shape (for optimize)
+        self.shape_of: Dict[str, str] = {}
 
     # -- activity ----------------------------------------------------------------
     def activity(self):
@@ -117,7 +119,9 @@ class KTransform:
         return ir.Var(target)
 
     def adjoint_name(self, var: str) -> str:
-        return self.names.fresh("d" + self.base.get(var, var))
+        name = self.names.fresh("d" + self.base.get(var, var))
+        self.shape_of[name] = var
+        return name
 
     def contribute(self, var: str, g: ir.Atom, index: Optional[int] = None):
         if var in self.active and not (isinstance(g, ir.Const) and g.value is None):
@@ -248,6 +252,8 @@ class KTransform:
                             f"for {n} inputs")
         for a, g in zip(call.args, grads):
             if isinstance(a, ir.Var):
+                if isinstance(g, ir.Var) and g.name in self.temps:
+                    self.shape_of.setdefault(g.name, a.name)
                 self.contribute(a.name, g)
 
     # -- the transform -----------------------------------------------------------------
@@ -334,6 +340,7 @@ def grad_function(func: ir.Function, out, wrt, wrt_single: bool, with_value: boo
         if g is None:
             g = k.emit(k.names.fresh("d" + p), ir.Call(zeros, (ir.Var(p),)), src, temp=False)
         results.append(g)
+    g_shape = k.shape_of
     if wrt_single:
         ret = results[0]
     else:
@@ -345,6 +352,7 @@ def grad_function(func: ir.Function, out, wrt, wrt_single: bool, with_value: boo
     g.defaults = getattr(func, "defaults", {})
     g.kwonly = getattr(func, "kwonly", [])
     g.tuples = k.tuples
+    g.shape_of = g_shape
     return g
 
 
@@ -392,4 +400,5 @@ def fprop_function(func: ir.Function, out, name: str) -> ir.Function:
     f.defaults = getattr(func, "defaults", {})
     f.kwonly = getattr(func, "kwonly", [])
     f.tuples = k.tuples
+    f.shape_of = k.shape_of
     return f

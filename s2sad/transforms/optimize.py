@@ -171,9 +171,15 @@ def _simplify(func, shape_of) -> bool:
                 shape[s.target] = "scalar"
         elif p in (ones, zeros) and args:
             shape[s.target] = key(args[0])
-        elif p is unb:
-            shape[s.target] = key(args[1])
+        elif p.short in _SHAPE_OF_ARG and len(args) > _SHAPE_OF_ARG[p.short]:
+            # helpers whose result has the shape of one argument
+            shape[s.target] = key(args[_SHAPE_OF_ARG[p.short]])
     return changed
+
+
+# helper -> the argument whose shape its result has
+_SHAPE_OF_ARG = {"unbroadcast": 1, "unreduce": 1, "getitem_grad": 0, "matmul_lhs_grad": 1,
+                 "matmul_rhs_grad": 2, "astype": 0}
 
 
 def _coalesce_copies(func) -> bool:

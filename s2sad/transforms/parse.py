@@ -105,14 +105,17 @@ def _find_node(tree, code):
     return None
 
 
-def _synthesize(fn, name: str, inputs: List[str], keywords: Dict[str, Any]) -> Parsed:
-    """A small source function that calls a primitive directly: ``def tanh(x): return prim(x)``."""
-    kw = "".join(f", {k}=__kw_{k}" for k in keywords)
-    text = f"def {name}({', '.join(inputs)}):\n    return __prim({', '.join(inputs)}{kw})\n"
-    filename = f"<s2sad primitive {name}>"
+def _synthesize(prim, name: str, inputs: List[str], keywords: Dict[str, Any]) -> Parsed:
+    """A small source function that calls a primitive directly: ``def tanh(x): return np.tanh(x)``."""
+    import numpy
+    kw = "".join(f", {k}={k}_" for k in keywords)
+    call = f"np.{prim.name}" if prim.printing == registry.NUMPY else name
+    text = f"def {name}({', '.join(inputs)}):\n    return {call}({', '.join(inputs)}{kw})\n"
+    filename = f"<s2sad: {name}>"
     lines = text.splitlines(True)
     linecache.cache[filename] = (len(text), None, lines, filename)
-    g = {"__prim": fn, **{f"__kw_{k}": v for k, v in keywords.items()}}
+    fn = prim.fn
+    g = {"np": numpy, name: fn, **{f"{k}_": v for k, v in keywords.items()}}
     node = gast.ast_to_gast(ast.parse(text).body[0])
     return Parsed(node, name, filename, lines, World(g), fn)
 
@@ -136,12 +139,12 @@ def parse(fn) -> Parsed:
     if isinstance(fn, functools.partial) and not fn.args:
         prim = registry.lookup(registry.canonical(fn.func))
         if prim is not None:
-            return _synthesize(prim.fn, prim.short, _primitive_inputs(prim, fn.keywords),
+            return _synthesize(prim, prim.short, _primitive_inputs(prim, fn.keywords),
                                dict(fn.keywords))
     prim = registry.lookup(registry.canonical(fn))
     if prim is not None and (prim.bprop or prim.bprop_factory or prim.nondiff
                              or not hasattr(fn, "__code__")):
-        return _synthesize(prim.fn, prim.short, _primitive_inputs(prim), {})
+        return _synthesize(prim, prim.short, _primitive_inputs(prim), {})
     code = getattr(fn, "__code__", None)
     if code is None:
         if callable(fn) and hasattr(fn, "__call__") and hasattr(fn.__call__, "__code__"):

@@ -1,0 +1,5 @@
+"""python -m s2sad: run the demo."""
+
+from .demo import main
+
+main()

@@ -1,0 +1,20 @@
+# grad_all_layer: the gradient of layer with respect to every input. From golden_examples.py:22.
+# xp is the array module (numpy or cupy), chosen from the arguments at each call.
+# Also bound: matmul_lhs_grad, matmul_rhs_grad, unbroadcast, unreduce (s2sad helpers and constants).
+
+def grad_all_layer(x, W, b):
+    x_matmul_W = x @ W
+    h = xp.tanh(x_matmul_W + b)
+    h_pow_2 = h ** 2
+    out = xp.sum(h_pow_2)
+    # grad of: return np.sum(h ** 2)
+    dout = xp.ones_like(out)
+    dh_pow_2 = unreduce(dout, h_pow_2)
+    dh = dh_pow_2 * 2 * h
+    # grad of: h = np.tanh(x @ W + b)
+    dx_matmul_W_plus_b = dh * (1 - h_pow_2)
+    dx_matmul_W = unbroadcast(dx_matmul_W_plus_b, x_matmul_W)
+    db = unbroadcast(dx_matmul_W_plus_b, b)
+    dx = matmul_lhs_grad(dx_matmul_W, x, W)
+    dW = matmul_rhs_grad(dx_matmul_W, x, W)
+    return dx, dW, db

@@ -1,0 +1,19 @@
+# grad_all_rmsnorm: the gradient of rmsnorm with respect to every input. From golden_examples.py:27.
+# xp is the array module (numpy or cupy), chosen from the arguments at each call.
+# Also bound: unbroadcast, unreduce (s2sad helpers and constants).
+
+def grad_all_rmsnorm(x, w):
+    x_pow_2 = x ** 2
+    mean_x_pow_2 = xp.mean(x_pow_2)
+    sqrt_plus = xp.sqrt(mean_x_pow_2 + 1e-06)
+    x_over_sqrt_plus = x / sqrt_plus
+    out = x_over_sqrt_plus * w
+    # grad of: return x / np.sqrt(np.mean(x ** 2) + 1e-6) * w
+    dout = xp.ones_like(out)
+    dx_over_sqrt_plus = unbroadcast(dout * w, x_over_sqrt_plus)
+    dw = unbroadcast(dout * x_over_sqrt_plus, w)
+    dsqrt_plus = unbroadcast(-dx_over_sqrt_plus * x_over_sqrt_plus / sqrt_plus, sqrt_plus)
+    dplus = dsqrt_plus / (2 * sqrt_plus)
+    dx_pow_2 = unreduce(dplus, x_pow_2) * (xp.size(mean_x_pow_2) / xp.size(x_pow_2))
+    dx = unbroadcast(dx_over_sqrt_plus / sqrt_plus, x) + dx_pow_2 * 2 * x
+    return dx, dw

@@ -1,0 +1,28 @@
+"""The README's examples, whose generated source is kept in tests/golden/.
+
+Any change in the code s2sad writes for these shows up in review as a diff of
+a golden file.  Regenerate them with: S2SAD_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py
+"""
+
+import numpy as np
+
+
+def cost(x, y):
+    return x * (x + y)
+
+
+def f(x1, x2):
+    return np.log(x1) + x1 * x2 - np.sin(x2)
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def layer(x, W, b):
+    h = np.tanh(x @ W + b)
+    return np.sum(h ** 2)
+
+
+def rmsnorm(x, w):
+    return x / np.sqrt(np.mean(x ** 2) + 1e-6) * w
