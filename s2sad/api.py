@@ -131,7 +131,8 @@ def _annotate(e: BaseException) -> None:
                 notes.append(f"in the derivative code s2sad generated for {loc.filename}, "
                              f"line {loc.line}:\n    {loc.text.strip()}")
         tb = tb.tb_next
-    if notes and not any("s2sad generated" in n for n in getattr(e, "__notes__", [])):
+    if notes and hasattr(e, "add_note") and \
+            not any("s2sad generated" in n for n in getattr(e, "__notes__", [])):
         e.add_note(notes[-1])
 
 
@@ -222,6 +223,7 @@ class Transformed:
         self.wrt = wrt
         self.with_value = with_value
         functools.update_wrapper(self, fn, updated=())
+        self._art = None
         self.__name__ = f"{kind}_{_name_of(fn)}" if kind != "fprop" else f"fprop_{_name_of(fn)}"
 
     def __repr__(self):
@@ -229,7 +231,10 @@ class Transformed:
         return f"<s2sad.{self.kind}({_name_of(self.fn)}{w})>"
 
     def artifact(self) -> _Artifact:
-        return _artifact(self.fn, self.kind, self.wrt, self.with_value)
+        art = self._art
+        if art is None or not art.valid():
+            art = self._art = _artifact(self.fn, self.kind, self.wrt, self.with_value)
+        return art
 
     def generated_function(self, xp=np):
         """The generated Python function itself (bound to NumPy by default)."""

@@ -20,10 +20,23 @@ def array_namespace(*xs):
     return np
 
 
+_SCALARS = (int, float, complex, bool)
+
+
+def _shape(x):
+    """np.shape, fast for arrays and Python numbers."""
+    s = getattr(x, "shape", None)
+    if s is not None:
+        return s
+    if isinstance(x, _SCALARS):
+        return ()
+    return np.shape(x)
+
+
 def unbroadcast(g, x):
     """g summed down to the shape of x (the adjoint of broadcasting), or broadcast up to it."""
-    shape = np.shape(x)
-    gshape = np.shape(g)
+    shape = _shape(x)
+    gshape = _shape(g)
     if gshape == shape:
         return g
     xp = array_namespace(g)

@@ -88,6 +88,11 @@ def _find_node(tree, code):
     if code.co_name == "<lambda>":
         cands = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == first]
         if len(cands) > 1:
+            if not hasattr(code, "co_positions"):      # Python 3.10: no column table
+                same = [n for n in cands if ast.dump(n) == ast.dump(cands[0])]
+                if len(same) != len(cands):
+                    return "ambiguous"
+                return cands[0]
             cols = [p[2] for p in code.co_positions() if p[0] is not None and p[2] is not None
                     and p[0] >= first]
             inside = [n for n in cands if any(
@@ -167,6 +172,11 @@ def parse(fn) -> Parsed:
         node = _find_node(tree, code)
     except SyntaxError:
         node = None
+    if node == "ambiguous":
+        raise SourceUnavailableError(
+            f"{where} is one of several lambdas on line {code.co_firstlineno}, and this Python "
+            "cannot tell them apart", hint="Put each lambda on its own line (Python 3.11+ "
+            "can tell them apart).")
     if node is None:
         raise SourceUnavailableError(
             f"cannot find the source of {where} at line {code.co_firstlineno}",

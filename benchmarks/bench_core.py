@@ -1,0 +1,92 @@
+"""Speed of s2sad's generated gradients against plain NumPy and hand-written gradients.
+
+Run: python benchmarks/bench_core.py
+
+For each case it times, side by side in one run: the NumPy forward pass,
+a careful hand-written NumPy gradient, and s2sad's grad_all. It reports the
+best of several repeats and the ratios. These machines are shared and noisy:
+compare ratios from one run, not absolute times across runs.
+"""
+
+import platform
+import timeit
+
+import numpy as np
+
+import s2sad
+
+
+# -- a dense layer with a squared loss --------------------------------------------
+def layer(x, W, b):
+    h = np.tanh(x @ W + b)
+    return np.sum(h ** 2)
+
+
+def layer_grad_by_hand(x, W, b):
+    h = np.tanh(x @ W + b)
+    dz = 2 * h * (1 - h * h)
+    return dz @ W.T, x.T @ dz, dz.sum(axis=0)
+
+
+# -- scalar code: measures the per-call overhead ------------------------------------
+def scalar(x1, x2):
+    return np.log(x1) + x1 * x2 - np.sin(x2)
+
+
+def scalar_grad_by_hand(x1, x2):
+    return 1 / x1 + x2, x1 - np.cos(x2)
+
+
+# -- RMSNorm --------------------------------------------------------------------------
+def rmsnorm(x, w):
+    return np.sum(x / np.sqrt(np.mean(x ** 2) + 1e-6) * w)
+
+
+def rmsnorm_grad_by_hand(x, w):
+    n = x.size
+    r = np.sqrt(np.mean(x ** 2) + 1e-6)
+    y = x / r
+    dx = w / r - x * np.sum(w * x) / (n * r ** 3)
+    return dx, y
+
+
+def best(fn, args, number):
+    t = timeit.repeat(lambda: fn(*args), number=number, repeat=7)
+    return min(t) / number
+
+
+def run(name, f, by_hand, args, number):
+    g = s2sad.grad_all(f)
+    mine = g(*args)
+    ref = by_hand(*args)
+    for a, b in zip(mine, ref):
+        assert np.allclose(a, b), f"{name}: s2sad and the hand-written gradient disagree"
+    t_f = best(f, args, number)
+    t_h = best(by_hand, args, number)
+    t_s = best(g, args, number)
+    print(f"{name:<28} {t_f * 1e6:10.1f} {t_h * 1e6:12.1f} {t_s * 1e6:10.1f}"
+          f" {t_s / t_f:9.2f} {t_s / t_h:10.2f}")
+
+
+def main():
+    rng = np.random.default_rng(0)
+    print(f"s2sad {s2sad.__version__}, NumPy {np.__version__}, Python {platform.python_version()},"
+          f" {platform.machine()}")
+    print(f"{'case':<28} {'forward us':>10} {'by hand us':>12} {'s2sad us':>10}"
+          f" {'/forward':>9} {'/by hand':>10}")
+    run("scalar f(x1, x2)", scalar, scalar_grad_by_hand, (2.0, 5.0), 2000)
+    x = rng.standard_normal((256, 64))
+    W = rng.standard_normal((64, 64)) / 8
+    b = rng.standard_normal(64)
+    run("layer 256x64 @ 64x64", layer, layer_grad_by_hand, (x, W, b), 200)
+    xb = rng.standard_normal((2048, 512))
+    Wb = rng.standard_normal((512, 512)) / 20
+    bb = rng.standard_normal(512)
+    run("layer 2048x512 @ 512x512", layer, layer_grad_by_hand, (xb, Wb, bb), 5)
+    xr = rng.standard_normal(100_000)
+    wr = rng.standard_normal(100_000)
+    run("rmsnorm 100k", rmsnorm, rmsnorm_grad_by_hand, (xr, wr), 50)
+
+
+if __name__ == "__main__":
+    main()
