@@ -26,7 +26,7 @@ from typing import Any, Dict, Optional, Tuple, Union
 
 import numpy as np
 
-from . import rules  # noqa: F401  (registers every rule)
+from . import ir, rules  # noqa: F401  (rules: registers every rule)
 from .errors import S2SADError, TransformError
 from .transforms import anf, codegen, fence, kform, optimize, parse, resolve
 
@@ -100,7 +100,9 @@ def _transform(fn, kind: str, wrt, with_value: bool) -> _Artifact:
         value = f"the value of {base} and its gradient" if with_value else \
             f"the gradient of {base}"
         header = f"{g.name}: {value} with respect to {what}. From {_where(parsed)}."
+    ir.validate(g)                      # the invariants hold after each pass
     optimize.optimize(g, getattr(g, "shape_of", {}))
+    ir.validate(g)
     module = codegen.generate(g, out.externals, out.names, header, parsed.world.globals)
     fnobj = parsed.fn if not isinstance(fn, Transformed) else None
     defaults = getattr(fnobj, "__defaults__", None) if fnobj is not None and \
