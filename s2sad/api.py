@@ -80,7 +80,7 @@ def _transform(fn, kind: str, wrt, with_value: bool) -> _Artifact:
     fence.fence(parsed)
     res = resolve.resolve(parsed)
     func, out = anf.lower(parsed, res)
-    n = len(func.params)
+    n = len(func.params) - len(getattr(func, "kwonly", []))   # positional parameters
     base = _name_of(fn)
     if kind == "fprop":
         g = kform.fprop_function(func, out, out.names.fresh(f"fprop_{base}"))
@@ -110,7 +110,9 @@ def _transform(fn, kind: str, wrt, with_value: bool) -> _Artifact:
     module.defaults = defaults or ()
     module.kwdefaults = getattr(fnobj, "__kwdefaults__", None) or {}
     guards = list(out.guards) + list(getattr(parsed, "guards", []))
-    return _Artifact(module, guards, n)
+    art = _Artifact(module, guards, n)
+    art.params = list(func.params[:n])
+    return art
 
 
 def _where(parsed) -> str:
@@ -257,6 +259,8 @@ class Transformed:
             raise
         if self.kind == "fprop":
             return result
+        if kwargs:      # positional parameters passed by keyword: put them in order
+            args = tuple(args) + tuple(kwargs[p] for p in art.params[len(args):] if p in kwargs)
         return self._finish(result, args)
 
     def _finish(self, result, args):
@@ -332,10 +336,12 @@ def source(obj) -> str:
     if isinstance(obj, Transformed):
         return obj.source
     mod = getattr(obj, "__s2sad_module__", None)
+    code = getattr(obj, "__code__", None)
+    if mod is None and code is not None:
+        mod = codegen.MODULES.get(code.co_filename)     # a bprop closure, say
     if mod is None and hasattr(obj, "__wrapped__"):
         return source(obj.__wrapped__)
     if mod is None:
-        code = getattr(obj, "__code__", None)
         raise TypeError(f"{obj!r} was not made by s2sad; source() shows generated code. "
                         "Use inspect.getsource for ordinary functions.")
     return mod.source

@@ -357,8 +357,9 @@ def grad_function(func: ir.Function, out, wrt, wrt_single: bool, with_value: boo
 
 
 def fprop_function(func: ir.Function, out, name: str) -> ir.Function:
-    """fprop_f(*args) -> (out, bprop_f), where bprop_f(dout) returns every input's gradient."""
-    k = KTransform(func, out, list(range(len(func.params))))
+    """fprop_f(*args) -> (out, bprop_f); bprop_f(dout) returns every positional input's gradient."""
+    positional = func.params[:len(func.params) - len(getattr(func, "kwonly", []))]
+    k = KTransform(func, out, list(range(len(positional))))
     k.activity()
     forward = [s for s in func.body[:-1]]
     for s in forward:
@@ -382,7 +383,7 @@ def fprop_function(func: ir.Function, out, name: str) -> ir.Function:
     grads = k.backward(seeds)
     zeros = registry.primitive(np.zeros_like)
     results = []
-    for p in func.params:
+    for p in positional:
         g = grads.get(p)
         if g is None:
             g = k.emit(k.names.fresh("d" + p), ir.Call(zeros, (ir.Var(p),)), src, temp=False)
