@@ -1,16 +1,217 @@
-"""Shape manipulation: reshape, transpose, squeeze, expand_dims, concatenate, stack, broadcast_to."""
+"""Shape manipulation: reshape, transpose, swapaxes, moveaxis, squeeze, expand_dims,
+ravel, flip, copy, concatenate, stack, hstack, vstack, broadcast_to, atleast_1d/2d,
+tile, repeat.
+
+Every rule here is linear: the gradient is dout rearranged back to the input's
+layout.  Where that needs shape-dependent logic, a helper below does it; each
+helper is a primitive whose rule is the original operation (its adjoint), so
+every order of derivative works.
+"""
 
 import numpy as np
 
-from ..registry import defbprop
-from ..runtime import unbroadcast
+from .. import registry
+from ..errors import RuleError
+from ..registry import defbprop, defbprop_varargs, defnondiff
+from ..runtime import array_namespace, split_as, unbroadcast, unstack
 
+
+# -- helpers --------------------------------------------------------------------------
+
+def transpose_inverse(axes, ndim):
+    """The axes that undo np.transpose(x, axes) for x of rank ndim; None stays None."""
+    if axes is None:
+        return None
+    axes = (axes,) if np.ndim(axes) == 0 else tuple(axes)
+    return tuple(int(i) for i in np.argsort(np.array([int(a) % ndim for a in axes],
+                                                     dtype=np.intp)))
+
+
+defnondiff(transpose_inverse)
+
+
+def _split_reshaped(g, tup, promoted, axis):
+    """g split along axis into pieces shaped like promoted, then reshaped like tup."""
+    xp = array_namespace(g)
+    cuts, total = [], 0
+    for s in promoted[:-1]:
+        total += s[axis]
+        cuts.append(total)
+    pieces = xp.split(g, cuts, axis=axis)
+    return tuple(xp.reshape(p, np.shape(a)) for p, a in zip(pieces, tup))
+
+
+def unhstack(g, tup):
+    """The adjoint of np.hstack: g split into pieces shaped like the arrays of tup."""
+    promoted = [np.shape(a) if np.ndim(a) >= 1 else (1,) for a in tup]
+    axis = 0 if len(promoted[0]) == 1 else 1
+    return _split_reshaped(g, tup, promoted, axis)
+
+
+def unvstack(g, tup):
+    """The adjoint of np.vstack: g split into pieces shaped like the arrays of tup."""
+    promoted = []
+    for a in tup:
+        s = np.shape(a)
+        promoted.append(s if len(s) >= 2 else (1,) + s if len(s) == 1 else (1, 1))
+    return _split_reshaped(g, tup, promoted, 0)
+
+
+def untile(g, A, reps):
+    """The adjoint of np.tile(A, reps): the copies in g summed back to the shape of A."""
+    xp = array_namespace(g)
+    shape = np.shape(A)
+    reps = (int(reps),) if np.ndim(reps) == 0 else tuple(int(r) for r in reps)
+    m = max(len(shape), len(reps))
+    s = (1,) * (m - len(shape)) + tuple(shape)
+    r = (1,) * (m - len(reps)) + reps
+    pairs = tuple(n for rs in zip(r, s) for n in rs)      # (r0, s0, r1, s1, ...)
+    summed = xp.sum(xp.reshape(g, pairs), axis=tuple(range(0, 2 * m, 2)))
+    return xp.reshape(summed, shape)
+
+
+def unrepeat(g, a, repeats, axis=None):
+    """The adjoint of np.repeat(a, repeats, axis): repeated copies in g summed back."""
+    xp = array_namespace(g)
+    shape = tuple(np.shape(a))
+    if axis is None:                     # np.repeat flattened a first
+        return xp.reshape(_unrepeat(xp, g, (int(np.prod(shape)),), repeats, 0), shape)
+    return _unrepeat(xp, g, shape, repeats, int(axis) % len(shape))
+
+
+def _unrepeat(xp, g, shape, repeats, ax):
+    n = shape[ax]
+    reps = repeats if hasattr(repeats, "reshape") else np.asarray(repeats)
+    if reps.size == 1:                   # the same count for every element: a reshape
+        split = shape[:ax] + (n, int(reps.reshape(()))) + shape[ax + 1:]
+        return xp.sum(xp.reshape(g, split), axis=ax + 1)
+    idx = xp.repeat(xp.arange(n), xp.asarray(reps))
+    moved = xp.moveaxis(g, ax, 0)
+    z = xp.zeros((n,) + tuple(moved.shape[1:]), dtype=g.dtype)
+    if xp is np:
+        np.add.at(z, idx, moved)
+    else:
+        import cupyx
+        cupyx.scatter_add(z, idx, moved)
+    return xp.moveaxis(z, 0, ax)
+
+
+for _f in (unhstack, unvstack):
+    registry.primitive(_f).returns_tuple = True
+
+
+@defbprop(unhstack)
+def bprop_unhstack(g, tup, out, dout):
+    return (np.hstack(dout), None)
+
+
+@defbprop(unvstack)
+def bprop_unvstack(g, tup, out, dout):
+    return (np.vstack(dout), None)
+
+
+@defbprop(untile)
+def bprop_untile(g, A, out, dout, reps=None):
+    return (np.tile(dout, reps), None)
+
+
+@defbprop(unrepeat)
+def bprop_unrepeat(g, a, out, dout, repeats=None, axis=None):
+    return (np.repeat(dout, repeats, axis), None)
+
+
+# -- rules ----------------------------------------------------------------------------
 
 @defbprop(np.reshape)
 def bprop_reshape(a, out, dout, shape=None):
     return (np.reshape(dout, np.shape(a)),)
 
 
+@defbprop(np.ravel)
+def bprop_ravel(a, out, dout):
+    return (np.reshape(dout, np.shape(a)),)
+
+
+@defbprop(np.squeeze)
+def bprop_squeeze(a, out, dout, axis=None):
+    return (np.reshape(dout, np.shape(a)),)
+
+
+@defbprop(np.expand_dims)
+def bprop_expand_dims(a, out, dout, axis=None):
+    return (np.reshape(dout, np.shape(a)),)
+
+
+@defbprop(np.transpose)
+def bprop_transpose(a, out, dout, axes=None):
+    return (np.transpose(dout, transpose_inverse(axes, np.ndim(a))),)
+
+
+@defbprop(np.swapaxes)
+def bprop_swapaxes(a, out, dout, axis1=None, axis2=None):
+    return (np.swapaxes(dout, axis1, axis2),)
+
+
+@defbprop(np.moveaxis)
+def bprop_moveaxis(a, out, dout, source=None, destination=None):
+    return (np.moveaxis(dout, destination, source),)
+
+
+@defbprop(np.flip)
+def bprop_flip(m, out, dout, axis=None):
+    return (np.flip(dout, axis),)
+
+
+@defbprop(np.copy)
+def bprop_copy(a, out, dout):
+    return (dout,)
+
+
 @defbprop(np.broadcast_to)
 def bprop_broadcast_to(array, out, dout, shape=None):
     return (unbroadcast(dout, array),)
+
+
+@defbprop(np.concatenate)
+def bprop_concatenate(arrays, out, dout, axis=0):
+    return (split_as(dout, arrays, axis),)
+
+
+@defbprop(np.stack)
+def bprop_stack(arrays, out, dout, axis=0):
+    return (unstack(dout, axis),)
+
+
+@defbprop(np.hstack)
+def bprop_hstack(tup, out, dout):
+    return (unhstack(dout, tup),)
+
+
+@defbprop(np.vstack)
+def bprop_vstack(tup, out, dout):
+    return (unvstack(dout, tup),)
+
+
+@defbprop(np.tile)
+def bprop_tile(A, out, dout, reps=None):
+    return (untile(dout, A, reps),)
+
+
+@defbprop(np.repeat)
+def bprop_repeat(a, out, dout, repeats=None, axis=None):
+    return (unrepeat(dout, a, repeats, axis),)
+
+
+def _atleast_rule(name):
+    def factory(n):
+        if n != 1:
+            raise RuleError(f"np.{name} of {n} arrays returns a list, which s2sad does not "
+                            f"differentiate; call np.{name} once per array")
+        text = (f"def bprop_{name}(a0, out, dout):\n"
+                f"    return (np.reshape(dout, np.shape(a0)),)\n")
+        return text, {"np": np}
+    return factory
+
+
+defbprop_varargs(np.atleast_1d)(_atleast_rule("atleast_1d"))
+defbprop_varargs(np.atleast_2d)(_atleast_rule("atleast_2d"))

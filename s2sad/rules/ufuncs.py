@@ -1,11 +1,35 @@
-"""Elementwise math: trigonometric, exponential, logarithmic and friends."""
+"""Elementwise math: trigonometric, exponential, logarithmic and friends.
+
+Each rule is one straight line of NumPy; where the derivative is a function
+of the result it reuses ``out`` (exp, tan, tanh, sqrt, cbrt, reciprocal).
+Binary rules undo broadcasting with ``unbroadcast``.
+
+Conventions at points where the function is not differentiable:
+
+* abs, fabs: the derivative at 0 is 0 (``sign(0) == 0``).
+* maximum, minimum, fmax, fmin: at a tie (x1 == x2) each input gets half of
+  the gradient, as JAX does.  fmax/fmin give the whole gradient to the input
+  they picked when the other one is NaN.
+* clip(a, a_min, a_max) is ``minimum(maximum(a, a_min), a_max)`` and follows
+  the tie rule of those two: at a == a_min (inside a_max) a and a_min get half
+  each.  A bound given as None gets no gradient.
+* hypot: the gradient at (0, 0) is (0, 0).
+* sign, floor, ceil, trunc, rint, round, heaviside and the predicates have
+  derivative 0 (they are declared non-differentiable).
+"""
 
 import numpy as np
 
-from ..registry import defbprop, defelementwise
+from ..registry import defbprop, defelementwise, defnondiff
 from ..runtime import unbroadcast
 
+# Written as Python floats so that float32 inputs stay float32 (NEP 50); a
+# np.float64 constant would promote the gradient to float64.
+#   ln 2 = 0.6931471805599453, ln 10 = 2.302585092994046,
+#   pi / 180 = 0.017453292519943295, 180 / pi = 57.29577951308232
 
+
+# -- trigonometric -----------------------------------------------------------------------
 @defbprop(np.sin)
 def bprop_sin(x, out, dout):
     return (dout * np.cos(x),)
@@ -16,9 +40,107 @@ def bprop_cos(x, out, dout):
     return (-dout * np.sin(x),)
 
 
+@defbprop(np.tan)
+def bprop_tan(x, out, dout):
+    # tan' = 1 / cos^2 = 1 + tan^2
+    return (dout * (1 + out * out),)
+
+
+@defbprop(np.arcsin)
+def bprop_arcsin(x, out, dout):
+    return (dout / np.sqrt(1 - x * x),)
+
+
+@defbprop(np.arccos)
+def bprop_arccos(x, out, dout):
+    return (-dout / np.sqrt(1 - x * x),)
+
+
+@defbprop(np.arctan)
+def bprop_arctan(x, out, dout):
+    return (dout / (1 + x * x),)
+
+
+@defbprop(np.arctan2)
+def bprop_arctan2(x1, x2, out, dout):
+    # atan2(y, x): d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2)
+    r2 = x1 * x1 + x2 * x2
+    return (unbroadcast(dout * x2 / r2, x1), unbroadcast(-dout * x1 / r2, x2))
+
+
+@defbprop(np.hypot)
+def bprop_hypot(x1, x2, out, dout):
+    # d hypot(x1, x2) = (x1, x2) / hypot; at (0, 0) the gradient is taken as 0
+    r = np.where(out == 0, 1, out)
+    return (unbroadcast(dout * x1 / r, x1), unbroadcast(dout * x2 / r, x2))
+
+
+@defbprop(np.deg2rad)
+def bprop_deg2rad(x, out, dout):
+    return (dout * 0.017453292519943295,)   # pi / 180
+
+
+@defbprop(np.radians)
+def bprop_radians(x, out, dout):
+    return (dout * 0.017453292519943295,)   # pi / 180
+
+
+@defbprop(np.rad2deg)
+def bprop_rad2deg(x, out, dout):
+    return (dout * 57.29577951308232,)      # 180 / pi
+
+
+@defbprop(np.degrees)
+def bprop_degrees(x, out, dout):
+    return (dout * 57.29577951308232,)      # 180 / pi
+
+
+# -- hyperbolic -----------------------------------------------------------------------------
+@defbprop(np.sinh)
+def bprop_sinh(x, out, dout):
+    return (dout * np.cosh(x),)
+
+
+@defbprop(np.cosh)
+def bprop_cosh(x, out, dout):
+    return (dout * np.sinh(x),)
+
+
+@defbprop(np.tanh)
+def bprop_tanh(x, out, dout):
+    return (dout * (1 - out * out),)
+
+
+@defbprop(np.arcsinh)
+def bprop_arcsinh(x, out, dout):
+    return (dout / np.sqrt(x * x + 1),)
+
+
+@defbprop(np.arccosh)
+def bprop_arccosh(x, out, dout):
+    # 1 / sqrt(x^2 - 1), factored to keep precision near x = 1
+    return (dout / np.sqrt((x - 1) * (x + 1)),)
+
+
+@defbprop(np.arctanh)
+def bprop_arctanh(x, out, dout):
+    return (dout / (1 - x * x),)
+
+
+# -- exponential and logarithmic --------------------------------------------------------------
 @defbprop(np.exp)
 def bprop_exp(x, out, dout):
     return (dout * out,)
+
+
+@defbprop(np.exp2)
+def bprop_exp2(x, out, dout):
+    return (dout * out * 0.6931471805599453,)   # (2^x)' = 2^x ln 2
+
+
+@defbprop(np.expm1)
+def bprop_expm1(x, out, dout):
+    return (dout * (out + 1),)
 
 
 @defbprop(np.log)
@@ -26,20 +148,139 @@ def bprop_log(x, out, dout):
     return (dout / x,)
 
 
-@defbprop(np.tanh)
-def bprop_tanh(x, out, dout):
-    return (dout * (1 - out ** 2),)
+@defbprop(np.log2)
+def bprop_log2(x, out, dout):
+    return (dout / (x * 0.6931471805599453),)   # 1 / (x ln 2)
 
 
+@defbprop(np.log10)
+def bprop_log10(x, out, dout):
+    return (dout / (x * 2.302585092994046),)    # 1 / (x ln 10)
+
+
+@defbprop(np.log1p)
+def bprop_log1p(x, out, dout):
+    return (dout / (1 + x),)
+
+
+@defbprop(np.logaddexp)
+def bprop_logaddexp(x1, x2, out, dout):
+    # out = log(e^x1 + e^x2): d/dx1 = e^x1 / (e^x1 + e^x2) = e^(x1 - out), which cannot overflow
+    return (unbroadcast(dout * np.exp(x1 - out), x1), unbroadcast(dout * np.exp(x2 - out), x2))
+
+
+@defbprop(np.logaddexp2)
+def bprop_logaddexp2(x1, x2, out, dout):
+    # out = log2(2^x1 + 2^x2): d/dx1 = 2^x1 / (2^x1 + 2^x2) = 2^(x1 - out)
+    return (unbroadcast(dout * np.exp2(x1 - out), x1), unbroadcast(dout * np.exp2(x2 - out), x2))
+
+
+# -- powers and roots -------------------------------------------------------------------------
 @defbprop(np.sqrt)
 def bprop_sqrt(x, out, dout):
     return (dout / (2 * out),)
 
 
+@defbprop(np.cbrt)
+def bprop_cbrt(x, out, dout):
+    # (x^(1/3))' = 1 / (3 x^(2/3)) = 1 / (3 cbrt(x)^2)
+    return (dout / (3 * out * out),)
+
+
+@defbprop(np.square)
+def bprop_square(x, out, dout):
+    return (dout * 2 * x,)
+
+
+@defbprop(np.reciprocal)
+def bprop_reciprocal(x, out, dout):
+    # (1/x)' = -1/x^2 = -out^2
+    return (-dout * out * out,)
+
+
+# -- absolute value, maximum, minimum, clip ------------------------------------------------------
+@defbprop(np.absolute)          # np.abs is np.absolute; builtin abs is an alias of it
+def bprop_absolute(x, out, dout):
+    # abs'(0) = 0, via sign(0) = 0
+    return (dout * np.sign(x),)
+
+
+@defbprop(np.fabs)
+def bprop_fabs(x, out, dout):
+    # fabs'(0) = 0, via sign(0) = 0
+    return (dout * np.sign(x),)
+
+
+@defbprop(np.maximum)
+def bprop_maximum(x1, x2, out, dout):
+    # the larger input gets the gradient; a tie splits it 0.5/0.5 (as JAX does)
+    g1 = np.where(x1 > x2, dout, np.where(x1 == x2, 0.5 * dout, 0))
+    return (unbroadcast(g1, x1), unbroadcast(dout - g1, x2))
+
+
+@defbprop(np.minimum)
+def bprop_minimum(x1, x2, out, dout):
+    # the smaller input gets the gradient; a tie splits it 0.5/0.5 (as JAX does)
+    g1 = np.where(x1 < x2, dout, np.where(x1 == x2, 0.5 * dout, 0))
+    return (unbroadcast(g1, x1), unbroadcast(dout - g1, x2))
+
+
+@defbprop(np.fmax)
+def bprop_fmax(x1, x2, out, dout):
+    # as maximum, but fmax picks x1 where x2 is NaN (and x2 where x1 is NaN): the pick gets it
+    g1 = np.where(np.logical_or(x1 > x2, np.isnan(x2)), dout,
+                  np.where(x1 == x2, 0.5 * dout, 0))
+    return (unbroadcast(g1, x1), unbroadcast(dout - g1, x2))
+
+
+@defbprop(np.fmin)
+def bprop_fmin(x1, x2, out, dout):
+    # as minimum, but fmin picks x1 where x2 is NaN (and x2 where x1 is NaN): the pick gets it
+    g1 = np.where(np.logical_or(x1 < x2, np.isnan(x2)), dout,
+                  np.where(x1 == x2, 0.5 * dout, 0))
+    return (unbroadcast(g1, x1), unbroadcast(dout - g1, x2))
+
+
+def clip_bound(bound, side):
+    """np.clip's a_min (side -1) or a_max (side +1), with None read as -inf or +inf."""
+    return side * float("inf") if bound is None else bound
+
+
+@defbprop(clip_bound)
+def bprop_clip_bound(bound, out, dout, side=1):
+    # identity on a given bound; a None bound is a constant and gets no gradient
+    return (dout,)
+
+
+@defbprop(np.clip)
+def bprop_clip(a, a_min, a_max, out, dout):
+    # clip(a, lo, hi) = minimum(maximum(a, lo), hi), with the ties of maximum and minimum:
+    # dm is the gradient of m = maximum(a, lo), split into da and dlo as maximum's rule does
+    lo = clip_bound(a_min, -1)
+    hi = clip_bound(a_max, 1)
+    m = np.maximum(a, lo)
+    dm = np.where(m < hi, dout, np.where(m == hi, 0.5 * dout, 0))
+    da = np.where(a > lo, dm, np.where(a == lo, 0.5 * dm, 0))
+    return (unbroadcast(da, a), unbroadcast(dm - da, a_min), unbroadcast(dout - dm, a_max))
+
+
+# np.where(condition, x, y): bprop_where is kept here with the elementwise family
 @defbprop(np.where)
 def bprop_where(condition, x, y, out, dout):
     return (None, unbroadcast(np.where(condition, dout, 0), x),
             unbroadcast(np.where(condition, 0, dout), y))
 
 
-defelementwise(np.where, np.sin, np.cos, np.exp, np.log, np.tanh, np.sqrt)
+defelementwise(
+    np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.arctan2, np.hypot,
+    np.deg2rad, np.radians, np.rad2deg, np.degrees,
+    np.sinh, np.cosh, np.tanh, np.arcsinh, np.arccosh, np.arctanh,
+    np.exp, np.exp2, np.expm1, np.log, np.log2, np.log10, np.log1p, np.logaddexp, np.logaddexp2,
+    np.sqrt, np.cbrt, np.square, np.reciprocal,
+    np.absolute, np.fabs, np.maximum, np.minimum, np.fmax, np.fmin, np.clip, np.where,
+    np.sign, np.floor, np.ceil, np.trunc, np.rint, np.fix, np.round, np.around,
+    np.isnan, np.isinf, np.isfinite, np.heaviside, np.signbit)
+
+# piecewise constant (derivative 0 wherever it exists) or boolean-valued
+defnondiff(np.sign, np.floor, np.ceil, np.trunc, np.rint, np.fix, np.round, np.around,
+           np.isnan, np.isinf, np.isfinite, np.heaviside, np.signbit)
