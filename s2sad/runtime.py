@@ -119,6 +119,10 @@ def add_grads(a, b):
 def split_as(g, arrays, axis=0):
     """Split g along axis into pieces shaped like arrays: the adjoint of concatenate."""
     xp = array_namespace(g)
+    if axis is None:          # concatenate(..., axis=None) flattens its inputs
+        sizes = [int(np.size(a)) for a in arrays]
+        cuts = np.cumsum(sizes)[:-1].tolist()
+        return tuple(xp.reshape(p, np.shape(a)) for p, a in zip(xp.split(g, cuts), arrays))
     sizes = [np.shape(a)[axis] if np.ndim(a) else 1 for a in arrays]
     cuts = np.cumsum(sizes)[:-1].tolist()
     return tuple(xp.split(g, cuts, axis=axis))

@@ -20,6 +20,12 @@ class _Slot:
         self.atom = atom
 
 
+def _is_default(atom, param) -> bool:
+    d = param.default
+    return (isinstance(atom, ir.Const) and d is not inspect.Parameter.empty
+            and (atom.value is d or (type(atom.value) is type(d) and atom.value == d)))
+
+
 def bind(prim, args, kwargs, loc=None):
     """(inputs in the rule's order, {option: atom}) for a call of prim."""
     rule = prim.bprop or prim.jvp
@@ -30,7 +36,7 @@ def bind(prim, args, kwargs, loc=None):
         return list(args), {}
     if rule is None:
         return list(args), dict(kwargs)
-    if "out" in kwargs:
+    if "out" in kwargs and not (isinstance(kwargs["out"], ir.Const) and kwargs["out"].value is None):
         raise TransformError(f"{prim.name}(..., out=...) writes into an existing array, "
                              "which s2sad does not differentiate", loc,
                              "Drop `out=` and use the returned value.")
@@ -55,6 +61,8 @@ def bind(prim, args, kwargs, loc=None):
             for name, slot in pairs:
                 if name in names or name in options:
                     mapping[name] = slot.atom
+                elif _is_default(slot.atom, param):
+                    pass            # dtype=None, out=None written out: the same as leaving it
                 elif param.kind == inspect.Parameter.POSITIONAL_ONLY and position < len(names):
                     mapping[names[position]] = slot.atom
                 else:

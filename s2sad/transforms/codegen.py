@@ -117,9 +117,9 @@ class Printer:
             return repr(v)
         if isinstance(v, float):
             if math.isinf(v):
-                return "float('inf')" if v > 0 else "-float('inf')"
+                return "xp.inf" if v > 0 else "-xp.inf"
             if math.isnan(v):
-                return "float('nan')"
+                return "xp.nan"
             return repr(v)
         if isinstance(v, complex):
             return repr(v)

@@ -127,12 +127,17 @@ def _synthesize(prim, name: str, inputs: List[str], keywords: Dict[str, Any]) ->
 
 def _primitive_inputs(prim, fixed=()) -> List[str]:
     rule = prim.bprop or prim.jvp
+    if prim.varargs:
+        rule = None
     if rule is not None:
         names = [n for n in rule.inputs if n not in fixed]
     elif getattr(prim.fn, "nin", None):
         names = ["x", "y", "z"][:prim.fn.nin]
     else:
-        raise SourceUnavailableError(f"cannot call {prim.name} without knowing its inputs")
+        raise SourceUnavailableError(
+            f"{prim.name} takes a variable number of inputs, so s2sad cannot differentiate "
+            "it directly", hint=f"Wrap the call in a function, e.g. "
+            f"grad(lambda a, b: np.{prim.name}(..., a, b)).")
     return [n if n.isidentifier() else f"x{i}" for i, n in enumerate(names)]
 
 
