@@ -1,12 +1,106 @@
-"""Reading elements: x[i], x[1:3], x[:, None], x[idx], x[mask]."""
+"""Reading elements: x[i], x[1:3], x[:, None], x[idx], x[mask], np.take, np.take_along_axis.
+
+The adjoint of a read is a scatter-add into zeros, correct for repeated
+indices; the adjoint of that scatter is the read again, so the helpers below
+come in closed pairs (np.take / take_grad, np.take_along_axis /
+take_along_axis_grad, getitem / getitem_grad).
+"""
 
 import operator
 
+import numpy as np
+
 from ..registry import defbprop
-from ..runtime import getitem_grad
+from ..runtime import array_namespace, getitem_grad
 
 
 @defbprop(operator.getitem)
 def bprop_getitem(x, index, out, dout):
     # the adjoint of a read is a scatter-add, correct for repeated indices
     return (getitem_grad(x, index, dout), None)
+
+
+def _scatter_add(z, index, g):
+    xp = array_namespace(z, g)
+    if xp is np:
+        np.add.at(z, index, g)
+    else:
+        import cupyx
+        cupyx.scatter_add(z, index, g)
+    return z
+
+
+def _dtype(*xs):
+    """The result dtype of arrays and Python numbers (CuPy arrays too)."""
+    return np.result_type(*[getattr(x, "dtype", x) for x in xs])
+
+
+def _take_indices(xp, indices, n, mode):
+    """indices as np.take reads them: wrapped or clipped into range(n) for mode 'wrap'/'clip'."""
+    indices = xp.asarray(indices)
+    if mode == "wrap":
+        return indices % n
+    if mode == "clip":
+        return xp.clip(indices, 0, n - 1)
+    return indices
+
+
+def take_grad(a, indices, g, axis=None, mode="raise"):
+    """zeros like a with g added where np.take(a, indices, axis, mode=mode) reads."""
+    xp = array_namespace(a, g)
+    shape = np.shape(a)
+    z = xp.zeros(shape, dtype=_dtype(a, g))
+    g = xp.asarray(g)
+    if axis is None:
+        idx = _take_indices(xp, indices, int(np.prod(shape)), mode)
+        flat = xp.reshape(z, (-1,))  # a view of z
+        _scatter_add(flat, idx, g)
+        return z
+    axis = axis % len(shape)
+    idx = _take_indices(xp, indices, shape[axis], mode)
+    _scatter_add(z, (slice(None),) * axis + (idx,), g)
+    return z
+
+
+@defbprop(np.take)
+def bprop_take(a, indices, out, dout, axis=None, mode="raise"):
+    return (take_grad(a, indices, dout, axis, mode), None)
+
+
+@defbprop(take_grad)
+def bprop_take_grad(a, indices, g, out, dout, axis=None, mode="raise"):
+    return (None, None, np.take(dout, indices, axis=axis, mode=mode))
+
+
+def take_along_axis_grad(arr, indices, g, axis=-1):
+    """zeros like arr with g added where np.take_along_axis(arr, indices, axis) reads."""
+    xp = array_namespace(arr, g)
+    shape = np.shape(arr)
+    z = xp.zeros(shape, dtype=_dtype(arr, g))
+    g = xp.asarray(g)
+    indices = xp.asarray(indices)
+    if axis is None:
+        _scatter_add(xp.reshape(z, (-1,)), indices, g)
+        return z
+    nd = len(shape)
+    axis = axis % nd
+    # the full index: indices along axis, broadcast aranges along the others
+    index = []
+    for k in range(nd):
+        if k == axis:
+            index.append(indices)
+        else:
+            index.append(xp.reshape(xp.arange(shape[k]),
+                                    tuple(-1 if j == k else 1 for j in range(nd))))
+    _scatter_add(z, tuple(index), g)
+    return z
+
+
+@defbprop(np.take_along_axis)
+def bprop_take_along_axis(arr, indices, out, dout, axis=-1):
+    return (take_along_axis_grad(arr, indices, dout, axis), None)
+
+
+@defbprop(take_along_axis_grad)
+def bprop_take_along_axis_grad(arr, indices, g, out, dout, axis=-1):
+    return (None, None, np.take_along_axis(dout, indices, axis=axis))

@@ -1,1 +1,526 @@
-"""Linear algebra: matmul (in arith), dot, outer, einsum, trace, linalg.norm."""
+"""Linear algebra: dot, vdot, inner, outer, tensordot, einsum, trace, diagonal, kron,
+cross, linalg.norm, linalg.det, linalg.inv, linalg.solve (matmul is in arith).
+
+Two families of helpers keep every rule closed under differentiation:
+
+* einsum.  The gradient of an einsum with respect to operand i is another
+  einsum of ``dout`` with the other operands, ``np.einsum(einsum_grad_spec(...),
+  dout, *others)``, followed by ``einsum_expand``, which puts the result back in
+  operand i's shape: it broadcasts along indices that only operand i has
+  (summed away by the forward pass), and places values on the diagonal for an
+  index repeated within operand i (``'ii->i'``).  ``einsum_expand`` is linear;
+  its adjoint is an einsum again (``'iik->ik'``: take the diagonal, sum).  So
+  every derivative of an einsum, to any order, is made of einsums and
+  ``einsum_expand``.  The subscripts strings are computed at run time from the
+  operands' shapes by non-differentiable helpers, and cached.
+* tensordot.  ``tensordot_lhs_grad(g, a, b, axes)`` is the adjoint of
+  ``a -> tensordot(a, b, axes)`` applied to g, ``tensordot_rhs_grad`` the one
+  for b, as ``matmul_lhs_grad``/``matmul_rhs_grad`` are for matmul.  np.dot and
+  np.inner are tensordots with axes fixed by the operands' ranks, so their
+  gradients use the same pair (and BLAS, through xp.tensordot).
+
+Transposes of stacks of matrices are written ``np.einsum('...ij->...ji', x)``.
+"""
+
+import functools
+import string
+
+import numpy as np
+
+from ..errors import S2SADError
+from ..registry import defbprop, defbprop_varargs, defnondiff
+from ..runtime import array_namespace, matmul_lhs_grad, unbroadcast, unreduce
+
+# ---------------------------------------------------------------------------------------
+# einsum
+# ---------------------------------------------------------------------------------------
+
+_LABELS = string.ascii_letters
+
+
+def _einsum_fail(subscripts, why):
+    raise S2SADError(f"cannot differentiate np.einsum({subscripts!r}, ...): {why}")
+
+
+@functools.lru_cache(maxsize=1024)
+def _einsum_terms(subscripts, shapes):
+    """(input terms, output term, {label: size}) with '...' written out as labels.
+
+    Ellipsis dimensions get fresh labels, right-aligned across operands as
+    NumPy broadcasts them; an implicit output is NumPy's: the broadcast
+    dimensions, then the labels that occur once, in ASCII order.
+    """
+    s = subscripts.replace(" ", "")
+    lhs, arrow, rhs = s.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(shapes):
+        _einsum_fail(subscripts, f"{len(terms)} terms for {len(shapes)} operands")
+    for t in terms + [rhs]:
+        if t.replace("...", "", 1).strip(_LABELS):
+            _einsum_fail(subscripts, f"bad term {t!r}")
+    used = set(s) - {".", ",", "-", ">"}
+    fresh = [c for c in _LABELS if c not in used]
+    ell = 0
+    for t, shp in zip(terms, shapes):
+        if "..." in t:
+            ell = max(ell, len(shp) - (len(t) - 3))
+    if ell > len(fresh):
+        _einsum_fail(subscripts, "too many dimensions")
+    E, fresh = "".join(fresh[:ell]), fresh[ell:]
+    full = []
+    for t, shp in zip(terms, shapes):
+        if "..." in t:
+            k = len(shp) - (len(t) - 3)
+            t = t.replace("...", E[ell - k:] if k else "")
+        if len(t) != len(shp):
+            _einsum_fail(subscripts, f"term {t!r} does not match an operand of shape {shp}")
+        full.append(t)
+    if arrow:
+        out = rhs.replace("...", E)
+    else:
+        counts = {}
+        for t in terms:
+            for c in t.replace("...", ""):
+                counts[c] = counts.get(c, 0) + 1
+        out = E + "".join(sorted(c for c, n in counts.items() if n == 1))
+    sizes = {}
+    for t, shp in zip(full, shapes):
+        for c, n in zip(t, shp):
+            sizes[c] = max(sizes.get(c, 1), n)
+    return tuple(full), out, sizes, "".join(fresh)
+
+
+@functools.lru_cache(maxsize=1024)
+def _einsum_grad_specs(subscripts, i, shapes):
+    """(spec of the gradient einsum for operand i, spec of einsum_expand)."""
+    terms, out, sizes, fresh = _einsum_terms(subscripts, shapes)
+    # a size-1 dimension of operand i broadcast against a larger one: a label of its own,
+    # which only operand i has (the gradient sums over it)
+    ti = []
+    fresh = list(fresh)
+    for c, n in zip(terms[i], shapes[i]):
+        if n == 1 and sizes[c] != 1:
+            if not fresh:
+                _einsum_fail(subscripts, "too many dimensions")
+            c = fresh.pop(0)
+        ti.append(c)
+    ti = "".join(ti)
+    elsewhere = set(out).union(*[t for j, t in enumerate(terms) if j != i])
+    kept = "".join(c for k, c in enumerate(ti) if c in elsewhere and c not in ti[:k])
+    grad = ",".join([out] + [t for j, t in enumerate(terms) if j != i]) + "->" + kept
+    return grad, kept + "->" + ti
+
+
+def _check_subscripts(subscripts):
+    if not isinstance(subscripts, str):
+        raise S2SADError("cannot differentiate np.einsum with operands and sublists "
+                         "(einsum(a, [0, 1], b, [1, 2])); write the subscripts as a string, "
+                         "einsum('ij,jk', a, b)")
+
+
+def einsum_grad_spec(subscripts, i, *operands):
+    """The subscripts of the einsum of (dout, other operands) that gives operand i's gradient.
+
+    Its result is indexed by operand i's labels that occur elsewhere, once each;
+    einsum_expand takes it to operand i's shape.
+    """
+    _check_subscripts(subscripts)
+    return _einsum_grad_specs(subscripts, i, tuple(np.shape(a) for a in operands))[0]
+
+
+def einsum_expand_spec(subscripts, i, *operands):
+    """'kept->term': how einsum_expand takes the gradient einsum to operand i's shape."""
+    _check_subscripts(subscripts)
+    return _einsum_grad_specs(subscripts, i, tuple(np.shape(a) for a in operands))[1]
+
+
+def einsum_flip(spec):
+    """'a->b' reversed: 'b->a' (the adjoint of einsum_expand is this einsum)."""
+    src, _, dst = spec.partition("->")
+    return dst + "->" + src
+
+
+def einsum_expand(g, x, spec):
+    """g, indexed by the labels left of '->', as an array shaped like x indexed by the right.
+
+    Labels only on the right are broadcast to x's size; a label repeated on
+    the right puts g on that diagonal (zero off it).  Linear in g.
+    """
+    src, _, dst = spec.partition("->")
+    shape = np.shape(x)
+    if src == dst and np.shape(g) == shape:
+        return g
+    xp = array_namespace(g, x)
+    g = xp.asarray(g)
+    first = {}
+    for p, c in enumerate(dst):
+        first.setdefault(c, p)
+    order = sorted(src, key=lambda c: first[c])
+    if order != list(src):
+        g = xp.transpose(g, [src.index(c) for c in order])
+    # g's size along a label is x's, or 1 where an operand of size 1 was broadcast
+    size = dict(zip(order, g.shape))
+    g = xp.reshape(g, tuple(size[c] if first[c] == p and c in size else 1
+                            for p, c in enumerate(dst)))
+    g = xp.broadcast_to(g, shape)
+    for q, c in enumerate(dst):
+        p = first[c]
+        if p != q:
+            n = shape[p]
+            eye = xp.eye(n, dtype=g.dtype)
+            g = g * xp.reshape(eye, tuple(n if k in (p, q) else 1 for k in range(len(dst))))
+    return g
+
+
+@defbprop(einsum_expand)
+def bprop_einsum_expand(g, x, spec, out, dout):
+    # the adjoint of broadcasting and of putting on a diagonal: summing, taking the diagonal
+    return (unbroadcast(np.einsum(einsum_flip(spec), dout), g), None, None)
+
+
+@defbprop_varargs(np.einsum)
+def bprop_einsum_factory(n):
+    """The rule for np.einsum(subscripts, a0, ..., a{n-2})."""
+    ops = [f"a{k}" for k in range(n - 1)]
+    allops = ", ".join(ops)
+    lines = [f"def bprop_einsum_{n}(subscripts, {allops + ', ' if ops else ''}out, dout):"]
+    grads = []
+    for i in range(n - 1):
+        others = ", ".join(["dout"] + [o for k, o in enumerate(ops) if k != i])
+        lines.append(f"    g{i} = np.einsum(einsum_grad_spec(subscripts, {i}, {allops}), "
+                     f"{others})")
+        grads.append(f"einsum_expand(g{i}, a{i}, einsum_expand_spec(subscripts, {i}, {allops}))")
+    lines.append(f"    return ({', '.join(['None'] + grads)}{',' if not grads else ''})")
+    text = "\n".join(lines) + "\n"
+    return text, {"np": np, "einsum_grad_spec": einsum_grad_spec,
+                  "einsum_expand_spec": einsum_expand_spec, "einsum_expand": einsum_expand}
+
+
+# ---------------------------------------------------------------------------------------
+# tensordot, dot, inner, outer, vdot
+# ---------------------------------------------------------------------------------------
+
+def _tensordot_axes(axes, na, nb):
+    """([axes of a], [axes of b]) contracted by tensordot(a, b, axes), non-negative."""
+    if np.ndim(axes) == 0:
+        k = int(axes)
+        return list(range(na - k, na)), list(range(k))
+    xa, xb = axes
+    xa = [xa] if np.ndim(xa) == 0 else list(xa)
+    xb = [xb] if np.ndim(xb) == 0 else list(xb)
+    return [int(k) % na for k in xa], [int(k) % nb for k in xb]
+
+
+def tensordot_lhs_grad(g, a, b, axes=2):
+    """The gradient of tensordot(a, b, axes) with respect to a, given g, that of the result."""
+    xp = array_namespace(g, a, b)
+    na, nb = np.ndim(a), np.ndim(b)
+    xa, xb = _tensordot_axes(axes, na, nb)
+    fa = [k for k in range(na) if k not in xa]
+    fb = [k for k in range(nb) if k not in xb]
+    r = xp.tensordot(xp.asarray(g), xp.asarray(b),
+                     axes=(list(range(len(fa), len(fa) + len(fb))), fb))
+    # r's axes: a's free axes, then b's contracted axes in b's order, each matching one of a's
+    where = fa + [xa[xb.index(k)] for k in sorted(xb)]
+    return xp.transpose(r, [where.index(k) for k in range(na)])
+
+
+def tensordot_rhs_grad(g, a, b, axes=2):
+    """The gradient of tensordot(a, b, axes) with respect to b, given g, that of the result."""
+    xp = array_namespace(g, a, b)
+    na, nb = np.ndim(a), np.ndim(b)
+    xa, xb = _tensordot_axes(axes, na, nb)
+    fa = [k for k in range(na) if k not in xa]
+    fb = [k for k in range(nb) if k not in xb]
+    r = xp.tensordot(xp.asarray(a), xp.asarray(g), axes=(fa, list(range(len(fa)))))
+    where = [xb[xa.index(k)] for k in sorted(xa)] + fb
+    return xp.transpose(r, [where.index(k) for k in range(nb)])
+
+
+def dot_axes(a, b):
+    """The tensordot axes of np.dot(a, b): last of a with second-to-last of b (or last)."""
+    na, nb = np.ndim(a), np.ndim(b)
+    if na == 0 or nb == 0:
+        return 0
+    return ([na - 1], [max(nb - 2, 0)])
+
+
+def inner_axes(a, b):
+    """The tensordot axes of np.inner(a, b): the last axis of each."""
+    na, nb = np.ndim(a), np.ndim(b)
+    if na == 0 or nb == 0:
+        return 0
+    return ([na - 1], [nb - 1])
+
+
+@defbprop(np.tensordot)
+def bprop_tensordot(a, b, out, dout, axes=2):
+    return (tensordot_lhs_grad(dout, a, b, axes), tensordot_rhs_grad(dout, a, b, axes))
+
+
+@defbprop(tensordot_lhs_grad)
+def bprop_tensordot_lhs_grad(g, a, b, out, dout, axes=2):
+    # tensordot_lhs_grad(g, a, b) is the adjoint of a -> tensordot(a, b) applied to g
+    return (np.tensordot(dout, b, axes), None, tensordot_rhs_grad(g, dout, b, axes))
+
+
+@defbprop(tensordot_rhs_grad)
+def bprop_tensordot_rhs_grad(g, a, b, out, dout, axes=2):
+    return (np.tensordot(a, dout, axes), tensordot_lhs_grad(g, a, dout, axes), None)
+
+
+@defbprop(np.dot)
+def bprop_dot(a, b, out, dout):
+    # dot(a, b) is tensordot(a, b, dot_axes(a, b)); a scalar operand makes it a product
+    return (tensordot_lhs_grad(dout, a, b, dot_axes(a, b)),
+            tensordot_rhs_grad(dout, a, b, dot_axes(a, b)))
+
+
+@defbprop(np.inner)
+def bprop_inner(a, b, out, dout):
+    return (tensordot_lhs_grad(dout, a, b, inner_axes(a, b)),
+            tensordot_rhs_grad(dout, a, b, inner_axes(a, b)))
+
+
+@defbprop(np.outer)
+def bprop_outer(a, b, out, dout):
+    # outer flattens its operands: out[i, j] = a.flat[i] * b.flat[j]
+    return (np.reshape(dout @ np.reshape(b, -1), np.shape(a)),
+            np.reshape(np.reshape(a, -1) @ dout, np.shape(b)))
+
+
+@defbprop(np.vdot)
+def bprop_vdot(a, b, out, dout):
+    # vdot flattens its operands (same size); real operands only (vdot conjugates a)
+    return (dout * np.reshape(b, np.shape(a)), dout * np.reshape(a, np.shape(b)))
+
+
+defnondiff(einsum_grad_spec, einsum_expand_spec, einsum_flip, dot_axes, inner_axes)
+
+
+# ---------------------------------------------------------------------------------------
+# kron, cross
+# ---------------------------------------------------------------------------------------
+
+def kron_shape(a, b):
+    """The shape (a0, b0, a1, b1, ...) that np.kron(a, b)'s result reshapes to."""
+    sa, sb = np.shape(a), np.shape(b)
+    nd = max(len(sa), len(sb))
+    sa = (1,) * (nd - len(sa)) + tuple(sa)
+    sb = (1,) * (nd - len(sb)) + tuple(sb)
+    return tuple(n for pair in zip(sa, sb) for n in pair)
+
+
+def kron_spec(a, b, i):
+    """The einsum of (kron's gradient reshaped by kron_shape, the other operand) for operand i."""
+    na, nb = np.ndim(a), np.ndim(b)
+    nd = max(na, nb)
+    A, B = _LABELS[:nd], _LABELS[nd:2 * nd]
+    d = "".join(x + y for x, y in zip(A, B))
+    if i == 0:
+        return f"{d},{B[nd - nb:]}->{A}"
+    return f"{d},{A[nd - na:]}->{B}"
+
+
+@defbprop(np.kron)
+def bprop_kron(a, b, out, dout):
+    # kron(a, b)[i*m + k, j*n + l] = a[i, j] b[k, l]: view dout as d[i, k, j, l]
+    return (np.reshape(np.einsum(kron_spec(a, b, 0), np.reshape(dout, kron_shape(a, b)), b),
+                       np.shape(a)),
+            np.reshape(np.einsum(kron_spec(a, b, 1), np.reshape(dout, kron_shape(a, b)), a),
+                       np.shape(b)))
+
+
+@defbprop(np.cross)
+def bprop_cross(a, b, out, dout):
+    # <dout, a x b> = <a, b x dout> = <b, dout x a> (3-vectors along the last axis)
+    return (unbroadcast(np.cross(b, dout), a), unbroadcast(np.cross(dout, a), b))
+
+
+defnondiff(kron_shape, kron_spec)
+
+
+# ---------------------------------------------------------------------------------------
+# trace, diagonal
+# ---------------------------------------------------------------------------------------
+
+def _diagonal_index(shape, offset, axis1, axis2):
+    nd = len(shape)
+    axis1, axis2 = axis1 % nd, axis2 % nd
+    rows, cols = shape[axis1], shape[axis2]
+    n = max(0, min(rows + min(offset, 0), cols - max(offset, 0)))
+    k = np.arange(n)
+    return axis1, axis2, k - min(offset, 0), k + max(offset, 0)
+
+
+def diagonal_grad(g, a, offset=0, axis1=0, axis2=1):
+    """zeros like a with g on its diagonal: the adjoint of np.diagonal(a, offset, axis1, axis2).
+
+    g may be broadcast against the diagonal's shape (its last axis of size 1).
+    """
+    xp = array_namespace(g, a)
+    shape = np.shape(a)
+    dtype = np.result_type(*[getattr(v, "dtype", v) for v in (a, g)])
+    z = xp.zeros(shape, dtype=dtype)
+    axis1, axis2, r, c = _diagonal_index(shape, offset, axis1, axis2)
+    zt = xp.moveaxis(z, (axis1, axis2), (-2, -1))
+    zt[..., xp.asarray(r), xp.asarray(c)] = g
+    return z
+
+
+def trace_grad(g, a, offset=0, axis1=0, axis2=1):
+    """zeros like a with g all along its diagonal: the adjoint of np.trace(a, offset, ...)."""
+    xp = array_namespace(g, a)
+    return diagonal_grad(xp.asarray(g)[..., None], a, offset, axis1, axis2)
+
+
+@defbprop(np.diagonal)
+def bprop_diagonal(a, out, dout, offset=0, axis1=0, axis2=1):
+    return (diagonal_grad(dout, a, offset, axis1, axis2),)
+
+
+@defbprop(diagonal_grad)
+def bprop_diagonal_grad(g, a, out, dout, offset=0, axis1=0, axis2=1):
+    return (unbroadcast(np.diagonal(dout, offset, axis1, axis2), g), None)
+
+
+@defbprop(np.trace)
+def bprop_trace(a, out, dout, offset=0, axis1=0, axis2=1):
+    return (trace_grad(dout, a, offset, axis1, axis2),)
+
+
+@defbprop(trace_grad)
+def bprop_trace_grad(g, a, out, dout, offset=0, axis1=0, axis2=1):
+    return (np.trace(dout, offset, axis1, axis2), None)
+
+
+# ---------------------------------------------------------------------------------------
+# linalg.norm
+# ---------------------------------------------------------------------------------------
+
+def _norm_kind(x, ord, axis):
+    """'two' (2-norm / Frobenius), 'vector' or 'matrix' (for ord 0, 1, -1, inf, -inf)."""
+    nd = np.ndim(x)
+    if axis is None:
+        matrix = ord is not None and nd == 2
+    else:
+        matrix = np.ndim(axis) != 0 and len(axis) == 2
+    if ord is None or (ord == 2 and not matrix) or (isinstance(ord, str) and ord == "fro"):
+        return "two"
+    if isinstance(ord, str):
+        what = f"ord={ord!r}"
+    elif matrix and ord in (1, -1, np.inf, -np.inf):
+        return "matrix"
+    elif not matrix and ord in (0, 1, np.inf, -np.inf):
+        return "vector"
+    else:
+        what = f"ord={ord!r} for a {'matrix' if matrix else 'vector'}"
+    raise S2SADError(f"the derivative of np.linalg.norm with {what} is not supported "
+                     "(supported: ord None/2/'fro', and 0, 1, inf, -inf for vectors, "
+                     "1, -1, inf, -inf for matrices)")
+
+
+def norm_two(x, ord=None, axis=None):
+    """1.0 when np.linalg.norm(x, ord, axis) is a 2-norm or Frobenius norm, else 0.0.
+
+    Raises S2SADError for a norm whose derivative s2sad does not support.
+    """
+    return 1.0 if _norm_kind(x, ord, axis) == "two" else 0.0
+
+
+def _norm_subgrad(xp, x, kind, ord, axis):
+    """The derivative of a piecewise-linear norm (ord 0, 1, +-inf; matrix +-1, +-inf) in x.
+
+    The entries (vector) or columns/rows (matrix) that attain the max or min
+    share the gradient equally; sign(0) = 0.
+    """
+    if ord == 0:
+        return xp.zeros(x.shape, dtype=x.dtype)
+    s = xp.sign(x)
+    if kind == "vector" and ord == 1:
+        return s
+    nd = x.ndim
+    if axis is None:
+        axes = tuple(range(nd))
+    elif np.ndim(axis) == 0:
+        axes = (axis % nd,)
+    else:
+        axes = tuple(k % nd for k in axis)
+    ax = xp.abs(x)
+    if kind == "matrix":
+        # ord +-1: the max/min over columns of their sums over the rows (axes[0]);
+        # ord +-inf: the max/min over rows of their sums over the columns (axes[1])
+        over, axes = (axes[0], axes[1]) if ord in (1, -1) else (axes[1], axes[0])
+        ax = xp.sum(ax, axis=over, keepdims=True)
+    pick = xp.max if ord > 0 else xp.min
+    hit = ax == pick(ax, axis=axes, keepdims=True)
+    return s * (hit / xp.sum(hit, axis=axes, keepdims=True)).astype(x.dtype)
+
+
+def norm_dir(x, n, ord=None, axis=None, keepdims=False):
+    """The derivative of n = np.linalg.norm(x, ord, axis, keepdims) in x, entry by entry.
+
+    x / n for 2-norms and Frobenius norms, 0 where n = 0 (at x = 0 the
+    subgradient 0 is taken); sign(x), split among ties, for ord 0, 1 and inf.
+    """
+    xp = array_namespace(x, n)
+    x = xp.asarray(x)
+    kind = _norm_kind(x, ord, axis)
+    if kind == "two":
+        n = xp.asarray(n)
+        return x / unreduce(xp.where(n == 0, 1, n), x, axis, keepdims)
+    return _norm_subgrad(xp, x, kind, ord, axis)
+
+
+@defbprop(np.linalg.norm)
+def bprop_norm(x, out, dout, ord=None, axis=None, keepdims=False):
+    return (unreduce(dout, x, axis, keepdims) * norm_dir(x, out, ord, axis, keepdims),)
+
+
+@defbprop(norm_dir)
+def bprop_norm_dir(x, n, out, dout, ord=None, axis=None, keepdims=False):
+    # 2-norms: d(x / n) = dx / n - x dn / n**2 (n made safe at 0, as in norm_dir);
+    # the other norms' norm_dir is piecewise constant: norm_two(...) is 0 for them
+    return (dout * unreduce(norm_two(x, ord, axis) / np.where(n == 0, 1, n), x, axis, keepdims),
+            -np.sum(dout * x, axis=axis, keepdims=keepdims) * norm_two(x, ord, axis)
+            / np.where(n == 0, 1, n) ** 2)
+
+
+defnondiff(norm_two)
+
+
+# ---------------------------------------------------------------------------------------
+# linalg.det, linalg.inv, linalg.solve
+# ---------------------------------------------------------------------------------------
+
+@defbprop(np.linalg.det)
+def bprop_det(a, out, dout):
+    # Jacobi's formula: d det(A) = det(A) tr(A^-1 dA), so the gradient is det(A) A^-T
+    # (A invertible; stacks of matrices too)
+    return (np.einsum("...,...ji->...ij", dout * out, np.linalg.inv(a)),)
+
+
+@defbprop(np.linalg.inv)
+def bprop_inv(a, out, dout):
+    # d(A^-1) = -A^-1 dA A^-1, so the gradient is -A^-T dout A^-T
+    return (-(np.einsum("...ij->...ji", out) @ dout @ np.einsum("...ij->...ji", out)),)
+
+
+def solve_transpose(a, b):
+    """The transposed matrices of a, for the gradient of np.linalg.solve(a, b)."""
+    if np.ndim(b) == 1 and np.ndim(a) > 2:
+        raise S2SADError("the derivative of np.linalg.solve(a, b) with a stack of matrices a "
+                         "and a 1-D b is not supported; pass b[..., None] and take [..., 0]")
+    return array_namespace(a).swapaxes(a, -1, -2)
+
+
+@defbprop(solve_transpose)
+def bprop_solve_transpose(a, b, out, dout):
+    return (np.einsum("...ij->...ji", dout), None)
+
+
+@defbprop(np.linalg.solve)
+def bprop_solve(a, b, out, dout):
+    # x = A^-1 b: db = A^-T dout, dA = -db x^T (as for the product A @ x)
+    gb = np.linalg.solve(solve_transpose(a, b), dout)
+    return (matmul_lhs_grad(-gb, a, out), unbroadcast(gb, b))

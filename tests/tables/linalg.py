@@ -1,0 +1,151 @@
+"""Rows for s2sad/rules/linalg.py: dot, vdot, inner, outer, tensordot, einsum, trace,
+diagonal, kron, cross, linalg.norm/det/inv/solve, and their helpers."""
+
+import numpy as np
+
+from rule_table import Row
+from s2sad.rules import linalg
+
+
+def _case(*shapes, **opts):
+    def make(rng):
+        return tuple(rng.standard_normal(s) if s != () else float(rng.standard_normal())
+                     for s in shapes), opts
+    return make
+
+
+def _matrices(*shapes):
+    """Well-conditioned square matrices 3 I + small noise (stacks too), then other arrays."""
+    def make(rng):
+        out = []
+        for k, s in enumerate(shapes):
+            if k == 0:
+                out.append(3 * np.eye(s[-1]) + 0.3 * rng.standard_normal(s))
+            else:
+                out.append(rng.standard_normal(s))
+        return tuple(out), {}
+    return make
+
+
+def _einsum(spec, *shapes, id):
+    fn = {1: lambda a: np.einsum(spec, a),
+          2: lambda a, b: np.einsum(spec, a, b),
+          3: lambda a, b, c: np.einsum(spec, a, b, c)}[len(shapes)]
+    return Row(fn, make=_case(*shapes), also=(np.einsum,), id=f"einsum-{id}")
+
+
+X33 = np.zeros((3, 3))
+X234 = np.zeros((2, 3, 4))
+
+ROWS = [
+    # dot: vectors, matrices, N-D (sum over a's last and b's second-to-last axis), scalars
+    Row(np.dot, nargs=2, shapes=[((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)),
+                                 ((2, 3), (3, 4)), ((2, 2, 3), (4, 3, 2)), ((2, 3), (2, 3, 4)),
+                                 ((), (3, 2)), ((3, 2), ()), ((), ())]),
+    Row(np.vdot, nargs=2, shapes=[((4,), (4,)), ((3, 2), (6,)), ((2, 3), (3, 2))]),
+    Row(np.inner, nargs=2, shapes=[((3,), (3,)), ((2, 3), (4, 3)), ((2, 2, 3), (3,)),
+                                   ((), (3, 2))]),
+    Row(np.outer, nargs=2, shapes=[((3,), (4,)), ((2, 2), (3,)), ((), (3,))]),
+    Row(np.tensordot, make=_case((2, 3, 4), (3, 4, 2)), id="tensordot-axes2"),
+    Row(np.tensordot, make=_case((2, 3), (3, 4), axes=1), id="tensordot-axes1"),
+    Row(np.tensordot, make=_case((2, 3), (4,), axes=0), id="tensordot-axes0"),
+    Row(np.tensordot, make=_case((3, 2, 4), (2, 5, 3), axes=([0, 1], [2, 0])),
+        id="tensordot-axes-pairs"),
+    Row(np.tensordot, make=_case((3, 4), (2, 4), axes=(-1, -1)), id="tensordot-axes-neg"),
+
+    # einsum: products, batches, transposes, sums, diagonals, outer products, ellipsis
+    _einsum("ij,jk->ik", (3, 4), (4, 2), id="mm"),
+    _einsum("ij,jk", (3, 4), (4, 2), id="mm-implicit"),
+    _einsum("bij,bjk->bik", (2, 3, 4), (2, 4, 2), id="batch"),
+    _einsum("ij->ji", (3, 4), id="transpose"),
+    _einsum("ba", (3, 4), id="transpose-implicit"),
+    _einsum("ijk->kij", (2, 3, 4), id="permute"),
+    _einsum("ij,kj->ik", (3, 4), (2, 4), id="mm-bt"),
+    _einsum("ij->", (3, 4), id="sum-all"),
+    _einsum("ij->i", (3, 4), id="sum-rows"),
+    _einsum("i,i->", (4,), (4,), id="inner"),
+    _einsum("i,j->ij", (3,), (4,), id="outer"),
+    _einsum("i,jk->ijk", (2,), (3, 2), id="outer3"),
+    _einsum("ii", (3, 3), id="trace"),
+    _einsum("ii->i", (3, 3), id="diag"),
+    _einsum("iij->j", (3, 3, 2), id="trace-batch"),
+    _einsum("ii,i->i", (3, 3), (3,), id="diag-times"),
+    _einsum("ij,ij->ij", (1, 3), (2, 3), id="broadcast-size1"),
+    _einsum("ij,ij->", (2, 3), (1, 3), id="broadcast-size1-sum"),
+    _einsum("ij,jk->ik", (3, 4), (1, 2), id="broadcast-contracted"),
+    _einsum("...ij,...jk->...ik", (2, 1, 3, 4), (5, 4, 2), id="ellipsis-batch"),
+    _einsum("...ij,...jk", (2, 3, 4), (4, 2), id="ellipsis-implicit"),
+    _einsum("i...->...", (3, 2, 2), id="ellipsis-sum"),
+    _einsum("...ii->...i", (2, 3, 3), id="ellipsis-diag"),
+    _einsum("ij,jk,kl->il", (2, 3), (3, 4), (4, 2), id="chain3"),
+    _einsum("i,ij,j->", (3,), (3, 4), (4,), id="bilinear"),
+    _einsum(",ij->ij", (), (2, 3), id="scalar"),
+    Row(lambda a: np.einsum("ij,ij->", a, a), make=_case((3, 2)), also=(np.einsum,),
+        id="einsum-same-operand"),
+    Row(lambda g, x: linalg.einsum_expand(g, x, "j->ij"), make=_case((3,), (2, 3)),
+        also=(linalg.einsum_expand,), id="einsum_expand-broadcast"),
+    Row(lambda g, x: linalg.einsum_expand(g, x, "ki->iik"), make=_case((2, 3), (3, 3, 2)),
+        also=(linalg.einsum_expand,), id="einsum_expand-diagonal"),
+
+    # tensordot's gradient helpers, used by dot and inner too
+    Row(lambda g, a, b: linalg.tensordot_lhs_grad(g, a, b, 1), make=_case((2, 4), (2, 3), (3, 4)),
+        also=(linalg.tensordot_lhs_grad,), id="tensordot_lhs_grad"),
+    Row(lambda g, a, b: linalg.tensordot_rhs_grad(g, a, b, ([0, 1], [2, 0])),
+        make=_case((4, 5), (3, 2, 4), (2, 5, 3)), also=(linalg.tensordot_rhs_grad,),
+        id="tensordot_rhs_grad"),
+
+    # trace and diagonal (and their adjoints)
+    Row(np.trace, shapes=[(3, 3), (3, 4)]),
+    Row(np.trace, make=_case((3, 4), offset=1), id="trace-offset"),
+    Row(np.trace, make=_case((4, 3), offset=-1), id="trace-offset-neg"),
+    Row(np.trace, make=_case((2, 3, 3), axis1=1, axis2=2), id="trace-axes"),
+    Row(np.diagonal, shapes=[(3, 3), (3, 4)]),
+    Row(np.diagonal, make=_case((3, 4), offset=1), id="diagonal-offset"),
+    Row(np.diagonal, make=_case((3, 2, 3), offset=-1, axis1=2, axis2=0), id="diagonal-axes"),
+    Row(lambda g: linalg.diagonal_grad(g, X234, 1, 1, 2), make=_case((2, 3)),
+        also=(linalg.diagonal_grad,), id="diagonal_grad"),
+    Row(lambda g: linalg.trace_grad(g, X33), make=_case(()), also=(linalg.trace_grad,),
+        id="trace_grad"),
+
+    # kron, cross
+    Row(np.kron, nargs=2, shapes=[((2, 3), (2, 2)), ((3,), (2,)), ((2,), (2, 3)), ((), (2, 2))]),
+    Row(np.cross, nargs=2, shapes=[((3,), (3,)), ((4, 3), (3,))]),
+
+    # linalg.norm: 2-norms, Frobenius, 1 and max norms, axis and keepdims
+    Row(np.linalg.norm, shapes=[(3,), (3, 2), (2, 3, 2)]),
+    Row(np.linalg.norm, shapes=[(3, 4)],
+        options=[{"axis": 0}, {"axis": 1, "keepdims": True}, {"axis": -1, "ord": 2},
+                 {"ord": "fro"}, {"ord": "fro", "keepdims": True}]),
+    Row(np.linalg.norm, shapes=[(2, 3, 4)],
+        options=[{"axis": (0, 2)}, {"axis": (2, 1), "ord": "fro", "keepdims": True}]),
+    Row(np.linalg.norm, shapes=[(5,)], options=[{"ord": 1}, {"ord": np.inf}, {"ord": -np.inf},
+                                                {"ord": 0}], id="norm-vector"),
+    Row(np.linalg.norm, shapes=[(3, 4)],
+        options=[{"ord": 1, "axis": 1}, {"ord": np.inf, "axis": 0}], id="norm-vector-axis"),
+    Row(np.linalg.norm, shapes=[(3, 4)], options=[{"ord": 1}, {"ord": -1}, {"ord": np.inf},
+                                                  {"ord": -np.inf}], id="norm-matrix"),
+    Row(np.linalg.norm, shapes=[(2, 3, 4)], options=[{"ord": 1, "axis": (2, 0)},
+                                                     {"ord": np.inf, "axis": (0, 1)}],
+        id="norm-matrix-axes"),
+
+    Row(lambda x, n: linalg.norm_dir(x, n, None, 1), make=_case((3, 4), (3,)),
+        also=(linalg.norm_dir,), id="norm_dir-axis"),
+    Row(lambda x, n: linalg.norm_dir(x, n, "fro", None, True), make=_case((3, 4), (1, 1)),
+        also=(linalg.norm_dir,), id="norm_dir-keepdims"),
+    Row(lambda x, n: linalg.norm_dir(x, n, np.inf), make=_case((4,), ()),
+        also=(linalg.norm_dir,), id="norm_dir-inf"),
+
+    # det (Jacobi's formula), inv, solve: well-conditioned matrices
+    Row(np.linalg.det, make=_matrices((3, 3)), id="det"),
+    Row(np.linalg.det, make=_matrices((2, 3, 3)), id="det-batch"),
+    Row(np.linalg.inv, make=_matrices((3, 3)), id="inv"),
+    Row(np.linalg.inv, make=_matrices((2, 3, 3)), id="inv-batch"),
+    Row(np.linalg.solve, make=_matrices((3, 3), (3,)), id="solve-vector"),
+    Row(np.linalg.solve, make=_matrices((3, 3), (3, 2)), id="solve-matrix"),
+    Row(np.linalg.solve, make=_matrices((2, 3, 3), (2, 3, 2)), id="solve-batch"),
+    Row(np.linalg.solve, make=_matrices((3, 3), (2, 3, 2)), id="solve-broadcast"),
+    Row(lambda a, b: np.linalg.solve(a, b), make=_matrices((2, 3, 3), (3, 1)),
+        also=(np.linalg.solve,), id="solve-broadcast-b"),
+    Row(lambda a: linalg.solve_transpose(a, X33), make=_case((2, 3, 3)),
+        also=(linalg.solve_transpose,), id="solve_transpose"),
+]
