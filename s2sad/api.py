@@ -75,28 +75,44 @@ def _name_of(fn) -> str:
     return "lambda_" if n == "<lambda>" else n
 
 
-def _transform(fn, kind: str, wrt, with_value: bool) -> _Artifact:
-    parsed = parse.parse(fn)
+def _slots(spec: str, wrt, n: int, base: str):
+    """The gradients to return: a parameter index, or None (a non-differentiable argument)."""
+    if wrt is None:
+        chosen = [i for i in range(n) if spec[i] != "-"]
+    else:
+        chosen = [wrt] if isinstance(wrt, int) else list(wrt)
+        for i in chosen:
+            if not -n <= i < n:
+                raise TransformError(f"wrt={wrt!r} is not a parameter index of {base}, which "
+                                     f"takes {n} positional parameters")
+        chosen = [i % n for i in chosen]
+        for i in chosen:
+            if spec[i] == "-":
+                raise TransformError(f"wrt={wrt!r} names parameter {i} of {base}, but no "
+                                     "argument was passed for it")
+    return [i if spec[i] == "d" else None for i in chosen]
+
+
+def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Artifact:
+    parsed = parse.parse(fn, spec)
     fence.fence(parsed)
     res = resolve.resolve(parsed)
     func, out = anf.lower(parsed, res)
     n = len(func.params) - len(getattr(func, "kwonly", []))   # positional parameters
+    if spec is None:
+        spec = "d" * n
+    spec = (spec + "-" * n)[:n]
     base = _name_of(fn)
+    slots = _slots(spec, None if kind == "fprop" else wrt, n, base)
     if kind == "fprop":
-        g = kform.fprop_function(func, out, out.names.fresh(f"fprop_{base}"))
+        g = kform.fprop_function(func, out, out.names.fresh(f"fprop_{base}"), slots)
         header = f"fprop_{base}(...) -> (result, bprop); bprop(dout) returns the gradients " \
-                 f"of every input. From {_where(parsed)}."
+                 f"of the inputs. From {_where(parsed)}."
     else:
-        idx = list(range(n)) if wrt is None else ([wrt] if isinstance(wrt, int) else list(wrt))
-        for i in idx:
-            if not isinstance(i, int) or not -n <= i < n:
-                raise TransformError(f"wrt={wrt!r} is not a parameter index of "
-                                     f"{base}, which takes {n} parameters")
-        idx = [i % n for i in idx]
-        prefix = {"grad_all": "grad_all", "grad": "grad", "value_and_grad": "value_and_grad"}[kind]
-        g = kform.grad_function(func, out, idx, isinstance(wrt, int), with_value,
-                                out.names.fresh(f"{prefix}_{base}"))
-        what = "every input" if wrt is None else ", ".join(func.params[i] for i in idx)
+        g = kform.grad_function(func, out, slots, isinstance(wrt, int), with_value,
+                                out.names.fresh(f"{kind}_{base}"))
+        what = "every input" if wrt is None else ", ".join(
+            func.params[i] for i in ([wrt] if isinstance(wrt, int) else wrt))
         value = f"the value of {base} and its gradient" if with_value else \
             f"the gradient of {base}"
         header = f"{g.name}: {value} with respect to {what}. From {_where(parsed)}."
@@ -104,18 +120,23 @@ def _transform(fn, kind: str, wrt, with_value: bool) -> _Artifact:
     optimize.optimize(g, getattr(g, "shape_of", {}))
     ir.validate(g)
     module = codegen.generate(g, out.externals, out.names, header, parsed.world.globals)
-    fnobj = parsed.fn if not isinstance(fn, Transformed) else None
-    defaults = getattr(fnobj, "__defaults__", None) if fnobj is not None and \
-        hasattr(fnobj, "__code__") else None
+    inner = codegen.MODULES.get(parsed.filename)
+    module.origin = inner.origin if inner else f"from {_where(parsed)}"
+    fnobj = parsed.fn
+    defaults = getattr(fnobj, "__defaults__", None) if hasattr(fnobj, "__code__") else None
     module.defaults = defaults or ()
     module.kwdefaults = getattr(fnobj, "__kwdefaults__", None) or {}
     guards = list(out.guards) + list(getattr(parsed, "guards", []))
     art = _Artifact(module, guards, n)
     art.params = list(func.params[:n])
+    art.spec = spec
     return art
 
 
 def _where(parsed) -> str:
+    mod = codegen.MODULES.get(parsed.filename)
+    if mod is not None:
+        return f"{mod.name} (generated {mod.origin})"
     line = getattr(parsed.node, "lineno", 0)
     name = parsed.filename
     if not name.startswith("<"):
@@ -147,15 +168,43 @@ def _key(fn):
         return fn
 
 
-def _artifact(fn, kind, wrt, with_value) -> _Artifact:
-    key = (_key(fn), kind, wrt, with_value)
+def _artifact(fn, kind, wrt, with_value, spec) -> _Artifact:
+    key = (_key(fn), kind, wrt, with_value, spec)
     with _cache_lock:
         art = _cache.get(key)
         if art is not None and art.valid():
             return art
-        art = _transform(fn, kind, wrt, with_value)
+        art = _transform(fn, kind, wrt, with_value, spec)
         _cache[key] = art
         return art
+
+
+def positional_params(fn) -> list:
+    """The names of fn's positional parameters."""
+    if isinstance(fn, Transformed):
+        return fn.params()
+    code = getattr(fn, "__code__", None)
+    if code is not None and not isinstance(fn, functools.partial):
+        return list(code.co_varnames[:code.co_argcount])
+    node = parse.parse(fn).node
+    a = node.args
+    return [p.id for p in a.posonlyargs + a.args]
+
+
+def call_spec(params, args, kwargs) -> str:
+    """For each positional parameter: 'd' passed and differentiable, 'n' passed and not
+    (an int, a bool, an integer array), '-' not passed (its default is used)."""
+    out = []
+    for i, p in enumerate(params):
+        if i < len(args):
+            a = args[i]
+        elif p in kwargs:
+            a = kwargs[p]
+        else:
+            out.append("-")
+            continue
+        out.append("d" if _differentiable(a) else "n")
+    return "".join(out)
 
 
 def _backend(args):
@@ -198,12 +247,12 @@ def _finish(g, a):
         return None
     if g is None:
         return None
+    if isinstance(a, np.generic):
+        return a.dtype.type(g)
     if isinstance(a, float):
         return float(g)
     if isinstance(a, complex):
         return complex(g)
-    if isinstance(a, np.generic):
-        return a.dtype.type(g)
     dt = getattr(a, "dtype", None)
     shape = getattr(a, "shape", None)
     xp = type(a).__module__.startswith("cupy") and __import__("cupy") or np
@@ -227,29 +276,42 @@ class Transformed:
         self.wrt = wrt
         self.with_value = with_value
         functools.update_wrapper(self, fn, updated=())
-        self._art = None
+        self._arts = {}
+        self._params = None
         self.__name__ = f"{kind}_{_name_of(fn)}" if kind != "fprop" else f"fprop_{_name_of(fn)}"
 
     def __repr__(self):
         w = "" if self.wrt is None else f", wrt={self.wrt!r}"
         return f"<s2sad.{self.kind}({_name_of(self.fn)}{w})>"
 
-    def artifact(self) -> _Artifact:
-        art = self._art
+    def params(self):
+        if self._params is None:
+            self._params = positional_params(self.fn)
+        return self._params
+
+    def artifact(self, spec: Optional[str] = None) -> _Artifact:
+        """The transform for a call whose arguments have the given spec (see call_spec)."""
+        art = self._arts.get(spec)
         if art is None or not art.valid():
-            art = self._art = _artifact(self.fn, self.kind, self.wrt, self.with_value)
+            art = self._arts[spec] = _artifact(self.fn, self.kind, self.wrt, self.with_value, spec)
         return art
 
-    def generated_function(self, xp=np):
-        """The generated Python function itself (bound to NumPy by default)."""
-        return self.artifact().function(xp)
+    def generated_function(self, xp=np, spec: Optional[str] = None):
+        """The generated Python function itself (bound to NumPy by default).
+
+        spec says which arguments a call passes and which are differentiable
+        (see call_spec); by default every positional parameter is passed and
+        differentiable.
+        """
+        return self.artifact(spec).function(xp)
 
     @property
     def source(self) -> str:
+        """The generated module, for arguments that are all passed and differentiable."""
         return self.artifact().module.source
 
     def __call__(self, *args, **kwargs):
-        art = self.artifact()
+        art = self.artifact(call_spec(self.params(), args, kwargs))
         xp = _backend(args)
         f = art.function(xp)
         try:
@@ -259,23 +321,21 @@ class Transformed:
             raise
         if self.kind == "fprop":
             return result
-        if kwargs:      # positional parameters passed by keyword: put them in order
-            args = tuple(args) + tuple(kwargs[p] for p in art.params[len(args):] if p in kwargs)
-        return self._finish(result, args)
-
-    def _finish(self, result, args):
+        values = [args[i] if i < len(args) else kwargs.get(p) for i, p in enumerate(art.params)]
         if self.with_value:
             value, grads = result
-            return value, self._finish_grads(grads, args)
-        return self._finish_grads(result, args)
+            return value, self._finish_grads(grads, art, values)
+        return self._finish_grads(result, art, values)
 
-    def _finish_grads(self, grads, args):
-        n = len(args)
-        if self.wrt is None:
-            return tuple(_finish(g, a) for g, a in zip(grads, args))
+    def _finish_grads(self, grads, art, values):
+        """Gradients shaped and typed like their arguments (see _finish)."""
         if isinstance(self.wrt, int):
-            return _finish(grads, args[self.wrt % n]) if self.wrt % n < n else grads
-        return tuple(_finish(g, args[i % n]) for g, i in zip(grads, self.wrt))
+            return _finish(grads, values[self.wrt % len(values)])
+        if self.wrt is None:
+            chosen = [i for i, c in enumerate(art.spec) if c != "-"]
+        else:
+            chosen = [i % len(values) for i in self.wrt]
+        return tuple(_finish(g, values[i]) for g, i in zip(grads, chosen))
 
 
 def _check_wrt(wrt):

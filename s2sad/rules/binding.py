@@ -20,6 +20,10 @@ class _Slot:
         self.atom = atom
 
 
+# keyword arguments that change how a result is computed, never its value
+VALUE_PRESERVING = {"optimize"}
+
+
 def _is_default(atom, param) -> bool:
     d = param.default
     return (isinstance(atom, ir.Const) and d is not inspect.Parameter.empty
@@ -30,10 +34,11 @@ def bind(prim, args, kwargs, loc=None):
     """(inputs in the rule's order, {option: atom}) for a call of prim."""
     rule = prim.bprop or prim.jvp
     if getattr(prim, "varargs", False):
-        if kwargs:
+        bad = [k for k in kwargs if k not in VALUE_PRESERVING]
+        if bad:
             raise TransformError(f"keyword arguments of {prim.name} are not supported by its "
-                                 f"derivative rule: {', '.join(kwargs)}", loc)
-        return list(args), {}
+                                 f"derivative rule: {', '.join(bad)}", loc)
+        return list(args), dict(kwargs)
     if rule is None:
         return list(args), dict(kwargs)
     if "out" in kwargs and not (isinstance(kwargs["out"], ir.Const) and kwargs["out"].value is None):

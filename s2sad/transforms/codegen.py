@@ -55,6 +55,7 @@ class Module:
     code: Any = None            # the generated function's code object
     # line in `filename` -> the user's Location that the statement there came from
     lines: Dict[int, Any] = field(default_factory=dict)
+    origin: str = ""            # "from file.py:12": where the user's function is
 
     def function(self, xp):
         """The generated function with `xp` bound to an array module."""
@@ -264,7 +265,7 @@ def _fold_plan(func: ir.Function) -> Dict[str, Any]:
     return fold
 
 
-def _coalesce_names(func: ir.Function, stmts, fold) -> Dict[str, str]:
+def _coalesce_names(func: ir.Function, stmts, fold, reserved=frozenset()) -> Dict[str, str]:
     """Give an SSA version its variable's name back when the old value is dead."""
     last_use: Dict[str, int] = {}
     def_at: Dict[str, int] = {}
@@ -288,7 +289,7 @@ def _coalesce_names(func: ir.Function, stmts, fold) -> Dict[str, str]:
         if t in holder:
             continue
         base = func.base.get(t)
-        if base is None or t in nested_reads:
+        if base is None or t in nested_reads or base in reserved:
             continue
         cur = holder.get(base)
         if cur is None:
@@ -337,7 +338,7 @@ def emit_function(func: ir.Function, pr: Printer, indent: str, lines: List[str],
                   defaults: Dict[str, str] = None, where: Dict[int, Any] = None):
     fold = _fold_plan(func)
     stmts = [s for s in func.body if not (isinstance(s, ir.Assign) and s.target in fold)]
-    rename = _coalesce_names(func, stmts, fold)
+    rename = _coalesce_names(func, stmts, fold, pr.names.reserved_only | set(pr.bindings))
     if rename:
         _rename_all(func, rename)
         fold = {rename.get(k, k): v for k, v in fold.items()}

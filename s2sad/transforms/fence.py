@@ -74,6 +74,9 @@ def fence(parsed):
         refuse(root, "a `**kwargs` parameter", "Give each input its own parameter.")
 
     body = [root.body] if isinstance(root, gast.Lambda) else root.body
+    for node in gast.walk(root):
+        if isinstance(node, (gast.Yield, gast.YieldFrom)):
+            refuse(node, *REFUSED[type(node)])
     if isinstance(root, gast.FunctionDef):
         if not any(isinstance(s, gast.Return) for s in body):
             refuse(root, "a function with no `return`",

@@ -319,10 +319,14 @@ def _ones_like(k: KTransform, r: ir.Atom, src) -> Optional[ir.Atom]:
     return None
 
 
-def grad_function(func: ir.Function, out, wrt, wrt_single: bool, with_value: bool,
+def grad_function(func: ir.Function, out, slots, wrt_single: bool, with_value: bool,
                   name: str) -> ir.Function:
-    """The flat gradient function: forward, seed ones_like(out), backward, return grads."""
-    k = KTransform(func, out, wrt)
+    """The flat gradient function: forward, seed ones_like(out), backward, return grads.
+
+    slots lists the returned gradients: a parameter index, or None for an
+    argument that is not differentiable (an int): its gradient is None.
+    """
+    k = KTransform(func, out, [i for i in slots if i is not None])
     k.activity()
     body = [s for s in func.body[:-1]]
     for s in body:
@@ -334,7 +338,10 @@ def grad_function(func: ir.Function, out, wrt, wrt_single: bool, with_value: boo
     grads = k.backward(k.seeds(seed) if seed is not None else {})
     results = []
     zeros = registry.primitive(np.zeros_like)
-    for i in wrt:
+    for i in slots:
+        if i is None:
+            results.append(ir.Const(None))
+            continue
         p = func.params[i]
         g = grads.get(p)
         if g is None:
@@ -356,10 +363,12 @@ def grad_function(func: ir.Function, out, wrt, wrt_single: bool, with_value: boo
     return g
 
 
-def fprop_function(func: ir.Function, out, name: str) -> ir.Function:
-    """fprop_f(*args) -> (out, bprop_f); bprop_f(dout) returns every positional input's gradient."""
-    positional = func.params[:len(func.params) - len(getattr(func, "kwonly", []))]
-    k = KTransform(func, out, list(range(len(positional))))
+def fprop_function(func: ir.Function, out, name: str, slots) -> ir.Function:
+    """fprop_f(*args) -> (out, bprop_f); bprop_f(dout) returns a gradient per slot.
+
+    slots: as for grad_function, one per argument passed.
+    """
+    k = KTransform(func, out, [i for i in slots if i is not None])
     k.activity()
     forward = [s for s in func.body[:-1]]
     for s in forward:
@@ -383,7 +392,11 @@ def fprop_function(func: ir.Function, out, name: str) -> ir.Function:
     grads = k.backward(seeds)
     zeros = registry.primitive(np.zeros_like)
     results = []
-    for p in positional:
+    for i in slots:
+        if i is None:
+            results.append(ir.Const(None))
+            continue
+        p = func.params[i]
         g = grads.get(p)
         if g is None:
             g = k.emit(k.names.fresh("d" + p), ir.Call(zeros, (ir.Var(p),)), src, temp=False)

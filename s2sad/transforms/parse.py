@@ -141,17 +141,24 @@ def _primitive_inputs(prim, fixed=()) -> List[str]:
     return [n if n.isidentifier() else f"x{i}" for i, n in enumerate(names)]
 
 
-def parse(fn) -> Parsed:
-    """Find the source of fn and parse it; see the module docstring."""
+def parse(fn, spec=None) -> Parsed:
+    """Find the source of fn and parse it; see the module docstring.
+
+    For a function s2sad made, spec says which arguments the call passes
+    (see api.call_spec): its generated code for such a call is what is parsed.
+    """
     from ..api import Transformed   # a function s2sad made: parse its generated code
     if isinstance(fn, Transformed):
-        fn = fn.generated_function()
+        fn = fn.generated_function(spec=spec)
     if isinstance(fn, functools.partial) and not fn.args:
         prim = registry.lookup(registry.canonical(fn.func))
         if prim is not None:
             return _synthesize(prim, prim.short, _primitive_inputs(prim, fn.keywords),
                                dict(fn.keywords))
     prim = registry.lookup(registry.canonical(fn))
+    if prim is not None and not (prim.bprop or prim.bprop_factory or prim.nondiff) \
+            and not hasattr(fn, "__code__"):
+        raise registry.missing_rule(fn)
     if prim is not None and (prim.bprop or prim.bprop_factory or prim.nondiff
                              or not hasattr(fn, "__code__")):
         return _synthesize(prim, prim.short, _primitive_inputs(prim), {})

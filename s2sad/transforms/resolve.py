@@ -73,6 +73,12 @@ def _local_names(root) -> set:
     return names
 
 
+def _library(fn) -> bool:
+    """A library function (np.ones): a primitive, never inlined like the user's own code."""
+    mod = getattr(fn, "__module__", None) or ""
+    return mod.split(".")[0] in ("numpy", "cupy", "scipy") or mod.startswith("s2sad.")
+
+
 def _is_constant_value(v) -> bool:
     return v is None or isinstance(v, (bool, int, float, complex, str, np.dtype, type,
                                        np.generic)) or v is Ellipsis
@@ -131,7 +137,7 @@ def resolve(parsed) -> Resolution:
         from ..api import Transformed
         if isinstance(obj, Transformed):
             return Target("user", obj)
-        if isinstance(obj, types.FunctionType):
+        if isinstance(obj, types.FunctionType) and not _library(obj):
             return Target("user", obj)
         if isinstance(obj, type) and not (obj.__module__ or "").startswith("numpy"):
             raise UnsupportedSyntaxError(
