@@ -1,4 +1,4 @@
-# fprop_f(...) -> (result, bprop); bprop(dout) returns the gradients of every input. From golden_examples.py:14.
+# fprop_f(...) -> (result, bprop); bprop(dout) returns the gradients of the inputs. From golden_examples.py:14.
 # xp is the array module (numpy or cupy), chosen from the arguments at each call.
 # Also bound: unbroadcast (s2sad helpers and constants).
 

@@ -12,7 +12,7 @@ def grad_all_layer(x, W, b):
     dh_pow_2 = unreduce(dout, h_pow_2)
     dh = dh_pow_2 * 2 * h
     # grad of: h = np.tanh(x @ W + b)
-    dx_matmul_W_plus_b = dh * (1 - h_pow_2)
+    dx_matmul_W_plus_b = dh * (1 - h * h)
     dx_matmul_W = unbroadcast(dx_matmul_W_plus_b, x_matmul_W)
     db = unbroadcast(dx_matmul_W_plus_b, b)
     dx = matmul_lhs_grad(dx_matmul_W, x, W)

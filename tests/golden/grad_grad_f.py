@@ -1,4 +1,4 @@
-# grad_grad_f: the gradient of grad_f with respect to x1. From <s2sad-8 grad_f>:6.
+# grad_grad_f: the gradient of grad_f with respect to x1. From grad_f (generated from golden_examples.py:14).
 # xp is the array module (numpy or cupy), chosen from the arguments at each call.
 # Also bound: unbroadcast (s2sad helpers and constants).
 

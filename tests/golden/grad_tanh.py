@@ -5,5 +5,5 @@ def grad_tanh(x):
     out = xp.tanh(x)
     # grad of: return np.tanh(x)
     dout = xp.ones_like(out)
-    dx = dout * (1 - out ** 2)
+    dx = dout * (1 - out * out)
     return dx
