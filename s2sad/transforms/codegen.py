@@ -225,9 +225,11 @@ class Printer:
         args = [self.expr(a, fold)[0] for a in eargs]
         if sig is not None and kws:
             params = list(sig.parameters.values())
+            # required parameters (reshape's shape) print by position, options by keyword
             while kws and len(args) < len(params) and params[len(args)].name == kws[0][0] \
-                    and params[len(args)].kind in (params[len(args)].POSITIONAL_ONLY,
-                                                   params[len(args)].POSITIONAL_OR_KEYWORD):
+                    and (params[len(args)].kind == params[len(args)].POSITIONAL_ONLY or
+                         (params[len(args)].kind == params[len(args)].POSITIONAL_OR_KEYWORD
+                          and params[len(args)].default is params[len(args)].empty)):
                 args.append(self.expr(kws.pop(0)[1], fold)[0])
         args += [f"{k}={self.expr(a, fold)[0]}" for k, a in kws]
         return f"{self.callee(p)}({', '.join(args)})", PREC["atom"]
