@@ -563,6 +563,16 @@ def threaded(x, y):
     return np.sin(x) * y + x * x
 
 
+def _run_threads(work, arg_tuples, errors):
+    """Start one thread per argument tuple, wait for all, and fail on any error."""
+    ts = [threading.Thread(target=work, args=a) for a in arg_tuples]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors, errors
+
+
 def test_many_threads_at_once():
     n = 16
     results = [None] * n
@@ -577,12 +587,7 @@ def test_many_threads_at_once():
                 results[i] = grad_all(threaded)(x, 2.0)
         except Exception as e:     # pragma: no cover - reported below
             errors.append(e)
-    ts = [threading.Thread(target=work, args=(i,)) for i in range(n)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    assert not errors, errors
+    _run_threads(work, [(i,) for i in range(n)], errors)
     for i in range(n):
         x = np.full(4, i / 10.0)
         gx, gy = results[i]
@@ -602,12 +607,7 @@ def test_threads_transforming_different_functions():
             out[k, j] = grad(fns[k])(0.7)
         except Exception as e:     # pragma: no cover
             errors.append(e)
-    ts = [threading.Thread(target=work, args=(k, j)) for k in range(len(fns)) for j in range(3)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    assert not errors, errors
+    _run_threads(work, [(k, j) for k in range(len(fns)) for j in range(3)], errors)
     for (k, j), v in out.items():
         assert v == pytest.approx(expected[k](0.7))
 
@@ -625,12 +625,7 @@ def test_threads_transforming_second_order_at_once():
             out[i] = grad(grad(fresh))(0.5, float(i))
         except Exception as e:     # pragma: no cover
             errors.append(e)
-    ts = [threading.Thread(target=work, args=(i,)) for i in range(n)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    assert not errors, errors
+    _run_threads(work, [(i,) for i in range(n)], errors)
     for i in range(n):
         assert out[i] == pytest.approx(-math.sin(0.5) * i + 6 * 0.5)
 
