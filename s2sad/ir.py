@@ -10,6 +10,9 @@ Grammar (straight-line code; control flow extends ``Stmt``)::
     Stmt     := Assign(target, Expr)            target is a fresh SSA name
               | Return(Atom)                    exactly one, the last statement
               | Def(Function)                   a nested function (a bprop closure)
+              | If(test: Atom, body: [Stmt], orelse: [Stmt],
+                   outs: [(target, Atom from body, Atom from orelse)])
+                                                the outs are the branches' results (phi)
     Expr     := Atom
               | Call(callee, [Atom], {kw: Atom}) callee: Primitive or Var (a closure)
               | Pack([Atom], kind)              a tuple or list literal
@@ -107,7 +110,40 @@ class Def:
     src: Optional[Location] = None
 
 
-Stmt = Union[Assign, Return, Def]
+@dataclass
+class If:
+    test: Atom
+    body: List[Any]
+    orelse: List[Any]
+    # (target, value at the end of body, value at the end of orelse): a phi per name
+    outs: List[Tuple[str, Atom, Atom]] = field(default_factory=list)
+    src: Optional[Location] = None
+
+    def blocks(self):
+        return (self.body, self.orelse)
+
+
+Stmt = Union[Assign, Return, Def, If]
+
+
+def targets(stmt) -> List[str]:
+    """The names a statement defines where it stands (an If: its outs)."""
+    if isinstance(stmt, Assign):
+        return [stmt.target]
+    if isinstance(stmt, Def):
+        return [stmt.func.name]
+    if isinstance(stmt, If):
+        return [t for t, _, _ in stmt.outs]
+    return []
+
+
+def walk(stmts):
+    """Every statement in stmts and in the blocks of its Ifs (not into nested functions)."""
+    for s in stmts:
+        yield s
+        if isinstance(s, If):
+            yield from walk(s.body)
+            yield from walk(s.orelse)
 
 
 @dataclass
@@ -128,22 +164,37 @@ class Function:
 
     def defined(self) -> set:
         names = set(self.params)
-        for s in self.body:
-            if isinstance(s, Assign):
-                names.add(s.target)
-            elif isinstance(s, Def):
-                names.add(s.func.name)
+        for s in walk(self.body):
+            names.update(targets(s))
+            if isinstance(s, If):
+                for b in s.blocks():
+                    for t in b:
+                        names.update(targets(t))
         return names
 
 
 def reads(stmt) -> List[Var]:
-    """The variables a statement reads (for Def: the nested function's free names)."""
+    """The variables a statement reads from outside it.
+
+    For Def: the nested function's free names; for If: its test, the names
+    its blocks read but do not define, and its outs' atoms.
+    """
     if isinstance(stmt, Assign):
         return [a for a in expr_atoms(stmt.value) if isinstance(a, Var)]
     if isinstance(stmt, Return):
         return [stmt.value] if isinstance(stmt.value, Var) else []
     if isinstance(stmt, Def):
         return [Var(n) for n in sorted(free_names(stmt.func))]
+    if isinstance(stmt, If):
+        out = [stmt.test] if isinstance(stmt.test, Var) else []
+        for block, k in ((stmt.body, 1), (stmt.orelse, 2)):
+            inner = set()
+            for s in block:
+                out.extend(v for v in reads(s) if v.name not in inner)
+                inner.update(targets(s))
+            out.extend(o[k] for o in stmt.outs
+                       if isinstance(o[k], Var) and o[k].name not in inner)
+        return out
     raise TypeError(stmt)
 
 
@@ -155,10 +206,7 @@ def free_names(func: Function) -> set:
         for v in reads(s):
             if v.name not in defined:
                 free.add(v.name)
-        if isinstance(s, Assign):
-            defined.add(s.target)
-        elif isinstance(s, Def):
-            defined.add(s.func.name)
+        defined.update(targets(s))
     return free
 
 
@@ -169,15 +217,22 @@ def validate(func: Function, outer: frozenset = frozenset()) -> None:
         raise TransformError(f"IR: duplicate parameter in {func.name}")
     if not func.body or not isinstance(func.body[-1], Return):
         raise TransformError(f"IR: {func.name} does not end with a return")
-    for i, s in enumerate(func.body):
-        if isinstance(s, Return) and i != len(func.body) - 1:
-            raise TransformError(f"IR: {func.name} returns before its end")
+    _validate_block(func.body, seen, func.name, outer, top=True)
+
+
+def _validate_block(block, seen, name, outer, top):
+    for i, s in enumerate(block):
+        if isinstance(s, Return) and (not top or i != len(block) - 1):
+            raise TransformError(f"IR: {name} returns before its end")
+        for t in targets(s):
+            if t in seen and t not in outer:
+                raise TransformError(f"IR: {t} assigned twice in {name}")
         if isinstance(s, Assign):
-            if s.target in seen and s.target not in outer:
-                raise TransformError(f"IR: {s.target} assigned twice in {func.name}")
             if isinstance(s.value, Item) and not isinstance(s.value.value, Var):
                 raise TransformError("IR: Item of a non-variable")
-            seen.add(s.target)
         elif isinstance(s, Def):
             validate(s.func, frozenset(seen))
-            seen.add(s.func.name)
+        elif isinstance(s, If):
+            for b in s.blocks():
+                _validate_block(b, seen, name, outer, top=False)
+        seen.update(targets(s))

@@ -28,6 +28,7 @@ CASES = {
     "grad_all_sigmoid": lambda: grad_all(ex.sigmoid),
     "grad_all_layer": lambda: grad_all(ex.layer),
     "grad_all_rmsnorm": lambda: grad_all(ex.rmsnorm),
+    "grad_all_branch": lambda: grad_all(ex.relu_or_sine),
 }
 
 

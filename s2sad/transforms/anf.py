@@ -124,9 +124,10 @@ class Lowering:
 
     # -- emitting -------------------------------------------------------------
     def emit(self, target: str, value, node) -> ir.Var:
-        self.out.body.append(ir.Assign(target, value, self.loc(node)))
+        self.out.cur.append(ir.Assign(target, value, self.loc(node)))
         if isinstance(value, ir.Pack):
             self.out.tuples[target] = len(value.items)
+            self.out.packs[target] = value.items
         elif isinstance(value, ir.Call) and getattr(value.callee, "returns_tuple", False):
             self.out.tuples[target] = None
         return ir.Var(target)
@@ -145,11 +146,8 @@ class Lowering:
         self.out.temps.add(name)
         return self.emit(name, value, node)
 
-    def bind_user(self, name: str, value, node):
-        """Assign to the user's variable `name` (a new SSA version)."""
-        if isinstance(value, (ir.Var, ir.Const)):
-            self.env[name] = value
-            return
+    def version(self, name: str) -> str:
+        """A fresh SSA name for a new value of the user's variable `name`."""
         if name in self.out.assigned or name in self.names.reserved_only:
             target = self.names.fresh(name)
         else:
@@ -158,7 +156,14 @@ class Lowering:
         self.out.assigned.add(name)
         self.names.taken.add(target)
         self.out.base[target] = name
-        self.env[name] = self.emit(target, value, node)
+        return target
+
+    def bind_user(self, name: str, value, node):
+        """Assign to the user's variable `name` (a new SSA version)."""
+        if isinstance(value, (ir.Var, ir.Const)):
+            self.env[name] = value
+            return
+        self.env[name] = self.emit(self.version(name), value, node)
 
     # -- names ------------------------------------------------------------------
     def read(self, node) -> ir.Atom:
@@ -187,13 +192,91 @@ class Lowering:
         else:
             self._bind_call(root, params, args, kwargs, call_node)
         body = [gast.Return(value=root.body)] if isinstance(root, gast.Lambda) else root.body
-        for stmt in body:
+        result = self.block(body)
+        if result is None:
+            raise TransformError("function has no return", self.loc(root))
+        return result
+
+    def block(self, stmts) -> Optional[ir.Atom]:
+        """Lower statements into the current block; the returned atom if they return."""
+        for i, stmt in enumerate(stmts):
             if isinstance(stmt, gast.Return):
                 if self.top:
                     self.out.return_src = self.loc(stmt)
+                if stmt.value is None:
+                    self.fail(stmt, "`return` without a value",
+                              "A function to differentiate must return its result.")
                 return self.temp(self.build(stmt.value), stmt, "out" if self.top else None)
+            if isinstance(stmt, gast.If):
+                result = self.if_stmt(stmt, stmts[i + 1:])
+                if result is not None:
+                    return result
+                if _returns(stmt):
+                    return None
+                continue
             self.stmt(stmt)
-        raise TransformError("function has no return", self.loc(root))
+        return None
+
+    def sub_block(self, lower):
+        """Run lower() with statements going to a new block: (block, env after, result)."""
+        saved, self.out.cur = self.out.cur, []
+        saved_env = dict(self.env)
+        try:
+            result = lower()
+            return self.out.cur, self.env, result
+        finally:
+            self.out.cur = saved
+            self.env = saved_env
+
+    def if_stmt(self, node, rest) -> Optional[ir.Atom]:
+        """An `if`: both branches lowered, the names they assign joined by the If's outs.
+
+        A branch that returns takes the rest of the function with the other
+        branch (so each path has its own return, and the If's result is the
+        function's result).
+        """
+        test = self.atom(node.test)
+        returns = _returns(node)
+        tail = list(rest) if returns else []
+        body, env1, r1 = self.sub_block(lambda: self.block(node.body + tail))
+        orelse, env2, r2 = self.sub_block(lambda: self.block(node.orelse + tail))
+        if returns and (r1 is None) != (r2 is None):
+            self.fail(node, "a path through this `if` reaches the end of the function "
+                      "without a `return`", "Return a value on every path.")
+        outs = []
+        for name in sorted(set(env1) | set(env2)):
+            a, b = env1.get(name), env2.get(name)
+            if a is not None and a == b:
+                self.env[name] = a
+            elif a is None or b is None:
+                # assigned on one path only: None on the other (where Python would raise
+                # NameError on a read); code s2sad generates reads such names under the
+                # same test that assigned them
+                outs.append((self.version(name), a or ir.Const(None), b or ir.Const(None)))
+                self.env[name] = ir.Var(outs[-1][0])
+            else:
+                outs.append((self.version(name), a, b))
+                self.env[name] = ir.Var(outs[-1][0])
+        result = None
+        if r1 is not None:
+            target = self.names.fresh("out" if self.top else "result")
+            self.out.temps.add(target)
+            outs.append((target, r1, r2))
+            result = ir.Var(target)
+        self.out.cur.append(ir.If(test, body, orelse, outs, self.loc(node)))
+        return result
+
+    def choice(self, test, make_a, make_b, node, hint=None) -> ir.Var:
+        """An If whose branches compute one value each: `a if test else b`, `and`, `or`."""
+        body, _, a = self.sub_block(make_a)
+        orelse, _, b = self.sub_block(make_b)
+        if hint and hint not in self.out.assigned:
+            target = self.version(hint)
+        else:
+            target = self.names.fresh(hint or "choice")
+            self.out.temps.add(target)
+        self.out.cur.append(ir.If(test, body, orelse, [(target, a, b)], self.loc(node)))
+        return ir.Var(target)
 
     def _bind_call(self, root, params, args, kwargs, call_node):
         a = root.args
@@ -228,7 +311,8 @@ class Lowering:
         if isinstance(s, gast.Assign):
             value = s.value
             if len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
-                self.bind_user(s.targets[0].id, self.build(value, s.targets[0].id), s)
+                name = s.targets[0].id
+                self.bind_user(name, self.build(value, name), s)
                 return
             atom = self.atom(value, s)
             for t in s.targets:
@@ -244,7 +328,9 @@ class Lowering:
             rhs = self.atom(s.value, s)
             self.bind_user(name, ir.Call(registry.primitive(op), (old, rhs)), s)
             if isinstance(old, ir.Var):
-                self.out.inplace.append((len(self.out.body) - 1, old.name, name, self.loc(s)))
+                self.out.inplace.append((self.out.cur[-1], old.name, name, self.loc(s)))
+        elif isinstance(s, gast.If):
+            self.if_stmt(s, [])
         elif isinstance(s, gast.Expr):
             return                        # a docstring (fence refused anything else)
         elif isinstance(s, gast.Pass):
@@ -305,9 +391,25 @@ class Lowering:
             raise UnsupportedSyntaxError("the operator ~", self.loc(node),
                                          "Use np.logical_not for boolean arrays.")
         if isinstance(node, gast.Compare):
-            op = CMPOPS[type(node.ops[0])]
-            return ir.Call(registry.primitive(op),
-                           (self.atom(node.left), self.atom(node.comparators[0])))
+            left = self.atom(node.left)
+            return self.compare(left, node.ops, node.comparators, node, hint)
+        if isinstance(node, gast.IfExp):
+            test = self.atom(node.test)
+            return self.choice(test, lambda: self.atom(node.body), lambda: self.atom(node.orelse),
+                               node, hint)
+        if isinstance(node, gast.BoolOp):
+            # a and b: b only when a is true, else a (Python's short-circuit, values kept)
+            result = self.atom(node.values[0])
+            for i, v in enumerate(node.values[1:]):
+                last = i == len(node.values) - 2
+                first = result
+                if isinstance(node.op, gast.And):
+                    result = self.choice(first, lambda v=v: self.atom(v), lambda f=first: f,
+                                         node, hint if last else None)
+                else:
+                    result = self.choice(first, lambda f=first: f, lambda v=v: self.atom(v),
+                                         node, hint if last else None)
+            return result
         if isinstance(node, (gast.Tuple, gast.List)):
             items = tuple(self.atom(e) for e in node.elts)
             kind = "tuple" if isinstance(node, gast.Tuple) else "list"
@@ -329,6 +431,21 @@ class Lowering:
         if isinstance(node, gast.Call):
             return self.call(node)
         raise UnsupportedSyntaxError(f"the expression {type(node).__name__}", self.loc(node))
+
+    def compare(self, left, ops, comparators, node, hint=None):
+        """a < b < c: each comparison only if the ones before it held."""
+        op = ops[0]
+        if type(op) not in CMPOPS:
+            raise UnsupportedSyntaxError("`is` / `in` comparisons", self.loc(node),
+                                         "Compare values with == or <.")
+        right = self.atom(comparators[0])
+        first = ir.Call(registry.primitive(CMPOPS[type(op)]), (left, right))
+        if len(ops) == 1:
+            return first
+        t = self.temp(first, node)
+        return self.choice(t, lambda: self.temp(self.compare(right, ops[1:], comparators[1:], node),
+                                                node),
+                           lambda: t, node, hint)
 
     def index(self, node) -> ir.Atom:
         if isinstance(node, gast.Slice):
@@ -413,6 +530,11 @@ class Lowering:
         return child.function(args, kwargs, node)
 
 
+def _returns(node) -> bool:
+    """Whether a statement contains a `return` (not inside a nested function)."""
+    return any(isinstance(n, gast.Return) for n in gast.walk(node))
+
+
 class Output:
     """What a lowering produces: statements plus facts about names."""
 
@@ -423,15 +545,13 @@ class Output:
         self.tuples: Dict[str, Optional[int]] = {}
         self.inplace: List[tuple] = []
         self.assigned: set = set()
+        self.cur: List[Any] = self.body       # the block statements are emitted into
+        self.packs: Dict[str, tuple] = {}     # name -> items, for names bound to a tuple literal
         self.guards: List[tuple] = []
         # printed name -> ("global",) | ("cell", cell) | ("value", object)
         self.externals: Dict[str, tuple] = {}
         self.top_globals = top_globals
 
-    @property
-    def packs(self):
-        return {s.target: s.value.items for s in self.body
-                if isinstance(s, ir.Assign) and isinstance(s.value, ir.Pack)}
 
     def external(self, low: Lowering, name, kind, value) -> ir.Atom:
         if kind == "builtin":
@@ -504,7 +624,12 @@ def _check_inplace(func, out):
     if not out.inplace:
         return
     roots: Dict[str, set] = {}
-    for s in func.body:
+    order = list(ir.walk(func.body))
+    for s in order:
+        if isinstance(s, ir.If):
+            for t, a, b in s.outs:
+                roots[t] = {t} | set().union(*(roots.get(x.name, {x.name}) for x in (a, b)
+                                              if isinstance(x, ir.Var)))
         if not isinstance(s, ir.Assign):
             continue
         v = s.value
@@ -519,9 +644,12 @@ def _check_inplace(func, out):
                 and v.callee.short in VIEWS and isinstance(v.args[0], ir.Var):
             r = roots.get(v.args[0].name, {v.args[0].name})
         roots[s.target] = r | {s.target}
-    for index, old, name, loc in out.inplace:
+    for stmt, old, name, loc in out.inplace:
         group = roots.get(old, {old})
-        for s in func.body[index + 1:]:
+        index = next(i for i, s in enumerate(order) if s is stmt)
+        for s in order[index + 1:]:
+            if isinstance(s, ir.If):
+                continue            # its blocks' statements come next in `order`
             for v in ir.reads(s):
                 if v.name == old or (roots.get(v.name, {v.name}) & group):
                     raise UnsupportedSyntaxError(

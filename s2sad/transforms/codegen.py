@@ -244,71 +244,103 @@ def _is_default(a, param) -> bool:
 
 
 def _fold_plan(func: ir.Function) -> Dict[str, Any]:
-    """Temporaries to print inline: used once, in this function's own body."""
-    uses: Dict[str, int] = {}
-    nested = set()
-    for s in func.body:
-        for v in ir.reads(s):
-            uses[v.name] = uses.get(v.name, 0) + 1
-        if isinstance(s, ir.Def):
-            nested |= {v.name for v in ir.reads(s)}
-    phase = {s.target: s.bwd for s in func.body if isinstance(s, ir.Assign)}
-    used_in = {}
-    for s in func.body:
-        for v in ir.reads(s):
-            used_in[v.name] = s.bwd if isinstance(s, ir.Assign) else phase.get(v.name)
+    """Temporaries to print inline: used once, in the block that defines them, same phase."""
+    uses: Dict[str, list] = {}          # name -> [(block id, phase)] of each read
+    defs: Dict[str, tuple] = {}         # name -> (block id, statement)
+
+    def scan(stmts, bid):
+        for s in stmts:
+            if isinstance(s, ir.Def):
+                for v in ir.reads(s):
+                    uses.setdefault(v.name, []).append((None, None))
+                continue
+            if isinstance(s, ir.If):
+                if isinstance(s.test, ir.Var):
+                    uses.setdefault(s.test.name, []).append((bid, None))
+                for k, block in ((1, s.body), (2, s.orelse)):
+                    scan(block, id(block))
+                    for o in s.outs:
+                        if isinstance(o[k], ir.Var):
+                            uses.setdefault(o[k].name, []).append((id(block), None))
+                continue
+            for v in ir.reads(s):
+                uses.setdefault(v.name, []).append((bid, s.bwd if isinstance(s, ir.Assign)
+                                                    else None))
+            if isinstance(s, ir.Assign):
+                defs[s.target] = (bid, s)
+
+    scan(func.body, id(func.body))
     fold = {}
-    for s in func.body:
-        if isinstance(s, ir.Assign) and s.target in func.temps and uses.get(s.target) == 1 \
-                and s.target not in nested and not isinstance(s.value, (ir.Var, ir.Const)) \
-                and used_in.get(s.target) == s.bwd:
-            # fold only within the forward or within the backward part
-            fold[s.target] = s.value
+    for name, (bid, s) in defs.items():
+        u = uses.get(name, [])
+        if name in func.temps and len(u) == 1 and u[0][0] == bid \
+                and not isinstance(s.value, (ir.Var, ir.Const)) \
+                and u[0][1] in (s.bwd, None):
+            fold[name] = s.value
     return fold
 
 
 def _coalesce_names(func: ir.Function, stmts, fold, reserved=frozenset()) -> Dict[str, str]:
-    """Give an SSA version its variable's name back when the old value is dead."""
+    """Give an SSA version its variable's name back when the old value is dead.
+
+    Works on the function's top-level statements; an If counts as one
+    statement that reads what its blocks read and defines its outs.
+    """
     last_use: Dict[str, int] = {}
-    def_at: Dict[str, int] = {}
     for i, s in enumerate(stmts):
         for v in _reads_folded(s, fold):
             last_use[v] = i
-        if isinstance(s, ir.Assign):
-            def_at[s.target] = i
+    defined = set()
+    for s in ir.walk(stmts):
+        defined.update(ir.targets(s))
     holder: Dict[str, str] = {}        # printed base name -> SSA name now holding it
     nested_reads = set()
-    for s in stmts:
+    for s in ir.walk(stmts):
         if isinstance(s, ir.Def):
             nested_reads |= {v.name for v in ir.reads(s)}
     for p in func.params:
         holder[p] = p
     rename: Dict[str, str] = {}
     for i, s in enumerate(stmts):
-        if not isinstance(s, ir.Assign):
-            continue
-        t = s.target
-        if t in holder:
-            continue
-        base = func.base.get(t)
-        if base is None or t in nested_reads or base in reserved:
-            continue
-        cur = holder.get(base)
-        if cur is None:
-            if not any(n == base for n in def_at):
+        for t in ir.targets(s):
+            if t in holder:
+                continue
+            base = func.base.get(t)
+            if base is None or t in nested_reads or base in reserved:
+                continue
+            cur = holder.get(base)
+            if cur is None:
+                if base not in defined:
+                    rename[t] = base
+                    holder[base] = t
+                continue
+            if cur in nested_reads:
+                continue
+            if last_use.get(cur, -1) <= i and not (isinstance(s, ir.If) and
+                                                   _read_after_set(s, t, cur, fold)):
                 rename[t] = base
                 holder[base] = t
-            continue
-        if cur in nested_reads:
-            continue
-        if last_use.get(cur, -1) <= i:
-            rename[t] = base
-            holder[base] = t
     return rename
 
 
+def _read_after_set(s: ir.If, t: str, cur: str, fold) -> bool:
+    """Whether a branch of s reads `cur` after the point where it sets the result `t`."""
+    for k, block in ((1, s.body), (2, s.orelse)):
+        idx = next((i for i, x in enumerate(block)
+                    if isinstance(x, ir.Assign) and x.target == t), None)
+        if idx is None:
+            continue           # t is set at the end of the block, after every read
+        if any(cur in _reads_folded(x, fold) for x in block[idx + 1:]):
+            return True
+        if any(isinstance(o[k], ir.Var) and o[k].name == cur for o in s.outs if o[0] != t):
+            return True
+    return False
+
+
 def _reads_folded(s, fold):
+    """The names a statement reads once folded temporaries are expanded."""
     out = []
+
     def walk(a):
         if isinstance(a, ir.Var):
             if a.name in fold:
@@ -323,6 +355,14 @@ def _reads_folded(s, fold):
         walk(s.value)
     elif isinstance(s, ir.Def):
         out.extend(v.name for v in ir.reads(s))
+    elif isinstance(s, ir.If):
+        walk(s.test)
+        for block in s.blocks():
+            for t in block:
+                out.extend(_reads_folded(t, fold))
+        for _, a, b in s.outs:
+            walk(a)
+            walk(b)
     return out
 
 
@@ -330,22 +370,60 @@ def _rename_all(func: ir.Function, m: Dict[str, str]):
     from .optimize import substitute
     if not m:
         return
-    for s in func.body:
+    for s in ir.walk(func.body):
         if isinstance(s, ir.Assign) and s.target in m:
             s.target = m[s.target]
+        elif isinstance(s, ir.If):
+            s.outs = [(m.get(t, t), a, b) for t, a, b in s.outs]
     substitute(func, {k: ir.Var(v) for k, v in m.items()})
+
+
+def _merge_outs(func: ir.Function, fold):
+    """In each branch, let the statement that makes an If's result assign it directly.
+
+    `if c: y_1 = x * 2 ... y = y_1` prints as `if c: y = x * 2` when y_1 has no
+    other use and nothing after it in the branch reads the old `y`.
+    """
+    counts: Dict[str, int] = {}
+    for s in ir.walk(func.body):
+        for v in _reads_folded(s, fold) if not isinstance(s, ir.If) else \
+                [x.name for x in ([s.test] if isinstance(s.test, ir.Var) else [])] + \
+                [o[k].name for o in s.outs for k in (1, 2) if isinstance(o[k], ir.Var)]:
+            counts[v] = counts.get(v, 0) + 1
+    for s in ir.walk(func.body):
+        if not isinstance(s, ir.If):
+            continue
+        new_outs = []
+        for t, a, b in s.outs:
+            sides = [a, b]
+            for k, block in ((0, s.body), (1, s.orelse)):
+                v = sides[k]
+                if not isinstance(v, ir.Var) or counts.get(v.name) != 1 or v.name in fold:
+                    continue
+                idx = next((i for i, x in enumerate(block)
+                            if isinstance(x, ir.Assign) and x.target == v.name), None)
+                if idx is None:
+                    continue
+                later = {n for x in block[idx + 1:] for n in _reads_folded(x, fold)}
+                if t in later or any(o[k + 1] == ir.Var(t) for o in s.outs):
+                    continue
+                block[idx].target = t
+                sides[k] = ir.Var(t)
+            new_outs.append((t, sides[0], sides[1]))
+        s.outs = new_outs
 
 
 def emit_function(func: ir.Function, pr: Printer, indent: str, lines: List[str],
                   defaults: Dict[str, str] = None, where: Dict[int, Any] = None):
     fold = _fold_plan(func)
+    _merge_outs(func, fold)
     stmts = [s for s in func.body if not (isinstance(s, ir.Assign) and s.target in fold)]
-    rename = _coalesce_names(func, stmts, fold, pr.names.reserved_only | set(pr.bindings))
+    # never rename to a name the function reads from outside (a closure would shadow it)
+    reserved = pr.names.reserved_only | set(pr.bindings) | ir.free_names(func)
+    rename = _coalesce_names(func, stmts, fold, reserved)
     if rename:
         _rename_all(func, rename)
-        fold = {rename.get(k, k): v for k, v in fold.items()}
         fold = _fold_plan(func)
-        stmts = [s for s in func.body if not (isinstance(s, ir.Assign) and s.target in fold)]
     params = []
     kwonly = set(getattr(func, "kwonly", []))
     star = False
@@ -358,13 +436,29 @@ def emit_function(func: ir.Function, pr: Printer, indent: str, lines: List[str],
     lines.append(f"{indent}def {func.name}({', '.join(params)}):")
     if func.doc:
         lines.append(f'{indent}    """{func.doc}"""')
-    body_indent = indent + "    "
+    _emit_block(func.body, fold, pr, indent + "    ", lines, where)
+
+
+def _emit_block(stmts, fold, pr, indent, lines, where, outs=(), side=0):
     last_src = None
+    start = len(lines)
     for s in stmts:
+        if isinstance(s, ir.Assign) and s.target in fold:
+            continue
         if isinstance(s, ir.Def):
             lines.append("")
-            emit_function(s.func, pr, body_indent, lines, None, where)
+            emit_function(s.func, pr, indent, lines, None, where)
             lines.append("")
+            last_src = None
+            continue
+        if isinstance(s, ir.If):
+            lines.append(f"{indent}if {pr.expr(s.test, fold)[0]}:")
+            _emit_block(s.body, fold, pr, indent + "    ", lines, where, s.outs, 1)
+            mark = len(lines)
+            lines.append(f"{indent}else:")
+            _emit_block(s.orelse, fold, pr, indent + "    ", lines, where, s.outs, 2)
+            if lines[-1] == f"{indent}    pass" and len(lines) == mark + 2:
+                del lines[mark:]           # no else needed
             last_src = None
             continue
         if isinstance(s, ir.Return):
@@ -378,22 +472,22 @@ def emit_function(func: ir.Function, pr: Printer, indent: str, lines: List[str],
                 text = pr.expr(v, fold)[0]
             if where is not None and s.src is not None:
                 where[len(lines) + 1] = s.src
-            lines.append(f"{body_indent}return {text}")
+            lines.append(f"{indent}return {text}")
             continue
         here = (s.src.filename, s.src.line) if s.src is not None else None
         if s.bwd and here is not None and here != last_src and s.src.text:
-            lines.append(f"{body_indent}# grad of: {s.src.text.strip()}")
+            lines.append(f"{indent}# grad of: {s.src.text.strip()}")
             last_src = here
         elif not s.bwd:
             last_src = None
-        value = s.value
-        if isinstance(value, ir.Pack) and value.kind == "tuple" and value.items:
-            text = pr.expr(value, fold)[0]
-        else:
-            text = pr.expr(value, fold)[0]
         if where is not None and s.src is not None:
             where[len(lines) + 1] = s.src
-        lines.append(f"{body_indent}{s.target} = {text}")
+        lines.append(f"{indent}{s.target} = {pr.expr(s.value, fold)[0]}")
+    for o in outs:
+        if o[side] != ir.Var(o[0]):
+            lines.append(f"{indent}{o[0]} = {pr.expr(o[side], fold)[0]}")
+    if len(lines) == start:
+        lines.append(f"{indent}pass")
 
 
 def generate(func: ir.Function, externals, names, header: str, user_globals,

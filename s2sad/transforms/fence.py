@@ -4,30 +4,27 @@ Input: a :class:`~s2sad.transforms.parse.Parsed` function.  Output: the same,
 unchanged, or an :class:`~s2sad.errors.UnsupportedSyntaxError` naming the
 file, line, column and construct, and saying what is supported.
 
-Accepted (straight-line code): one function or lambda with positional,
-default and keyword-only parameters; assignments to names and tuple
-unpacking; augmented assignment of names; operators, comparisons, calls,
-attributes, subscripts, tuple and list literals, constants; a docstring;
-one ``return``, as the last statement.
+Accepted: one function or lambda with positional, default and keyword-only
+parameters; assignments to names and tuple unpacking; augmented assignment
+of names; ``if``/``elif``/``else`` (a ``return`` may sit inside a branch);
+conditional expressions, ``and``/``or``/``not`` and chained comparisons;
+operators, calls, attributes, subscripts, tuple and list literals,
+constants; a docstring; a ``return`` at the end.
 """
 
 import gast
 
 from ..errors import UnsupportedSyntaxError
 
-STRAIGHT_LINE = ("s2sad differentiates straight-line code: assignments, operators, "
-                 "NumPy calls and one `return` at the end.")
-CONTROL_FLOW = STRAIGHT_LINE + " Control flow (`if`, loops) is not supported yet; " \
-    "for a branch on values, use np.where(cond, a, b)."
+STRAIGHT_LINE = ("s2sad differentiates assignments, operators, NumPy calls, `if` "
+                 "statements and expressions, and `return`.")
+CONTROL_FLOW = STRAIGHT_LINE + " Loops are not supported yet."
 
 # node type -> (what to call it, what to do instead)
 REFUSED = {
-    gast.If: ("an `if` statement", CONTROL_FLOW),
     gast.For: ("a `for` loop", CONTROL_FLOW),
     gast.AsyncFor: ("an `async for` loop", STRAIGHT_LINE),
     gast.While: ("a `while` loop", CONTROL_FLOW),
-    gast.IfExp: ("a conditional expression (`a if c else b`)", CONTROL_FLOW),
-    gast.BoolOp: ("`and` / `or`", "Combine conditions with np.logical_and / np.logical_or."),
     gast.Break: ("`break`", CONTROL_FLOW),
     gast.Continue: ("`continue`", CONTROL_FLOW),
     gast.FunctionDef: ("a nested function definition", STRAIGHT_LINE +
@@ -78,42 +75,49 @@ def fence(parsed):
         if isinstance(node, (gast.Yield, gast.YieldFrom)):
             refuse(node, *REFUSED[type(node)])
     if isinstance(root, gast.FunctionDef):
-        if not any(isinstance(s, gast.Return) for s in body):
+        if not any(isinstance(s, gast.Return) for s in gast.walk(root)):
             refuse(root, "a function with no `return`",
                    "A function to differentiate must return its result.")
-        for i, s in enumerate(body):
-            if isinstance(s, gast.Return) and i != len(body) - 1:
-                refuse(s, "a `return` before the end of the function", CONTROL_FLOW)
-            if isinstance(s, gast.Expr):
-                doc = i == 0 and isinstance(s.value, gast.Constant) and isinstance(s.value.value, str)
-                if not doc:
-                    refuse(s, "an expression statement (a call whose result is unused)",
-                           "s2sad differentiates pure functions; assign the result or drop the call.")
-            if isinstance(s, gast.Assign):
-                for t in s.targets:
-                    _check_target(t, refuse)
-            if isinstance(s, gast.AugAssign) and not isinstance(s.target, gast.Name):
-                refuse(s, "an in-place update of an element or attribute (`x[i] += ...`)",
-                       "Build a new array instead, e.g. with np.where or np.concatenate.")
-            if isinstance(s, gast.AnnAssign):
-                if s.value is None:
-                    refuse(s, "an annotation without a value", STRAIGHT_LINE)
-                _check_target(s.target, refuse)
+        for s in gast.walk(root):
+            if isinstance(s, gast.If):
+                for branch in (s.body, s.orelse):
+                    _statements(branch, refuse)
+        _statements(body, refuse, top=True)
 
     for stmt in body:
         for node in gast.walk(stmt):
             entry = REFUSED.get(type(node))
             if entry is not None:
                 refuse(node, *entry)
-            if isinstance(node, gast.Compare) and len(node.ops) > 1:
-                refuse(node, "a chained comparison (`a < b < c`)",
-                       "Compare one pair at a time and combine with np.logical_and.")
             if isinstance(node, gast.Compare) and isinstance(
                     node.ops[0], (gast.Is, gast.IsNot, gast.In, gast.NotIn)):
                 refuse(node, "`is` / `in` comparisons", "Compare values with == or <.")
             if isinstance(node, gast.Call) and any(k.arg is None for k in node.keywords):
                 refuse(node, "a `**kwargs` argument", "Pass keyword arguments by name.")
     return parsed
+
+
+def _statements(block, refuse, top=False):
+    """Checks of the statements of one block (the function's body or a branch)."""
+    for i, s in enumerate(block):
+        if isinstance(s, gast.Return) and i != len(block) - 1:
+            refuse(block[i + 1], "code after a `return`", "Remove the unreachable code.")
+        if isinstance(s, gast.Expr):
+            doc = top and i == 0 and isinstance(s.value, gast.Constant) and \
+                isinstance(s.value.value, str)
+            if not doc:
+                refuse(s, "an expression statement (a call whose result is unused)",
+                       "s2sad differentiates pure functions; assign the result or drop the call.")
+        if isinstance(s, gast.Assign):
+            for t in s.targets:
+                _check_target(t, refuse)
+        if isinstance(s, gast.AugAssign) and not isinstance(s.target, gast.Name):
+            refuse(s, "an in-place update of an element or attribute (`x[i] += ...`)",
+                   "Build a new array instead, e.g. with np.where or np.concatenate.")
+        if isinstance(s, gast.AnnAssign):
+            if s.value is None:
+                refuse(s, "an annotation without a value", STRAIGHT_LINE)
+            _check_target(s.target, refuse)
 
 
 def _check_target(t, refuse):

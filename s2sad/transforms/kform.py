@@ -77,7 +77,6 @@ class KTransform:
         self.wrt = wrt
         self.body: List = []           # statements emitted (forward then backward)
         self.contrib: Dict[str, list] = {}
-        self.defs = {s.target: s for s in func.body if isinstance(s, ir.Assign)}
         self.tuples = dict(out.tuples)
         self.temps = set(func.temps)
         self.base = dict(func.base)
@@ -86,9 +85,18 @@ class KTransform:
 
     # -- activity ----------------------------------------------------------------
     def activity(self):
-        params = [self.f.params[i] for i in self.wrt]
-        varied = set(params)
-        for s in self.f.body:
+        """active = varied (depends on a differentiated input) & useful (the result depends on it)."""
+        varied = {self.f.params[i] for i in self.wrt}
+        self._varied(self.f.body, varied)
+        useful = set()
+        r = self.f.result
+        if isinstance(r, ir.Var):
+            useful.add(r.name)
+        self._useful(self.f.body, useful)
+        self.active = varied & useful
+
+    def _varied(self, stmts, varied):
+        for s in stmts:
             if isinstance(s, ir.Assign):
                 v = s.value
                 if isinstance(v, ir.Call) and isinstance(v.callee, registry.Primitive) \
@@ -96,16 +104,25 @@ class KTransform:
                     continue
                 if any(isinstance(a, ir.Var) and a.name in varied for a in ir.expr_atoms(v)):
                     varied.add(s.target)
-        useful = set()
-        r = self.f.result
-        if isinstance(r, ir.Var):
-            useful.add(r.name)
-        for s in reversed(self.f.body):
+            elif isinstance(s, ir.If):
+                self._varied(s.body, varied)
+                self._varied(s.orelse, varied)
+                for t, a, b in s.outs:
+                    if any(isinstance(x, ir.Var) and x.name in varied for x in (a, b)):
+                        varied.add(t)
+
+    def _useful(self, stmts, useful):
+        for s in reversed(stmts):
             if isinstance(s, ir.Assign) and s.target in useful:
                 for a in ir.expr_atoms(s.value):
                     if isinstance(a, ir.Var):
                         useful.add(a.name)
-        self.active = varied & useful
+            elif isinstance(s, ir.If):
+                for t, a, b in s.outs:
+                    if t in useful:
+                        useful.update(x.name for x in (a, b) if isinstance(x, ir.Var))
+                self._useful(s.body, useful)
+                self._useful(s.orelse, useful)
 
     # -- emitting --------------------------------------------------------------------
     def emit(self, target, value, src, temp=True) -> ir.Var:
@@ -119,8 +136,10 @@ class KTransform:
         return ir.Var(target)
 
     def adjoint_name(self, var: str) -> str:
-        name = self.names.fresh("d" + self.base.get(var, var))
+        base = "d" + self.base.get(var, var)
+        name = self.names.fresh(base)
         self.shape_of[name] = var
+        self.base[name] = base          # codegen may print it as plain `dx`
         return name
 
     def contribute(self, var: str, g: ir.Atom, index: Optional[int] = None):
@@ -260,7 +279,15 @@ class KTransform:
     def backward(self, seeds: Dict[str, ir.Atom]):
         for var, g in seeds.items():
             self.contribute(var, g)
-        for s in reversed(self.f.body):
+        self.backward_block(self.f.body)
+        return {p: self.materialize(p, None) for p in self.f.params}
+
+    def backward_block(self, stmts):
+        """Emit the adjoints of stmts, last statement first."""
+        for s in reversed(stmts):
+            if isinstance(s, ir.If):
+                self.backward_if(s)
+                continue
             if not isinstance(s, ir.Assign) or s.target not in self.active:
                 continue
             adj = self.materialize(s.target, s.src)
@@ -288,7 +315,56 @@ class KTransform:
                     self.inline_rule(s, v, adj)
                 else:
                     raise TransformError("calls of local functions are not supported yet", s.src)
-        return {p: self.materialize(p, None) for p in self.f.params}
+
+    def backward_if(self, s: ir.If):
+        """The adjoint of an If is an If on the same test: each branch's adjoint runs
+        where that branch ran.  The adjoints it adds to names from outside the If
+        leave it through outs, with zeros from the branch that adds none."""
+        douts = {}
+        for t, a, b in s.outs:
+            if t in self.active:
+                d = self.materialize(t, s.src)
+                if isinstance(d, tuple):
+                    d = self.full_tuple(t, d, s.src)
+                if d is not None:
+                    douts[t] = d
+        if not douts:
+            return          # a branch changes nothing outside it but through its outs
+        blocks, results = [], []
+        for k, block in ((1, s.body), (2, s.orelse)):
+            saved_contrib, saved_body = self.contrib, self.body
+            self.contrib, self.body = {}, []
+            for o in s.outs:
+                if o[0] in douts and isinstance(o[k], ir.Var):
+                    self.contribute(o[k].name, douts[o[0]])
+            self.backward_block(block)
+            leftover = {}
+            for var in sorted(self.contrib):
+                g = self.materialize(var, s.src)
+                if isinstance(g, tuple):
+                    raise TransformError("a tuple that gets a gradient inside an `if` is not "
+                                         "supported yet", s.src)
+                if g is not None:
+                    leftover[var] = g
+            blocks.append(self.body)
+            results.append(leftover)
+            self.contrib, self.body = saved_contrib, saved_body
+        zeros = registry.primitive(np.zeros_like)
+        outs = []
+        for var in sorted(set(results[0]) | set(results[1])):
+            sides = []
+            for block, res in zip(blocks, results):
+                g = res.get(var)
+                if g is None:
+                    g = ir.Var(self.names.fresh("d" + self.base.get(var, var) + "_zero"))
+                    block.append(ir.Assign(g.name, ir.Call(zeros, (ir.Var(var),)), None,
+                                           bwd=True))
+                    self.shape_of[g.name] = var
+                sides.append(g)
+            target = self.adjoint_name(var)
+            outs.append((target, sides[0], sides[1]))
+            self.contribute(var, ir.Var(target))
+        self.body.append(ir.If(s.test, blocks[0], blocks[1], outs, s.src))
 
     def seeds(self, dout: ir.Atom) -> Dict[str, ir.Atom]:
         r = self.f.result
@@ -329,8 +405,6 @@ def grad_function(func: ir.Function, out, slots, wrt_single: bool, with_value: b
     k = KTransform(func, out, [i for i in slots if i is not None])
     k.activity()
     body = [s for s in func.body[:-1]]
-    for s in body:
-        s.bwd = False
     k.body = list(body)
     src = func.body[-1].src
     seed = _ones_like(k, func.result, src)
@@ -371,8 +445,6 @@ def fprop_function(func: ir.Function, out, name: str, slots) -> ir.Function:
     k = KTransform(func, out, [i for i in slots if i is not None])
     k.activity()
     forward = [s for s in func.body[:-1]]
-    for s in forward:
-        s.bwd = False
     src = None
     r = func.result
     dname = k.names.fresh("dout")

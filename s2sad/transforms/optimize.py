@@ -73,9 +73,12 @@ def _subst_expr(e, m):
 
 def substitute(func: ir.Function, m: Dict[str, ir.Atom]) -> None:
     """Replace reads of names in m everywhere in func, nested functions included."""
-    if not m:
-        return
-    for s in func.body:
+    if m:
+        _subst_block(func.body, m)
+
+
+def _subst_block(stmts, m):
+    for s in stmts:
         if isinstance(s, ir.Assign):
             s.value = _subst_expr(s.value, m)
         elif isinstance(s, ir.Return):
@@ -83,6 +86,11 @@ def substitute(func: ir.Function, m: Dict[str, ir.Atom]) -> None:
         elif isinstance(s, ir.Def):
             inner = {k: v for k, v in m.items() if k not in s.func.params}
             substitute(s.func, inner)
+        elif isinstance(s, ir.If):
+            s.test = _subst_atom(s.test, m)
+            _subst_block(s.body, m)
+            _subst_block(s.orelse, m)
+            s.outs = [(t, _subst_atom(a, m), _subst_atom(b, m)) for t, a, b in s.outs]
 
 
 def _rename_target(func, old, new):
@@ -92,8 +100,12 @@ def _rename_target(func, old, new):
 
 
 def _simplify(func, shape_of) -> bool:
-    changed = False
     shape: Dict[str, object] = {}
+    return _simplify_block(func, func.body, shape_of, shape)
+
+
+def _simplify_block(func, stmts, shape_of, shape) -> bool:
+    changed = False
     ones = registry.primitive(np.ones_like)
     zeros = registry.primitive(np.zeros_like)
     from .. import runtime
@@ -109,16 +121,20 @@ def _simplify(func, shape_of) -> bool:
                 return key(ir.Var(k))
         return k if k is not None else a.name
 
-    m: Dict[str, ir.Atom] = {}
-    for s in func.body:
+    for s in stmts:
         if isinstance(s, ir.Def):
             changed |= _simplify(s.func, shape_of)
             continue
+        if isinstance(s, ir.If):
+            changed |= _simplify_block(func, s.body, shape_of, shape)
+            changed |= _simplify_block(func, s.orelse, shape_of, shape)
+            for t, a, b in s.outs:
+                if key(a) == key(b):
+                    shape[t] = key(a)
+            continue
         if not isinstance(s, ir.Assign):
             continue
-        v = _subst_expr(s.value, m) if m else s.value
-        if v is not s.value:
-            s.value = v
+        v = s.value
         if isinstance(v, ir.Var):
             shape[s.target] = key(v)
             continue
@@ -150,7 +166,7 @@ def _simplify(func, shape_of) -> bool:
         elif p.fn is operator.pow and _is(args[1], 1):
             new = args[0]
         elif p.fn is operator.neg and isinstance(args[0], ir.Var):
-            d = next((t for t in func.body if isinstance(t, ir.Assign) and
+            d = next((t for t in ir.walk(func.body) if isinstance(t, ir.Assign) and
                       t.target == args[0].name), None)
             if d is not None and isinstance(d.value, ir.Call) and d.value.callee is p:
                 new = d.value.args[0]
@@ -184,44 +200,51 @@ _SHAPE_OF_ARG = {"unbroadcast": 1, "unreduce": 1, "getitem_grad": 0, "matmul_lhs
 
 def _coalesce_copies(func) -> bool:
     """Remove `a = b` statements: the copy takes over a temporary's name, else reads b."""
-    changed = False
-    defined_by = {s.target: i for i, s in enumerate(func.body) if isinstance(s, ir.Assign)}
     m: Dict[str, ir.Atom] = {}
-    drop = set()
-    for i, s in enumerate(func.body):
+    uses = _use_counts(func.body)
+    changed = _coalesce_block(func, func.body, m, uses)
+    if m:
+        substitute(func, m)
+    return changed or bool(m)
+
+
+def _coalesce_block(func, stmts, m, uses) -> bool:
+    changed = False
+    defined_by = {s.target: s for s in stmts if isinstance(s, ir.Assign)}
+    keep = []
+    for s in stmts:
         if isinstance(s, ir.Def):
             changed |= _coalesce_copies(s.func)
-        if not isinstance(s, ir.Assign):
+        elif isinstance(s, ir.If):
+            changed |= _coalesce_block(func, s.body, m, uses)
+            changed |= _coalesce_block(func, s.orelse, m, uses)
+        if not isinstance(s, ir.Assign) or not isinstance(s.value, (ir.Var, ir.Const)):
+            keep.append(s)
             continue
         v = s.value
-        if isinstance(v, ir.Const):
+        src = v.name if isinstance(v, ir.Var) else None
+        d = defined_by.get(src)
+        if src in func.temps and d is not None and s.target not in func.temps \
+                and src not in m and d in keep and uses.get(src) == 1:
+            # t = expr; dx = t  =>  dx = expr
+            d.target = s.target
+            d.bwd = d.bwd or s.bwd
+        else:
             m[s.target] = v
-            drop.add(i)
-        elif isinstance(v, ir.Var):
-            src = v.name
-            if src in func.temps and src in defined_by and s.target not in func.temps \
-                    and src not in m and defined_by[src] not in drop and _uses(func, src) == 1:
-                # t = expr; dx = t  =>  dx = expr
-                func.body[defined_by[src]].target = s.target
-                func.body[defined_by[src]].bwd = func.body[defined_by[src]].bwd or s.bwd
-                drop.add(i)
-            else:
-                m[s.target] = v
-                drop.add(i)
-    if drop:
-        func.body = [s for i, s in enumerate(func.body) if i not in drop]
-        substitute(func, m)
-        changed = True
+    stmts[:] = keep
     return changed
 
 
-def _uses(func, name) -> int:
-    n = 0
-    for s in func.body:
+def _use_counts(stmts) -> Dict[str, int]:
+    counts: Dict[str, int] = {}
+    for s in stmts:
         for v in ir.reads(s):
-            if v.name == name:
-                n += 1
-    return n
+            counts[v.name] = counts.get(v.name, 0) + 1
+        if isinstance(s, ir.If):
+            for b in s.blocks():
+                for k, n in _use_counts(b).items():
+                    counts[k] = counts.get(k, 0) + n
+    return counts
 
 
 def _key(e):
@@ -245,37 +268,47 @@ def _key(e):
 
 
 def _cse(func, seen=None) -> bool:
-    seen = dict(seen or {})
-    m = {}
-    drop = set()
-    for i, s in enumerate(func.body):
+    m: Dict[str, ir.Atom] = {}
+    _cse_block(func.body, dict(seen or {}), m)
+    if m:
+        substitute(func, m)
+    return bool(m)
+
+
+def _cse_block(stmts, seen, m):
+    """Expressions computed before a block are available in it; those inside are not after."""
+    keep = []
+    for s in stmts:
         if isinstance(s, ir.Def):
             _cse(s.func, seen)
-            continue
-        if not isinstance(s, ir.Assign):
-            continue
-        if m:
-            s.value = _subst_expr(s.value, m)
-        k = _key(s.value)
-        if k is None:
-            continue
-        if k in seen:
-            m[s.target] = ir.Var(seen[k])
-            drop.add(i)
-        else:
-            seen[k] = s.target
-    if drop:
-        func.body = [s for i, s in enumerate(func.body) if i not in drop]
-        substitute(func, m)
-        return True
-    return False
+        elif isinstance(s, ir.If):
+            if m:
+                _subst_block(s.body, m)
+                _subst_block(s.orelse, m)
+            _cse_block(s.body, dict(seen), m)
+            _cse_block(s.orelse, dict(seen), m)
+        elif isinstance(s, ir.Assign):
+            if m:
+                s.value = _subst_expr(s.value, m)
+            k = _key(s.value)
+            if k is not None:
+                if k in seen:
+                    m[s.target] = ir.Var(seen[k])
+                    continue
+                seen[k] = s.target
+        keep.append(s)
+    stmts[:] = keep
 
 
 def _dce(func) -> bool:
-    live = set()
+    return _dce_block(func.body, set())
+
+
+def _dce_block(stmts, live) -> bool:
+    """Drop assignments nobody reads; `live` holds the names read after stmts."""
     keep = []
     changed = False
-    for s in reversed(func.body):
+    for s in reversed(stmts):
         if isinstance(s, ir.Assign) and s.target not in live:
             changed = True
             continue
@@ -284,8 +317,19 @@ def _dce(func) -> bool:
                 changed = True
                 continue
             changed |= _dce(s.func)
+        if isinstance(s, ir.If):
+            outs = [o for o in s.outs if o[0] in live]
+            if len(outs) != len(s.outs):
+                s.outs = outs
+                changed = True
+            for k, block in ((1, s.body), (2, s.orelse)):
+                inner = set(live) | {o[k].name for o in outs if isinstance(o[k], ir.Var)}
+                changed |= _dce_block(block, inner)
+            if not s.outs and not s.body and not s.orelse:
+                changed = True
+                continue
         keep.append(s)
         for v in ir.reads(s):
             live.add(v.name)
-    func.body = list(reversed(keep))
+    stmts[:] = list(reversed(keep))
     return changed
