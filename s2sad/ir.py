@@ -13,6 +13,12 @@ Grammar (straight-line code; control flow extends ``Stmt``)::
               | If(test: Atom, body: [Stmt], orelse: [Stmt],
                    outs: [(target, Atom from body, Atom from orelse)])
                                                 the outs are the branches' results (phi)
+              | Loop(carried: [(name, init Atom, next Atom)], body: [Stmt],
+                     iter: Atom, index: name          a `for` over an iterable, or
+                     cond: [Stmt], test: Atom         a `while`: cond runs before each iteration,
+                     stop: Atom)                      break after an iteration where stop holds
+                                                carried names hold the iteration's start value
+                                                in the body and the final value after the loop
     Expr     := Atom
               | Call(callee, [Atom], {kw: Atom}) callee: Primitive or Var (a closure)
               | Pack([Atom], kind)              a tuple or list literal
@@ -123,7 +129,28 @@ class If:
         return (self.body, self.orelse)
 
 
-Stmt = Union[Assign, Return, Def, If]
+@dataclass
+class Loop:
+    """A loop that is never unrolled: `for index in iter` or `while test`.
+
+    Each carried name is set to init before the first iteration and to next
+    at the end of each one; in the body it holds the value at the start of
+    the iteration, after the loop its final value.
+    """
+    carried: List[Tuple[str, Atom, Atom]]
+    body: List[Any]
+    iter: Optional[Atom] = None           # for: what to iterate over
+    index: Optional[str] = None           # for: the name bound to each element
+    cond: List[Any] = field(default_factory=list)   # while: computes test
+    test: Optional[Atom] = None
+    stop: Optional[Atom] = None           # break after this iteration when it holds
+    src: Optional[Location] = None
+
+    def blocks(self):
+        return (self.cond, self.body)
+
+
+Stmt = Union[Assign, Return, Def, If, Loop]
 
 
 def targets(stmt) -> List[str]:
@@ -134,6 +161,8 @@ def targets(stmt) -> List[str]:
         return [stmt.func.name]
     if isinstance(stmt, If):
         return [t for t, _, _ in stmt.outs]
+    if isinstance(stmt, Loop):
+        return [c for c, _, _ in stmt.carried] + ([stmt.index] if stmt.index else [])
     return []
 
 
@@ -144,6 +173,9 @@ def walk(stmts):
         if isinstance(s, If):
             yield from walk(s.body)
             yield from walk(s.orelse)
+        elif isinstance(s, Loop):
+            yield from walk(s.cond)
+            yield from walk(s.body)
 
 
 @dataclass
@@ -195,6 +227,16 @@ def reads(stmt) -> List[Var]:
             out.extend(o[k] for o in stmt.outs
                        if isinstance(o[k], Var) and o[k].name not in inner)
         return out
+    if isinstance(stmt, Loop):
+        inner = set(targets(stmt))
+        out = [a for a in [stmt.iter] + [c[1] for c in stmt.carried] if isinstance(a, Var)]
+        for block in (stmt.cond, stmt.body):
+            for s in block:
+                out.extend(v for v in reads(s) if v.name not in inner)
+                inner.update(targets(s))
+        tail = [c[2] for c in stmt.carried] + [stmt.test, stmt.stop]
+        out.extend(a for a in tail if isinstance(a, Var) and a.name not in inner)
+        return out
     raise TypeError(stmt)
 
 
@@ -235,4 +277,9 @@ def _validate_block(block, seen, name, outer, top):
         elif isinstance(s, If):
             for b in s.blocks():
                 _validate_block(b, seen, name, outer, top=False)
+        elif isinstance(s, Loop):
+            seen.update(targets(s))
+            for b in s.blocks():
+                _validate_block(b, seen, name, outer, top=False)
+            continue
         seen.update(targets(s))

@@ -75,6 +75,8 @@ class Primitive:
         self.linear = False
         self.returns_tuple = False  # the result is a tuple (anf makes x[0] an Item)
         self.varargs = False        # every positional argument is an input (einsum)
+        self.pure = True            # False: each call makes a new mutable object (tape_new)
+        self.tuple_items = ()       # for a tuple result: the indices of its items that are tuples
         self.bprop_factory = None   # for varargs: n -> rule source (see defbprop_varargs)
         self._rules_by_arity: Dict[int, Rule] = {}
         try:

@@ -78,12 +78,35 @@ def _is_mask(index):
     return getattr(index, "dtype", None) == bool
 
 
+class Cotangent(tuple):
+    """A tuple of gradients: `+` adds item by item instead of concatenating.
+
+    Every gradient of a tuple that s2sad's helpers build is one, so that
+    adding two of them, or one and a plain tuple, is the sum of gradients.
+    """
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        return Cotangent(add_grads(a, b) for a, b in zip(self, _same_length(self, other)))
+
+    def __radd__(self, other):
+        return Cotangent(add_grads(b, a) for a, b in zip(self, _same_length(self, other)))
+
+
+def _same_length(a, b):
+    if not isinstance(b, tuple) or len(b) != len(a):
+        raise TypeError(f"cannot add the gradient of a tuple of {len(a)} to {type(b).__name__}"
+                        f" of length {len(b) if isinstance(b, tuple) else '?'}")
+    return b
+
+
 def getitem_grad(x, index, g):
     """zeros_like(x) with g added at x[index]; repeated integer indices add up."""
     if isinstance(x, (tuple, list)):
         z = [zeros_like_tree(e) for e in x]
         z[index] = add_grads(z[index], g)
-        return tuple(z)
+        return Cotangent(z)
     xp = array_namespace(x, g)
     z = xp.zeros(np.shape(x), dtype=np.result_type(x, g) if not hasattr(g, "dtype")
                  else g.dtype)
@@ -98,21 +121,69 @@ def getitem_grad(x, index, g):
 
 
 def zeros_like_tree(x):
+    """Zeros shaped like x: an array, a number, None, a tuple or a Tape of them."""
+    if isinstance(x, Tape):
+        return Tape(zeros_like_tree(e) for e in x)
     if isinstance(x, (tuple, list)):
-        return tuple(zeros_like_tree(e) for e in x)
+        return Cotangent(zeros_like_tree(e) for e in x)
+    if x is None:
+        return None
+    if isinstance(x, (bool, int)) and not isinstance(x, bool):
+        return 0
     return array_namespace(x).zeros_like(x)
+
+
+class Tape(list):
+    """The values a loop's backward pass needs, one tuple per iteration (a stack).
+
+    Generated code uses it only through tape_new, tape_push and tape_pop,
+    which are primitives with rules: the adjoint of a push is a pop and the
+    adjoint of a pop is a push, so the adjoint of a tape is a tape of
+    adjoints, and loops differentiate again at any order.
+    """
+
+    __slots__ = ()
+
+
+def tape_new():
+    """An empty tape."""
+    return Tape()
+
+
+def tape_push(tape, values):
+    """tape with values pushed on top (the same object, grown: each tape is used once)."""
+    tape.append(values)
+    return tape
+
+
+def tape_copy(tape):
+    """A shallow copy, so that a bprop closure can run its backward loop more than once."""
+    return Tape(tape)
+
+
+def tape_pop(tape):
+    """(tape without its top, the top): the same object, shrunk."""
+    values = tape.pop()
+    return tape, values
 
 
 def ones_like_tree(x):
     """ones_like for an array or a (nested) tuple of arrays: the default sensitivity."""
+    if x is None:
+        return None
     if isinstance(x, (tuple, list)):
         return tuple(ones_like_tree(e) for e in x)
     return array_namespace(x).ones_like(x)
 
 
 def add_grads(a, b):
+    """a + b for gradients: arrays add, tuples add item by item, None is zero."""
+    if a is None:
+        return b
+    if b is None:
+        return a
     if isinstance(a, tuple):
-        return tuple(add_grads(u, v) for u, v in zip(a, b))
+        return Cotangent(add_grads(u, v) for u, v in zip(a, _same_length(a, b)))
     return a + b
 
 
@@ -140,7 +211,7 @@ def tuple_cotangent(primal, indices, grads):
     out = [None] * len(primal)
     for i, g in zip(indices, grads):
         out[i] = g if out[i] is None else out[i] + g
-    return tuple(zeros_like_tree(p) if o is None else o for p, o in zip(primal, out))
+    return Cotangent(zeros_like_tree(p) if o is None else o for p, o in zip(primal, out))
 
 
 def tuple_items(t, indices):
@@ -166,7 +237,7 @@ def sign_of(x):
 
 
 # helpers whose results are tuples: anf treats `h(...)[0]` as a tuple item
-RETURNS_TUPLE = (split_as, unstack, tuple_cotangent, tuple_items, ones_like_tree)
+RETURNS_TUPLE = (split_as, unstack, tuple_cotangent, tuple_items, ones_like_tree, tape_pop)
 
 
 def matmul_lhs_grad(g, x, y):

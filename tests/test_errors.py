@@ -56,16 +56,20 @@ def _refused(fn, args, construct_words, marker, col_marker=None):
 # the functions that use refused constructs (module level, so they have source)
 # ---------------------------------------------------------------------------
 
-def uses_for(x):
+def uses_for_else(x):
     y = x
-    for i in range(3):   # MARK
+    for i in range(3):
         y = y * x
+    else:
+        y = y + 1            # MARK
     return y
 
 
-def uses_while(x):
+def uses_return_in_loop(x):
     y = x
-    while y < 10:        # MARK
+    while y < 10:
+        if y > 5:
+            return y         # MARK
         y = y * 2
     return y
 
@@ -244,8 +248,8 @@ def uses_in_comparison(x):
 
 # (function, words the message must contain, marker, column marker)
 REFUSED = [
-    (uses_for, ["`for`"], "for i in", None),
-    (uses_while, ["`while`"], "while y", None),
+    (uses_for_else, ["`else` clause"], "y = y + 1", None),
+    (uses_return_in_loop, ["`return` inside a loop"], "return y         #", None),
     (uses_nested_def, ["nested function"], "def inner", None),
     (uses_nested_lambda, ["nested lambda"], "lambda t", "lambda"),
     (uses_class, ["class"], "class Box", None),
@@ -302,27 +306,27 @@ def test_refused_by_every_entry_point(fn, words, marker, col_marker):
 def test_refused_at_transform_time_before_running():
     """The error comes from the transform: no argument is looked at, no code runs."""
     with pytest.raises(UnsupportedSyntaxError):
-        grad_all(uses_while)("not a number", object())
+        grad_all(uses_try)("not a number", object())
     with pytest.raises(UnsupportedSyntaxError):
-        grad_all(uses_while).generated_function()
-    e = _refused(uses_while, (np.array([1.0]),), ["`while`"], "while y")
-    assert e.construct.startswith("a `while`")
-    assert "not supported yet" in str(e)   # the message says what is supported
+        grad_all(uses_try).generated_function()
+    e = _refused(uses_try, (np.array([1.0]),), ["`try`"], "try:")
+    assert e.construct.startswith("a `try`")
+    assert "remove the `try`" in str(e)    # the message says what to do instead
 
 
 def test_making_the_derivative_is_lazy():
     """grad(f) itself does not transform: only calling it (or asking for source) does."""
-    g = grad(uses_while)
+    g = grad(uses_try)
     assert callable(g)
 
 
 def test_refused_in_an_inlined_helper_names_the_helper_line():
-    line, _ = _line_and_col(uses_while, "while y")
+    line, _ = _line_and_col(uses_try, "try:")
 
-    def calls_helper_with_while(x):
-        return uses_while(x) * 2
+    def calls_helper_with_try(x):
+        return uses_try(x) * 2
     with pytest.raises(UnsupportedSyntaxError) as info:
-        grad(calls_helper_with_while)(1.0)
+        grad(calls_helper_with_try)(1.0)
     assert info.value.location.line == line
     assert f":{line}:" in str(info.value)
 

@@ -4,7 +4,8 @@ import numpy as np
 
 from .. import registry
 from ..registry import defbprop, defnondiff
-from ..runtime import (RETURNS_TUPLE, astype, ones_like_tree, dtype_of, getitem_grad, matmul_lhs_grad,
+from ..runtime import (RETURNS_TUPLE, astype, ones_like_tree, tape_copy, tape_new, tape_pop,
+                       tape_push, dtype_of, getitem_grad, matmul_lhs_grad,
                        matmul_rhs_grad, split_as, tuple_cotangent, tuple_items, unbroadcast,
                        unreduce, unstack)
 
@@ -56,13 +57,36 @@ def bprop_tuple_items(t, indices, out, dout):
     return (tuple_cotangent(t, indices, dout), None)
 
 
+@defbprop(tape_push)
+def bprop_tape_push(tape, values, out, dout):
+    # the adjoint of pushing is popping the adjoint tape
+    rest, top = tape_pop(dout)
+    return (rest, top)
+
+
+@defbprop(tape_copy)
+def bprop_tape_copy(tape, out, dout):
+    return (tape_copy(dout),)
+
+
+@defbprop(tape_pop)
+def bprop_tape_pop(tape, out, dout):
+    # dout is (adjoint of the shorter tape, adjoint of the popped values)
+    return (tape_push(dout[0], dout[1]),)
+
+
 @defbprop(astype)
 def bprop_astype(x, dtype, out, dout):
     return (astype(dout, dtype_of(x)), None)
 
 
-defnondiff(dtype_of, ones_like_tree, np.ones_like, np.zeros_like, np.shape, np.ndim, np.size, len,
+defnondiff(dtype_of, ones_like_tree, tape_new, range, np.ones_like, np.zeros_like, np.shape, np.ndim, np.size, len,
            np.result_type, slice, np.empty_like)
 
 for _f in RETURNS_TUPLE:
     registry.primitive(_f).returns_tuple = True
+
+# a tape is a mutable object used once: two calls are never the same value
+for _f in (tape_new, tape_push, tape_pop, tape_copy):
+    registry.primitive(_f).pure = False
+registry.primitive(tape_pop).tuple_items = (1,)      # (rest of the tape, the saved tuple)

@@ -130,6 +130,11 @@ class Lowering:
             self.out.packs[target] = value.items
         elif isinstance(value, ir.Call) and getattr(value.callee, "returns_tuple", False):
             self.out.tuples[target] = None
+        elif isinstance(value, ir.Item) and value.index in \
+                self.out.tuple_items.get(value.value.name, ()):
+            self.out.tuples[target] = None
+        if isinstance(value, ir.Call) and getattr(value.callee, "tuple_items", ()):
+            self.out.tuple_items[target] = value.callee.tuple_items
         return ir.Var(target)
 
     def temp(self, value, node, hint=None) -> ir.Atom:
@@ -197,8 +202,14 @@ class Lowering:
             raise TransformError("function has no return", self.loc(root))
         return result
 
-    def block(self, stmts) -> Optional[ir.Atom]:
-        """Lower statements into the current block; the returned atom if they return."""
+    def block(self, stmts, at_end=None):
+        """Lower statements into the current block.
+
+        Returns the result atom if they return, a _Stop(flag) if they leave a
+        loop iteration (break: True, continue: False), else at_end: what
+        falling off the end means (None in a function body, _Stop(False) at
+        the end of a loop body).
+        """
         for i, stmt in enumerate(stmts):
             if isinstance(stmt, gast.Return):
                 if self.top:
@@ -207,15 +218,20 @@ class Lowering:
                     self.fail(stmt, "`return` without a value",
                               "A function to differentiate must return its result.")
                 return self.temp(self.build(stmt.value), stmt, "out" if self.top else None)
+            if isinstance(stmt, gast.Break):
+                return _Stop(ir.Const(True))
+            if isinstance(stmt, gast.Continue):
+                return _Stop(ir.Const(False))
             if isinstance(stmt, gast.If):
-                result = self.if_stmt(stmt, stmts[i + 1:])
-                if result is not None:
-                    return result
-                if _returns(stmt):
-                    return None
+                result = self.if_stmt(stmt, stmts[i + 1:], at_end)
+                if _exits(stmt):
+                    return result             # the rest of the block went into the branches
+                continue
+            if isinstance(stmt, (gast.For, gast.While)):
+                self.loop_stmt(stmt)
                 continue
             self.stmt(stmt)
-        return None
+        return at_end
 
     def sub_block(self, lower):
         """Run lower() with statements going to a new block: (block, env after, result)."""
@@ -228,19 +244,20 @@ class Lowering:
             self.out.cur = saved
             self.env = saved_env
 
-    def if_stmt(self, node, rest) -> Optional[ir.Atom]:
+    def if_stmt(self, node, rest, at_end=None):
         """An `if`: both branches lowered, the names they assign joined by the If's outs.
 
-        A branch that returns takes the rest of the function with the other
-        branch (so each path has its own return, and the If's result is the
-        function's result).
+        A branch that returns (or leaves a loop iteration) takes the rest of
+        the block with the other branch, so each path has its own exit, and
+        the If's out is the function's result (or the iteration's stop flag).
         """
         test = self.atom(node.test)
-        returns = _returns(node)
-        tail = list(rest) if returns else []
-        body, env1, r1 = self.sub_block(lambda: self.block(node.body + tail))
-        orelse, env2, r2 = self.sub_block(lambda: self.block(node.orelse + tail))
-        if returns and (r1 is None) != (r2 is None):
+        exits = _exits(node)
+        tail = list(rest) if exits else []
+        end = at_end if exits else None
+        body, env1, r1 = self.sub_block(lambda: self.block(node.body + tail, end))
+        orelse, env2, r2 = self.sub_block(lambda: self.block(node.orelse + tail, end))
+        if exits and (r1 is None or r2 is None):
             self.fail(node, "a path through this `if` reaches the end of the function "
                       "without a `return`", "Return a value on every path.")
         outs = []
@@ -258,13 +275,136 @@ class Lowering:
                 outs.append((self.version(name), a, b))
                 self.env[name] = ir.Var(outs[-1][0])
         result = None
-        if r1 is not None:
+        if isinstance(r1, _Stop) and isinstance(r2, _Stop):
+            if r1.flag == r2.flag:
+                result = r1
+            else:
+                target = self.names.fresh("stop")
+                self.out.temps.add(target)
+                outs.append((target, r1.flag, r2.flag))
+                result = _Stop(ir.Var(target))
+        elif r1 is not None and r2 is not None:
+            if isinstance(r1, _Stop) or isinstance(r2, _Stop):
+                raise UnsupportedSyntaxError("a `return` inside a loop", self.loc(node),
+                                             "Set a variable, `break`, and return after the loop.")
             target = self.names.fresh("out" if self.top else "result")
             self.out.temps.add(target)
             outs.append((target, r1, r2))
             result = ir.Var(target)
         self.out.cur.append(ir.If(test, body, orelse, outs, self.loc(node)))
         return result
+
+    def loop_stmt(self, node):
+        """`for` or `while`: a Loop whose carried names are those the body assigns."""
+        if node.orelse:
+            raise UnsupportedSyntaxError(f"an `else` clause on a `{'for' if isinstance(node, gast.For) else 'while'}` loop",
+                                         self.loc(node.orelse[0]), "Use a flag variable instead.")
+        for n in gast.walk(node):
+            if isinstance(n, gast.Return):
+                raise UnsupportedSyntaxError(
+                    "a `return` inside a loop", self.loc(n),
+                    "Set a variable, `break`, and return after the loop.")
+        stored = set()
+        for n in gast.walk(node):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                stored.add(n.id)
+        index, bind_targets, iter_atom = None, None, None
+        if isinstance(node, gast.For):
+            iter_atom, index, bind_targets = self.iteration(node)
+        carried = sorted(n for n in stored if n in self.res.locals and n != index)
+        if index is not None and isinstance(node.target, gast.Name):
+            carried = [c for c in carried if c != node.target.id]
+        inits = {c: self.env.get(c, ir.Const(None)) for c in carried}
+        params = {c: self.version(c) for c in carried}
+        for c in carried:
+            self.env[c] = ir.Var(params[c])
+        index_name = None
+        if index is not None:
+            index_name = self.version(index) if isinstance(node.target, gast.Name) \
+                else self.names.fresh(index)
+            if isinstance(node.target, gast.Name):
+                self.env[index] = ir.Var(index_name)
+        cond, test = [], None
+        if isinstance(node, gast.While):
+            cond, _, test = self.sub_block(lambda: self.atom(node.test))
+
+        def lower_body():
+            if bind_targets is not None:
+                bind_targets(ir.Var(index_name))
+            return self.block(node.body, _Stop(ir.Const(False)))
+        body, env_after, stop = self.sub_block(lower_body)
+        flag = stop.flag if isinstance(stop, _Stop) else None
+        if isinstance(flag, ir.Const) and not flag.value:
+            flag = None
+        nexts = [env_after.get(c, ir.Var(params[c])) for c in carried]
+        self.out.cur.append(ir.Loop([(params[c], inits[c], n) for c, n in zip(carried, nexts)],
+                                    body, iter_atom, index_name, cond, test, flag,
+                                    self.loc(node)))
+        for c in carried:
+            self.env[c] = ir.Var(params[c])
+        if index is not None and isinstance(node.target, gast.Name):
+            self.env[index] = ir.Var(index_name)
+
+    def iteration(self, node):
+        """(the iterable, the index's name, a function binding the loop target in the body).
+
+        `for i in range(...)` iterates the range itself; `for row in X`
+        becomes `for i in range(len(X)): row = X[i]`; enumerate and zip
+        likewise, so every loop the K-transform sees counts.
+        """
+        it = node.iter
+        target = node.target
+        rng = registry.primitive(range)
+        length = registry.primitive(len)
+        call = it if isinstance(it, gast.Call) else None
+        fn = self.res.targets.get(id(call)).value if call is not None and \
+            id(call) in self.res.targets else None
+        fn = getattr(fn, "fn", fn)
+        if fn is range:
+            return self.atom(it), (target.id if isinstance(target, gast.Name) else "i"), \
+                (None if isinstance(target, gast.Name) else
+                 (lambda k: self.assign(target, k, node)))
+        if fn is enumerate:
+            if len(call.args) != 1 or call.keywords or not (
+                    isinstance(target, gast.Tuple) and len(target.elts) == 2):
+                raise UnsupportedSyntaxError("this form of enumerate", self.loc(call),
+                                             "Write `for i, x in enumerate(X)`.")
+            seq = self.atom(call.args[0])
+            n = self.temp(ir.Call(length, (seq,)), node, "n")
+            idx_target = target.elts[0]
+
+            def bind(k):
+                self.assign(idx_target, k, node)
+                self.assign(target.elts[1], self.item(seq, k, node), node)
+            name = idx_target.id if isinstance(idx_target, gast.Name) else "i"
+            return self.temp(ir.Call(rng, (n,)), node, "steps"), name, bind
+        if fn is zip:
+            if call.keywords or not isinstance(target, gast.Tuple) or \
+                    len(target.elts) != len(call.args):
+                raise UnsupportedSyntaxError("this form of zip", self.loc(call),
+                                             "Write `for a, b in zip(A, B)`.")
+            seqs = [self.atom(a) for a in call.args]
+            lens = [self.temp(ir.Call(length, (q,)), node, "n") for q in seqs]
+            n = lens[0] if len(lens) == 1 else self.temp(
+                ir.Call(registry.primitive(min), tuple(lens)), node, "n")
+
+            def bind(k):
+                for t, q in zip(target.elts, seqs):
+                    self.assign(t, self.item(q, k, node), node)
+            return self.temp(ir.Call(rng, (n,)), node, "steps"), "i", bind
+        seq = self.atom(it)
+        n = self.temp(ir.Call(length, (seq,)), node, "n")
+        return self.temp(ir.Call(rng, (n,)), node, "steps"), "i", \
+            (lambda k: self.assign(target, self.item(seq, k, node), node))
+
+    def item(self, seq, k, node) -> ir.Atom:
+        """seq[k] for the element of an iteration."""
+        if isinstance(seq, ir.Var) and seq.name in self.out.tuples:
+            raise UnsupportedSyntaxError(
+                "a loop over a tuple or list", self.loc(node),
+                "Loops over arrays (their rows) and over range() are supported; "
+                "index the tuple with range(len(...)) is not supported yet either.")
+        return self.temp(ir.Call(registry.primitive(operator.getitem), (seq, k)), node)
 
     def choice(self, test, make_a, make_b, node, hint=None) -> ir.Var:
         """An If whose branches compute one value each: `a if test else b`, `and`, `or`."""
@@ -331,6 +471,8 @@ class Lowering:
                 self.out.inplace.append((self.out.cur[-1], old.name, name, self.loc(s)))
         elif isinstance(s, gast.If):
             self.if_stmt(s, [])
+        elif isinstance(s, (gast.For, gast.While)):
+            self.loop_stmt(s)
         elif isinstance(s, gast.Expr):
             return                        # a docstring (fence refused anything else)
         elif isinstance(s, gast.Pass):
@@ -530,9 +672,27 @@ class Lowering:
         return child.function(args, kwargs, node)
 
 
-def _returns(node) -> bool:
-    """Whether a statement contains a `return` (not inside a nested function)."""
-    return any(isinstance(n, gast.Return) for n in gast.walk(node))
+class _Stop:
+    """How a block leaves a loop iteration: flag is True for break, False for continue."""
+
+    def __init__(self, flag):
+        self.flag = flag
+
+
+def _exits(node) -> bool:
+    """Whether a statement can leave its block: a return, or a break/continue of the
+    enclosing loop (not one of a loop nested inside it)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (gast.Return, gast.Break, gast.Continue)):
+            return True
+        for child in gast.iter_child_nodes(n):
+            if isinstance(child, (gast.For, gast.While)):
+                stack.extend(c for c in gast.walk(child) if isinstance(c, gast.Return))
+                continue
+            stack.append(child)
+    return False
 
 
 class Output:
@@ -547,6 +707,7 @@ class Output:
         self.assigned: set = set()
         self.cur: List[Any] = self.body       # the block statements are emitted into
         self.packs: Dict[str, tuple] = {}     # name -> items, for names bound to a tuple literal
+        self.tuple_items: Dict[str, tuple] = {}   # name -> which of its items are tuples
         self.guards: List[tuple] = []
         # printed name -> ("global",) | ("cell", cell) | ("value", object)
         self.externals: Dict[str, tuple] = {}

@@ -263,6 +263,19 @@ def _fold_plan(func: ir.Function) -> Dict[str, Any]:
                         if isinstance(o[k], ir.Var):
                             uses.setdefault(o[k].name, []).append((id(block), None))
                 continue
+            if isinstance(s, ir.Loop):
+                for a in [s.iter] + [c[1] for c in s.carried]:
+                    if isinstance(a, ir.Var):
+                        uses.setdefault(a.name, []).append((bid, None))
+                scan(s.cond, id(s.cond))
+                scan(s.body, id(s.body))
+                if isinstance(s.test, ir.Var):
+                    uses.setdefault(s.test.name, []).append((id(s.cond), None))
+                for a in [c[2] for c in s.carried] + [s.stop]:
+                    if isinstance(a, ir.Var):
+                        # carried updates print together: not folded into them
+                        uses.setdefault(a.name, []).append((None, None))
+                continue
             for v in ir.reads(s):
                 uses.setdefault(v.name, []).append((bid, s.bwd if isinstance(s, ir.Assign)
                                                     else None))
@@ -306,6 +319,9 @@ def _coalesce_names(func: ir.Function, stmts, fold, reserved=frozenset()) -> Dic
             if t in holder:
                 continue
             base = func.base.get(t)
+            if base == t:
+                holder[base] = t
+                continue
             if base is None or t in nested_reads or base in reserved:
                 continue
             cur = holder.get(base)
@@ -316,11 +332,25 @@ def _coalesce_names(func: ir.Function, stmts, fold, reserved=frozenset()) -> Dic
                 continue
             if cur in nested_reads:
                 continue
+            if isinstance(s, ir.Loop) and cur in _loop_inner_reads(s, fold):
+                continue
             if last_use.get(cur, -1) <= i and not (isinstance(s, ir.If) and
                                                    _read_after_set(s, t, cur, fold)):
                 rename[t] = base
                 holder[base] = t
     return rename
+
+
+def _loop_inner_reads(s: ir.Loop, fold) -> set:
+    """What a loop reads inside it (its blocks and carried updates), not its inits."""
+    out = set()
+    for block in s.blocks():
+        for t in block:
+            out.update(_reads_folded(t, fold))
+    for c in s.carried:
+        if isinstance(c[2], ir.Var):
+            out.add(c[2].name)
+    return out
 
 
 def _read_after_set(s: ir.If, t: str, cur: str, fold) -> bool:
@@ -363,6 +393,13 @@ def _reads_folded(s, fold):
         for _, a, b in s.outs:
             walk(a)
             walk(b)
+    elif isinstance(s, ir.Loop):
+        for a in [s.iter, s.test, s.stop] + [x for c in s.carried for x in c[1:]]:
+            if a is not None:
+                walk(a)
+        for block in s.blocks():
+            for t in block:
+                out.extend(_reads_folded(t, fold))
     return out
 
 
@@ -375,6 +412,9 @@ def _rename_all(func: ir.Function, m: Dict[str, str]):
             s.target = m[s.target]
         elif isinstance(s, ir.If):
             s.outs = [(m.get(t, t), a, b) for t, a, b in s.outs]
+        elif isinstance(s, ir.Loop):
+            s.carried = [(m.get(c, c), a, b) for c, a, b in s.carried]
+            s.index = m.get(s.index, s.index)
     substitute(func, {k: ir.Var(v) for k, v in m.items()})
 
 
@@ -413,10 +453,40 @@ def _merge_outs(func: ir.Function, fold):
         s.outs = new_outs
 
 
+def _merge_carried(func: ir.Function, fold):
+    """`s_1 = s + x * i ... s = s_1` prints as `s = s + x * i` where that is the same.
+
+    Safe when s_1 has no other use and nothing after it in the body reads s
+    (the start-of-iteration value) or another carried update does.
+    """
+    for s in ir.walk(func.body):
+        if not isinstance(s, ir.Loop):
+            continue
+        inner: Dict[str, int] = {}
+        for st in ir.walk(s.body):
+            for v in ir.reads(st):
+                inner[v.name] = inner.get(v.name, 0) + 1
+        new = []
+        for c, init, nxt in s.carried:
+            if isinstance(nxt, ir.Var) and nxt.name not in fold and not inner.get(nxt.name) \
+                    and sum(1 for _, _, x in s.carried if x == nxt) == 1 and s.stop != nxt:
+                idx = next((i for i, x in enumerate(s.body)
+                            if isinstance(x, ir.Assign) and x.target == nxt.name), None)
+                if idx is not None:
+                    later = {n for x in s.body[idx + 1:] for n in _reads_folded(x, fold)}
+                    others = {x.name for cc, _, x in s.carried if cc != c and isinstance(x, ir.Var)}
+                    if c not in later and c not in others:
+                        s.body[idx].target = c
+                        nxt = ir.Var(c)
+            new.append((c, init, nxt))
+        s.carried = new
+
+
 def emit_function(func: ir.Function, pr: Printer, indent: str, lines: List[str],
                   defaults: Dict[str, str] = None, where: Dict[int, Any] = None):
     fold = _fold_plan(func)
     _merge_outs(func, fold)
+    _merge_carried(func, fold)
     stmts = [s for s in func.body if not (isinstance(s, ir.Assign) and s.target in fold)]
     # never rename to a name the function reads from outside (a closure would shadow it)
     reserved = pr.names.reserved_only | set(pr.bindings) | ir.free_names(func)
@@ -439,6 +509,50 @@ def emit_function(func: ir.Function, pr: Printer, indent: str, lines: List[str],
     _emit_block(func.body, fold, pr, indent + "    ", lines, where)
 
 
+def _assign_all(pairs, fold, pr, indent, lines):
+    """Assign several names; as one tuple assignment when a value reads a name set before it."""
+    pairs = [(c, v) for c, v in pairs if v != ir.Var(c)]
+    if not pairs:
+        return
+    names = {c for c, _ in pairs}
+    reads = set()
+    for _, v in pairs:
+        reads.update(_reads_folded(ir.Return(v), fold))
+    if len(pairs) > 1 and reads & names:
+        lines.append(f"{indent}{', '.join(c for c, _ in pairs)} = "
+                     f"{', '.join(pr.expr(v, fold)[0] for _, v in pairs)}")
+    else:
+        for c, v in pairs:
+            lines.append(f"{indent}{c} = {pr.expr(v, fold)[0]}")
+
+
+def _emit_loop(s: ir.Loop, fold, pr, indent, lines, where):
+    _assign_all([(c, init) for c, init, _ in s.carried], fold, pr, indent, lines)
+    inner = indent + "    "
+    if s.iter is not None:
+        lines.append(f"{indent}for {s.index} in {pr.expr(s.iter, fold)[0]}:")
+    else:
+        cond = [t for t in s.cond if not (isinstance(t, ir.Assign) and t.target in fold)]
+        if not cond:
+            lines.append(f"{indent}while {pr.expr(s.test, fold)[0]}:")
+        else:
+            lines.append(f"{indent}while True:")
+            _emit_block(s.cond, fold, pr, inner, lines, where)
+            if lines[-1] == f"{inner}pass":
+                lines.pop()
+            lines.append(f"{inner}if not {pr.wrap(s.test, fold, PREC['not'])}:")
+            lines.append(f"{inner}    break")
+    start = len(lines)
+    _emit_block(s.body, fold, pr, inner, lines, where)
+    updates = [(c, nxt) for c, _, nxt in s.carried if nxt != ir.Var(c)]
+    if updates and lines[-1] == f"{inner}pass" and len(lines) == start + 1:
+        lines.pop()
+    _assign_all(updates, fold, pr, inner, lines)      # a, b = b, a + b when they interfere
+    if s.stop is not None:
+        lines.append(f"{inner}if {pr.expr(s.stop, fold)[0]}:")
+        lines.append(f"{inner}    break")
+
+
 def _emit_block(stmts, fold, pr, indent, lines, where, outs=(), side=0):
     last_src = None
     start = len(lines)
@@ -459,6 +573,10 @@ def _emit_block(stmts, fold, pr, indent, lines, where, outs=(), side=0):
             _emit_block(s.orelse, fold, pr, indent + "    ", lines, where, s.outs, 2)
             if lines[-1] == f"{indent}    pass" and len(lines) == mark + 2:
                 del lines[mark:]           # no else needed
+            last_src = None
+            continue
+        if isinstance(s, ir.Loop):
+            _emit_loop(s, fold, pr, indent, lines, where)
             last_src = None
             continue
         if isinstance(s, ir.Return):

@@ -7,6 +7,8 @@ file, line, column and construct, and saying what is supported.
 Accepted: one function or lambda with positional, default and keyword-only
 parameters; assignments to names and tuple unpacking; augmented assignment
 of names; ``if``/``elif``/``else`` (a ``return`` may sit inside a branch);
+``for`` over ``range``, arrays, ``enumerate`` and ``zip``, ``while``, with
+``break`` and ``continue``;
 conditional expressions, ``and``/``or``/``not`` and chained comparisons;
 operators, calls, attributes, subscripts, tuple and list literals,
 constants; a docstring; a ``return`` at the end.
@@ -17,16 +19,12 @@ import gast
 from ..errors import UnsupportedSyntaxError
 
 STRAIGHT_LINE = ("s2sad differentiates assignments, operators, NumPy calls, `if` "
-                 "statements and expressions, and `return`.")
-CONTROL_FLOW = STRAIGHT_LINE + " Loops are not supported yet."
+                 "statements and expressions, `for` and `while` loops, and `return`.")
+CONTROL_FLOW = STRAIGHT_LINE
 
 # node type -> (what to call it, what to do instead)
 REFUSED = {
-    gast.For: ("a `for` loop", CONTROL_FLOW),
     gast.AsyncFor: ("an `async for` loop", STRAIGHT_LINE),
-    gast.While: ("a `while` loop", CONTROL_FLOW),
-    gast.Break: ("`break`", CONTROL_FLOW),
-    gast.Continue: ("`continue`", CONTROL_FLOW),
     gast.FunctionDef: ("a nested function definition", STRAIGHT_LINE +
                        " Define helper functions at module level and call them."),
     gast.AsyncFunctionDef: ("an `async def`", STRAIGHT_LINE),
@@ -79,7 +77,7 @@ def fence(parsed):
             refuse(root, "a function with no `return`",
                    "A function to differentiate must return its result.")
         for s in gast.walk(root):
-            if isinstance(s, gast.If):
+            if isinstance(s, (gast.If, gast.For, gast.While)):
                 for branch in (s.body, s.orelse):
                     _statements(branch, refuse)
         _statements(body, refuse, top=True)

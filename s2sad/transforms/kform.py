@@ -36,7 +36,7 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from .. import ir, registry
+from .. import ir, registry, runtime
 from ..errors import MissingRuleError, RuleError, TransformError
 from .anf import hint_for
 
@@ -82,6 +82,9 @@ class KTransform:
         self.base = dict(func.base)
         # adjoint name -> its primal: an adjoint has its primal's shape (for optimize)
         self.shape_of: Dict[str, str] = {}
+        self.loops: Dict[int, tuple] = {}   # id(Loop) -> its tape's names and saved values
+        self.containers = _containers(func.body)
+        self.reusable = False       # True in a bprop closure, which may be called many times
 
     # -- activity ----------------------------------------------------------------
     def activity(self):
@@ -110,6 +113,17 @@ class KTransform:
                 for t, a, b in s.outs:
                     if any(isinstance(x, ir.Var) and x.name in varied for x in (a, b)):
                         varied.add(t)
+            elif isinstance(s, ir.Loop):
+                if isinstance(s.iter, ir.Var) and s.iter.name in varied and s.index:
+                    varied.add(s.index)
+                while True:              # to a fixed point: the next iteration sees this one's values
+                    n = len(varied)
+                    for c, init, nxt in s.carried:
+                        if any(isinstance(x, ir.Var) and x.name in varied for x in (init, nxt)):
+                            varied.add(c)
+                    self._varied(s.body, varied)
+                    if len(varied) == n:
+                        break
 
     def _useful(self, stmts, useful):
         for s in reversed(stmts):
@@ -123,6 +137,15 @@ class KTransform:
                         useful.update(x.name for x in (a, b) if isinstance(x, ir.Var))
                 self._useful(s.body, useful)
                 self._useful(s.orelse, useful)
+            elif isinstance(s, ir.Loop):
+                while True:
+                    n = len(useful)
+                    for c, init, nxt in s.carried:
+                        if c in useful:
+                            useful.update(x.name for x in (init, nxt) if isinstance(x, ir.Var))
+                    self._useful(s.body, useful)
+                    if len(useful) == n:
+                        break
 
     # -- emitting --------------------------------------------------------------------
     def emit(self, target, value, src, temp=True) -> ir.Var:
@@ -134,6 +157,11 @@ class KTransform:
         elif isinstance(value, ir.Call) and getattr(value.callee, "returns_tuple", False):
             self.tuples[target] = None
         return ir.Var(target)
+
+    def zeros(self, var: str) -> ir.Call:
+        """A zero adjoint for var: zeros_like, or zeros_like_tree for a tape."""
+        fn = runtime.zeros_like_tree if var in self.containers else np.zeros_like
+        return ir.Call(registry.primitive(fn), (ir.Var(var),))
 
     def adjoint_name(self, var: str) -> str:
         base = "d" + self.base.get(var, var)
@@ -288,12 +316,17 @@ class KTransform:
             if isinstance(s, ir.If):
                 self.backward_if(s)
                 continue
+            if isinstance(s, ir.Loop):
+                self.backward_loop(s)
+                continue
             if not isinstance(s, ir.Assign) or s.target not in self.active:
                 continue
             adj = self.materialize(s.target, s.src)
             if adj is None:
                 continue
             v = s.value
+            if isinstance(adj, tuple) and not isinstance(v, ir.Pack):
+                adj = self.full_tuple(s.target, adj, s.src)   # a tuple's adjoint, as a value
             if isinstance(v, ir.Var):
                 self.contribute(v.name, adj)
             elif isinstance(v, ir.Pack):
@@ -307,8 +340,6 @@ class KTransform:
             elif isinstance(v, ir.Item):
                 self.contribute(v.value.name, adj, v.index)
             elif isinstance(v, ir.Call):
-                if isinstance(adj, tuple):
-                    adj = self.full_tuple(s.target, adj, s.src)
                 if isinstance(v.callee, registry.Primitive):
                     if v.callee.nondiff:
                         continue
@@ -357,8 +388,7 @@ class KTransform:
                 g = res.get(var)
                 if g is None:
                     g = ir.Var(self.names.fresh("d" + self.base.get(var, var) + "_zero"))
-                    block.append(ir.Assign(g.name, ir.Call(zeros, (ir.Var(var),)), None,
-                                           bwd=True))
+                    block.append(ir.Assign(g.name, self.zeros(var), None, bwd=True))
                     self.shape_of[g.name] = var
                 sides.append(g)
             target = self.adjoint_name(var)
@@ -366,11 +396,186 @@ class KTransform:
             self.contribute(var, ir.Var(target))
         self.body.append(ir.If(s.test, blocks[0], blocks[1], outs, s.src))
 
+    def backward_loop(self, L: ir.Loop):
+        """The adjoint of a loop is a loop over its iterations in reverse.
+
+        The forward loop pushes, at the end of each iteration, the values of
+        that iteration that the backward body reads (see forward_block); the
+        backward loop pops them.  It carries the adjoints of the carried
+        names (entering with those of the final values, leaving with those of
+        the initial ones) and sums the adjoints of names from outside the
+        loop.  Code size does not depend on the trip count, and nothing recurses.
+        """
+        active = [(c, init, nxt) for c, init, nxt in L.carried if c in self.active]
+        if not active:
+            return
+        src = L.src
+        zeros = registry.primitive(np.zeros_like)
+        dfinal = {}
+        for c, _, _ in active:
+            d = self.materialize(c, src)
+            if isinstance(d, tuple):
+                raise TransformError("a tuple carried through a loop is not supported yet", src)
+            dfinal[c] = d
+        # the backward body, in a context of its own
+        saved_contrib, saved_body = self.contrib, self.body
+        self.contrib, self.body = {}, []
+        dpar = {}
+        for c, _, nxt in active:
+            dpar[c] = self.adjoint_name(c)
+            if isinstance(nxt, ir.Var) and nxt.name in self.active:
+                self.contribute(nxt.name, ir.Var(dpar[c]))
+        self.backward_block(L.body)
+        leftover = {}
+        for var in sorted(self.contrib):
+            g = self.materialize(var, src)
+            if isinstance(g, tuple):
+                raise TransformError("a tuple that gets a gradient inside a loop is not "
+                                     "supported yet", src)
+            if g is not None:
+                leftover[var] = g
+        bbody = self.body
+        self.contrib, self.body = saved_contrib, saved_body
+
+        inner = set(ir.targets(L))
+        for st in ir.walk(L.body):
+            inner.update(ir.targets(st))
+        for st in ir.walk(L.cond):
+            inner.update(ir.targets(st))
+        # a carried name whose start value gets no gradient in the body: zero, shaped like it
+        for c, _, _ in active:
+            if c not in leftover:
+                z = self.names.fresh("d" + self.base.get(c, c) + "_zero")
+                bbody.append(ir.Assign(z, self.zeros(c), None, bwd=True))
+                leftover[c] = ir.Var(z)
+        free = [v for v in leftover if v not in inner]
+        needed = set()
+        for st in bbody:
+            needed.update(v.name for v in ir.reads(st))
+        for g in leftover.values():
+            if isinstance(g, ir.Var):
+                needed.add(g.name)
+        needed = sorted(needed & inner)
+        # the tape: pushed in the forward loop, popped here
+        tape0 = self.names.fresh("tape")
+        tape = self.names.fresh("tape")
+        pushed = self.names.fresh("tape")
+        self.loops[id(L)] = (tape0, tape, pushed, needed)
+        tape_b = self.names.fresh("tape")
+        popped = self.names.fresh("tape")
+        for t in (tape0, tape, pushed, tape_b, popped):
+            self.base[t] = "tape"
+        self.temps.add(tape0)
+        top = self.names.fresh("saved")
+        pair = self.names.fresh("pop")
+        rename = {n: ir.Var(self.names.fresh(n)) for n in needed}
+        for n, v in rename.items():
+            self.base[v.name] = self.base.get(n, n)
+        prelude = [ir.Assign(pair, ir.Call(registry.primitive(runtime.tape_pop), (ir.Var(tape_b),)),
+                             None, bwd=True),
+                   ir.Assign(popped, ir.Item(ir.Var(pair), 0), None, bwd=True),
+                   ir.Assign(top, ir.Item(ir.Var(pair), 1), None, bwd=True)]
+        self.temps.update({pair, top})
+        self.tuples[pair] = 2
+        self.tuples[top] = len(needed)
+        for j, n in enumerate(needed):
+            prelude.append(ir.Assign(rename[n].name, ir.Item(ir.Var(top), j), None, bwd=True))
+        from .optimize import _subst_block
+        _subst_block(bbody, rename)
+        start_tape = ir.Var(tape)
+        if self.reusable:        # a bprop closure may run more than once: pop from a copy
+            start_tape = self.emit(self.names.fresh("tape"), ir.Call(
+                registry.primitive(runtime.tape_copy), (ir.Var(tape),)), None)
+            self.base[start_tape.name] = "tape"
+        carried = [(tape_b, start_tape, ir.Var(popped))]
+        tail = []
+        for c, init, nxt in active:
+            start = dfinal[c]
+            if start is None:
+                start = self.emit(self.names.fresh("d" + self.base.get(c, c) + "_zero"),
+                                  self.zeros(c), None)
+            g = leftover[c]
+            g = rename.get(g.name, g) if isinstance(g, ir.Var) else g
+            carried.append((dpar[c], start, g))
+        for v in free:
+            acc = self.names.fresh("d" + self.base.get(v, v))
+            self.base[acc] = "d" + self.base.get(v, v)
+            start = self.materialize(v, src)
+            if start is None:
+                start = self.emit(self.names.fresh("d" + self.base.get(v, v) + "_zero"),
+                                  self.zeros(v), None)
+            total = self.names.fresh(acc)
+            tail.append(ir.Assign(total, ir.Call(_add(), (ir.Var(acc), leftover[v])), None,
+                                  bwd=True))
+            self.base[total] = self.base[acc]
+            carried.append((acc, start, ir.Var(total)))
+        n = self.emit(self.names.fresh("n"), ir.Call(registry.primitive(len), (ir.Var(tape),)), src)
+        steps = self.emit(self.names.fresh("steps"), ir.Call(registry.primitive(range), (n,)), src)
+        loop = ir.Loop(carried, prelude + bbody + tail, steps, self.names.fresh("k"), src=src)
+        self.body.append(loop)
+        for c, init, _ in active:
+            if isinstance(init, ir.Var):
+                self.contribute(init.name, ir.Var(dpar[c]))
+        for (acc, _, _), v in zip(carried[1 + len(active):], free):
+            self.contribute(v, ir.Var(acc))
+
+    def forward_block(self, stmts):
+        """The forward statements, with each differentiated loop pushing onto its tape."""
+        out = []
+        for s in stmts:
+            if isinstance(s, ir.If):
+                out.append(ir.If(s.test, self.forward_block(s.body), self.forward_block(s.orelse),
+                                 s.outs, s.src))
+            elif isinstance(s, ir.Loop):
+                body = self.forward_block(s.body)
+                carried = list(s.carried)
+                info = self.loops.get(id(s))
+                if info is not None:
+                    tape0, tape, pushed, needed = info
+                    out.append(ir.Assign(tape0, ir.Call(registry.primitive(runtime.tape_new), ()),
+                                         s.src))
+                    values = self.names.fresh("saved")
+                    self.temps.add(values)
+                    body = body + [
+                        ir.Assign(values, ir.Pack(tuple(ir.Var(n) for n in needed)), s.src),
+                        ir.Assign(pushed, ir.Call(registry.primitive(runtime.tape_push),
+                                                  (ir.Var(tape), ir.Var(values))), s.src)]
+                    carried.append((tape, ir.Var(tape0), ir.Var(pushed)))
+                out.append(ir.Loop(carried, body, s.iter, s.index, self.forward_block(s.cond),
+                                   s.test, s.stop, s.src))
+            else:
+                out.append(s)
+        return out
+
     def seeds(self, dout: ir.Atom) -> Dict[str, ir.Atom]:
         r = self.f.result
         if not isinstance(r, ir.Var) or r.name not in self.active:
             return {}
         return {r.name: dout}
+
+
+def _containers(stmts) -> set:
+    """Names that hold tapes (code s2sad generated is being differentiated again)."""
+    makers = {runtime.tape_new, runtime.tape_push, runtime.tape_copy}
+    out, pops = set(), set()
+    for _ in range(2):                  # twice: loops carry what their bodies make
+        for s in ir.walk(stmts):
+            if isinstance(s, ir.Assign):
+                v = s.value
+                if isinstance(v, ir.Call) and getattr(v.callee, "fn", None) in makers:
+                    out.add(s.target)
+                elif isinstance(v, ir.Call) and getattr(v.callee, "fn", None) is runtime.tape_pop:
+                    pops.add(s.target)
+                elif isinstance(v, ir.Item) and v.value.name in pops and v.index == 0:
+                    out.add(s.target)
+                elif isinstance(v, ir.Var) and v.name in out:
+                    out.add(s.target)
+            elif isinstance(s, (ir.If, ir.Loop)):
+                pairs = s.outs if isinstance(s, ir.If) else s.carried
+                for t, a, b in pairs:
+                    if any(isinstance(x, ir.Var) and x.name in out for x in (a, b)):
+                        out.add(t)
+    return out
 
 
 def _ones_like(k: KTransform, r: ir.Atom, src) -> Optional[ir.Atom]:
@@ -404,8 +609,7 @@ def grad_function(func: ir.Function, out, slots, wrt_single: bool, with_value: b
     """
     k = KTransform(func, out, [i for i in slots if i is not None])
     k.activity()
-    body = [s for s in func.body[:-1]]
-    k.body = list(body)
+    k.body = []
     src = func.body[-1].src
     seed = _ones_like(k, func.result, src)
     src = None          # the gradients' sums and zeros carry no "grad of" line
@@ -429,7 +633,8 @@ def grad_function(func: ir.Function, out, slots, wrt_single: bool, with_value: b
     if with_value:
         ret = k.emit(k.names.fresh("value_and_grad"), ir.Pack((func.result, ret)), src)
     k.body.append(ir.Return(ret, src))
-    g = ir.Function(name, list(func.params), k.body, func.src, k.temps, k.base)
+    body = k.forward_block(func.body[:-1]) + k.body
+    g = ir.Function(name, list(func.params), body, func.src, k.temps, k.base)
     g.defaults = getattr(func, "defaults", {})
     g.kwonly = getattr(func, "kwonly", [])
     g.tuples = k.tuples
@@ -443,6 +648,7 @@ def fprop_function(func: ir.Function, out, name: str, slots) -> ir.Function:
     slots: as for grad_function, one per argument passed.
     """
     k = KTransform(func, out, [i for i in slots if i is not None])
+    k.reusable = True
     k.activity()
     forward = [s for s in func.body[:-1]]
     src = None
@@ -479,6 +685,7 @@ def fprop_function(func: ir.Function, out, name: str, slots) -> ir.Function:
     bprop = ir.Function(bname, [dname], k.body, func.src, k.temps, k.base)
     outer_ret = k.names.fresh("fprop_result")
     k.temps.add(outer_ret)
+    forward = k.forward_block(forward)
     body = forward + [ir.Def(bprop, src),
                       ir.Assign(outer_ret, ir.Pack((r, ir.Var(bname))), src),
                       ir.Return(ir.Var(outer_ret), src)]

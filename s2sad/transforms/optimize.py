@@ -20,7 +20,7 @@ adjoint has its primal's shape.  No rewrite needs the values of arrays.
 """
 
 import operator
-from typing import Dict
+from typing import Dict, Optional
 
 import numpy as np
 
@@ -91,6 +91,13 @@ def _subst_block(stmts, m):
             _subst_block(s.body, m)
             _subst_block(s.orelse, m)
             s.outs = [(t, _subst_atom(a, m), _subst_atom(b, m)) for t, a, b in s.outs]
+        elif isinstance(s, ir.Loop):
+            s.iter = _subst_atom(s.iter, m) if s.iter is not None else None
+            s.carried = [(c, _subst_atom(a, m), _subst_atom(b, m)) for c, a, b in s.carried]
+            _subst_block(s.cond, m)
+            _subst_block(s.body, m)
+            s.test = _subst_atom(s.test, m) if s.test is not None else None
+            s.stop = _subst_atom(s.stop, m) if s.stop is not None else None
 
 
 def _rename_target(func, old, new):
@@ -131,6 +138,10 @@ def _simplify_block(func, stmts, shape_of, shape) -> bool:
             for t, a, b in s.outs:
                 if key(a) == key(b):
                     shape[t] = key(a)
+            continue
+        if isinstance(s, ir.Loop):
+            changed |= _simplify_block(func, s.cond, shape_of, shape)
+            changed |= _simplify_block(func, s.body, shape_of, shape)
             continue
         if not isinstance(s, ir.Assign):
             continue
@@ -215,9 +226,9 @@ def _coalesce_block(func, stmts, m, uses) -> bool:
     for s in stmts:
         if isinstance(s, ir.Def):
             changed |= _coalesce_copies(s.func)
-        elif isinstance(s, ir.If):
-            changed |= _coalesce_block(func, s.body, m, uses)
-            changed |= _coalesce_block(func, s.orelse, m, uses)
+        elif isinstance(s, (ir.If, ir.Loop)):
+            for b in s.blocks():
+                changed |= _coalesce_block(func, b, m, uses)
         if not isinstance(s, ir.Assign) or not isinstance(s.value, (ir.Var, ir.Const)):
             keep.append(s)
             continue
@@ -240,7 +251,7 @@ def _use_counts(stmts) -> Dict[str, int]:
     for s in stmts:
         for v in ir.reads(s):
             counts[v.name] = counts.get(v.name, 0) + 1
-        if isinstance(s, ir.If):
+        if isinstance(s, (ir.If, ir.Loop)):
             for b in s.blocks():
                 for k, n in _use_counts(b).items():
                     counts[k] = counts.get(k, 0) + n
@@ -258,6 +269,8 @@ def _key(e):
         return ("c", type(a.value), a.value if not isinstance(a.value, slice)
                 else (a.value.start, a.value.stop, a.value.step))
     if isinstance(e, ir.Call) and isinstance(e.callee, registry.Primitive):
+        if not e.callee.pure:
+            return None
         return ("call", id(e.callee), tuple(ak(a) for a in e.args),
                 tuple((k, ak(a)) for k, a in e.kwargs))
     if isinstance(e, ir.Item):
@@ -281,12 +294,11 @@ def _cse_block(stmts, seen, m):
     for s in stmts:
         if isinstance(s, ir.Def):
             _cse(s.func, seen)
-        elif isinstance(s, ir.If):
+        elif isinstance(s, (ir.If, ir.Loop)):
             if m:
-                _subst_block(s.body, m)
-                _subst_block(s.orelse, m)
-            _cse_block(s.body, dict(seen), m)
-            _cse_block(s.orelse, dict(seen), m)
+                _subst_block([s], m)
+            for b in s.blocks():
+                _cse_block(b, dict(seen), m)
         elif isinstance(s, ir.Assign):
             if m:
                 s.value = _subst_expr(s.value, m)
@@ -328,8 +340,55 @@ def _dce_block(stmts, live) -> bool:
             if not s.outs and not s.body and not s.orelse:
                 changed = True
                 continue
+        if isinstance(s, ir.Loop):
+            r = _dce_loop(s, live)
+            if r is None:
+                changed = True
+                continue
+            changed |= r
         keep.append(s)
         for v in ir.reads(s):
             live.add(v.name)
     stmts[:] = list(reversed(keep))
     return changed
+
+
+def _dce_loop(s: ir.Loop, live) -> Optional[bool]:
+    """Liveness over the back edge, to a fixed point; None when the loop does nothing needed."""
+    keep = {c for c, _, _ in s.carried if c in live}
+    while True:
+        out = {x.name for c, _, x in s.carried if c in keep and isinstance(x, ir.Var)}
+        for a in (s.stop, s.test):
+            if isinstance(a, ir.Var):
+                out.add(a.name)
+        needed = _live_in(s.body, set(out)) | _live_in(s.cond, set(out))
+        more = {c for c, _, _ in s.carried if c in needed} - keep
+        if not more:
+            break
+        keep |= more
+    if not keep and s.test is None and s.index not in live:
+        return None
+    changed = len(keep) != len(s.carried)
+    s.carried = [c for c in s.carried if c[0] in keep]
+    changed |= _dce_block(s.body, set(out))
+    changed |= _dce_block(s.cond, set(out))
+    return changed
+
+
+def _live_in(stmts, live) -> set:
+    """The names stmts read to compute what is live after them (nothing is changed)."""
+    for s in reversed(stmts):
+        if isinstance(s, ir.Assign) and s.target not in live:
+            continue
+        if isinstance(s, ir.If):
+            outs = [o for o in s.outs if o[0] in live]
+            for k, block in ((1, s.body), (2, s.orelse)):
+                live |= _live_in(block, {o[k].name for o in outs if isinstance(o[k], ir.Var)}
+                                 | set(live))
+            if isinstance(s.test, ir.Var):
+                live.add(s.test.name)
+            for o in outs:
+                live.update(x.name for x in (o[1], o[2]) if isinstance(x, ir.Var))
+            continue
+        live.update(v.name for v in ir.reads(s))
+    return live
