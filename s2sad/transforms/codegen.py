@@ -553,10 +553,73 @@ def _emit_loop(s: ir.Loop, fold, pr, indent, lines, where):
         lines.append(f"{inner}    break")
 
 
+def _unpacking(stmts, fold, counts):
+    """Statements `t = e` followed by `a = t[0]`, `b = t[1]`, ... that print as
+    `a, b = e`: {index of the first statement: (pattern, indices of the Items)}.
+
+    t must be used only by those Items, each index once; an item that is
+    itself a tuple unpacked the same way nests: `tape, (h, z) = tape_pop(tape)`.
+    """
+    plans = {}
+    by_target = {s.target: i for i, s in enumerate(stmts) if isinstance(s, ir.Assign)}
+
+    def pattern(i):
+        s = stmts[i]
+        items, used = {}, [i]
+        j = i + 1
+        while j < len(stmts) and isinstance(stmts[j], ir.Assign) and \
+                isinstance(stmts[j].value, ir.Item) and stmts[j].value.value.name == s.target:
+            items[stmts[j].value.index] = j
+            j += 1
+        if not items or len(items) != counts.get(s.target, 0) or \
+                sorted(items) != list(range(len(items))):
+            return None
+        parts = []
+        for k in sorted(items):
+            t = stmts[items[k]]
+            sub = pattern(items[k]) if counts.get(t.target) else None
+            if sub is not None:
+                parts.append(sub[0])
+                used.extend(sub[1])
+            else:
+                parts.append(t.target)
+                used.append(items[k])
+        return parts, used
+    done = set()
+    for i, s in enumerate(stmts):
+        if i in done or not isinstance(s, ir.Assign) or s.target in fold or \
+                isinstance(s.value, (ir.Pack, ir.Item)):
+            continue
+        p = pattern(i)
+        if p is not None and len(p[0]) > 1 or (p is not None and isinstance(p[0][0], list)):
+            plans[i] = p
+            done.update(p[1])
+    return plans
+
+
+def _targets_text(parts) -> str:
+    inner = [f"({_targets_text(p)})" if isinstance(p, list) else p for p in parts]
+    return ", ".join(inner) + ("," if len(inner) == 1 else "")
+
+
 def _emit_block(stmts, fold, pr, indent, lines, where, outs=(), side=0):
     last_src = None
     start = len(lines)
-    for s in stmts:
+    counts: Dict[str, int] = {}
+    for x in stmts:
+        for v in _reads_folded(x, fold):
+            counts[v] = counts.get(v, 0) + 1
+    for o in outs:
+        if isinstance(o[side], ir.Var):
+            counts[o[side].name] = counts.get(o[side].name, 0) + 1
+    plans = _unpacking(stmts, fold, counts)
+    skip = {j for p in plans.values() for j in p[1]}
+    for i, s in enumerate(stmts):
+        if i in plans:
+            lines.append(f"{indent}{_targets_text(plans[i][0])} = {pr.expr(s.value, fold)[0]}")
+            continue
+        if i in skip:
+            continue
         if isinstance(s, ir.Assign) and s.target in fold:
             continue
         if isinstance(s, ir.Def):

@@ -436,6 +436,11 @@ class KTransform:
                 leftover[var] = g
         bbody = self.body
         self.contrib, self.body = saved_contrib, saved_body
+        # a free name's gradient from one iteration is only added to its running sum: a temporary
+        for var, g in leftover.items():
+            if isinstance(g, ir.Var) and any(isinstance(st, ir.Assign) and st.target == g.name
+                                             for st in bbody):
+                self.temps.add(g.name)
 
         inner = set(ir.targets(L))
         for st in ir.walk(L.body):
@@ -468,7 +473,7 @@ class KTransform:
         self.temps.add(tape0)
         top = self.names.fresh("saved")
         pair = self.names.fresh("pop")
-        rename = {n: ir.Var(self.names.fresh(n)) for n in needed}
+        rename = {n: ir.Var(self.names.fresh(self.base.get(n, n))) for n in needed}
         for n, v in rename.items():
             self.base[v.name] = self.base.get(n, n)
         prelude = [ir.Assign(pair, ir.Call(registry.primitive(runtime.tape_pop), (ir.Var(tape_b),)),
