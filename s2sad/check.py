@@ -2,7 +2,8 @@
 
 ``check_grads(f, args)`` draws a random direction ``v`` for the inputs and a
 random cotangent ``u`` for the output, and compares ``<vjp(u), v>`` from s2sad
-with ``<u, (f(x + eps v) - f(x - eps v)) / 2 eps>``.  With ``order=2`` it
+with ``<u, (f(x + eps v) - f(x - eps v)) / 2 eps>``.  It also checks that the
+flat gradient code of ``grad_all`` agrees with the closure code of ``vjp``.  With ``order=2`` it
 then checks ``grad_all(f)`` the same way, which makes s2sad transform the
 code it generated: the strongest test a source transformer has.  Run it in
 float64 (it converts float inputs for you).
@@ -53,6 +54,15 @@ def _to64(a):
     return a
 
 
+def _ones(x):
+    if isinstance(x, (tuple, list)):
+        return tuple(_ones(e) for e in x)
+    if x is None:
+        return None
+    a = np.ones_like(np.asarray(x, dtype=np.float64))
+    return float(a) if np.ndim(x) == 0 and not isinstance(x, np.ndarray) else a
+
+
 def _inner(a, b):
     return sum(float(np.sum(x * y)) for x, y in zip(_flat(a), _flat(b)))
 
@@ -74,6 +84,16 @@ def check_vjp(f, args, rng, eps=1e-5, rtol=1e-6, atol=1e-9):
         return f(*a)
     fd = [(p - m) / (2 * eps) for p, m in zip(_flat(shifted(eps)), _flat(shifted(-eps)))]
     rhs = sum(float(np.sum(x * y)) for x, y in zip(_flat(u), fd))
+    # the flat gradient code (grad_all) must agree with the closure code (vjp)
+    ones = _ones(out)
+    flat = grad_all(f)(*args)
+    for i in which:
+        a, b = _flat(flat[i]), _flat(bprop(ones)[i])
+        for x, y in zip(a, b):
+            if not np.allclose(x, y, rtol=1e-9, atol=1e-12):
+                raise GradientCheckError(
+                    f"grad_all and vjp disagree for {getattr(f, '__name__', f)} on argument {i}: "
+                    f"{x!r} vs {y!r}")
     if not abs(lhs - rhs) <= atol + rtol * max(abs(lhs), abs(rhs)):
         raise GradientCheckError(
             f"reverse mode disagrees with finite differences for {getattr(f, '__name__', f)}: "

@@ -780,6 +780,16 @@ def lower(parsed, res) -> tuple:
     return func, out
 
 
+def _carrying_loop(stmts, stmt, name):
+    """The innermost Loop around stmt that carries `name`, if any."""
+    found = None
+    for s in ir.walk(stmts):
+        if isinstance(s, ir.Loop) and any(c == name for c, _, _ in s.carried) and \
+                any(x is stmt for x in ir.walk(s.body)):
+            found = s
+    return found
+
+
 def _check_inplace(func, out):
     """Refuse `x += v` when another name may still refer to the array it updates."""
     if not out.inplace:
@@ -789,8 +799,9 @@ def _check_inplace(func, out):
     for s in order:
         if isinstance(s, ir.If):
             for t, a, b in s.outs:
-                roots[t] = {t} | set().union(*(roots.get(x.name, {x.name}) for x in (a, b)
-                                              if isinstance(x, ir.Var)))
+                # a join is a new name for whichever path ran; reads of the old value
+                # itself after an in-place update are still caught by name
+                roots[t] = {t}
         if not isinstance(s, ir.Assign):
             continue
         v = s.value
@@ -808,7 +819,13 @@ def _check_inplace(func, out):
     for stmt, old, name, loc in out.inplace:
         group = roots.get(old, {old})
         index = next(i for i, s in enumerate(order) if s is stmt)
-        for s in order[index + 1:]:
+        scope = order[index + 1:]
+        loop = _carrying_loop(func.body, stmt, old)
+        if loop is not None:
+            # old is a loop's carried name: after the loop it names the final value
+            body = list(ir.walk(loop.body))
+            scope = body[next(i for i, s in enumerate(body) if s is stmt) + 1:]
+        for s in scope:
             if isinstance(s, ir.If):
                 continue            # its blocks' statements come next in `order`
             for v in ir.reads(s):

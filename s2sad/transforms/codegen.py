@@ -304,7 +304,7 @@ def _coalesce_names(func: ir.Function, stmts, fold, reserved=frozenset()) -> Dic
         for v in _reads_folded(s, fold):
             last_use[v] = i
     defined = set()
-    for s in ir.walk(stmts):
+    for s in ir.walk(func.body):        # every name, folded temporaries included
         defined.update(ir.targets(s))
     holder: Dict[str, str] = {}        # printed base name -> SSA name now holding it
     nested_reads = set()

@@ -85,6 +85,7 @@ class KTransform:
         self.loops: Dict[int, tuple] = {}   # id(Loop) -> its tape's names and saved values
         self.containers = _containers(func.body)
         self.reusable = False       # True in a bprop closure, which may be called many times
+        self.extra_outs: Dict[int, list] = {}   # id(If) -> outs added to export values to a tape
 
     # -- activity ----------------------------------------------------------------
     def activity(self):
@@ -447,6 +448,9 @@ class KTransform:
             inner.update(ir.targets(st))
         for st in ir.walk(L.cond):
             inner.update(ir.targets(st))
+        for st in ir.walk(L.body):          # tapes of loops inside, made in each iteration
+            if isinstance(st, ir.Loop) and id(st) in self.loops:
+                inner.update(self.loops[id(st)][:3])
         # a carried name whose start value gets no gradient in the body: zero, shaped like it
         for c, _, _ in active:
             if c not in leftover:
@@ -461,11 +465,14 @@ class KTransform:
             if isinstance(g, ir.Var):
                 needed.add(g.name)
         needed = sorted(needed & inner)
+        # a value made inside a branch is unassigned on iterations that take the other
+        # branch: it leaves the If as an out (None on the other path), and that is saved
+        exported = {n: self.export(L.body, n) for n in needed}
         # the tape: pushed in the forward loop, popped here
         tape0 = self.names.fresh("tape")
         tape = self.names.fresh("tape")
         pushed = self.names.fresh("tape")
-        self.loops[id(L)] = (tape0, tape, pushed, needed)
+        self.loops[id(L)] = (tape0, tape, pushed, [exported[n] for n in needed])
         tape_b = self.names.fresh("tape")
         popped = self.names.fresh("tape")
         for t in (tape0, tape, pushed, tape_b, popped):
@@ -524,13 +531,31 @@ class KTransform:
         for (acc, _, _), v in zip(carried[1 + len(active):], free):
             self.contribute(v, ir.Var(acc))
 
+    def export(self, block, name) -> str:
+        """The name at the top level of block that holds `name` when it was set in
+        this iteration (name itself, or an out added to the Ifs around its definition)."""
+        for st in block:
+            if name in ir.targets(st):
+                return name
+            if isinstance(st, ir.If):
+                for k, b in ((1, st.body), (2, st.orelse)):
+                    if any(name in ir.targets(x) for x in ir.walk(b)):
+                        inner = self.export(b, name)
+                        out = self.names.fresh(self.base.get(name, name))
+                        self.base[out] = self.base.get(name, name)
+                        side = (ir.Var(inner), ir.Const(None))
+                        self.extra_outs.setdefault(id(st), []).append(
+                            (out, side[0] if k == 1 else side[1], side[1] if k == 1 else side[0]))
+                        return out
+        return name
+
     def forward_block(self, stmts):
         """The forward statements, with each differentiated loop pushing onto its tape."""
         out = []
         for s in stmts:
             if isinstance(s, ir.If):
                 out.append(ir.If(s.test, self.forward_block(s.body), self.forward_block(s.orelse),
-                                 s.outs, s.src))
+                                 s.outs + self.extra_outs.get(id(s), []), s.src))
             elif isinstance(s, ir.Loop):
                 body = self.forward_block(s.body)
                 carried = list(s.carried)
