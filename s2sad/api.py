@@ -191,7 +191,20 @@ def positional_params(fn) -> list:
     return [p.id for p in a.posonlyargs + a.args]
 
 
-def call_spec(params, args, kwargs) -> str:
+def _location(fn):
+    """The file and line where fn is defined, for errors about a call of it."""
+    from .errors import Location
+    import linecache
+    while isinstance(fn, Transformed):
+        fn = fn.fn
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    line = code.co_firstlineno
+    return Location(code.co_filename, line, 0, linecache.getline(code.co_filename, line))
+
+
+def call_spec(params, args, kwargs, fn=None) -> str:
     """For each positional parameter: 'd' passed and differentiable, 'n' passed and not
     (an int, a bool, an integer array), '-' not passed (its default is used)."""
     out = []
@@ -203,6 +216,11 @@ def call_spec(params, args, kwargs) -> str:
         else:
             out.append("-")
             continue
+        if isinstance(a, (tuple, list, dict)):
+            raise S2SADError(
+                f"argument {i} ('{p}') is a {type(a).__name__}: tuples, lists and dicts as "
+                "arguments are not supported yet", _location(fn),
+                hint="Pass each array as its own argument.")
         out.append("d" if _differentiable(a) else "n")
     return "".join(out)
 
@@ -311,7 +329,7 @@ class Transformed:
         return self.artifact().module.source
 
     def __call__(self, *args, **kwargs):
-        art = self.artifact(call_spec(self.params(), args, kwargs))
+        art = self.artifact(call_spec(self.params(), args, kwargs, self.fn))
         xp = _backend(args)
         f = art.function(xp)
         try:

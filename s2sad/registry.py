@@ -60,6 +60,12 @@ class Rule:
         return f"<{self.kind} rule {self.fn.__qualname__}>"
 
 
+def _random(fn) -> bool:
+    owner = getattr(fn, "__self__", None)
+    mod = (getattr(fn, "__module__", None) or type(owner).__module__ or "")
+    return "random" in mod
+
+
 class Primitive:
     """A callable that s2sad treats as one operation with rules."""
 
@@ -75,7 +81,9 @@ class Primitive:
         self.linear = False
         self.returns_tuple = False  # the result is a tuple (anf makes x[0] an Item)
         self.varargs = False        # every positional argument is an input (einsum)
-        self.pure = True            # False: each call makes a new mutable object (tape_new)
+        # False for functions whose calls differ though their arguments agree (random
+        # numbers): the optimizer never merges two calls of them
+        self.pure = not _random(fn)
         self.tuple_items = ()       # for a tuple result: the indices of its items that are tuples
         self.bprop_factory = None   # for varargs: n -> rule source (see defbprop_varargs)
         self._rules_by_arity: Dict[int, Rule] = {}

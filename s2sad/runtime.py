@@ -123,7 +123,10 @@ def getitem_grad(x, index, g):
 def zeros_like_tree(x):
     """Zeros shaped like x: an array, a number, None, a tuple or a Tape of them."""
     if isinstance(x, Tape):
-        return Tape(zeros_like_tree(e) for e in x)
+        t = EMPTY_TAPE
+        for e in reversed(list(x)):     # no recursion: tapes can be long
+            t = tape_push(t, zeros_like_tree(e))
+        return t
     if isinstance(x, (tuple, list)):
         return Cotangent(zeros_like_tree(e) for e in x)
     if x is None:
@@ -133,38 +136,54 @@ def zeros_like_tree(x):
     return array_namespace(x).zeros_like(x)
 
 
-class Tape(list):
-    """The values a loop's backward pass needs, one tuple per iteration (a stack).
+class Tape:
+    """The values a loop's backward pass needs, one tuple per iteration: an
+    immutable stack (a linked list), so push and pop are O(1) and change nothing.
 
     Generated code uses it only through tape_new, tape_push and tape_pop,
     which are primitives with rules: the adjoint of a push is a pop and the
     adjoint of a pop is a push, so the adjoint of a tape is a tape of
-    adjoints, and loops differentiate again at any order.
+    adjoints, and loops differentiate again at any order.  Because nothing
+    is mutated, a tape saved by an outer loop, or read by a bprop closure
+    called twice, stays what it was.
     """
 
-    __slots__ = ()
+    __slots__ = ("top", "rest", "size")
+
+    def __init__(self, top=None, rest=None, size=0):
+        self.top, self.rest, self.size = top, rest, size
+
+    def __len__(self):
+        return self.size
+
+    def __iter__(self):                 # from the top down
+        t = self
+        while t.size:
+            yield t.top
+            t = t.rest
+
+    def __repr__(self):
+        return f"<tape of {self.size}>"
+
+
+EMPTY_TAPE = Tape()
 
 
 def tape_new():
     """An empty tape."""
-    return Tape()
+    return EMPTY_TAPE
 
 
 def tape_push(tape, values):
-    """tape with values pushed on top (the same object, grown: each tape is used once)."""
-    tape.append(values)
-    return tape
-
-
-def tape_copy(tape):
-    """A shallow copy, so that a bprop closure can run its backward loop more than once."""
-    return Tape(tape)
+    """The tape with values on top."""
+    return Tape(values, tape, tape.size + 1)
 
 
 def tape_pop(tape):
-    """(tape without its top, the top): the same object, shrunk."""
-    values = tape.pop()
-    return tape, values
+    """(the tape without its top, the top)."""
+    if not tape.size:
+        raise IndexError("pop from an empty tape")
+    return tape.rest, tape.top
 
 
 def ones_like_tree(x):

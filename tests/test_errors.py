@@ -65,12 +65,12 @@ def uses_for_else(x):
     return y
 
 
-def uses_return_in_loop(x):
+def uses_while_else(x):
     y = x
     while y < 10:
-        if y > 5:
-            return y         # MARK
         y = y * 2
+    else:
+        y = y + 1            # MARK
     return y
 
 
@@ -249,7 +249,7 @@ def uses_in_comparison(x):
 # (function, words the message must contain, marker, column marker)
 REFUSED = [
     (uses_for_else, ["`else` clause"], "y = y + 1", None),
-    (uses_return_in_loop, ["`return` inside a loop"], "return y         #", None),
+    (uses_while_else, ["`else` clause"], "y = y + 1            #", None),
     (uses_nested_def, ["nested function"], "def inner", None),
     (uses_nested_lambda, ["nested lambda"], "lambda t", "lambda"),
     (uses_class, ["class"], "class Box", None),

@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import registry
 from ..registry import defbprop, defnondiff
-from ..runtime import (RETURNS_TUPLE, astype, ones_like_tree, tape_copy, tape_new, tape_pop,
+from ..runtime import (RETURNS_TUPLE, add_grads, astype, zeros_like_tree, ones_like_tree, tape_new, tape_pop,
                        tape_push, dtype_of, getitem_grad, matmul_lhs_grad,
                        matmul_rhs_grad, split_as, tuple_cotangent, tuple_items, unbroadcast,
                        unreduce, unstack)
@@ -64,15 +64,16 @@ def bprop_tape_push(tape, values, out, dout):
     return (rest, top)
 
 
-@defbprop(tape_copy)
-def bprop_tape_copy(tape, out, dout):
-    return (tape_copy(dout),)
-
-
 @defbprop(tape_pop)
 def bprop_tape_pop(tape, out, dout):
     # dout is (adjoint of the shorter tape, adjoint of the popped values)
     return (tape_push(dout[0], dout[1]),)
+
+
+@defbprop(add_grads)
+def bprop_add_grads(a, b, out, dout):
+    # a sum where None stands for zero: the adjoint goes to both
+    return (dout, dout)
 
 
 @defbprop(astype)
@@ -80,13 +81,10 @@ def bprop_astype(x, dtype, out, dout):
     return (astype(dout, dtype_of(x)), None)
 
 
-defnondiff(dtype_of, ones_like_tree, tape_new, range, enumerate, zip, np.ones_like, np.zeros_like, np.shape, np.ndim, np.size, len,
+defnondiff(dtype_of, ones_like_tree, zeros_like_tree, tape_new, range, enumerate, zip, np.ones_like, np.zeros_like, np.shape, np.ndim, np.size, len,
            np.result_type, slice, np.empty_like)
 
 for _f in RETURNS_TUPLE:
     registry.primitive(_f).returns_tuple = True
 
-# a tape is a mutable object used once: two calls are never the same value
-for _f in (tape_new, tape_push, tape_pop, tape_copy):
-    registry.primitive(_f).pure = False
 registry.primitive(tape_pop).tuple_items = (1,)      # (rest of the tape, the saved tuple)

@@ -114,6 +114,7 @@ class Lowering:
         self.env: Dict[str, ir.Atom] = {}
         self.stack = stack
         self.ext: Dict[str, ir.Atom] = {}    # free name -> atom for this body
+        self.loop_depth = 0                  # how many loops the statements being lowered are in
 
     # -- errors and locations -------------------------------------------------
     def loc(self, node):
@@ -133,6 +134,8 @@ class Lowering:
         elif isinstance(value, ir.Item) and value.index in \
                 self.out.tuple_items.get(value.value.name, ()):
             self.out.tuples[target] = None
+        if isinstance(value, ir.Call) and getattr(value.callee, "fn", None) is range:
+            self.out.ranges.add(ir.Var(target))
         if isinstance(value, ir.Call) and getattr(value.callee, "tuple_items", ()):
             self.out.tuple_items[target] = value.callee.tuple_items
         return ir.Var(target)
@@ -217,7 +220,11 @@ class Lowering:
                 if stmt.value is None:
                     self.fail(stmt, "`return` without a value",
                               "A function to differentiate must return its result.")
-                return self.temp(self.build(stmt.value), stmt, "out" if self.top else None)
+                value = self.temp(self.build(stmt.value), stmt,
+                                  "out" if self.top and not self.loop_depth else None)
+                if self.loop_depth:          # leave every loop, then the function
+                    return _Stop(ir.Const(True), ir.Const(True), value)
+                return value
             if isinstance(stmt, gast.Break):
                 return _Stop(ir.Const(True))
             if isinstance(stmt, gast.Continue):
@@ -228,7 +235,16 @@ class Lowering:
                     return result             # the rest of the block went into the branches
                 continue
             if isinstance(stmt, (gast.For, gast.While)):
-                self.loop_stmt(stmt)
+                returned = self.loop_stmt(stmt)
+                if returned is not None:
+                    # the loop may have returned: the rest of the block runs only if not
+                    flag, value = returned
+                    depth = self.loop_depth
+
+                    def leave():
+                        return _Stop(ir.Const(True), ir.Const(True), value) if depth else value
+                    rest = stmts[i + 1:]
+                    return self.branch(flag, leave, lambda: self.block(rest, at_end), stmt, True)
                 continue
             self.stmt(stmt)
         return at_end
@@ -249,14 +265,20 @@ class Lowering:
 
         A branch that returns (or leaves a loop iteration) takes the rest of
         the block with the other branch, so each path has its own exit, and
-        the If's out is the function's result (or the iteration's stop flag).
+        the If's out is the function's result (or the iteration's exit).
         """
         test = self.atom(node.test)
         exits = _exits(node)
         tail = list(rest) if exits else []
         end = at_end if exits else None
-        body, env1, r1 = self.sub_block(lambda: self.block(node.body + tail, end))
-        orelse, env2, r2 = self.sub_block(lambda: self.block(node.orelse + tail, end))
+        return self.branch(test, lambda: self.block(node.body + tail, end),
+                           lambda: self.block(node.orelse + tail, end), node, exits)
+
+    def branch(self, test, lower1, lower2, node, exits):
+        """An If on test whose blocks lower1 and lower2 make; its outs join the names
+        they assign and, when they exit, their exits."""
+        body, env1, r1 = self.sub_block(lower1)
+        orelse, env2, r2 = self.sub_block(lower2)
         if exits and (r1 is None or r2 is None):
             self.fail(node, "a path through this `if` reaches the end of the function "
                       "without a `return`", "Return a value on every path.")
@@ -276,17 +298,18 @@ class Lowering:
                 self.env[name] = ir.Var(outs[-1][0])
         result = None
         if isinstance(r1, _Stop) and isinstance(r2, _Stop):
-            if r1.flag == r2.flag:
-                result = r1
-            else:
-                target = self.names.fresh("stop")
+            parts = []
+            for hint, x, y in (("stop", r1.flag, r2.flag), ("returned", r1.ret, r2.ret),
+                               ("result", r1.value, r2.value)):
+                if x == y:
+                    parts.append(x)
+                    continue
+                target = self.names.fresh(hint)
                 self.out.temps.add(target)
-                outs.append((target, r1.flag, r2.flag))
-                result = _Stop(ir.Var(target))
+                outs.append((target, x, y))
+                parts.append(ir.Var(target))
+            result = _Stop(*parts)
         elif r1 is not None and r2 is not None:
-            if isinstance(r1, _Stop) or isinstance(r2, _Stop):
-                raise UnsupportedSyntaxError("a `return` inside a loop", self.loc(node),
-                                             "Set a variable, `break`, and return after the loop.")
             target = self.names.fresh("out" if self.top else "result")
             self.out.temps.add(target)
             outs.append((target, r1, r2))
@@ -299,30 +322,26 @@ class Lowering:
         if node.orelse:
             raise UnsupportedSyntaxError(f"an `else` clause on a `{'for' if isinstance(node, gast.For) else 'while'}` loop",
                                          self.loc(node.orelse[0]), "Use a flag variable instead.")
-        for n in gast.walk(node):
-            if isinstance(n, gast.Return):
-                raise UnsupportedSyntaxError(
-                    "a `return` inside a loop", self.loc(n),
-                    "Set a variable, `break`, and return after the loop.")
         stored = set()
         for n in gast.walk(node):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 stored.add(n.id)
-        index, bind_targets, iter_atom = None, None, None
+        index, bind_targets, iter_atom, targets = None, None, None, set()
         if isinstance(node, gast.For):
             iter_atom, index, bind_targets = self.iteration(node)
-        carried = sorted(n for n in stored if n in self.res.locals and n != index)
-        if index is not None and isinstance(node.target, gast.Name):
-            carried = [c for c in carried if c != node.target.id]
+            targets = {n.id for n in gast.walk(node.target) if isinstance(n, gast.Name)}
+        # the loop's targets are set by each iteration, not carried from the last one
+        carried = sorted(n for n in stored if n in self.res.locals and n not in targets)
         inits = {c: self.env.get(c, ir.Const(None)) for c in carried}
         params = {c: self.version(c) for c in carried}
         for c in carried:
             self.env[c] = ir.Var(params[c])
         index_name = None
         if index is not None:
-            index_name = self.version(index) if isinstance(node.target, gast.Name) \
-                else self.names.fresh(index)
-            if isinstance(node.target, gast.Name):
+            # the user's own loop variable (for i in range(n)), or a fresh counter
+            user = bind_targets is None
+            index_name = self.version(index) if user else self.names.fresh(index)
+            if user:
                 self.env[index] = ir.Var(index_name)
         cond, test = [], None
         if isinstance(node, gast.While):
@@ -332,18 +351,30 @@ class Lowering:
             if bind_targets is not None:
                 bind_targets(ir.Var(index_name))
             return self.block(node.body, _Stop(ir.Const(False)))
-        body, env_after, stop = self.sub_block(lower_body)
+        self.loop_depth += 1
+        try:
+            body, env_after, stop = self.sub_block(lower_body)
+        finally:
+            self.loop_depth -= 1
         flag = stop.flag if isinstance(stop, _Stop) else None
         if isinstance(flag, ir.Const) and not flag.value:
             flag = None
-        nexts = [env_after.get(c, ir.Var(params[c])) for c in carried]
-        self.out.cur.append(ir.Loop([(params[c], inits[c], n) for c, n in zip(carried, nexts)],
-                                    body, iter_atom, index_name, cond, test, flag,
+        loop_carried = [(params[c], inits[c], env_after.get(c, ir.Var(params[c])))
+                        for c in carried]
+        returned = None
+        if isinstance(stop, _Stop) and stop.ret is not None and stop.ret != ir.Const(False):
+            # a return inside: carry whether it happened and its value out of the loop
+            ret, val = self.names.fresh("returned"), self.names.fresh("result")
+            self.out.temps.update({ret, val})
+            loop_carried += [(ret, ir.Const(False), stop.ret), (val, ir.Const(None), stop.value)]
+            returned = (ir.Var(ret), ir.Var(val))
+        self.out.cur.append(ir.Loop(loop_carried, body, iter_atom, index_name, cond, test, flag,
                                     self.loc(node)))
         for c in carried:
             self.env[c] = ir.Var(params[c])
-        if index is not None and isinstance(node.target, gast.Name):
+        if index is not None and bind_targets is None:
             self.env[index] = ir.Var(index_name)
+        return returned
 
     def iteration(self, node):
         """(the iterable, the index's name, a function binding the loop target in the body).
@@ -360,7 +391,9 @@ class Lowering:
         fn = self.res.targets.get(id(call)).value if call is not None and \
             id(call) in self.res.targets else None
         fn = getattr(fn, "fn", fn)
-        if fn is range:
+        if fn is range or (isinstance(it, gast.Name) and
+                           self.env.get(it.id) in self.out.ranges):
+            # over a range, or a name bound to one (as in code s2sad generated)
             return self.atom(it), (target.id if isinstance(target, gast.Name) else "i"), \
                 (None if isinstance(target, gast.Name) else
                  (lambda k: self.assign(target, k, node)))
@@ -673,10 +706,13 @@ class Lowering:
 
 
 class _Stop:
-    """How a block leaves a loop iteration: flag is True for break, False for continue."""
+    """How a block leaves a loop iteration: flag is True for break and return, False for
+    continue; for a return, ret is True and value the returned value."""
 
-    def __init__(self, flag):
+    def __init__(self, flag, ret=None, value=None):
         self.flag = flag
+        self.ret = ret if ret is not None else ir.Const(False)
+        self.value = value if value is not None else ir.Const(None)
 
 
 def _exits(node) -> bool:
@@ -708,6 +744,7 @@ class Output:
         self.cur: List[Any] = self.body       # the block statements are emitted into
         self.packs: Dict[str, tuple] = {}     # name -> items, for names bound to a tuple literal
         self.tuple_items: Dict[str, tuple] = {}   # name -> which of its items are tuples
+        self.ranges: set = set()                  # Vars bound to range(...)
         self.guards: List[tuple] = []
         # printed name -> ("global",) | ("cell", cell) | ("value", object)
         self.externals: Dict[str, tuple] = {}

@@ -84,7 +84,7 @@ class KTransform:
         self.shape_of: Dict[str, str] = {}
         self.loops: Dict[int, tuple] = {}   # id(Loop) -> its tape's names and saved values
         self.containers = _containers(func.body)
-        self.reusable = False       # True in a bprop closure, which may be called many times
+        self.maybe_none = _maybe_none(func.body)
         self.extra_outs: Dict[int, list] = {}   # id(If) -> outs added to export values to a tape
 
     # -- activity ----------------------------------------------------------------
@@ -160,8 +160,10 @@ class KTransform:
         return ir.Var(target)
 
     def zeros(self, var: str) -> ir.Call:
-        """A zero adjoint for var: zeros_like, or zeros_like_tree for a tape."""
-        fn = runtime.zeros_like_tree if var in self.containers else np.zeros_like
+        """A zero adjoint for var: zeros_like, or zeros_like_tree for a tape or a
+        name that may hold None (whose zero is None)."""
+        fn = runtime.zeros_like_tree if var in self.containers or var in self.maybe_none \
+            else np.zeros_like
         return ir.Call(registry.primitive(fn), (ir.Var(var),))
 
     def adjoint_name(self, var: str) -> str:
@@ -189,10 +191,11 @@ class KTransform:
                 # name the rule's result after the variable: `dx = ...`; optimize merges the copy
                 return self.emit(name, total, src, temp=False)
             return total
+        add = registry.primitive(runtime.add_grads) if var in self.maybe_none else _add()
         for k, (_, g) in enumerate(parts[1:]):
             last = k == len(parts) - 2
             total = self.emit(name if last else self.names.fresh(name), ir.Call(
-                _add(), (total, g)), src, temp=not last)
+                add, (total, g)), src, temp=not last)
         return total
 
     def tuple_adjoint(self, var, parts, src):
@@ -229,7 +232,6 @@ class KTransform:
         if whole:
             raise TransformError("a tuple result used both whole and by item is not "
                                  "supported yet", src)
-        from .. import runtime
         idx = sorted(items)
         grads = []
         for i in idx:
@@ -494,12 +496,7 @@ class KTransform:
             prelude.append(ir.Assign(rename[n].name, ir.Item(ir.Var(top), j), None, bwd=True))
         from .optimize import _subst_block
         _subst_block(bbody, rename)
-        start_tape = ir.Var(tape)
-        if self.reusable:        # a bprop closure may run more than once: pop from a copy
-            start_tape = self.emit(self.names.fresh("tape"), ir.Call(
-                registry.primitive(runtime.tape_copy), (ir.Var(tape),)), None)
-            self.base[start_tape.name] = "tape"
-        carried = [(tape_b, start_tape, ir.Var(popped))]
+        carried = [(tape_b, ir.Var(tape), ir.Var(popped))]
         tail = []
         for c, init, nxt in active:
             start = dfinal[c]
@@ -584,9 +581,35 @@ class KTransform:
         return {r.name: dout}
 
 
+def _maybe_none(stmts) -> set:
+    """Names that may hold None: a join or loop carry with a None side, a value
+    restored from a tape (what was pushed is not known here), and copies of those."""
+    none = ir.Const(None)
+    out, pops, saved = set(), set(), set()
+    for _ in range(3):                  # loops and joins feed each other: a few rounds
+        for s in ir.walk(stmts):
+            if isinstance(s, ir.Assign):
+                v = s.value
+                if isinstance(v, ir.Call) and getattr(v.callee, "fn", None) is runtime.tape_pop:
+                    pops.add(s.target)
+                elif isinstance(v, ir.Item) and v.value.name in pops and v.index == 1:
+                    saved.add(s.target)
+                elif isinstance(v, ir.Item) and v.value.name in saved:
+                    out.add(s.target)
+                elif v == none or isinstance(v, ir.Var) and v.name in out:
+                    out.add(s.target)
+            elif isinstance(s, (ir.If, ir.Loop)):
+                pairs = s.outs if isinstance(s, ir.If) else s.carried
+                for t, a, b in pairs:
+                    if none in (a, b) or any(isinstance(x, ir.Var) and x.name in out
+                                             for x in (a, b)):
+                        out.add(t)
+    return out
+
+
 def _containers(stmts) -> set:
     """Names that hold tapes (code s2sad generated is being differentiated again)."""
-    makers = {runtime.tape_new, runtime.tape_push, runtime.tape_copy}
+    makers = {runtime.tape_new, runtime.tape_push}
     out, pops = set(), set()
     for _ in range(2):                  # twice: loops carry what their bodies make
         for s in ir.walk(stmts):
@@ -615,8 +638,9 @@ def _ones_like(k: KTransform, r: ir.Atom, src) -> Optional[ir.Atom]:
         packs = {s.target: s.value for s in k.f.body
                  if isinstance(s, ir.Assign) and isinstance(s.value, ir.Pack)}
         if r.name in packs:
+            tree = registry.primitive(runtime.ones_like_tree)
             parts = [k.emit(k.names.fresh("d" + (a.name if isinstance(a, ir.Var) else "out")),
-                            ir.Call(ones, (a,)), src, temp=False)
+                            ir.Call(tree if a.name in k.tuples else ones, (a,)), src, temp=False)
                      if isinstance(a, ir.Var) and a.name in k.active else ir.Const(None)
                      for a in packs[r.name].items]
             for i, p in enumerate(parts):
@@ -624,7 +648,6 @@ def _ones_like(k: KTransform, r: ir.Atom, src) -> Optional[ir.Atom]:
             return None
     if isinstance(r, ir.Var) and r.name in k.active:
         if r.name in k.tuples:
-            from .. import runtime
             ones = registry.primitive(runtime.ones_like_tree)
         return k.emit(k.adjoint_name(r.name), ir.Call(ones, (r,)), src, temp=False)
     return None
@@ -678,7 +701,6 @@ def fprop_function(func: ir.Function, out, name: str, slots) -> ir.Function:
     slots: as for grad_function, one per argument passed.
     """
     k = KTransform(func, out, [i for i in slots if i is not None])
-    k.reusable = True
     k.activity()
     forward = [s for s in func.body[:-1]]
     src = None
