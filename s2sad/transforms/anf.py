@@ -115,6 +115,9 @@ class Lowering:
         self.stack = stack
         self.ext: Dict[str, ir.Atom] = {}    # free name -> atom for this body
         self.loop_depth = 0                  # how many loops the statements being lowered are in
+        self.locals = res.locals             # this function's own local names
+        self.outer = None                    # for a closure: the Lowering it was defined in
+        self.closure_stack = ()              # the closures being inlined (to refuse recursion)
 
     # -- errors and locations -------------------------------------------------
     def loc(self, node):
@@ -141,7 +144,7 @@ class Lowering:
         return ir.Var(target)
 
     def temp(self, value, node, hint=None) -> ir.Atom:
-        if isinstance(value, (ir.Var, ir.Const)):
+        if isinstance(value, (ir.Var, ir.Const, Closure)):
             return value
         if hint is None:
             if isinstance(value, ir.Call):
@@ -168,7 +171,7 @@ class Lowering:
 
     def bind_user(self, name: str, value, node):
         """Assign to the user's variable `name` (a new SSA version)."""
-        if isinstance(value, (ir.Var, ir.Const)):
+        if isinstance(value, (ir.Var, ir.Const, Closure)):
             self.env[name] = value
             return
         self.env[name] = self.emit(self.version(name), value, node)
@@ -176,9 +179,17 @@ class Lowering:
     # -- names ------------------------------------------------------------------
     def read(self, node) -> ir.Atom:
         name = node.id
-        if name in self.res.locals:
+        if name not in self.locals and self.outer is not None and self.outer.knows(name):
+            return self.outer.read(node)      # late binding: the enclosing value at the call
+        if name in self.locals:
             if name not in self.env:
                 self.fail(node, f"local variable '{name}' is read before it is assigned")
+            if self.env[name] is _RUNTIME_FUNCTION:
+                raise UnsupportedSyntaxError(
+                    "a function chosen at run time", self.loc(node),
+                    f"Which function `{name}` holds depends on a branch; s2sad must know which "
+                    "function a call runs when it transforms the code. Call each one in its "
+                    "own branch.")
             return self.env[name]
         if name in self.ext:
             return self.ext[name]
@@ -186,6 +197,10 @@ class Lowering:
         atom = self.out.external(self, name, kind, value)
         self.ext[name] = atom
         return atom
+
+    def knows(self, name) -> bool:
+        """Whether name is a variable of this function or of one enclosing it."""
+        return name in self.locals or (self.outer is not None and self.outer.knows(name))
 
     # -- statements -------------------------------------------------------------
     def function(self, args: List[ir.Atom], kwargs: Dict[str, ir.Atom], call_node=None):
@@ -199,7 +214,7 @@ class Lowering:
                 self.out.assigned.add(p)
         else:
             self._bind_call(root, params, args, kwargs, call_node)
-        body = [gast.Return(value=root.body)] if isinstance(root, gast.Lambda) else root.body
+        body = _lambda_body(root) if isinstance(root, gast.Lambda) else root.body
         result = self.block(body)
         if result is None:
             raise TransformError("function has no return", self.loc(root))
@@ -285,8 +300,11 @@ class Lowering:
         outs = []
         for name in sorted(set(env1) | set(env2)):
             a, b = env1.get(name), env2.get(name)
-            if a is not None and a == b:
+            if a is not None and (a is b or a == b):
                 self.env[name] = a
+            elif isinstance(a, Closure) or isinstance(b, Closure):
+                # which function `name` holds depends on the branch: refused if used
+                self.env[name] = _RUNTIME_FUNCTION
             elif a is None or b is None:
                 # assigned on one path only: None on the other (where Python would raise
                 # NameError on a read); code s2sad generates reads such names under the
@@ -322,16 +340,19 @@ class Lowering:
         if node.orelse:
             raise UnsupportedSyntaxError(f"an `else` clause on a `{'for' if isinstance(node, gast.For) else 'while'}` loop",
                                          self.loc(node.orelse[0]), "Use a flag variable instead.")
+        from .resolve import scope_nodes
         stored = set()
-        for n in gast.walk(node):
+        for n in scope_nodes(node):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 stored.add(n.id)
+            elif isinstance(n, gast.FunctionDef):
+                stored.add(n.name)
         index, bind_targets, iter_atom, targets = None, None, None, set()
         if isinstance(node, gast.For):
             iter_atom, index, bind_targets = self.iteration(node)
             targets = {n.id for n in gast.walk(node.target) if isinstance(n, gast.Name)}
         # the loop's targets are set by each iteration, not carried from the last one
-        carried = sorted(n for n in stored if n in self.res.locals and n not in targets)
+        carried = sorted(n for n in stored if n in self.locals and n not in targets)
         inits = {c: self.env.get(c, ir.Const(None)) for c in carried}
         params = {c: self.version(c) for c in carried}
         for c in carried:
@@ -359,6 +380,9 @@ class Lowering:
         flag = stop.flag if isinstance(stop, _Stop) else None
         if isinstance(flag, ir.Const) and not flag.value:
             flag = None
+        fns = {c for c in carried if isinstance(env_after.get(c), Closure)}
+        for c in fns:     # a function defined in the loop: the last one, after it
+            carried.remove(c)
         loop_carried = [(params[c], inits[c], env_after.get(c, ir.Var(params[c])))
                         for c in carried]
         returned = None
@@ -372,6 +396,8 @@ class Lowering:
                                     self.loc(node)))
         for c in carried:
             self.env[c] = ir.Var(params[c])
+        for c in fns:
+            self.env[c] = env_after[c]
         if index is not None and bind_targets is None:
             self.env[index] = ir.Var(index_name)
         return returned
@@ -506,6 +532,8 @@ class Lowering:
             self.if_stmt(s, [])
         elif isinstance(s, (gast.For, gast.While)):
             self.loop_stmt(s)
+        elif isinstance(s, gast.FunctionDef):
+            self.env[s.name] = self.closure(s)
         elif isinstance(s, gast.Expr):
             return                        # a docstring (fence refused anything else)
         elif isinstance(s, gast.Pass):
@@ -587,6 +615,9 @@ class Lowering:
             return result
         if isinstance(node, (gast.Tuple, gast.List)):
             items = tuple(self.atom(e) for e in node.elts)
+            if any(isinstance(i, Closure) for i in items):
+                raise UnsupportedSyntaxError("a function inside a tuple or list", self.loc(node),
+                                             "Call functions directly or pass them by name.")
             kind = "tuple" if isinstance(node, gast.Tuple) else "list"
             if all(isinstance(i, ir.Const) for i in items):
                 return ir.Const(tuple(i.value for i in items) if kind == "tuple"
@@ -605,6 +636,8 @@ class Lowering:
             return ir.Call(registry.primitive(operator.getitem), (value, index))
         if isinstance(node, gast.Call):
             return self.call(node)
+        if isinstance(node, gast.Lambda):
+            return self.closure(node)
         raise UnsupportedSyntaxError(f"the expression {type(node).__name__}", self.loc(node))
 
     def compare(self, left, ops, comparators, node, hint=None):
@@ -677,10 +710,80 @@ class Lowering:
             return self.prim_call(target.value, args, kwargs, node)
         if target.kind == "user":
             return self.inline(target.value, args, kwargs, node)
+        if target.kind == "local":
+            fn = self.closure(node.func) if target.value is None else self.read(node.func)
+            return self.call_value(fn, args, kwargs, node)
         self.fail(node, f"cannot call {target.value!r}")
+
+    def closure(self, node) -> "Closure":
+        """The value of a nested def or lambda; its defaults are computed here, now."""
+        a = node.args
+        defaults = [self.atom(d) for d in a.defaults]
+        kw = {p.id: self.atom(d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None}
+        return Closure(node, self, defaults, kw)
+
+    def call_value(self, fn, args, kwargs, node):
+        """Call a function value: a closure, or a module function passed in."""
+        if isinstance(fn, Closure):
+            return self.inline_closure(fn, args, kwargs, node)
+        obj = self.out.value_of(fn)
+        if obj is not None:
+            from .resolve import Target, classify
+            target = classify(obj, self.parsed, node)
+            if target.kind == "prim":
+                return self.prim_call(target.value, args, kwargs, node)
+            return self.inline(target.value, args, kwargs, node)
+        raise UnsupportedSyntaxError(
+            "calling a function chosen at run time", self.loc(node),
+            "s2sad must know which function a call runs when it transforms the code: a "
+            "nested def, a lambda, or a function passed in by name.")
+
+    def inline_closure(self, fn: "Closure", args, kwargs, node):
+        if any(f is fn.node for f in self.closure_stack):
+            raise UnsupportedSyntaxError(f"recursion ({fn.name} calls itself)", self.loc(node),
+                                         "Recursive functions are not supported yet.")
+        from . import resolve
+        owner = fn.owner
+        child = Lowering(owner.parsed, owner.res, self.names, self.out, top=False,
+                         stack=self.stack)
+        child.locals = resolve.local_names(fn.node)
+        child.outer = owner
+        child.closure_stack = self.closure_stack + (fn.node,)
+        a = fn.node.args
+        params = [p.id for p in a.posonlyargs + a.args]
+        if len(args) > len(params):
+            self.fail(node, f"{fn.name}() takes {len(params)} positional arguments but "
+                      f"{len(args)} were given")
+        bound = dict(zip(params, args))
+        for k, v in kwargs.items():
+            if k in bound:
+                self.fail(node, f"{fn.name}() got multiple values for '{k}'")
+            bound[k] = v
+        for i, p in enumerate(params):
+            if p not in bound:
+                j = i - (len(params) - len(fn.defaults))
+                if j < 0:
+                    self.fail(node, f"{fn.name}() missing argument '{p}'")
+                bound[p] = fn.defaults[j]
+        for p in a.kwonlyargs:
+            if p.id not in bound:
+                if p.id not in fn.kw_defaults:
+                    self.fail(node, f"{fn.name}() missing keyword argument '{p.id}'")
+                bound[p.id] = fn.kw_defaults[p.id]
+        child.env.update(bound)
+        body = _lambda_body(fn.node) if isinstance(fn.node, gast.Lambda) else fn.node.body
+        result = child.block(body)
+        if result is None:
+            self.fail(fn.node, f"{fn.name} has no return")
+        return result
 
     def prim_call(self, prim, args, kwargs, node):
         from ..rules import binding
+        if any(isinstance(a, Closure) for a in list(args) + list(kwargs.values())):
+            raise UnsupportedSyntaxError(
+                f"passing a function to {prim.name}", self.loc(node),
+                "NumPy functions that take functions (np.vectorize, np.apply_along_axis) "
+                "are not differentiated; write the loop in Python.")
         if prim.fn in (np.array, np.asarray) and args and isinstance(args[0], ir.Var) \
                 and args[0].name in self.out.packs:
             # np.array([a, b]) of arrays is np.stack([a, b])
@@ -705,6 +808,23 @@ class Lowering:
         return child.function(args, kwargs, node)
 
 
+class Closure:
+    """A function value known at transform time: a nested def or a lambda (node), with
+    the Lowering it was defined in (whose variables it reads when called) and its
+    default values, computed where it was defined."""
+
+    def __init__(self, node, owner, defaults, kw_defaults):
+        self.node, self.owner = node, owner
+        self.defaults, self.kw_defaults = defaults, kw_defaults
+
+    @property
+    def name(self):
+        return getattr(self.node, "name", "lambda")
+
+
+_RUNTIME_FUNCTION = object()     # a name that holds one of several functions, by branch
+
+
 class _Stop:
     """How a block leaves a loop iteration: flag is True for break and return, False for
     continue; for a return, ret is True and value the returned value."""
@@ -713,6 +833,13 @@ class _Stop:
         self.flag = flag
         self.ret = ret if ret is not None else ir.Const(False)
         self.value = value if value is not None else ir.Const(None)
+
+
+def _lambda_body(node):
+    """A lambda's body as statements: `return <body>`, placed where the body is."""
+    ret = gast.Return(value=node.body)
+    ret.lineno, ret.col_offset = node.body.lineno, node.body.col_offset
+    return [ret]
 
 
 def _exits(node) -> bool:
@@ -724,6 +851,8 @@ def _exits(node) -> bool:
         if isinstance(n, (gast.Return, gast.Break, gast.Continue)):
             return True
         for child in gast.iter_child_nodes(n):
+            if isinstance(child, (gast.FunctionDef, gast.Lambda)):
+                continue          # a return in a nested function leaves only that function
             if isinstance(child, (gast.For, gast.While)):
                 stack.extend(c for c in gast.walk(child) if isinstance(c, gast.Return))
                 continue
@@ -780,6 +909,21 @@ class Output:
         self.guards.append(("global", low.parsed.world.globals, name, value))
         return ir.Var(printed)
 
+    def value_of(self, atom):
+        """The object a constant or an external name holds (a function passed in)."""
+        if isinstance(atom, ir.Const):
+            return atom.value if callable(atom.value) else None
+        if isinstance(atom, ir.Var) and atom.name in self.externals:
+            kind = self.externals[atom.name]
+            if kind[0] == "global":
+                v = self.top_globals.get(atom.name)
+            elif kind[0] == "cell":
+                v = kind[1].cell_contents
+            else:
+                v = kind[1]
+            return v if callable(v) else None
+        return None
+
     def constant(self, low, value) -> ir.Atom:
         return ir.Const(value)
 
@@ -797,6 +941,9 @@ def lower(parsed, res) -> tuple:
                    stack=(getattr(parsed.fn, "__code__", None),))
     result = low.function([], {})
     root = parsed.node
+    if isinstance(result, Closure):
+        raise UnsupportedSyntaxError("returning a function", parsed.location(root),
+                                     "A function to differentiate must return arrays or numbers.")
     a = root.args
     params = [p.id for p in a.posonlyargs + a.args + a.kwonlyargs]
     out.names = names

@@ -8,7 +8,8 @@ Accepted: one function or lambda with positional, default and keyword-only
 parameters; assignments to names and tuple unpacking; augmented assignment
 of names; ``if``/``elif``/``else`` (a ``return`` may sit inside a branch);
 ``for`` over ``range``, arrays, ``enumerate`` and ``zip``, ``while``, with
-``break`` and ``continue``;
+``break``, ``continue`` and ``return`` inside; nested ``def`` and ``lambda``
+(closures), called where s2sad can see which function runs;
 conditional expressions, ``and``/``or``/``not`` and chained comparisons;
 operators, calls, attributes, subscripts, tuple and list literals,
 constants; a docstring; a ``return`` at the end.
@@ -19,16 +20,14 @@ import gast
 from ..errors import UnsupportedSyntaxError
 
 STRAIGHT_LINE = ("s2sad differentiates assignments, operators, NumPy calls, `if` "
-                 "statements and expressions, `for` and `while` loops, and `return`.")
+                 "statements and expressions, `for` and `while` loops, nested functions "
+                 "and lambdas, and `return`.")
 CONTROL_FLOW = STRAIGHT_LINE
 
 # node type -> (what to call it, what to do instead)
 REFUSED = {
     gast.AsyncFor: ("an `async for` loop", STRAIGHT_LINE),
-    gast.FunctionDef: ("a nested function definition", STRAIGHT_LINE +
-                       " Define helper functions at module level and call them."),
     gast.AsyncFunctionDef: ("an `async def`", STRAIGHT_LINE),
-    gast.Lambda: ("a nested lambda", STRAIGHT_LINE + " Define helpers at module level."),
     gast.ClassDef: ("a class definition", "Classes are not supported; use functions."),
     gast.Try: ("a `try` statement", "Exceptions are not differentiable; remove the `try`."),
     gast.Raise: ("a `raise` statement", STRAIGHT_LINE),
@@ -80,6 +79,14 @@ def fence(parsed):
             if isinstance(s, (gast.If, gast.For, gast.While)):
                 for branch in (s.body, s.orelse):
                     _statements(branch, refuse)
+            elif isinstance(s, gast.FunctionDef) and s is not root:
+                if s.decorator_list:
+                    refuse(s.decorator_list[0], "a decorator on a nested function",
+                           "Define the function without a decorator.")
+                if s.args.vararg is not None or s.args.kwarg is not None:
+                    refuse(s, "`*args` / `**kwargs` in a nested function",
+                           "Give each input its own parameter.")
+                _statements(s.body, refuse)
         _statements(body, refuse, top=True)
 
     for stmt in body:

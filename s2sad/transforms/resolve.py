@@ -8,6 +8,8 @@ lives.  A target is one of::
     Target("user", function)    a Python function with source: lowered by anf
     Target("method", "sum")     a method of a local value (x.sum(axis=0))
     Target("const", value)      a module attribute used as a value (np.pi, np.float32)
+    Target("local", name)       a function value held in a local name (a nested def, a
+                                lambda, a parameter): anf finds which at the call
 
 A callable with no rule and no source (``np.random.normal``, a C function)
 becomes a primitive without rules: the K-transform refuses it only where a
@@ -60,16 +62,33 @@ class Resolution:
     guards: List[Tuple[str, Any, str, Any]] = field(default_factory=list)
 
 
-def _local_names(root) -> set:
+FUNCTIONS = (gast.FunctionDef, gast.Lambda)
+
+
+def scope_nodes(root):
+    """The nodes of a function's own scope: not inside the functions nested in it."""
+    stack = list(gast.iter_child_nodes(root))
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, FUNCTIONS):
+            # its name belongs to this scope; its defaults are evaluated here
+            stack.extend(n.args.defaults + [d for d in n.args.kw_defaults if d is not None])
+            continue
+        stack.extend(gast.iter_child_nodes(n))
+
+
+def local_names(root) -> set:
+    """A function's parameters and the names it assigns (its nested functions' names too)."""
     names = set()
     a = root.args
     for p in a.posonlyargs + a.args + a.kwonlyargs:
         names.add(p.id)
-    body = [root.body] if isinstance(root, gast.Lambda) else root.body
-    for stmt in body:
-        for n in gast.walk(stmt):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
-                names.add(n.id)
+    for n in scope_nodes(root):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+            names.add(n.id)
+        elif isinstance(n, gast.FunctionDef):
+            names.add(n.name)
     return names
 
 
@@ -85,7 +104,7 @@ def _is_constant_value(v) -> bool:
 
 
 def resolve(parsed) -> Resolution:
-    res = Resolution(locals=_local_names(parsed.node))
+    res = Resolution()
     world = parsed.world
 
     def fail(node, msg, hint=""):
@@ -130,61 +149,80 @@ def resolve(parsed) -> Resolution:
         return None
 
     def classify_callable(node, obj, label):
-        obj = registry.canonical(obj)
-        prim = registry.lookup(obj)
-        if prim is not None:
-            return Target("prim", prim)
-        from ..api import Transformed
-        if isinstance(obj, Transformed):
-            return Target("user", obj)
-        if isinstance(obj, types.FunctionType) and not _library(obj):
-            return Target("user", obj)
-        if isinstance(obj, type) and not (obj.__module__ or "").startswith("numpy"):
-            raise UnsupportedSyntaxError(
-                f"creating an object of the class {obj.__name__}", parsed.location(node),
-                "Classes are not supported; use functions and arrays.")
-        if not callable(obj):
-            fail(node, f"'{label}' is not callable")
-        # no rule and no source: fine while its inputs are constants; the K-transform
-        # refuses it, naming the function, if a derivative has to flow through it
-        return Target("prim", registry.primitive(obj))
+        return classify(obj, parsed, node, label)
 
-    for node in gast.walk(parsed.node):
-        if isinstance(node, gast.Call):
-            func = node.func
-            if isinstance(func, gast.Attribute):
-                c = chain(func.value)
-                if c is None:            # method of a local value
-                    res.targets[id(node)] = Target("method", func.attr)
-                    continue
-                names, base = c
-                if not isinstance(base, types.ModuleType):
-                    res.targets[id(node)] = Target("method", func.attr)
-                    continue
-                obj = getattr(base, func.attr, None)
-                guard(names[0])
-                res.targets[id(node)] = classify_callable(node, obj, f"{'.'.join(names)}.{func.attr}")
-            elif isinstance(func, gast.Name):
-                if func.id in res.locals:
-                    raise UnsupportedSyntaxError(
-                        f"calling the local variable `{func.id}`", parsed.location(func),
-                        "Calls of functions held in local variables come with closures; "
-                        "call a module-level function by its name.")
-                obj = lookup_free(func, func.id)
-                guard(func.id)
-                res.targets[id(node)] = classify_callable(node, obj, func.id)
-            else:
-                raise UnsupportedSyntaxError("calling the result of an expression",
-                                             parsed.location(func), "Call a function by its name.")
-        elif isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
-            c = chain(node)
-            if c is not None and id(node) not in res.targets:
-                names, value = c
-                res.targets[id(node)] = Target("const", value)
-        elif isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-            if node.id not in res.locals:
-                lookup_free(node, node.id)
+    def visit(root, outer_locals):
+        """Resolve one function scope; nested functions see the enclosing locals."""
+        scope = outer_locals | local_names(root)
+        saved, res.locals = res.locals, scope
+        for node in scope_nodes(root):
+            if isinstance(node, FUNCTIONS):
+                visit(node, scope)
+            elif isinstance(node, gast.Call):
+                resolve_call(node)
+            elif isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
+                c = chain(node)
+                if c is not None and id(node) not in res.targets:
+                    names, value = c
+                    res.targets[id(node)] = Target("const", value)
+            elif isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+                if node.id not in res.locals:
+                    lookup_free(node, node.id)
+        res.locals = saved
+
+    def resolve_call(node):
+        func = node.func
+        if isinstance(func, gast.Attribute):
+            c = chain(func.value)
+            if c is None:            # method of a local value
+                res.targets[id(node)] = Target("method", func.attr)
+                return
+            names, base = c
+            if not isinstance(base, types.ModuleType):
+                res.targets[id(node)] = Target("method", func.attr)
+                return
+            obj = getattr(base, func.attr, None)
+            guard(names[0])
+            res.targets[id(node)] = classify_callable(node, obj, f"{'.'.join(names)}.{func.attr}")
+        elif isinstance(func, gast.Name):
+            if func.id in res.locals:
+                # a function value held in a local: anf finds which, where it is called
+                res.targets[id(node)] = Target("local", func.id)
+                return
+            obj = lookup_free(func, func.id)
+            guard(func.id)
+            res.targets[id(node)] = classify_callable(node, obj, func.id)
+        elif isinstance(func, gast.Lambda):
+            res.targets[id(node)] = Target("local", None)      # (lambda y: ...)(x)
+        else:
+            raise UnsupportedSyntaxError("calling the result of an expression",
+                                         parsed.location(func), "Call a function by its name.")
+
+    visit(parsed.node, set())
+    res.locals = local_names(parsed.node)
     return res
+
+
+def classify(obj, parsed, node, label=None) -> Target:
+    """What calling obj means: a primitive, or a user function to lower."""
+    obj = registry.canonical(obj)
+    prim = registry.lookup(obj)
+    if prim is not None:
+        return Target("prim", prim)
+    from ..api import Transformed
+    if isinstance(obj, Transformed):
+        return Target("user", obj)
+    if isinstance(obj, types.FunctionType) and not _library(obj):
+        return Target("user", obj)
+    if isinstance(obj, type) and not (obj.__module__ or "").startswith("numpy"):
+        raise UnsupportedSyntaxError(
+            f"creating an object of the class {obj.__name__}", parsed.location(node),
+            "Classes are not supported; use functions and arrays.")
+    if not callable(obj):
+        raise TransformError(f"'{label or obj!r}' is not callable", parsed.location(node))
+    # no rule and no source: fine while its inputs are constants; the K-transform
+    # refuses it, naming the function, if a derivative has to flow through it
+    return Target("prim", registry.primitive(obj))
 
 
 # builtins and math functions that mean a NumPy function
