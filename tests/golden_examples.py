@@ -35,3 +35,14 @@ def relu_or_sine(x, y):
     else:
         w = -x
     return w * y
+
+
+def rnn(h, W, n):
+    for t in range(n):
+        h = np.tanh(W @ h)
+    return np.sum(h)
+
+
+def smooth_max(x, y):
+    soft = lambda a, b: np.log(np.exp(a) + np.exp(b))    # noqa: E731
+    return soft(x, y) * y

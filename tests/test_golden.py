@@ -29,6 +29,8 @@ CASES = {
     "grad_all_layer": lambda: grad_all(ex.layer),
     "grad_all_rmsnorm": lambda: grad_all(ex.rmsnorm),
     "grad_all_branch": lambda: grad_all(ex.relu_or_sine),
+    "grad_all_loop": lambda: grad_all(ex.rnn),
+    "grad_all_closure": lambda: grad_all(ex.smooth_max),
 }
 
 

@@ -485,6 +485,11 @@ def _merge_carried(func: ir.Function, fold):
 def emit_function(func: ir.Function, pr: Printer, indent: str, lines: List[str],
                   defaults: Dict[str, str] = None, where: Dict[int, Any] = None):
     fold = _fold_plan(func)
+    # folded temporaries are never printed: out of the way of names worth having
+    hidden = {t: pr.names.fresh("folded") for t in fold}
+    _rename_all(func, hidden)
+    func.temps |= set(hidden.values())
+    fold = _fold_plan(func)
     _merge_outs(func, fold)
     _merge_carried(func, fold)
     stmts = [s for s in func.body if not (isinstance(s, ir.Assign) and s.target in fold)]
