@@ -90,7 +90,7 @@ def _slots(spec: str, wrt, n: int, base: str):
             if spec[i] == "-":
                 raise TransformError(f"wrt={wrt!r} names parameter {i} of {base}, but no "
                                      "argument was passed for it")
-    return [i if spec[i] == "d" else None for i in chosen]
+    return [i if spec[i] in "dc" else None for i in chosen]
 
 
 def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Artifact:
@@ -102,6 +102,7 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Ar
     if spec is None:
         spec = "d" * n
     spec = (spec + "-" * n)[:n]
+    func.containers = {func.params[i] for i, c in enumerate(spec) if c == "c"}
     base = _name_of(fn)
     slots = _slots(spec, None if kind == "fprop" else wrt, n, base)
     if kind == "fprop":
@@ -217,10 +218,8 @@ def call_spec(params, args, kwargs, fn=None) -> str:
             out.append("-")
             continue
         if isinstance(a, (tuple, list, dict)):
-            raise S2SADError(
-                f"argument {i} ('{p}') is a {type(a).__name__}: tuples, lists and dicts as "
-                "arguments are not supported yet", _location(fn),
-                hint="Pass each array as its own argument.")
+            out.append("c" if _any_differentiable(a) else "n")    # a container
+            continue
         out.append("d" if _differentiable(a) else "n")
     return "".join(out)
 
@@ -259,8 +258,22 @@ def _differentiable(a) -> bool:
     return isinstance(a, (float, complex))
 
 
+def _any_differentiable(a) -> bool:
+    if isinstance(a, dict):
+        return any(_any_differentiable(v) for v in a.values())
+    if isinstance(a, (tuple, list)):
+        return any(_any_differentiable(v) for v in a)
+    return _differentiable(a)
+
+
 def _finish(g, a):
-    """A gradient shaped, typed and owned like its argument a."""
+    """A gradient shaped, typed and owned like its argument a (a container: alike)."""
+    if isinstance(a, dict):
+        return {k: _finish(None if g is None else g[k], v) for k, v in a.items()}
+    if isinstance(a, (tuple, list)):
+        parts = [_finish(None if g is None else gk, v)
+                 for gk, v in zip(g if g is not None else [None] * len(a), a)]
+        return type(a)(parts) if type(a) in (tuple, list) else parts
     if not _differentiable(a):
         return None
     if g is None:
@@ -296,6 +309,7 @@ class Transformed:
         functools.update_wrapper(self, fn, updated=())
         self._arts = {}
         self._params = None
+        self._last_spec = None      # the kind of call source() shows: the last one made
         self.__name__ = f"{kind}_{_name_of(fn)}" if kind != "fprop" else f"fprop_{_name_of(fn)}"
 
     def __repr__(self):
@@ -325,11 +339,14 @@ class Transformed:
 
     @property
     def source(self) -> str:
-        """The generated module, for arguments that are all passed and differentiable."""
-        return self.artifact().module.source
+        """The generated module for the last call's kinds of arguments (before any call:
+        every argument passed and an array)."""
+        return self.artifact(self._last_spec).module.source
 
     def __call__(self, *args, **kwargs):
-        art = self.artifact(call_spec(self.params(), args, kwargs, self.fn))
+        spec = call_spec(self.params(), args, kwargs, self.fn)
+        self._last_spec = spec
+        art = self.artifact(spec)
         xp = _backend(args)
         f = art.function(xp)
         try:

@@ -20,6 +20,8 @@ class GradientCheckError(AssertionError):
 
 def _flat(x):
     """A list of float64 arrays from a (nested) result."""
+    if isinstance(x, dict):
+        return _flat([x[k] for k in sorted(x)])
     if isinstance(x, (tuple, list)):
         out = []
         for e in x:
@@ -31,14 +33,21 @@ def _flat(x):
 
 
 def _like(rng, x):
+    if isinstance(x, dict):
+        return {k: _like(rng, x[k]) for k in sorted(x)}
     if isinstance(x, (tuple, list)):
-        return tuple(_like(rng, e) for e in x)
+        return type(x)(_like(rng, e) for e in x) if type(x) in (tuple, list) else \
+            tuple(_like(rng, e) for e in x)
     a = np.asarray(x)
     r = rng.standard_normal(a.shape)
     return float(r) if np.ndim(x) == 0 and not isinstance(x, np.ndarray) else r
 
 
 def _is_float(a):
+    if isinstance(a, dict):
+        return any(_is_float(v) for v in a.values())
+    if isinstance(a, (tuple, list)):
+        return any(_is_float(v) for v in a)
     if isinstance(a, bool):
         return False
     if isinstance(a, float):
@@ -46,7 +55,22 @@ def _is_float(a):
     return isinstance(a, np.ndarray) and a.dtype.kind == "f"
 
 
+def _axpy(a, s, v):
+    """a + s * v, item by item for containers (v is None where a is not a float)."""
+    if isinstance(a, dict):
+        return {k: _axpy(a[k], s, v[k]) for k in a}
+    if isinstance(a, (tuple, list)):
+        return type(a)(_axpy(x, s, y) for x, y in zip(a, v))
+    if not _is_float(a):
+        return a
+    return a + s * v
+
+
 def _to64(a):
+    if isinstance(a, dict):
+        return {k: _to64(v) for k, v in a.items()}
+    if isinstance(a, (tuple, list)):
+        return type(a)(_to64(v) for v in a)
     if isinstance(a, np.ndarray) and a.dtype.kind == "f":
         return a.astype(np.float64)
     if isinstance(a, np.floating):
@@ -55,6 +79,8 @@ def _to64(a):
 
 
 def _ones(x):
+    if isinstance(x, dict):
+        return {k: _ones(v) for k, v in x.items()}
     if isinstance(x, (tuple, list)):
         return tuple(_ones(e) for e in x)
     if x is None:
@@ -80,7 +106,7 @@ def check_vjp(f, args, rng, eps=1e-5, rtol=1e-6, atol=1e-9):
     def shifted(s):
         a = list(args)
         for i in which:
-            a[i] = a[i] + s * v[i]
+            a[i] = _axpy(a[i], s, v[i])
         return f(*a)
     fd = [(p - m) / (2 * eps) for p, m in zip(_flat(shifted(eps)), _flat(shifted(-eps)))]
     rhs = sum(float(np.sum(x * y)) for x, y in zip(_flat(u), fd))

@@ -35,6 +35,8 @@ def _shape(x):
 
 def unbroadcast(g, x):
     """g summed down to the shape of x (the adjoint of broadcasting), or broadcast up to it."""
+    if isinstance(x, (tuple, list, dict)) or x is None:
+        return g                        # the gradient of a container is one already
     shape = _shape(x)
     gshape = _shape(g)
     if gshape == shape:
@@ -94,6 +96,17 @@ class Cotangent(tuple):
         return Cotangent(add_grads(b, a) for a, b in zip(self, _same_length(self, other)))
 
 
+class CotangentDict(dict):
+    """A dict of gradients: `+` adds value by value, key by key."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        return CotangentDict((k, add_grads(v, other[k])) for k, v in self.items())
+
+    __radd__ = __add__
+
+
 def _same_length(a, b):
     if not isinstance(b, tuple) or len(b) != len(a):
         raise TypeError(f"cannot add the gradient of a tuple of {len(a)} to {type(b).__name__}"
@@ -105,8 +118,16 @@ def getitem_grad(x, index, g):
     """zeros_like(x) with g added at x[index]; repeated integer indices add up."""
     if isinstance(x, (tuple, list)):
         z = [zeros_like_tree(e) for e in x]
-        z[index] = add_grads(z[index], g)
+        if isinstance(index, slice):
+            for k, gk in zip(range(len(x))[index], g):
+                z[k] = add_grads(z[k], gk)
+        else:
+            z[index] = add_grads(z[index], g)
         return Cotangent(z)
+    if isinstance(x, dict):
+        z = CotangentDict((k, zeros_like_tree(v)) for k, v in x.items())
+        z[index] = add_grads(z[index], g)
+        return z
     xp = array_namespace(x, g)
     z = xp.zeros(np.shape(x), dtype=np.result_type(x, g) if not hasattr(g, "dtype")
                  else g.dtype)
@@ -129,6 +150,8 @@ def zeros_like_tree(x):
         return t
     if isinstance(x, (tuple, list)):
         return Cotangent(zeros_like_tree(e) for e in x)
+    if isinstance(x, dict):
+        return CotangentDict((k, zeros_like_tree(v)) for k, v in x.items())
     if x is None:
         return None
     if isinstance(x, (bool, int)) and not isinstance(x, bool):
@@ -190,6 +213,8 @@ def ones_like_tree(x):
     """ones_like for an array or a (nested) tuple of arrays: the default sensitivity."""
     if x is None:
         return None
+    if isinstance(x, dict):
+        return CotangentDict((k, ones_like_tree(v)) for k, v in x.items())
     if isinstance(x, (tuple, list)):
         return tuple(ones_like_tree(e) for e in x)
     return array_namespace(x).ones_like(x)
@@ -203,6 +228,8 @@ def add_grads(a, b):
         return a
     if isinstance(a, tuple):
         return Cotangent(add_grads(u, v) for u, v in zip(a, _same_length(a, b)))
+    if isinstance(a, dict):
+        return CotangentDict((k, add_grads(v, b[k])) for k, v in a.items())
     return a + b
 
 

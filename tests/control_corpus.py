@@ -29,7 +29,7 @@ def _any(*shape):
 
 
 FEATURES = ("if", "ifexp", "boolops", "for", "while", "break", "return", "closure", "call",
-            "containers", "mutation", "for_else", "results")
+            "containers", "mutation", "for_else", "results", "arguments")
 
 
 # ---------------------------------------------------------------------------
@@ -1182,14 +1182,14 @@ CORPUS = [
     ("call", call_pde_residual, (np.linspace(-1.0, 1.0, 4), 0.8)),
     ("call", call_s2sad_grad_in_loop, (_any(3), _any(3))),
     # containers
-    ("containers", tuple_argument, ((_A32, _b3), _x2)),
-    ("containers", list_of_weights, ([_A32, _any(2, 3)], _x2)),
-    ("containers", mlp_loop_over_list, ([_A32, _any(2, 3), _any(3, 2)], _x2)),
-    ("containers", dict_argument, ({"W": _A32, "v": _b3, "c": 0.5}, _x2)),
+    ("arguments", tuple_argument, ((_A32, _b3), _x2)),
+    ("arguments", list_of_weights, ([_A32, _any(2, 3)], _x2)),
+    ("arguments", mlp_loop_over_list, ([_A32, _any(2, 3), _any(3, 2)], _x2)),
+    ("arguments", dict_argument, ({"W": _A32, "v": _b3, "c": 0.5}, _x2)),
     ("containers", dict_result, (_any(3), _any(3))),
-    ("containers", nested_containers, ([(_A32, _b3), (_any(2, 3), _any(2))], _x2)),
+    ("arguments", nested_containers, ([(_A32, _b3), (_any(2, 3), _any(2))], _x2)),
     ("results", nested_result, (_any(2), _any(2))),
-    ("containers", tuple_of_arrays_loop, ((_any(3), _any(2, 2), _any(1)),)),
+    ("arguments", tuple_of_arrays_loop, ((_any(3), _any(2, 2), _any(1)),)),
     ("containers", append_and_stack, (_any(3), 4)),
     ("containers", list_comprehension, (_any(3),)),
     ("containers", comprehension_over_rows, (_X43, _any(4))),

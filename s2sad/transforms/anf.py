@@ -558,12 +558,13 @@ class Lowering:
             self.fail(node, f"cannot unpack {n} values into {len(elts)} names")
         for i, t in enumerate(elts):
             if isinstance(atom, ir.Var) and atom.name in self.out.tuples:
-                part = self.temp(ir.Item(atom, i), node,
-                                 t.id if isinstance(t, gast.Name) else None)
+                part = ir.Item(atom, i)
             else:
-                part = self.temp(ir.Call(registry.primitive(operator.getitem),
-                                         (atom, ir.Const(i))), node)
-            self.assign(t, part, node)
+                part = ir.Call(registry.primitive(operator.getitem), (atom, ir.Const(i)))
+            if isinstance(t, gast.Name):
+                self.bind_user(t.id, part, node)       # the element gets the user's name
+            else:
+                self.assign(t, self.temp(part, node), node)
 
     # -- expressions ----------------------------------------------------------
     def atom(self, node, stmt=None, hint=None) -> ir.Atom:

@@ -83,7 +83,8 @@ class KTransform:
         # adjoint name -> its primal: an adjoint has its primal's shape (for optimize)
         self.shape_of: Dict[str, str] = {}
         self.loops: Dict[int, tuple] = {}   # id(Loop) -> its tape's names and saved values
-        self.containers = _containers(func.body)
+        # tapes, and arguments that are tuples, lists or dicts: zeros by zeros_like_tree
+        self.containers = _containers(func.body, getattr(func, "containers", set()))
         self.maybe_none = _maybe_none(func.body)
         self.extra_outs: Dict[int, list] = {}   # id(If) -> outs added to export values to a tape
 
@@ -607,19 +608,28 @@ def _maybe_none(stmts) -> set:
     return out
 
 
-def _containers(stmts) -> set:
-    """Names that hold tapes (code s2sad generated is being differentiated again)."""
+def _containers(stmts, seeds=()) -> set:
+    """Names that hold tapes or tuples/lists/dicts of gradients: seeds (container
+    arguments), what tape and tree helpers make from them, their sums and joins."""
     makers = {runtime.tape_new, runtime.tape_push}
-    out, pops = set(), set()
-    for _ in range(2):                  # twice: loops carry what their bodies make
+    tree = {runtime.zeros_like_tree, runtime.ones_like_tree, runtime.getitem_grad,
+            runtime.add_grads, runtime.tuple_cotangent}
+    out, pops = set(seeds), set()
+    for _ in range(3):                  # loops carry what their bodies make: a few rounds
         for s in ir.walk(stmts):
             if isinstance(s, ir.Assign):
                 v = s.value
-                if isinstance(v, ir.Call) and getattr(v.callee, "fn", None) in makers:
+                fn = getattr(v.callee, "fn", None) if isinstance(v, ir.Call) else None
+                args = [a for a in ir.expr_atoms(v) if isinstance(a, ir.Var)]
+                if fn in makers:
                     out.add(s.target)
-                elif isinstance(v, ir.Call) and getattr(v.callee, "fn", None) is runtime.tape_pop:
+                elif fn is runtime.tape_pop:
                     pops.add(s.target)
                 elif isinstance(v, ir.Item) and v.value.name in pops and v.index == 0:
+                    out.add(s.target)
+                elif (fn in tree or fn is operator.add) and args and args[0].name in out:
+                    out.add(s.target)
+                elif fn is operator.add and any(a.name in out for a in args):
                     out.add(s.target)
                 elif isinstance(v, ir.Var) and v.name in out:
                     out.add(s.target)
@@ -640,14 +650,15 @@ def _ones_like(k: KTransform, r: ir.Atom, src) -> Optional[ir.Atom]:
         if r.name in packs:
             tree = registry.primitive(runtime.ones_like_tree)
             parts = [k.emit(k.names.fresh("d" + (a.name if isinstance(a, ir.Var) else "out")),
-                            ir.Call(tree if a.name in k.tuples else ones, (a,)), src, temp=False)
+                            ir.Call(tree if a.name in k.tuples or a.name in k.containers
+                                    else ones, (a,)), src, temp=False)
                      if isinstance(a, ir.Var) and a.name in k.active else ir.Const(None)
                      for a in packs[r.name].items]
             for i, p in enumerate(parts):
                 k.contribute(r.name, p, i)
             return None
     if isinstance(r, ir.Var) and r.name in k.active:
-        if r.name in k.tuples:
+        if r.name in k.tuples or r.name in k.containers:
             ones = registry.primitive(runtime.ones_like_tree)
         return k.emit(k.adjoint_name(r.name), ir.Call(ones, (r,)), src, temp=False)
     return None
