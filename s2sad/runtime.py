@@ -36,7 +36,13 @@ def _shape(x):
 def unbroadcast(g, x):
     """g summed down to the shape of x (the adjoint of broadcasting), or broadcast up to it."""
     if isinstance(x, (tuple, list, dict)) or x is None:
-        return g                        # the gradient of a container is one already
+        # the gradient of a container is one already; a length that differs means the
+        # container was concatenated (list + list), whose gradient would be wrong here
+        if isinstance(x, (tuple, list)) and isinstance(g, (tuple, list)) and len(g) != len(x):
+            from .errors import S2SADError
+            raise S2SADError("adding tuples or lists (concatenation) is not differentiated; "
+                             "build the list with append")
+        return g
     shape = _shape(x)
     gshape = _shape(g)
     if gshape == shape:
@@ -239,17 +245,17 @@ def split_as(g, arrays, axis=0):
     if axis is None:          # concatenate(..., axis=None) flattens its inputs
         sizes = [int(np.size(a)) for a in arrays]
         cuts = np.cumsum(sizes)[:-1].tolist()
-        return tuple(xp.reshape(p, np.shape(a)) for p, a in zip(xp.split(g, cuts), arrays))
+        return Cotangent(xp.reshape(p, np.shape(a)) for p, a in zip(xp.split(g, cuts), arrays))
     sizes = [np.shape(a)[axis] if np.ndim(a) else 1 for a in arrays]
     cuts = np.cumsum(sizes)[:-1].tolist()
-    return tuple(xp.split(g, cuts, axis=axis))
+    return Cotangent(xp.split(g, cuts, axis=axis))
 
 
 def unstack(g, axis=0):
     """The slices of g along axis, as a tuple: the adjoint of np.stack."""
     xp = array_namespace(g)
     n = np.shape(g)[axis]
-    return tuple(xp.take(g, i, axis=axis) for i in range(n))
+    return Cotangent(xp.take(g, i, axis=axis) for i in range(n))
 
 
 def tuple_cotangent(primal, indices, grads):
@@ -263,6 +269,39 @@ def tuple_cotangent(primal, indices, grads):
 def tuple_items(t, indices):
     """The items of t at indices, as a tuple."""
     return tuple(t[i] for i in indices)
+
+
+def list_append(items, value):
+    """items + [value]: a new list (so every earlier version stays as it was)."""
+    return list(items) + [value]
+
+
+def split_last(items):
+    """(items without the last one, the last one): the adjoint of list_append."""
+    return Cotangent(items[:-1]), items[-1]
+
+
+def cotangent_append(items, value):
+    """The gradient of a list grown by one: the adjoint of split_last."""
+    return Cotangent(tuple(items) + (value,))
+
+
+def make_dict(keys, values):
+    """A dict literal: {keys[i]: values[i]} (it adds item by item as a gradient too)."""
+    return CotangentDict(zip(keys, values))
+
+
+def dict_values(d, keys):
+    """The values of d at keys, as a tuple: the adjoint of make_dict."""
+    return Cotangent(d[k] for k in keys)
+
+
+def dict_cotangent(d, keys, grads):
+    """A dict shaped like d: grads at keys, zeros elsewhere (the adjoint of dict_values)."""
+    out = CotangentDict((k, zeros_like_tree(v)) for k, v in d.items())
+    for k, g in zip(keys, grads):
+        out[k] = add_grads(out[k], g)
+    return out
 
 
 def dtype_of(x):
@@ -283,7 +322,8 @@ def sign_of(x):
 
 
 # helpers whose results are tuples: anf treats `h(...)[0]` as a tuple item
-RETURNS_TUPLE = (split_as, unstack, tuple_cotangent, tuple_items, ones_like_tree, tape_pop)
+RETURNS_TUPLE = (split_as, unstack, tuple_cotangent, tuple_items, ones_like_tree, tape_pop,
+                 split_last, dict_values)
 
 
 def matmul_lhs_grad(g, x, y):

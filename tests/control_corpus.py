@@ -29,7 +29,8 @@ def _any(*shape):
 
 
 FEATURES = ("if", "ifexp", "boolops", "for", "while", "break", "return", "closure", "call",
-            "containers", "mutation", "for_else", "results", "arguments")
+            "mutation", "for_else", "results", "arguments", "lists",
+            "function_values")
 
 
 # ---------------------------------------------------------------------------
@@ -1108,8 +1109,8 @@ CORPUS = [
     ("for", rnn_with_inputs, (_W3, _A32, _any(4, 2), _h3)),
     ("for", for_rows, (_X43, _any(3))),
     ("for", for_over_array_elements, (np.array([0.3, -0.8, 1.1, 0.5]),)),
-    ("containers", for_over_tuple, (_any(3), _any(2), _any(2, 2))),
-    ("containers", for_over_list, (_any(3), _any(3))),
+    ("lists", for_over_tuple, (_any(3), _any(2), _any(2, 2))),
+    ("lists", for_over_list, (_any(3), _any(3))),
     ("for", for_enumerate, (_X43,)),
     ("for", for_zip, (_X43, _any(4, 3))),
     ("for", for_nested, (_any(3), _any(3))),
@@ -1167,7 +1168,7 @@ CORPUS = [
     ("closure", closure_passed_to_helper, (_any(3), 0.7)),
     ("closure", function_passed_to_helper, (_any(3),)),
     ("closure", closure_captures_loop_variable, (_any(3),)),
-    ("closure", closure_late_binding, (_any(3), 0.7)),
+    ("function_values", closure_late_binding, (_any(3), 0.7)),
     ("closure", lambda_called_immediately, (_any(3), _any(3))),
     ("closure", closure_reads_later_value, (_any(3), 0.7)),
     ("closure", closure_two_levels, (_any(3), 0.7)),
@@ -1186,13 +1187,13 @@ CORPUS = [
     ("arguments", list_of_weights, ([_A32, _any(2, 3)], _x2)),
     ("arguments", mlp_loop_over_list, ([_A32, _any(2, 3), _any(3, 2)], _x2)),
     ("arguments", dict_argument, ({"W": _A32, "v": _b3, "c": 0.5}, _x2)),
-    ("containers", dict_result, (_any(3), _any(3))),
+    ("lists", dict_result, (_any(3), _any(3))),
     ("arguments", nested_containers, ([(_A32, _b3), (_any(2, 3), _any(2))], _x2)),
     ("results", nested_result, (_any(2), _any(2))),
     ("arguments", tuple_of_arrays_loop, ((_any(3), _any(2, 2), _any(1)),)),
-    ("containers", append_and_stack, (_any(3), 4)),
-    ("containers", list_comprehension, (_any(3),)),
-    ("containers", comprehension_over_rows, (_X43, _any(4))),
+    ("lists", append_and_stack, (_any(3), 4)),
+    ("lists", list_comprehension, (_any(3),)),
+    ("lists", comprehension_over_rows, (_X43, _any(4))),
     # mutation
     ("mutation", set_element_of_copy, (_any(3),)),
     ("mutation", mask_add_of_copy, (np.array([0.5, -0.7, 0.9, -0.2]), 0.3)),
@@ -1235,7 +1236,7 @@ ALSO_NEEDS = {
     "return_from_while": {"while", "if"},
     "return_from_nested_loop": {"for", "if"},
     "closure_captures_loop_variable": {"for"},
-    "closure_late_binding": {"for", "containers"},
+    "closure_late_binding": {"for", "lists"},
     "call_recursive_power": {"ifexp"},
     "call_tree_recursion": {"if", "return"},
     "call_mutual_recursion": {"ifexp"},

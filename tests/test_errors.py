@@ -169,11 +169,6 @@ def uses_from_import(x):
     return sin(x)
 
 
-def uses_list_comprehension(x):
-    ys = [v * 2 for v in x]   # MARK
-    return np.array(ys)
-
-
 def uses_generator_expression(x):
     s = sum(v * 2 for v in x)     # MARK
     return s
@@ -243,9 +238,17 @@ def uses_walrus(x):
     return z * y
 
 
-def uses_dict_literal(x):
-    d = {"a": x}              # MARK
+
+
+def uses_dict_with_computed_key(x):
+    k = "a"
+    d = {k: x}                # MARK
     return d["a"]
+
+
+def uses_comprehension_with_two_fors(x):
+    ys = [a * b for a in x for b in x]   # MARK
+    return np.sum(np.stack(ys))
 
 
 def uses_fstring(x):
@@ -282,7 +285,6 @@ REFUSED = [
     (uses_del, ["`del`"], "del y", None),
     (uses_import, ["import"], "import math", None),
     (uses_from_import, ["import"], "from math import", None),
-    (uses_list_comprehension, ["list comprehension"], "for v in x]", "["),
     (uses_generator_expression, ["generator expression"], "for v in x)", "(v * 2"),
     (uses_dict_comprehension, ["dict comprehension"], "for i in range(2)}", "{"),
     (uses_set_item, ["x[i] = ...", "element"], "y[0] = 1.0", None),
@@ -296,7 +298,8 @@ REFUSED = [
     (uses_no_return, ["no `return`"], "def uses_no_return", None),
     (uses_expression_statement, ["expression statement"], "np.sin(y)", None),
     (uses_walrus, [":="], "(y := x * 2)", "y :="),
-    (uses_dict_literal, ["dict"], '{"a": x}', "{"),
+    (uses_dict_with_computed_key, ["keys are not constants"], "d = {k: x}", "{"),
+    (uses_comprehension_with_two_fors, ["several `for`"], "ys = [a * b", "["),
     (uses_fstring, ["f-string"], 'f"{x}"', 'f"'),
     (uses_starred_call, ["starred"], "np.add(*a)", "*a"),
     (uses_in_comparison, ["`in`"], "x in (1.0", "x in"),

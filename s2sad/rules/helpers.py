@@ -4,7 +4,9 @@ import numpy as np
 
 from .. import registry
 from ..registry import defbprop, defnondiff
-from ..runtime import (RETURNS_TUPLE, add_grads, astype, zeros_like_tree, ones_like_tree, tape_new, tape_pop,
+from ..runtime import (RETURNS_TUPLE, add_grads, list_append, split_last, make_dict,
+                       cotangent_append,
+                       dict_values, dict_cotangent, astype, zeros_like_tree, ones_like_tree, tape_new, tape_pop,
                        tape_push, dtype_of, getitem_grad, matmul_lhs_grad,
                        matmul_rhs_grad, split_as, tuple_cotangent, tuple_items, unbroadcast,
                        unreduce, unstack)
@@ -68,6 +70,39 @@ def bprop_tape_push(tape, values, out, dout):
 def bprop_tape_pop(tape, out, dout):
     # dout is (adjoint of the shorter tape, adjoint of the popped values)
     return (tape_push(dout[0], dout[1]),)
+
+
+@defbprop(list_append)
+def bprop_list_append(items, value, out, dout):
+    # the adjoint of appending is splitting off the last gradient
+    rest, last = split_last(dout)
+    return (rest, last)
+
+
+@defbprop(split_last)
+def bprop_split_last(items, out, dout):
+    return (cotangent_append(dout[0], dout[1]),)
+
+
+@defbprop(cotangent_append)
+def bprop_cotangent_append(items, value, out, dout):
+    rest, last = split_last(dout)
+    return (rest, last)
+
+
+@defbprop(make_dict)
+def bprop_make_dict(keys, values, out, dout):
+    return (None, dict_values(dout, keys))
+
+
+@defbprop(dict_values)
+def bprop_dict_values(d, keys, out, dout):
+    return (dict_cotangent(d, keys, dout), None)
+
+
+@defbprop(dict_cotangent)
+def bprop_dict_cotangent(d, keys, grads, out, dout):
+    return (None, None, dict_values(dout, keys))
 
 
 @defbprop(add_grads)

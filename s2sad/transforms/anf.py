@@ -50,6 +50,7 @@ WORDS = {"+": "plus", "-": "minus", "*": "times", "/": "over", "**": "pow", "@":
 VIEWS = {"transpose", "reshape", "squeeze", "expand_dims", "ravel", "broadcast_to",
          "getitem", "diagonal", "swapaxes", "moveaxis", "atleast_1d", "atleast_2d"}
 RESERVED = {"xp"}
+BUILTINS = {n for n in dir(__import__("builtins")) if not n.startswith("_")}
 
 
 class Names:
@@ -58,8 +59,9 @@ class Names:
     def __init__(self, taken=()):
         helpers = {p.short for p in registry.all_primitives()
                    if p.printing in (registry.HELPER, registry.USER)}
-        self.taken = set(taken) | RESERVED | set(keyword.kwlist) | helpers
-        self.reserved_only = RESERVED | set(keyword.kwlist) | helpers
+        # builtins too: generated code calls len, range and slice by name
+        self.taken = set(taken) | RESERVED | set(keyword.kwlist) | helpers | BUILTINS
+        self.reserved_only = RESERVED | set(keyword.kwlist) | helpers | BUILTINS
 
     def fresh(self, hint: str) -> str:
         hint = re.sub(r"\W", "_", hint or "t").strip("_") or "t"
@@ -347,6 +349,8 @@ class Lowering:
                 stored.add(n.id)
             elif isinstance(n, gast.FunctionDef):
                 stored.add(n.name)
+            elif isinstance(n, gast.Expr) and _is_append(n.value):
+                stored.add(n.value.func.value.id)     # lst.append(v) assigns lst
         index, bind_targets, iter_atom, targets = None, None, None, set()
         if isinstance(node, gast.For):
             iter_atom, index, bind_targets = self.iteration(node)
@@ -457,12 +461,8 @@ class Lowering:
             (lambda k: self.assign(target, self.item(seq, k, node), node))
 
     def item(self, seq, k, node) -> ir.Atom:
-        """seq[k] for the element of an iteration."""
-        if isinstance(seq, ir.Var) and seq.name in self.out.tuples:
-            raise UnsupportedSyntaxError(
-                "a loop over a tuple or list", self.loc(node),
-                "Loops over arrays (their rows) and over range() are supported; "
-                "index the tuple with range(len(...)) is not supported yet either.")
+        """seq[k] for the element of an iteration (its gradient is a scatter, or for a
+        tuple or list a Cotangent, which the K-transform splits into items)."""
         return self.temp(ir.Call(registry.primitive(operator.getitem), (seq, k)), node)
 
     def choice(self, test, make_a, make_b, node, hint=None) -> ir.Var:
@@ -535,7 +535,19 @@ class Lowering:
         elif isinstance(s, gast.FunctionDef):
             self.env[s.name] = self.closure(s)
         elif isinstance(s, gast.Expr):
-            return                        # a docstring (fence refused anything else)
+            call = s.value
+            if isinstance(call, gast.Call):
+                # lst.append(v)  =>  lst = list_append(lst, v): a new list, and an in-place
+                # update for the alias check (another name for the old list would differ)
+                from .. import runtime
+                name = call.func.value.id
+                old = self.read(call.func.value)
+                value = self.atom(call.args[0])
+                self.bind_user(name, ir.Call(registry.primitive(runtime.list_append),
+                                             (old, value)), s)
+                if isinstance(old, ir.Var):
+                    self.out.inplace.append((self.out.cur[-1], old.name, name, self.loc(s)))
+            return                        # else a docstring (fence refused anything else)
         elif isinstance(s, gast.Pass):
             return
         else:
@@ -639,7 +651,42 @@ class Lowering:
             return self.call(node)
         if isinstance(node, gast.Lambda):
             return self.closure(node)
+        if isinstance(node, gast.Dict):
+            return self.dict_literal(node)
+        if isinstance(node, gast.ListComp):
+            return self.comprehension(node)
         raise UnsupportedSyntaxError(f"the expression {type(node).__name__}", self.loc(node))
+
+    def dict_literal(self, node):
+        """{"a": x, "b": y}  =>  make_dict(("a", "b"), (x, y)): constant keys only."""
+        from .. import runtime
+        if any(k is None or not isinstance(k, gast.Constant) for k in node.keys):
+            raise UnsupportedSyntaxError("a dict whose keys are not constants", self.loc(node),
+                                         'Write the keys out: {"W": W, "b": b}.')
+        keys = tuple(k.value for k in node.keys)
+        values = self.temp(ir.Pack(tuple(self.atom(v) for v in node.values)), node, "values")
+        return ir.Call(registry.primitive(runtime.make_dict), (ir.Const(keys), values))
+
+    def comprehension(self, node):
+        """[e for t in xs if c]: a loop that appends e; t does not leak out of it."""
+        if len(node.generators) != 1:
+            raise UnsupportedSyntaxError("a comprehension with several `for` clauses",
+                                         self.loc(node), "Write nested loops with append.")
+        gen = node.generators[0]
+        items = self.names.fresh("items")
+        self.out.temps.add(items)
+        self.locals = self.locals | {items}
+        targets = {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+        saved = {t: self.env.get(t) for t in targets}
+        self.env[items] = ir.Const([])
+        loop = _comprehension_loop(items, node, gen)
+        self.loop_stmt(loop)
+        for t, v in saved.items():
+            if v is None:
+                self.env.pop(t, None)
+            else:
+                self.env[t] = v
+        return self.env[items]
 
     def compare(self, left, ops, comparators, node, hint=None):
         """a < b < c: each comparison only if the ones before it held."""
@@ -834,6 +881,29 @@ class _Stop:
         self.flag = flag
         self.ret = ret if ret is not None else ir.Const(False)
         self.value = value if value is not None else ir.Const(None)
+
+
+def _is_append(call) -> bool:
+    from .fence import _is_append as is_append
+    return is_append(call)
+
+
+def _comprehension_loop(items, node, gen):
+    """`for t in xs: if c: items.append(e)`, placed where the comprehension is."""
+    def at(n):
+        n.lineno, n.col_offset = node.lineno, node.col_offset
+        return n
+    load = gast.Load()
+    append = at(gast.Expr(value=at(gast.Call(
+        func=at(gast.Attribute(value=at(gast.Name(id=items, ctx=load, annotation=None,
+                                                  type_comment=None)),
+                               attr="append", ctx=load)),
+        args=[node.elt], keywords=[]))))
+    body = [append]
+    for cond in reversed(gen.ifs):
+        body = [at(gast.If(test=cond, body=body, orelse=[]))]
+    return at(gast.For(target=gen.target, iter=gen.iter, body=body, orelse=[],
+                       type_comment=None))
 
 
 def _lambda_body(node):

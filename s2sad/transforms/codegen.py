@@ -186,6 +186,13 @@ class Printer:
 
     def call(self, e, fold):
         p = e.callee
+        if getattr(p, "short", None) == "make_dict" and isinstance(e.args[0], ir.Const):
+            values = e.args[1]
+            if isinstance(values, ir.Var) and values.name in fold and \
+                    isinstance(fold[values.name], ir.Pack):
+                items = [f"{k!r}: {self.expr(v, fold)[0]}"
+                         for k, v in zip(e.args[0].value, fold[values.name].items)]
+                return "{" + ", ".join(items) + "}", PREC["atom"]
         if isinstance(p, registry.Primitive) and p.printing == registry.OPERATOR:
             sym = p.symbol
             a = e.args

@@ -42,11 +42,9 @@ REFUSED = {
     gast.Delete: ("a `del` statement", STRAIGHT_LINE),
     gast.Import: ("an `import` inside the function", "Import at module level."),
     gast.ImportFrom: ("an `import` inside the function", "Import at module level."),
-    gast.ListComp: ("a list comprehension", STRAIGHT_LINE),
     gast.SetComp: ("a set comprehension", STRAIGHT_LINE),
     gast.DictComp: ("a dict comprehension", STRAIGHT_LINE),
     gast.GeneratorExp: ("a generator expression", STRAIGHT_LINE),
-    gast.Dict: ("a dict literal", "Dicts are not supported yet; use a tuple."),
     gast.Set: ("a set literal", "Sets are not differentiable."),
     gast.NamedExpr: ("an assignment expression (`:=`)", "Use a separate assignment."),
     gast.Starred: ("a starred expression (`*args`)", "Pass arguments one by one."),
@@ -110,7 +108,7 @@ def _statements(block, refuse, top=False):
         if isinstance(s, gast.Expr):
             doc = top and i == 0 and isinstance(s.value, gast.Constant) and \
                 isinstance(s.value.value, str)
-            if not doc:
+            if not doc and not _is_append(s.value):
                 refuse(s, "an expression statement (a call whose result is unused)",
                        "s2sad differentiates pure functions; assign the result or drop the call.")
         if isinstance(s, gast.Assign):
@@ -123,6 +121,13 @@ def _statements(block, refuse, top=False):
             if s.value is None:
                 refuse(s, "an annotation without a value", STRAIGHT_LINE)
             _check_target(s.target, refuse)
+
+
+def _is_append(call) -> bool:
+    """`name.append(value)`: the one call whose result may go unused."""
+    return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
+        call.func.attr == "append" and isinstance(call.func.value, gast.Name) and \
+        len(call.args) == 1 and not call.keywords
 
 
 def _check_target(t, refuse):

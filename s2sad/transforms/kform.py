@@ -163,8 +163,8 @@ class KTransform:
     def zeros(self, var: str) -> ir.Call:
         """A zero adjoint for var: zeros_like, or zeros_like_tree for a tape or a
         name that may hold None (whose zero is None)."""
-        fn = runtime.zeros_like_tree if var in self.containers or var in self.maybe_none \
-            else np.zeros_like
+        tree = var in self.containers or var in self.maybe_none or var in self.tuples
+        fn = runtime.zeros_like_tree if tree else np.zeros_like
         return ir.Call(registry.primitive(fn), (ir.Var(var),))
 
     def adjoint_name(self, var: str) -> str:
@@ -613,7 +613,9 @@ def _containers(stmts, seeds=()) -> set:
     arguments), what tape and tree helpers make from them, their sums and joins."""
     makers = {runtime.tape_new, runtime.tape_push}
     tree = {runtime.zeros_like_tree, runtime.ones_like_tree, runtime.getitem_grad,
-            runtime.add_grads, runtime.tuple_cotangent}
+            runtime.add_grads, runtime.tuple_cotangent, runtime.list_append,
+            runtime.cotangent_append}
+    makers = makers | {runtime.make_dict}
     out, pops = set(seeds), set()
     for _ in range(3):                  # loops carry what their bodies make: a few rounds
         for s in ir.walk(stmts):
@@ -621,7 +623,7 @@ def _containers(stmts, seeds=()) -> set:
                 v = s.value
                 fn = getattr(v.callee, "fn", None) if isinstance(v, ir.Call) else None
                 args = [a for a in ir.expr_atoms(v) if isinstance(a, ir.Var)]
-                if fn in makers:
+                if fn in makers or (isinstance(v, ir.Const) and isinstance(v.value, list)):
                     out.add(s.target)
                 elif fn is runtime.tape_pop:
                     pops.add(s.target)

@@ -89,6 +89,10 @@ def local_names(root) -> set:
             names.add(n.id)
         elif isinstance(n, gast.FunctionDef):
             names.add(n.name)
+        elif isinstance(n, gast.Expr) and isinstance(n.value, gast.Call) and \
+                isinstance(n.value.func, gast.Attribute) and n.value.func.attr == "append" \
+                and isinstance(n.value.func.value, gast.Name):
+            names.add(n.value.func.value.id)      # lst.append(v) assigns lst
     return names
 
 

@@ -47,6 +47,15 @@ ROWS = [
     Row(runtime.add_grads, make=_case((3,), (3,)), id="add_grads"),
     Row(lambda a, b: runtime.add_grads(None, a * b), make=_case((3,), (3,)),
         also=(runtime.add_grads,), id="add_grads-none"),
+    Row(lambda a, b: runtime.split_last(runtime.list_append(runtime.list_append([], a), b * a))[1],
+        make=_case((3,), (3,)), also=(runtime.list_append, runtime.split_last),
+        id="list_append-split_last"),
+    Row(lambda a, b: runtime.split_last(runtime.cotangent_append((a,), b * a))[1],
+        make=_case((3,), (3,)), also=(runtime.cotangent_append,), id="cotangent_append"),
+    Row(lambda a, b: runtime.dict_values(runtime.make_dict(("u", "v"), (a, a * b)), ("v",))[0],
+        make=_case((3,), (3,)), also=(runtime.make_dict, runtime.dict_values), id="make_dict"),
+    Row(lambda a, b: runtime.dict_cotangent({"u": a, "v": b}, ("v",), (a * b,))["v"],
+        make=_case((3,), (3,)), also=(runtime.dict_cotangent,), id="dict_cotangent"),
     # tapes: push then pop must give back what was pushed, and their rules are each other
     Row(lambda a, b: runtime.tape_pop(runtime.tape_push(runtime.tape_push(
         runtime.tape_new(), (a, 2 * a)), (b * a,)))[1][0] * 3,
