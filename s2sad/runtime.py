@@ -271,6 +271,14 @@ def tuple_items(t, indices):
     return tuple(t[i] for i in indices)
 
 
+def setitem(x, index, value):
+    """A copy of x with x[index] = value (x itself is unchanged, so earlier versions stay)."""
+    xp = array_namespace(x, value)
+    y = xp.array(x, dtype=np.result_type(x, value), copy=True)
+    y[index] = value
+    return y
+
+
 def list_append(items, value):
     """items + [value]: a new list (so every earlier version stays as it was)."""
     return list(items) + [value]

@@ -179,16 +179,17 @@ def uses_dict_comprehension(x):
     return d[0]
 
 
-def uses_set_item(x):
+def uses_set_item_of_item(x):
+    y = np.zeros((2, 2)) + x
+    y[0][1] = 1.0             # MARK
+    return y
+
+
+def uses_set_item_through_alias(x):
     y = x * 2
+    z = y
     y[0] = 1.0                # MARK
-    return y
-
-
-def uses_augmented_item(x):
-    y = x * 2
-    y[0] += 1.0               # MARK
-    return y
+    return z * y
 
 
 def uses_attribute_assignment(x):
@@ -287,8 +288,8 @@ REFUSED = [
     (uses_from_import, ["import"], "from math import", None),
     (uses_generator_expression, ["generator expression"], "for v in x)", "(v * 2"),
     (uses_dict_comprehension, ["dict comprehension"], "for i in range(2)}", "{"),
-    (uses_set_item, ["x[i] = ...", "element"], "y[0] = 1.0", None),
-    (uses_augmented_item, ["x[i] += ..."], "y[0] += 1.0", None),
+    (uses_set_item_of_item, ["an element of an element"], "y[0][1] = 1.0", None),
+    (uses_set_item_through_alias, ["another name still refers"], "y[0] = 1.0", None),
     (uses_attribute_assignment, ["attribute"], "y.flags", None),
     (uses_star_args, ["`*args`"], "def uses_star_args", None),
     (uses_star_kwargs, ["`**kwargs`"], "def uses_star_kwargs", None),

@@ -119,6 +119,11 @@ def bprop_astype(x, dtype, out, dout):
 defnondiff(dtype_of, ones_like_tree, zeros_like_tree, tape_new, range, enumerate, zip, np.ones_like, np.zeros_like, np.shape, np.ndim, np.size, len,
            np.result_type, slice, np.empty_like)
 
+# constructors: their arguments are shapes, counts and dtypes
+defnondiff(np.zeros, np.ones, np.empty, np.eye, np.identity, np.arange, np.tri, np.indices,
+           np.argsort, np.argmax, np.argmin, np.nonzero, np.flatnonzero, np.searchsorted,
+           np.isclose, np.allclose, np.array_equal, np.any, np.all, np.count_nonzero)
+
 for _f in RETURNS_TUPLE:
     registry.primitive(_f).returns_tuple = True
 

@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from ..registry import defbprop
-from ..runtime import array_namespace, getitem_grad
+from ..runtime import array_namespace, getitem_grad, setitem, unbroadcast
 
 
 @defbprop(operator.getitem)
@@ -104,3 +104,10 @@ def bprop_take_along_axis(arr, indices, out, dout, axis=-1):
 @defbprop(take_along_axis_grad)
 def bprop_take_along_axis_grad(arr, indices, g, out, dout, axis=-1):
     return (None, None, np.take_along_axis(dout, indices, axis=axis))
+
+
+@defbprop(setitem)
+def bprop_setitem(x, index, value, out, dout):
+    # the overwritten part of x gets no gradient; value gets what was written, summed
+    # back to its shape where it was broadcast into x[index]
+    return (setitem(dout, index, 0), None, unbroadcast(dout[index], value))

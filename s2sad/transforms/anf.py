@@ -351,6 +351,9 @@ class Lowering:
                 stored.add(n.name)
             elif isinstance(n, gast.Expr) and _is_append(n.value):
                 stored.add(n.value.func.value.id)     # lst.append(v) assigns lst
+            elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and \
+                    isinstance(n.value, gast.Name):
+                stored.add(n.value.id)                # x[i] = v assigns x
         index, bind_targets, iter_atom, targets = None, None, None, set()
         if isinstance(node, gast.For):
             iter_atom, index, bind_targets = self.iteration(node)
@@ -506,6 +509,19 @@ class Lowering:
                 bound[p] = self.out.constant(self, kwd[p])
         self.env.update(bound)
 
+    def set_element(self, target, value, node, x=None, index=None):
+        """x[i] = v  =>  x = setitem(x, i, v): a new version of x, and an in-place update
+        for the alias check (another name for the old x would see the change in NumPy)."""
+        from .. import runtime
+        name = target.value.id
+        if x is None:
+            x = self.read(target.value)
+            index = self.index(target.slice)
+        self.bind_user(name, ir.Call(registry.primitive(runtime.setitem), (x, index, value)),
+                       node)
+        if isinstance(x, ir.Var):
+            self.out.inplace.append((self.out.cur[-1], x.name, name, self.loc(node)))
+
     def stmt(self, s):
         if isinstance(s, gast.Assign):
             value = s.value
@@ -518,6 +534,17 @@ class Lowering:
                 self.assign(t, atom, s)
         elif isinstance(s, gast.AnnAssign):
             self.assign(s.target, self.atom(s.value, s), s)
+        elif isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Subscript):
+            # x[i] += v  =>  x = setitem(x, i, x[i] + v)
+            op = BINOPS.get(type(s.op))
+            if op is None:
+                raise UnsupportedSyntaxError(f"the operator {type(s.op).__name__}=", self.loc(s))
+            x = self.atom(s.target.value)
+            index = self.index(s.target.slice)
+            current = self.temp(ir.Call(registry.primitive(operator.getitem), (x, index)), s)
+            rhs = self.atom(s.value, s)
+            new = self.temp(ir.Call(registry.primitive(op), (current, rhs)), s)
+            self.set_element(s.target, new, s, x, index)
         elif isinstance(s, gast.AugAssign):
             name = s.target.id
             old = self.read(s.target)
@@ -556,6 +583,9 @@ class Lowering:
     def assign(self, target, atom, node):
         if isinstance(target, gast.Name):
             self.bind_user(target.id, atom, node)
+            return
+        if isinstance(target, gast.Subscript):
+            self.set_element(target, atom, node)
             return
         elts = target.elts
         n = self.out.tuples.get(atom.name) if isinstance(atom, ir.Var) else None

@@ -115,8 +115,7 @@ def _statements(block, refuse, top=False):
             for t in s.targets:
                 _check_target(t, refuse)
         if isinstance(s, gast.AugAssign) and not isinstance(s.target, gast.Name):
-            refuse(s, "an in-place update of an element or attribute (`x[i] += ...`)",
-                   "Build a new array instead, e.g. with np.where or np.concatenate.")
+            _check_target(s.target, refuse)
         if isinstance(s, gast.AnnAssign):
             if s.value is None:
                 refuse(s, "an annotation without a value", STRAIGHT_LINE)
@@ -138,9 +137,10 @@ def _check_target(t, refuse):
             _check_target(e, refuse)
         return
     if isinstance(t, gast.Subscript):
-        refuse(t, "assignment to an element (`x[i] = ...`)",
-               "s2sad does not track in-place mutation yet; build a new array "
-               "(np.where, np.concatenate, np.stack).")
+        if isinstance(t.value, gast.Name):
+            return                          # x[i] = v: a new version of x
+        refuse(t, "assignment to an element of an element (`x[i][j] = ...`)",
+               "Index once: x[i, j] = v.")
     if isinstance(t, gast.Attribute):
         refuse(t, "assignment to an attribute (`obj.a = ...`)", "Use a local variable.")
     refuse(t, f"assignment to {type(t).__name__}", STRAIGHT_LINE)

@@ -93,6 +93,9 @@ def local_names(root) -> set:
                 isinstance(n.value.func, gast.Attribute) and n.value.func.attr == "append" \
                 and isinstance(n.value.func.value, gast.Name):
             names.add(n.value.func.value.id)      # lst.append(v) assigns lst
+        elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and \
+                isinstance(n.value, gast.Name):
+            names.add(n.value.id)                 # x[i] = v assigns x
     return names
 
 

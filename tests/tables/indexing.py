@@ -9,6 +9,8 @@ import operator
 
 import numpy as np
 
+from s2sad import runtime
+
 from rule_table import Row
 from s2sad.rules import indexing
 
@@ -85,4 +87,11 @@ ROWS = [
         also=(np.take_along_axis,), id="take_along_axis-flat"),
     Row(lambda g: indexing.take_along_axis_grad(X54, ALONG[:, :2], g, 1), make=_case((5, 2)),
         also=(indexing.take_along_axis_grad,), id="take_along_axis_grad"),
+]
+
+ROWS += [
+    Row(lambda x, v: runtime.setitem(x, 1, v) * x, shapes=[((3, 2), (2,))], nargs=2,
+        also=(runtime.setitem,), id="setitem-row"),
+    Row(lambda x, v: runtime.setitem(x, (slice(None), 0), v), shapes=[((3, 2), ())], nargs=2,
+        also=(runtime.setitem,), id="setitem-broadcast-scalar"),
 ]
