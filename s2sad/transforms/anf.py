@@ -16,6 +16,19 @@ Rewrites, one line each::
     y = x                  =>  (no statement: y names the same value)
     h(x) for a user h      =>  h's body, inlined, its names made fresh
     np.sum(x, 0)           =>  np.sum(x, axis=0)         (arguments bound by the rule's names)
+    if c: y = a else: y = b  =>  If(c, [...], [...], outs=[(y_2, a, b)])   (a phi per name)
+    if c: return a; rest   =>  If(c, [... out = a], [rest ... out = r])    (one exit per path)
+    a and b, c if t else d =>  short-circuit Ifs; a < b < c likewise
+    for i in range(n): ... =>  Loop(carried=[(s, s_0, s_next)], iter=range(n), index=i)
+    for x in X / enumerate / zip  =>  for i in range(len(X)): x = X[i]
+    while c: ...           =>  Loop(cond=[...], test=c)
+    break / continue       =>  the iteration's stop flag (the rest moves into the other branch)
+    return inside a loop   =>  a carried returned flag and value; the rest runs if not returned
+    def g / lambda         =>  a Closure, inlined where it is called (late binding)
+    lst.append(v)          =>  lst_1 = list_append(lst, v)            (a new list)
+    x[i] = v; x[i] += v    =>  x_1 = setitem(x, i, v)                 (a new array)
+    [e for t in xs if c]   =>  a Loop appending e
+    {"a": x}               =>  make_dict(("a",), (x,))
 
 Temporaries are named after their expression (``sin_x``, ``x_plus_y``) and
 listed in ``Function.temps``; codegen folds those used once back into

@@ -10,6 +10,10 @@ Readability, one line each::
     x_1 = x + 1 (x dead after)  =>  x = x + 1                (an SSA version takes its name back)
     backward statements         =>  grouped under "# grad of: <the user's line>"
     np.sin(x)                   =>  xp.sin(x)                (xp: numpy or cupy, chosen per call)
+    If / Loop                   =>  if/else, for/while, with the joined and carried names
+                                    assigned in place (`s = s + x * i`), simultaneous
+                                    assignments as tuples (`a, b = b, a + b`)
+    p = tape_pop(t); a = p[0]   =>  tape, (h, z) = tape_pop(tape)   (unpacking)
 
 The function is compiled with the user's module globals as its globals (so a
 global array is read when the code runs, not when it was transformed), the

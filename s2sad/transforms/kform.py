@@ -22,6 +22,12 @@ Rewrites, one line each::
     t = (a, b)      =>  da += dt[0]; db += dt[1]       (per item; no tuple is built)
     a = t[i]        =>  dt[i] += da
     return r        =>  seed dr = ones_like(r) (grad) or the bprop's argument (fprop)
+    If(c, A, B)     =>  If(c, adjoint of A, adjoint of B); adjoints leaving it join
+                        through outs, zeros from the branch that adds none
+    Loop            =>  forward: each iteration pushes what its adjoint reads onto a
+                        tape (an immutable stack); backward: a loop that pops it,
+                        carrying the carried names' adjoints and summing free names'
+                        (tape_push and tape_pop are each other's adjoint: any order)
 
 Only *active* variables get adjoints: those that depend on a differentiated
 input and that the result depends on.  Adjoints are summed where all

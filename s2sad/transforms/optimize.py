@@ -14,6 +14,10 @@ Every rewrite keeps the value of every returned result.  One line each::
     a = p(u); b = p(u)         =>  b reads a              (common subexpressions)
     t = <pure expr>, t unused  =>  (removed)              (dead code)
 
+Branches and loops are optimized block by block: an expression computed
+before a block is available in it, one computed inside is not available
+after; a loop's liveness runs to a fixed point over its back edge.
+
 Shapes are tracked symbolically: the result of an elementwise primitive has
 its operands' shape when they share one, ones_like(x) has x's shape, and an
 adjoint has its primal's shape.  No rewrite needs the values of arrays.
