@@ -28,7 +28,6 @@ import os
 import keyword
 import linecache
 import math
-import operator
 import threading
 import types
 from dataclasses import dataclass, field
@@ -577,7 +576,6 @@ def _unpacking(stmts, fold, counts):
     itself a tuple unpacked the same way nests: `tape, (h, z) = tape_pop(tape)`.
     """
     plans = {}
-    by_target = {s.target: i for i, s in enumerate(stmts) if isinstance(s, ir.Assign)}
 
     def pattern(i):
         s = stmts[i]

@@ -43,7 +43,7 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from .. import ir, registry, runtime
-from ..errors import MissingRuleError, RuleError, TransformError
+from ..errors import RuleError, TransformError
 from .anf import hint_for
 
 _ADD = None
@@ -390,7 +390,6 @@ class KTransform:
             blocks.append(self.body)
             results.append(leftover)
             self.contrib, self.body = saved_contrib, saved_body
-        zeros = registry.primitive(np.zeros_like)
         outs = []
         for var in sorted(set(results[0]) | set(results[1])):
             sides = []
@@ -420,7 +419,6 @@ class KTransform:
         if not active:
             return
         src = L.src
-        zeros = registry.primitive(np.zeros_like)
         dfinal = {}
         for c, _, _ in active:
             d = self.materialize(c, src)

@@ -18,7 +18,7 @@ import functools
 import linecache
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List
 
 import gast
 

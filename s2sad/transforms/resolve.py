@@ -21,7 +21,6 @@ recorded in ``guards`` so that a later call can check it and transform again
 if it changed, instead of running stale code.
 """
 
-import builtins
 import math
 import types
 from dataclasses import dataclass, field
