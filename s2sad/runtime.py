@@ -194,6 +194,15 @@ class Tape:
     def __repr__(self):
         return f"<tape of {self.size}>"
 
+    def __add__(self, other):
+        """Two adjoint tapes of one tape add entry by entry (a tape used twice)."""
+        if not isinstance(other, Tape) or other.size != self.size:
+            raise TypeError("cannot add tapes of different lengths")
+        t = EMPTY_TAPE
+        for a, b in reversed(list(zip(self, other))):
+            t = Tape(add_grads(a, b), t, t.size + 1)
+        return t
+
 
 EMPTY_TAPE = Tape()
 
@@ -234,6 +243,8 @@ def add_grads(a, b):
         return a
     if isinstance(a, tuple):
         return Cotangent(add_grads(u, v) for u, v in zip(a, _same_length(a, b)))
+    if isinstance(a, Tape):
+        return a + b
     if isinstance(a, dict):
         return CotangentDict((k, add_grads(v, b[k])) for k, v in a.items())
     return a + b

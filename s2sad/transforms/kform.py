@@ -230,23 +230,28 @@ class KTransform:
         return total
 
     def full_tuple(self, var, adj, src):
-        """A whole tuple cotangent for a tuple made by a primitive."""
+        """A whole tuple cotangent for a tuple var, from its item and whole contributions:
+        tuple_cotangent of the items (zeros elsewhere), plus each whole one (add_grads
+        adds tuples item by item)."""
         if not isinstance(adj, tuple):
             return adj
         _, items, whole = adj
         if whole and not items and len(whole) == 1:
             return whole[0]
-        if whole:
-            raise TransformError("a tuple result used both whole and by item is not "
-                                 "supported yet", src)
-        idx = sorted(items)
-        grads = []
-        for i in idx:
-            grads.append(self.item_grad(adj, i, src))
-        pack = self.emit(self.names.fresh("d" + var + "_items"), ir.Pack(tuple(grads)), src)
-        return self.emit(self.adjoint_name(var), ir.Call(
-            registry.primitive(runtime.tuple_cotangent),
-            (ir.Var(var), ir.Const(tuple(idx)), pack)), src, temp=False)
+        total = None
+        if items:
+            idx = sorted(items)
+            grads = [self.item_grad(("items", items, []), i, src) for i in idx]
+            pack = self.emit(self.names.fresh("d" + var + "_items"), ir.Pack(tuple(grads)), src)
+            total = self.emit(self.names.fresh("d" + var), ir.Call(
+                registry.primitive(runtime.tuple_cotangent),
+                (ir.Var(var), ir.Const(tuple(idx)), pack)), src)
+        for w in whole:
+            total = w if total is None else self.emit(self.names.fresh("d" + var), ir.Call(
+                registry.primitive(runtime.add_grads), (total, w)), src)
+        if isinstance(total, ir.Var):
+            self.containers.add(total.name)
+        return total
 
     # -- rules --------------------------------------------------------------------------
     def inline_rule(self, s: ir.Assign, call: ir.Call, dout: ir.Atom):

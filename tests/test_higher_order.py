@@ -1,0 +1,53 @@
+"""Third derivatives by nesting: code s2sad generated, differentiated twice more.
+
+Loops are the hard case: at order 3 the code being differentiated pushes to
+and pops from tapes that were themselves made by the K-transform, and a
+tape's adjoint can arrive both whole and item by item.
+"""
+
+import numpy as np
+import pytest
+
+from s2sad import grad
+from s2sad.check import check_grads
+
+
+def loop(x, n):
+    s = x
+    for i in range(n):
+        s = np.sin(s) * x + i
+    return s
+
+
+def branchy(x):
+    if x > 0.5:
+        y = np.exp(x) * x
+    else:
+        y = x ** 3
+    return y
+
+
+def while_loop(x):
+    s = 0.0
+    k = 0
+    while k < 3:
+        s = s + np.tanh(x * k + s)
+        k += 1
+    return s
+
+
+@pytest.mark.parametrize("fn,args", [(loop, (0.7, 3)), (branchy, (0.9,)), (branchy, (0.2,)),
+                                     (while_loop, (0.4,))], ids=lambda v: getattr(v, "__name__", ""))
+def test_order_3(fn, args):
+    check_grads(fn, args, order=3)
+
+
+def test_fourth_derivative_of_x_to_the_fifth_in_a_loop():
+    """x**5 as a product in a loop: d4/dx4 = 120 x."""
+    def p5(x):
+        y = 1.0
+        for _ in range(5):
+            y = y * x
+        return y
+    d4 = grad(grad(grad(grad(p5))))
+    assert d4(0.7) == pytest.approx(120 * 0.7)
