@@ -180,6 +180,43 @@ def _artifact(fn, kind, wrt, with_value, spec) -> _Artifact:
         return art
 
 
+_split_cache: Dict[Any, tuple] = {}
+
+
+def split_pair(fn):
+    """(fwd_fn, bwd_fn) for a recursive function: fwd_fn(*args) -> (out, saved) and
+    bwd_fn(saved, dout) -> one gradient per argument (see kform.split_calls)."""
+    key = _key(fn)
+    with _cache_lock:
+        hit = _split_cache.get(key)
+        if hit is not None and hit[0].valid():
+            return hit[1]
+        parsed = parse.parse(fn)
+        fence.fence(parsed)
+        res = resolve.resolve(parsed)
+        func, out = anf.lower(parsed, res)
+        n = len(func.params) - len(getattr(func, "kwonly", []))
+        base = _name_of(fn)
+        fwd_name, bwd_name = out.names.fresh(f"fwd_{base}"), out.names.fresh(f"bwd_{base}")
+        f = kform.fprop_function(func, out, fwd_name, list(range(n)),
+                                 self_ref=(parsed.fn, fwd_name, bwd_name))
+        fwd, bwd = kform.closure_convert(f, bwd_name, out.names)
+        for g in (fwd, bwd):
+            ir.validate(g)
+            optimize.optimize(g, getattr(f, "shape_of", {}))
+            ir.validate(g)
+        header = (f"{fwd_name}(...) -> (result, saved) and {bwd_name}(saved, dout) -> the "
+                  f"gradients: {base} is recursive, so it is called, not inlined. From "
+                  f"{_where(parsed)}.")
+        module = codegen.generate(fwd, out.externals, out.names, header, parsed.world.globals,
+                                  others=[bwd])
+        module.origin = f"from {_where(parsed)}"
+        art = _Artifact(module, list(out.guards), n)
+        pair = (module.function(np), module.sibling(bwd_name, np))
+        _split_cache[key] = (art, pair)
+        return pair
+
+
 def positional_params(fn) -> list:
     """The names of fn's positional parameters."""
     if isinstance(fn, Transformed):

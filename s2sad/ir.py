@@ -20,7 +20,8 @@ Grammar (straight-line code; control flow extends ``Stmt``)::
                                                 carried names hold the iteration's start value
                                                 in the body and the final value after the loop
     Expr     := Atom
-              | Call(callee, [Atom], {kw: Atom}) callee: Primitive or Var (a closure)
+              | Call(callee, [Atom], {kw: Atom}) callee: Primitive, Var (a local function),
+                                                or FnRef (a recursive function, called for real)
               | Pack([Atom], kind)              a tuple or list literal
               | Item(Var, int)                  a constant index into a Pack
     Atom     := Var(name) | Const(value)
@@ -54,6 +55,17 @@ class Const:
 
 
 Atom = Union[Var, Const]
+
+
+@dataclass(frozen=True)
+class FnRef:
+    """A call target that is a Python function called for real, not inlined: a
+    recursive user function, or the fwd/bwd pair s2sad generated for one."""
+    fn: Any
+
+    @property
+    def name(self):
+        return getattr(self.fn, "__name__", "f")
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from s2sad.check import check_grads
 
 import control_corpus as cc
 
-IMPLEMENTED = {"if", "ifexp", "boolops", "return", "for", "while", "break", "results", "closure", "arguments", "lists", "mutation"}
+IMPLEMENTED = {"if", "ifexp", "boolops", "return", "for", "while", "break", "results", "closure", "arguments", "lists", "mutation", "call"}
 
 # entries that s2sad supports before their feature lands: a call of a function s2sad
 # made is inlined like any helper.  Checked for gradients once the features in

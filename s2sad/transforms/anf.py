@@ -165,7 +165,8 @@ class Lowering(FlowLowering):
 
     def version(self, name: str) -> str:
         """A fresh SSA name for a new value of the user's variable `name`."""
-        if name in self.out.assigned or name in self.names.reserved_only:
+        if name in self.out.assigned or name in self.out.temps or \
+                name in self.names.reserved_only:
             target = self.names.fresh(name)
         else:
             target = name
@@ -540,9 +541,13 @@ class Lowering(FlowLowering):
         parsed = parse.parse(fn)
         code = getattr(parsed.fn, "__code__", None)
         if code is not None and code in self.stack:
-            raise UnsupportedSyntaxError(
-                f"recursion ({parsed.name} calls itself)", self.loc(node),
-                "Recursive functions are not supported yet.")
+            # recursion: a real call; the K-transform calls the fwd/bwd pair made for it
+            n = parsed.fn.__code__.co_argcount
+            if kwargs or len(args) != n or parsed.node.args.kwonlyargs:
+                raise UnsupportedSyntaxError(
+                    f"a recursive call of {parsed.name} that does not pass every argument by "
+                    "position", self.loc(node), "Pass all arguments positionally.")
+            return ir.Call(ir.FnRef(parsed.fn), tuple(args))
         fence.fence(parsed)
         res = resolve.resolve(parsed)
         self.out.guards.extend(res.guards)

@@ -59,22 +59,45 @@ class Module:
     # line in `filename` -> the user's Location that the statement there came from
     lines: Dict[int, Any] = field(default_factory=dict)
     origin: str = ""            # "from file.py:12": where the user's function is
+    siblings: Dict[str, Any] = field(default_factory=dict)   # other functions' code objects
+    built: Dict[str, Any] = field(default_factory=dict)      # xp name -> {name: function}
 
     def function(self, xp):
         """The generated function with `xp` bound to an array module."""
-        closure = []
-        for n in self.code.co_freevars:
-            if n == "xp":
-                closure.append(types.CellType(xp))
-            elif n in self.cells:
-                closure.append(self.cells[n])
-            else:
-                closure.append(types.CellType(self.bindings[n]))
-        f = types.FunctionType(self.code, self.globals, self.name, self.defaults or None,
-                               tuple(closure))
-        f.__kwdefaults__ = self.kwdefaults or None
-        f.__s2sad_module__ = self
-        return f
+        return self._build(xp)[self.name]
+
+    def sibling(self, name, xp):
+        """Another function of this module (see generate's others)."""
+        return self._build(xp)[name]
+
+    def _build(self, xp):
+        built = self.built.get(xp.__name__)
+        if built is not None:
+            return built
+        codes = {self.name: self.code, **self.siblings}
+        own = {n: types.CellType() for n in codes}        # they may call each other
+        built = {}
+        for n, code in codes.items():
+            closure = []
+            for v in code.co_freevars:
+                if v == "xp":
+                    closure.append(types.CellType(xp))
+                elif v in own:
+                    closure.append(own[v])
+                elif v in self.cells:
+                    closure.append(self.cells[v])
+                else:
+                    closure.append(types.CellType(self.bindings[v]))
+            main = n == self.name
+            f = types.FunctionType(code, self.globals, n, (self.defaults or None) if main
+                                   else None, tuple(closure))
+            if main:
+                f.__kwdefaults__ = self.kwdefaults or None
+            f.__s2sad_module__ = self
+            built[n] = f
+            own[n].cell_contents = f
+        self.built[xp.__name__] = built
+        return built
 
 
 class Printer:
@@ -107,6 +130,8 @@ class Printer:
     def callee(self, p) -> str:
         if isinstance(p, ir.Var):
             return p.name
+        if isinstance(p, ir.FnRef):
+            return self.bind(p.fn, p.name)
         if p.printing == registry.NUMPY:
             return "xp." + p.name
         mod = getattr(p.fn, "__module__", None)
@@ -583,6 +608,8 @@ def _unpacking(stmts, fold, counts):
         j = i + 1
         while j < len(stmts) and isinstance(stmts[j], ir.Assign) and \
                 isinstance(stmts[j].value, ir.Item) and stmts[j].value.value.name == s.target:
+            if stmts[j].target in fold:
+                return None         # printed where it is used, as t[i]: t must stay named
             items[stmts[j].value.index] = j
             j += 1
         if not items or len(items) != counts.get(s.target, 0) or \
@@ -686,7 +713,9 @@ def _emit_block(stmts, fold, pr, indent, lines, where, outs=(), side=0):
 
 
 def generate(func: ir.Function, externals, names, header: str, user_globals,
-             kind_note: str = "") -> Module:
+             others=()) -> Module:
+    """The module for func, and for others: functions beside it that call each other
+    (a recursive function's fwd and bwd), reached with Module.sibling(name, xp)."""
     pr = Printer(externals, names)
     lines: List[str] = []
     defaults = {}
@@ -695,6 +724,11 @@ def generate(func: ir.Function, externals, names, header: str, user_globals,
         defaults[p] = pr.const(d)
     where: Dict[int, Any] = {}
     emit_function(func, pr, "", lines, defaults, where)
+    for other in others:
+        lines.append("")
+        lines.append("")
+        emit_function(other, pr, "", lines, None, where)
+    sibling_names = [o.name for o in others]
     body = "\n".join(lines) + "\n"
     helpers = sorted(n for n in pr.bindings)
     head = [f"# {header}"]
@@ -713,10 +747,10 @@ def generate(func: ir.Function, externals, names, header: str, user_globals,
     linecache.cache[filename] = (len(wrapped), None, wrapped.splitlines(True), filename)
     code = compile(wrapped, filename, "exec")
     factory = next(c for c in code.co_consts if isinstance(c, types.CodeType))
-    inner = next(c for c in factory.co_consts if isinstance(c, types.CodeType)
-                 and c.co_name == func.name)
-    mod = Module(text, func.name, filename, pr.bindings, pr.cells, user_globals, code=inner,
-                 lines={k + offset: v for k, v in where.items()})
+    codes = {c.co_name: c for c in factory.co_consts if isinstance(c, types.CodeType)}
+    mod = Module(text, func.name, filename, pr.bindings, pr.cells, user_globals,
+                 code=codes[func.name], lines={k + offset: v for k, v in where.items()})
+    mod.siblings = {n: codes[n] for n in sibling_names}
     MODULES[filename] = mod
     folder = os.environ.get("S2SAD_DUMP_DIR")
     if folder:

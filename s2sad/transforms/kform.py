@@ -93,6 +93,8 @@ class KTransform:
         self.containers = _containers(func.body, getattr(func, "containers", set()))
         self.maybe_none = _maybe_none(func.body)
         self.extra_outs: Dict[int, list] = {}   # id(If) -> outs added to export values to a tape
+        self.self_ref = None        # (function, fwd name, bwd name) while splitting a recursive one
+        self.split: Dict[str, tuple] = {}       # pair name -> (bwd callee, saved name)
 
     # -- activity ----------------------------------------------------------------
     def activity(self):
@@ -165,6 +167,58 @@ class KTransform:
         elif isinstance(value, ir.Call) and getattr(value.callee, "returns_tuple", False):
             self.tuples[target] = None
         return ir.Var(target)
+
+    def split_calls(self, stmts=None):
+        """y = g(a) for a recursive g  =>  pair = fwd_g(a); y = pair[0]; saved = pair[1].
+
+        fwd_g returns g's result and what its backward pass reads (its bprop's
+        environment, as a tuple); the backward pass calls bwd_g(saved, dy).
+        Both are ordinary generated functions, so higher orders transform them
+        like any code (closure conversion instead of first-class bprops).
+        """
+        stmts = self.f.body if stmts is None else stmts
+        new = []
+        for s in stmts:
+            if isinstance(s, (ir.If, ir.Loop)):
+                for b in s.blocks():
+                    self.split_calls(b)
+            if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and \
+                    isinstance(s.value.callee, ir.FnRef):
+                fwd, bwd = self.pair_for(s.value.callee.fn)
+                name = s.value.callee.name
+                pair = self.names.fresh(f"{name}_result")
+                saved = self.names.fresh(f"{name}_saved")
+                self.temps.add(pair)
+                new += [ir.Assign(pair, ir.Call(fwd, s.value.args), s.src),
+                        ir.Assign(s.target, ir.Item(ir.Var(pair), 0), s.src),
+                        ir.Assign(saved, ir.Item(ir.Var(pair), 1), s.src)]
+                self.tuples[pair] = 2
+                self.split[pair] = (bwd, saved)
+            else:
+                new.append(s)
+        stmts[:] = new
+
+    def backward_split(self, s, v, adj):
+        """pair = fwd_g(a)  =>  grads = bwd_g(saved, the gradient of pair[0])."""
+        bwd, saved = self.split[s.target]
+        d0 = self.item_grad(adj, 0, s.src) if isinstance(adj, tuple) else \
+            self.emit(self.names.fresh("dresult"), ir.Item(adj, 0), s.src)
+        if d0 is None:
+            return
+        grads = self.emit(self.names.fresh("grads"), ir.Call(bwd, (ir.Var(saved), d0)), s.src)
+        self.tuples[grads.name] = len(v.args)
+        for i, a in enumerate(v.args):
+            if isinstance(a, ir.Var) and a.name in self.active:
+                self.contribute(a.name, self.emit(self.names.fresh("d" + a.name),
+                                                  ir.Item(grads, i), s.src))
+
+    def pair_for(self, fn):
+        """The callees of fn's fwd and bwd: this module's own while splitting fn itself."""
+        if self.self_ref is not None and self.self_ref[0] is fn:
+            return ir.Var(self.self_ref[1]), ir.Var(self.self_ref[2])
+        from ..api import split_pair
+        fwd, bwd = split_pair(fn)
+        return ir.FnRef(fwd), ir.FnRef(bwd)
 
     def zeros(self, var: str) -> ir.Call:
         """A zero adjoint for var: zeros_like, or zeros_like_tree for a tape or a
@@ -340,6 +394,9 @@ class KTransform:
             if adj is None:
                 continue
             v = s.value
+            if isinstance(v, ir.Call) and s.target in self.split:
+                self.backward_split(s, v, adj)
+                continue
             if isinstance(adj, tuple) and not isinstance(v, ir.Pack):
                 adj = self.full_tuple(s.target, adj, s.src)   # a tuple's adjoint, as a value
             if isinstance(v, ir.Var):
@@ -683,6 +740,7 @@ def grad_function(func: ir.Function, out, slots, wrt_single: bool, with_value: b
     argument that is not differentiable (an int): its gradient is None.
     """
     k = KTransform(func, out, [i for i in slots if i is not None])
+    k.split_calls()
     k.activity()
     k.body = []
     src = func.body[-1].src
@@ -717,12 +775,14 @@ def grad_function(func: ir.Function, out, slots, wrt_single: bool, with_value: b
     return g
 
 
-def fprop_function(func: ir.Function, out, name: str, slots) -> ir.Function:
+def fprop_function(func: ir.Function, out, name: str, slots, self_ref=None) -> ir.Function:
     """fprop_f(*args) -> (out, bprop_f); bprop_f(dout) returns a gradient per slot.
 
-    slots: as for grad_function, one per argument passed.
+    slots: as for grad_function, one per argument passed.  self_ref: see split_calls.
     """
     k = KTransform(func, out, [i for i in slots if i is not None])
+    k.self_ref = self_ref
+    k.split_calls()
     k.activity()
     forward = [s for s in func.body[:-1]]
     src = None
@@ -769,3 +829,52 @@ def fprop_function(func: ir.Function, out, name: str, slots) -> ir.Function:
     f.tuples = k.tuples
     f.shape_of = k.shape_of
     return f
+
+
+def closure_convert(f: ir.Function, bwd_name: str, names):
+    """fprop_f (forward + a bprop closure) => fwd_f returning (out, saved) and
+    bwd_f(saved, dout): the closure's environment becomes a tuple of values."""
+    d = next(i for i, s in enumerate(f.body) if isinstance(s, ir.Def))
+    bprop = f.body[d].func
+    forward = f.body[:d]
+    result = f.body[d + 1].value.items[0]
+    defined = set(f.params)
+    for s in ir.walk(forward):
+        defined.update(ir.targets(s))
+    env = sorted(ir.free_names(bprop) & defined)
+    # a value set in one branch only leaves its If as an out, None on the other path
+    top = set(f.params)
+    for s in forward:
+        top.update(ir.targets(s))
+    exported = [n if n in top else _export(forward, n, names, f.base) for n in env]
+    saved, both = names.fresh("saved"), names.fresh("result")
+    temps = set(f.temps) | {saved, both}
+    fwd_body = forward + [ir.Assign(saved, ir.Pack(tuple(ir.Var(n) for n in exported))),
+                          ir.Assign(both, ir.Pack((result, ir.Var(saved)))),
+                          ir.Return(ir.Var(both))]
+    fwd = ir.Function(f.name, list(f.params), fwd_body, f.src, temps, dict(f.base))
+    fwd.defaults, fwd.kwonly = {}, []
+    param = names.fresh("saved")
+    unpack = [ir.Assign(n, ir.Item(ir.Var(param), i)) for i, n in enumerate(env)]
+    bwd = ir.Function(bwd_name, [param] + list(bprop.params), unpack + bprop.body, f.src,
+                      set(bprop.temps), dict(bprop.base))
+    bwd.defaults, bwd.kwonly = {}, []
+    return fwd, bwd
+
+
+def _export(block, name, names, base):
+    """The name at the top of block that holds `name` where it was set (name itself,
+    or an out added to the Ifs around its definition, None on the other paths)."""
+    for st in block:
+        if name in ir.targets(st):
+            return name
+        if isinstance(st, ir.If):
+            for k, b in ((1, st.body), (2, st.orelse)):
+                if any(name in ir.targets(x) for x in ir.walk(b)):
+                    inner = _export(b, name, names, base)
+                    out = names.fresh(base.get(name, name))
+                    sides = (ir.Var(inner), ir.Const(None)) if k == 1 else \
+                        (ir.Const(None), ir.Var(inner))
+                    st.outs = st.outs + [(out,) + sides]
+                    return out
+    return name
