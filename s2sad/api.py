@@ -28,7 +28,7 @@ import numpy as np
 
 from . import ir, rules  # noqa: F401  (rules: registers every rule)
 from .errors import S2SADError, TransformError
-from .transforms import anf, codegen, fence, kform, optimize, parse, resolve
+from .transforms import anf, codegen, fence, kform, kform_flow, optimize, parse, resolve
 
 _cache: Dict[Any, Any] = {}
 _cache_lock = threading.RLock()
@@ -200,7 +200,7 @@ def split_pair(fn):
         fwd_name, bwd_name = out.names.fresh(f"fwd_{base}"), out.names.fresh(f"bwd_{base}")
         f = kform.fprop_function(func, out, fwd_name, list(range(n)),
                                  self_ref=(parsed.fn, fwd_name, bwd_name))
-        fwd, bwd = kform.closure_convert(f, bwd_name, out.names)
+        fwd, bwd = kform_flow.closure_convert(f, bwd_name, out.names)
         for g in (fwd, bwd):
             ir.validate(g)
             optimize.optimize(g, getattr(f, "shape_of", {}))
