@@ -71,7 +71,9 @@ def _containers(stmts, seeds=()) -> set:
                     pops.add(s.target)
                 elif isinstance(v, ir.Item) and v.value.name in pops and v.index == 0:
                     out.add(s.target)
-                elif (fn in tree or fn is operator.add) and args and args[0].name in out:
+                elif (fn in tree or fn in (operator.add, operator.getitem)) and args and \
+                        args[0].name in out:
+                    # x[k] of a container may be one (a slice, a nested list): tree zeros
                     out.add(s.target)
                 elif fn is operator.add and any(a.name in out for a in args):
                     out.add(s.target)
