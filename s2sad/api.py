@@ -242,6 +242,10 @@ def _location(fn):
     return Location(code.co_filename, line, 0, linecache.getline(code.co_filename, line))
 
 
+_FLOATS = (float, np.float64, np.float32)
+_NOT_DIFFERENTIABLE = (int, bool, str, type(None))
+
+
 def call_spec(params, args, kwargs, fn=None) -> str:
     """For each positional parameter: 'd' passed and differentiable, 'n' passed and not
     (an int, a bool, an integer array), '-' not passed (its default is used)."""
@@ -254,6 +258,16 @@ def call_spec(params, args, kwargs, fn=None) -> str:
         else:
             out.append("-")
             continue
+        t = type(a)                      # fast paths for the common cases
+        if t in _FLOATS:
+            out.append("d")
+            continue
+        if t in _NOT_DIFFERENTIABLE:
+            out.append("n")
+            continue
+        if t is np.ndarray:
+            out.append("d" if a.dtype.kind in "fc" else "n")
+            continue
         if isinstance(a, (tuple, list, dict)):
             out.append("c" if _any_differentiable(a) else "n")    # a container
             continue
@@ -261,8 +275,13 @@ def call_spec(params, args, kwargs, fn=None) -> str:
     return "".join(out)
 
 
+_HOST = (float, int, bool, np.ndarray, np.float64, np.float32, type(None))
+
+
 def _backend(args):
     """numpy, or cupy when the arguments are CuPy arrays; mixing them is an error."""
+    if all(type(a) in _HOST for a in args):
+        return np                        # the common case, first
     found = {}
 
     def visit(a, path):
@@ -305,6 +324,11 @@ def _any_differentiable(a) -> bool:
 
 def _finish(g, a):
     """A gradient shaped, typed and owned like its argument a (a container: alike)."""
+    if type(a) is float:                 # the common cases, first
+        return None if g is None else float(g)
+    if type(a) is np.ndarray and g is not None and type(g) is np.ndarray and \
+            g.shape == a.shape and g.dtype == a.dtype and g.flags.writeable:
+        return g
     if isinstance(a, dict):
         return {k: _finish(None if g is None else g[k], v) for k, v in a.items()}
     if isinstance(a, (tuple, list)):

@@ -35,6 +35,9 @@ def _shape(x):
 
 def unbroadcast(g, x):
     """g summed down to the shape of x (the adjoint of broadcasting), or broadcast up to it."""
+    gs = getattr(g, "shape", None)
+    if gs is not None and gs == getattr(x, "shape", None):
+        return g                        # the common case, first
     if isinstance(x, (tuple, list, dict)) or x is None:
         # the gradient of a container is one already; a length that differs means the
         # container was concatenated (list + list), whose gradient would be wrong here
