@@ -397,7 +397,8 @@ def _read_after_set(s: ir.If, t: str, cur: str, fold) -> bool:
             continue           # t is set at the end of the block, after every read
         if any(cur in _reads_folded(x, fold) for x in block[idx + 1:]):
             return True
-        if any(isinstance(o[k], ir.Var) and o[k].name == cur for o in s.outs if o[0] != t):
+        # the outs are assigned at the end of the block: what they read (folded temps too)
+        if any(cur in _reads_folded(ir.Return(o[k]), fold) for o in s.outs if o[0] != t):
             return True
     return False
 
