@@ -33,7 +33,8 @@ def programs(draw):
         a = draw(st.sampled_from(names))
         b = draw(st.sampled_from(names))
         kind = draw(st.sampled_from(["unary", "binary", "reduce", "if", "loop", "while",
-                                     "break", "where", "setitem", "index"]))
+                                     "break", "where", "setitem", "index", "closure",
+                                     "tuple", "append"]))
         t = f"v{i}"
         if kind == "unary":
             lines.append(f"    {t} = {draw(st.sampled_from(UNARY)).format(a=a)}")
@@ -63,8 +64,18 @@ def programs(draw):
             lines.append(f"    {t} = np.where(x > 0.0, {a}, {b} * 0.5)")
         elif kind == "setitem":
             lines += [f"    {t} = {a} * np.ones(3)", f"    {t}[1] = np.sum({b}) * 0.5"]
-        else:
+        elif kind == "index":
             lines.append(f"    {t} = {a} * x[{draw(st.integers(0, 2))}]")
+        elif kind == "closure":
+            body = draw(st.sampled_from(UNARY)).format(a="u")
+            lines += [f"    g{i} = lambda u: {body} * {b}", f"    {t} = g{i}({a}) + g{i}(y)"]
+        elif kind == "tuple":
+            lines += [f"    p{i} = ({a}, {b} * 2.0)", f"    q{i}, r{i} = p{i}",
+                      f"    {t} = q{i} * r{i} + p{i}[0]"]
+        else:
+            lines += [f"    acc{i} = []", "    for i in range(k):",
+                      f"        acc{i}.append({a} * (i + 1.0))",
+                      f"    {t} = {b} + (np.sum(np.stack(acc{i})) if k > 0 else 0.0)"]
         names.append(t)
     last = names[-1]
     lines.append(f"    return np.sum({last} * {draw(st.sampled_from(names))}) + y")
