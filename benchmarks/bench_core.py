@@ -50,13 +50,33 @@ def rmsnorm_grad_by_hand(x, w):
     return dx, y
 
 
+# -- a recurrent loop: measures the tape (push per iteration, pop in reverse) -----------
+def rnn(h, W, n):
+    for t in range(n):
+        h = np.tanh(W @ h)
+    return np.sum(h)
+
+
+def rnn_grad_by_hand(h0, W, n):
+    hs = [h0]
+    for t in range(n):
+        hs.append(np.tanh(W @ hs[-1]))
+    dh = np.ones_like(h0)
+    dW = np.zeros_like(W)
+    for t in range(n - 1, -1, -1):
+        dz = dh * (1 - hs[t + 1] ** 2)
+        dW += np.outer(dz, hs[t])
+        dh = W.T @ dz
+    return dh, dW
+
+
 def best(fn, args, number):
     t = timeit.repeat(lambda: fn(*args), number=number, repeat=7)
     return min(t) / number
 
 
-def run(name, f, by_hand, args, number):
-    g = s2sad.grad_all(f)
+def run(name, f, by_hand, args, number, wrt=None):
+    g = s2sad.grad_all(f) if wrt is None else s2sad.grad(f, wrt=wrt)
     mine = g(*args)
     ref = by_hand(*args)
     for a, b in zip(mine, ref):
@@ -86,6 +106,9 @@ def main():
     xr = rng.standard_normal(100_000)
     wr = rng.standard_normal(100_000)
     run("rmsnorm 100k", rmsnorm, rmsnorm_grad_by_hand, (xr, wr), 50)
+    Wn = rng.standard_normal((32, 32)) / 8
+    run("rnn 32 units, 200 steps", rnn, rnn_grad_by_hand, (rng.standard_normal(32), Wn, 200),
+        20, wrt=(0, 1))
 
 
 if __name__ == "__main__":
