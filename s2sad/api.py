@@ -480,7 +480,8 @@ def vjp(fn, *args):
     out, bprop = t(*args)
 
     def pullback(dout):
-        grads = bprop(dout)
+        from .runtime import as_cotangent
+        grads = bprop(as_cotangent(dout))
         return tuple(_finish(g, a) for g, a in zip(grads, args))
     pullback.__name__ = f"vjp_{_name_of(fn)}"
     pullback.__wrapped__ = bprop

@@ -150,6 +150,16 @@ def getitem_grad(x, index, g):
     return z
 
 
+def as_cotangent(x):
+    """A caller's cotangent with its tuples and dicts as Cotangent and CotangentDict,
+    so that adding two of them adds item by item."""
+    if isinstance(x, dict):
+        return CotangentDict((k, as_cotangent(v)) for k, v in x.items())
+    if isinstance(x, (tuple, list)):
+        return Cotangent(as_cotangent(v) for v in x)
+    return x
+
+
 def zeros_like_tree(x):
     """Zeros shaped like x: an array, a number, None, a tuple or a Tape of them."""
     if isinstance(x, Tape):
@@ -308,6 +318,12 @@ def cotangent_append(items, value):
     return Cotangent(tuple(items) + (value,))
 
 
+def saved_values(saved):
+    """The tuple a recursive function's fwd saved for its bwd, as it is: marks its
+    items as values that may be None (set on one path only) for the next order."""
+    return saved
+
+
 def make_dict(keys, values):
     """A dict literal: {keys[i]: values[i]} (it adds item by item as a gradient too)."""
     return CotangentDict(zip(keys, values))
@@ -345,7 +361,7 @@ def sign_of(x):
 
 # helpers whose results are tuples: anf treats `h(...)[0]` as a tuple item
 RETURNS_TUPLE = (split_as, unstack, tuple_cotangent, tuple_items, ones_like_tree, tape_pop,
-                 split_last, dict_values)
+                 split_last, dict_values, saved_values)
 
 
 def matmul_lhs_grad(g, x, y):

@@ -5,6 +5,7 @@ import numpy as np
 from .. import registry
 from ..registry import defbprop, defnondiff
 from ..runtime import (RETURNS_TUPLE, add_grads, list_append, split_last, make_dict,
+                       saved_values,
                        cotangent_append,
                        dict_values, dict_cotangent, astype, zeros_like_tree, ones_like_tree, tape_new, tape_pop,
                        tape_push, dtype_of, getitem_grad, matmul_lhs_grad,
@@ -88,6 +89,11 @@ def bprop_split_last(items, out, dout):
 def bprop_cotangent_append(items, value, out, dout):
     rest, last = split_last(dout)
     return (rest, last)
+
+
+@defbprop(saved_values)
+def bprop_saved_values(saved, out, dout):
+    return (dout,)
 
 
 @defbprop(make_dict)

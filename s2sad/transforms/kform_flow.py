@@ -33,8 +33,11 @@ def _maybe_none(stmts) -> set:
         for s in ir.walk(stmts):
             if isinstance(s, ir.Assign):
                 v = s.value
-                if isinstance(v, ir.Call) and getattr(v.callee, "fn", None) is runtime.tape_pop:
+                fn = getattr(v.callee, "fn", None) if isinstance(v, ir.Call) else None
+                if fn is runtime.tape_pop:
                     pops.add(s.target)
+                elif fn is runtime.saved_values:
+                    saved.add(s.target)
                 elif isinstance(v, ir.Item) and v.value.name in pops and v.index == 1:
                     saved.add(s.target)
                 elif isinstance(v, ir.Item) and v.value.name in saved:
@@ -111,7 +114,10 @@ def closure_convert(f: ir.Function, bwd_name: str, names):
     fwd = ir.Function(f.name, list(f.params), fwd_body, f.src, temps, dict(f.base))
     fwd.defaults, fwd.kwonly = {}, []
     param = names.fresh("saved")
-    unpack = [ir.Assign(n, ir.Item(ir.Var(param), i)) for i, n in enumerate(env)]
+    values = names.fresh("values")
+    unpack = [ir.Assign(values, ir.Call(registry.primitive(runtime.saved_values),
+                                        (ir.Var(param),)))]
+    unpack += [ir.Assign(n, ir.Item(ir.Var(values), i)) for i, n in enumerate(env)]
     bwd = ir.Function(bwd_name, [param] + list(bprop.params), unpack + bprop.body, f.src,
                       set(bprop.temps), dict(bprop.base))
     bwd.defaults, bwd.kwonly = {}, []
