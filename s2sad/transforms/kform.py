@@ -77,7 +77,6 @@ class KTransform(FlowTransform):
         # tapes, and arguments that are tuples, lists or dicts: zeros by zeros_like_tree
         self.containers = _containers(func.body, getattr(func, "containers", set()))
         self.maybe_none = _maybe_none(func.body)
-        self.extra_outs: Dict[int, list] = {}   # id(If) -> outs added to export values to a tape
         self.self_ref = None        # (function, fwd name, bwd name) while splitting a recursive one
         self.split: Dict[str, tuple] = {}       # pair name -> (bwd callee, saved name)
 

@@ -314,7 +314,7 @@ class FlowTransform:
         needed = sorted(needed & inner)
         # a value made inside a branch is unassigned on iterations that take the other
         # branch: it leaves the If as an out (None on the other path), and that is saved
-        exported = {n: self.export(L.body, n) for n in needed}
+        exported = {n: _export(L.body, n, self.names, self.base) for n in needed}
         # the tape: pushed in the forward loop, popped here
         tape0 = self.names.fresh("tape")
         tape = self.names.fresh("tape")
@@ -373,31 +373,13 @@ class FlowTransform:
         for (acc, _, _), v in zip(carried[1 + len(active):], free):
             self.contribute(v, ir.Var(acc))
 
-    def export(self, block, name) -> str:
-        """The name at the top level of block that holds `name` when it was set in
-        this iteration (name itself, or an out added to the Ifs around its definition)."""
-        for st in block:
-            if name in ir.targets(st):
-                return name
-            if isinstance(st, ir.If):
-                for k, b in ((1, st.body), (2, st.orelse)):
-                    if any(name in ir.targets(x) for x in ir.walk(b)):
-                        inner = self.export(b, name)
-                        out = self.names.fresh(self.base.get(name, name))
-                        self.base[out] = self.base.get(name, name)
-                        side = (ir.Var(inner), ir.Const(None))
-                        self.extra_outs.setdefault(id(st), []).append(
-                            (out, side[0] if k == 1 else side[1], side[1] if k == 1 else side[0]))
-                        return out
-        return name
-
     def forward_block(self, stmts):
         """The forward statements, with each differentiated loop pushing onto its tape."""
         out = []
         for s in stmts:
             if isinstance(s, ir.If):
                 out.append(ir.If(s.test, self.forward_block(s.body), self.forward_block(s.orelse),
-                                 s.outs + self.extra_outs.get(id(s), []), s.src))
+                                 s.outs, s.src))
             elif isinstance(s, ir.Loop):
                 body = self.forward_block(s.body)
                 carried = list(s.carried)
