@@ -93,11 +93,16 @@ def _slots(spec: str, wrt, n: int, base: str):
     return [i if spec[i] in "dc" else None for i in chosen]
 
 
-def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Artifact:
+def _lower(fn, spec=None):
+    """The front end: fn's source, checked, resolved and in functional form."""
     parsed = parse.parse(fn, spec)
     fence.fence(parsed)
-    res = resolve.resolve(parsed)
-    func, out = anf.lower(parsed, res)
+    func, out = anf.lower(parsed, resolve.resolve(parsed))
+    return parsed, func, out
+
+
+def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Artifact:
+    parsed, func, out = _lower(fn, spec)
     n = len(func.params) - len(getattr(func, "kwonly", []))   # positional parameters
     if spec is None:
         spec = "d" * n
@@ -191,10 +196,7 @@ def split_pair(fn):
         hit = _split_cache.get(key)
         if hit is not None and hit[0].valid():
             return hit[1]
-        parsed = parse.parse(fn)
-        fence.fence(parsed)
-        res = resolve.resolve(parsed)
-        func, out = anf.lower(parsed, res)
+        parsed, func, out = _lower(fn)
         n = len(func.params) - len(getattr(func, "kwonly", []))
         base = _name_of(fn)
         fwd_name, bwd_name = out.names.fresh(f"fwd_{base}"), out.names.fresh(f"bwd_{base}")
