@@ -51,3 +51,23 @@ def test_fourth_derivative_of_x_to_the_fifth_in_a_loop():
         return y
     d4 = grad(grad(grad(grad(p5))))
     assert d4(0.7) == pytest.approx(120 * 0.7)
+
+
+def loop_and_branch(x, W, n):
+    h = x
+    for i in range(n):
+        h = np.tanh(W @ h) * 0.5 + h
+    if np.sum(h) > 0:
+        h = h * 2.0
+    return np.sum(h ** 2)
+
+
+def test_float32_stays_float32_in_the_generated_code_at_every_order():
+    """No float64 from constants or helpers: the raw generated code (no wrapper cast)."""
+    x = np.full(3, 0.3, dtype=np.float32)
+    W = np.eye(3, dtype=np.float32) * 0.5
+    g = loop_and_branch
+    for order in (1, 2, 3):
+        g = grad(g)
+        raw = g.generated_function(spec="ddn")
+        assert raw(x, W, 3).dtype == np.float32, f"float64 appeared at order {order}"
