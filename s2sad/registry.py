@@ -85,6 +85,7 @@ class Primitive:
         # numbers): the optimizer never merges two calls of them
         self.pure = not _random(fn)
         self.tuple_items = ()       # for a tuple result: the indices of its items that are tuples
+        self.tuple_length = None    # for a tuple result of a fixed length (tape_pop: 2)
         self.bprop_factory = None   # for varargs: n -> rule source (see defbprop_varargs)
         self._rules_by_arity: Dict[int, Rule] = {}
         try:

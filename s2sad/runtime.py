@@ -361,7 +361,7 @@ def sign_of(x):
 
 # helpers whose results are tuples: anf treats `h(...)[0]` as a tuple item
 RETURNS_TUPLE = (split_as, unstack, tuple_cotangent, tuple_items, ones_like_tree, tape_pop,
-                 split_last, dict_values, saved_values)
+                 split_last, dict_values, saved_values, as_cotangent)
 
 
 def matmul_lhs_grad(g, x, y):

@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import registry
 from ..registry import defbprop, defnondiff
-from ..runtime import (RETURNS_TUPLE, add_grads, list_append, split_last, make_dict,
+from ..runtime import (RETURNS_TUPLE, add_grads, as_cotangent, list_append, split_last, make_dict,
                        saved_values,
                        cotangent_append,
                        dict_values, dict_cotangent, astype, zeros_like_tree, ones_like_tree, tape_new, tape_pop,
@@ -91,6 +91,11 @@ def bprop_cotangent_append(items, value, out, dout):
     return (rest, last)
 
 
+@defbprop(as_cotangent)
+def bprop_as_cotangent(x, out, dout):
+    return (dout,)
+
+
 @defbprop(saved_values)
 def bprop_saved_values(saved, out, dout):
     return (dout,)
@@ -134,3 +139,5 @@ for _f in RETURNS_TUPLE:
     registry.primitive(_f).returns_tuple = True
 
 registry.primitive(tape_pop).tuple_items = (1,)      # (rest of the tape, the saved tuple)
+for _f in (tape_pop, split_last):
+    registry.primitive(_f).tuple_length = 2

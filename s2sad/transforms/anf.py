@@ -139,7 +139,7 @@ class Lowering(FlowLowering):
             self.out.tuples[target] = len(value.items)
             self.out.packs[target] = value.items
         elif isinstance(value, ir.Call) and getattr(value.callee, "returns_tuple", False):
-            self.out.tuples[target] = None
+            self.out.tuples[target] = value.callee.tuple_length
         elif isinstance(value, ir.Item) and value.index in \
                 self.out.tuple_items.get(value.value.name, ()):
             self.out.tuples[target] = None

@@ -230,9 +230,14 @@ class KTransform(FlowTransform):
             idx = sorted(items)
             grads = [self.item_grad(("items", items, []), i, src) for i in idx]
             pack = self.emit(self.names.fresh("d" + var + "_items"), ir.Pack(tuple(grads)), src)
-            total = self.emit(self.names.fresh("d" + var), ir.Call(
-                registry.primitive(runtime.tuple_cotangent),
-                (ir.Var(var), ir.Const(tuple(idx)), pack)), src)
+            if idx == list(range(self.tuples.get(var) or -1)):
+                # every item has a gradient: the tuple itself, no primal needed for zeros
+                total = self.emit(self.names.fresh("d" + var), ir.Call(
+                    registry.primitive(runtime.as_cotangent), (pack,)), src)
+            else:
+                total = self.emit(self.names.fresh("d" + var), ir.Call(
+                    registry.primitive(runtime.tuple_cotangent),
+                    (ir.Var(var), ir.Const(tuple(idx)), pack)), src)
         for w in whole:
             total = w if total is None else self.emit(self.names.fresh("d" + var), ir.Call(
                 registry.primitive(runtime.add_grads), (total, w)), src)

@@ -56,6 +56,8 @@ ROWS = [
         make=_case((3,), (3,)), also=(runtime.make_dict, runtime.dict_values), id="make_dict"),
     Row(lambda a, b: runtime.dict_cotangent({"u": a, "v": b}, ("v",), (a * b,))["v"],
         make=_case((3,), (3,)), also=(runtime.dict_cotangent,), id="dict_cotangent"),
+    Row(lambda a, b: runtime.as_cotangent((a, a * b))[1], make=_case((3,), (3,)),
+        also=(runtime.as_cotangent,), id="as_cotangent"),
     Row(lambda a, b: runtime.saved_values((a, a * b))[1], make=_case((3,), (3,)),
         also=(runtime.saved_values,), id="saved_values"),
     # tapes: push then pop must give back what was pushed, and their rules are each other
