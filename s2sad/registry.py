@@ -78,7 +78,6 @@ class Primitive:
         self.jvp: Optional[Rule] = None
         self.nondiff = False        # zero derivative (shape, floor, comparisons)
         self.elementwise = False    # output shape is the broadcast of the inputs
-        self.linear = False
         self.returns_tuple = False  # the result is a tuple (anf makes x[0] an Item)
         self.varargs = False        # every positional argument is an input (einsum)
         # False for functions whose calls differ though their arguments agree (random

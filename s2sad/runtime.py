@@ -354,10 +354,6 @@ def astype(x, dtype):
     return np.asarray(x, dtype=dtype)
 
 
-def sign_of(x):
-    """np.sign, kept separate so rules can name a non-differentiable sign."""
-    return array_namespace(x).sign(x)
-
 
 # helpers whose results are tuples: anf treats `h(...)[0]` as a tuple item
 RETURNS_TUPLE = (split_as, unstack, tuple_cotangent, tuple_items, ones_like_tree, tape_pop,

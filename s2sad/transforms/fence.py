@@ -22,7 +22,6 @@ from ..errors import UnsupportedSyntaxError
 STRAIGHT_LINE = ("s2sad differentiates assignments, operators, NumPy calls, `if` "
                  "statements and expressions, `for` and `while` loops, nested functions "
                  "and lambdas, and `return`.")
-CONTROL_FLOW = STRAIGHT_LINE
 
 # node type -> (what to call it, what to do instead)
 REFUSED = {

@@ -104,11 +104,6 @@ def _subst_block(stmts, m):
             s.stop = _subst_atom(s.stop, m) if s.stop is not None else None
 
 
-def _rename_target(func, old, new):
-    for s in func.body:
-        if isinstance(s, ir.Assign) and s.target == old:
-            s.target = new
-
 
 def _simplify(func, shape_of) -> bool:
     shape: Dict[str, object] = {}

@@ -104,10 +104,6 @@ def _library(fn) -> bool:
     return mod.split(".")[0] in ("numpy", "cupy", "scipy") or mod.startswith("s2sad.")
 
 
-def _is_constant_value(v) -> bool:
-    return v is None or isinstance(v, (bool, int, float, complex, str, np.dtype, type,
-                                       np.generic)) or v is Ellipsis
-
 
 def resolve(parsed) -> Resolution:
     res = Resolution()
