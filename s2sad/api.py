@@ -37,10 +37,9 @@ _cache_lock = threading.RLock()
 class _Artifact:
     """A transform's result: the generated module and what it assumed."""
 
-    def __init__(self, module, guards, nparams):
+    def __init__(self, module, guards):
         self.module = module
         self.guards = guards
-        self.nparams = nparams
         self.functions = {}
 
     def valid(self) -> bool:
@@ -132,8 +131,9 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Ar
     defaults = getattr(fnobj, "__defaults__", None) if hasattr(fnobj, "__code__") else None
     module.defaults = defaults or ()
     module.kwdefaults = getattr(fnobj, "__kwdefaults__", None) or {}
-    guards = list(out.guards) + list(getattr(parsed, "guards", []))
-    art = _Artifact(module, guards, n)
+    guards = list(out.guards) + parsed.guards
+    module.guards = guards
+    art = _Artifact(module, guards)
     art.params = list(func.params[:n])
     art.spec = spec
     return art
@@ -213,7 +213,8 @@ def split_pair(fn):
         module = codegen.generate(fwd, out.externals, out.names, header, parsed.world.globals,
                                   others=[bwd])
         module.origin = f"from {_where(parsed)}"
-        art = _Artifact(module, list(out.guards), n)
+        module.guards = list(out.guards) + parsed.guards
+        art = _Artifact(module, module.guards)
         pair = (module.function(np), module.sibling(bwd_name, np))
         _split_cache[key] = (art, pair)
         return pair
@@ -231,24 +232,12 @@ def positional_params(fn) -> list:
     return [p.id for p in a.posonlyargs + a.args]
 
 
-def _location(fn):
-    """The file and line where fn is defined, for errors about a call of it."""
-    from .errors import Location
-    import linecache
-    while isinstance(fn, Transformed):
-        fn = fn.fn
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return None
-    line = code.co_firstlineno
-    return Location(code.co_filename, line, 0, linecache.getline(code.co_filename, line))
-
 
 _FLOATS = (float, np.float64, np.float32)
 _NOT_DIFFERENTIABLE = (int, bool, str, type(None))
 
 
-def call_spec(params, args, kwargs, fn=None) -> str:
+def call_spec(params, args, kwargs) -> str:
     """For each positional parameter: 'd' passed and differentiable, 'n' passed and not
     (an int, a bool, an integer array), '-' not passed (its default is used)."""
     out = []
@@ -407,7 +396,7 @@ class Transformed:
         return self.artifact(self._last_spec).module.source
 
     def __call__(self, *args, **kwargs):
-        spec = call_spec(self.params(), args, kwargs, self.fn)
+        spec = call_spec(self.params(), args, kwargs)
         self._last_spec = spec
         art = self.artifact(spec)
         xp = _backend(args)

@@ -860,3 +860,30 @@ def test_checker_catches_a_rule_off_by_five_hundredths_of_a_percent(user_rules):
 def test_checker_accepts_exact_gradients_on_every_seed():
     for seed in range(3):
         check_grads(corpus.seed_sigmoid, (np.array([0.2, -1.0]),), order=2, seed=seed)
+
+
+def test_changed_global_reaches_nested_derivatives(monkeypatch):
+    """A nested transform inherits what the inner one assumed: rebinding the module
+    constant D must change grad(grad(f)), not leave it running the old inner code."""
+    x = 1.5
+    g2 = grad(grad(corpus.uses_module_constant))
+    assert g2(x) == pytest.approx(2.0 * 1.0 * x ** 0.0)          # D = 2: d2/dx2 x**2 = 2
+    monkeypatch.setattr(corpus, "D", 3.0)
+    assert g2(x) == pytest.approx(3.0 * 2.0 * x)                 # D = 3: d2/dx2 x**3 = 6x
+
+
+def _calls_a_derivative(x):
+    return d_uses_constant(x) * x
+
+
+d_uses_constant = grad(corpus.uses_module_constant)
+
+
+def test_changed_global_reaches_an_inlined_derivative(monkeypatch):
+    """An s2sad-made function called inside f carries its assumptions into f's transform."""
+    g = grad(_calls_a_derivative)
+    x = 1.5
+    assert g(x) == pytest.approx(2 * x + 2.0 + 2 * x)            # d/dx (2x + 2) x
+    monkeypatch.setattr(corpus, "D", 3.0)
+    # d/dx (3x^2 + 3) x = 9x^2 + 3
+    assert g(x) == pytest.approx(9 * x ** 2 + 3.0)

@@ -550,7 +550,7 @@ class Lowering(FlowLowering):
             return ir.Call(ir.FnRef(parsed.fn), tuple(args))
         fence.fence(parsed)
         res = resolve.resolve(parsed)
-        self.out.guards.extend(res.guards)
+        self.out.guards.extend(res.guards + parsed.guards)
         self.names.taken |= all_identifiers(parsed.node)
         child = Lowering(parsed, res, self.names, self.out, top=False,
                          stack=self.stack + (code,))

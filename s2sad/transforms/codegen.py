@@ -61,6 +61,8 @@ class Module:
     origin: str = ""            # "from file.py:12": where the user's function is
     siblings: Dict[str, Any] = field(default_factory=dict)   # other functions' code objects
     built: Dict[str, Any] = field(default_factory=dict)      # xp name -> {name: function}
+    # (kind, container, name, object) that must stay the same for this code to be valid
+    guards: List[tuple] = field(default_factory=list)
 
     def function(self, xp):
         """The generated function with `xp` bound to an array module."""

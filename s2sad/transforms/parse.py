@@ -59,6 +59,8 @@ class Parsed:
     lines: List[str]          # the lines of the file (for messages)
     world: World
     fn: Any = None
+    # for code s2sad generated: what its transform assumed (a nested transform must too)
+    guards: List[tuple] = field(default_factory=list)
 
     def location(self, node) -> Location:
         line = getattr(node, "lineno", None) or getattr(self.node, "lineno", 1)
@@ -195,4 +197,9 @@ def parse(fn, spec=None) -> Parsed:
             hint="The file may have changed since it was imported; reload it.")
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
     gnode = gast.ast_to_gast(node)
-    return Parsed(gnode, code.co_name, filename, lines, World(fn.__globals__, cells), fn)
+    parsed = Parsed(gnode, code.co_name, filename, lines, World(fn.__globals__, cells), fn)
+    from . import codegen
+    module = codegen.MODULES.get(filename)
+    if module is not None:          # generated code: inherit what its transform assumed
+        parsed.guards = list(module.guards)
+    return parsed
