@@ -413,6 +413,31 @@ def inplace_alias_through_unpacking(x):
     return a * x + b
 
 
+def inplace_alias_through_flip(x):
+    z = x * 1.0
+    w = np.flip(z)            # a view: NumPy would see the update through w
+    z[0] = 5.0                # MARK
+    return np.sum(w * x)
+
+
+def inplace_alias_through_loop_element(x):
+    b = x * 1.0
+    s = 0.0
+    for row in b:             # each row is a view of b
+        b[0] = 7.0            # MARK
+        s = s + np.sum(row * x)
+    return s
+
+
+def inplace_alias_of_a_loop_carried_array(x):
+    z = x * 1.0
+    w = z
+    for i in range(2):
+        z[i] = 3.0            # MARK
+        z = z * w
+    return np.sum(z)
+
+
 def inplace_alias_unused_afterwards(x):
     y = x
     x += 1
@@ -437,6 +462,13 @@ def test_inplace_update_of_an_array_with_a_view_is_refused():
                                 inplace_alias_through_unpacking])
 def test_inplace_update_with_indirect_alias_is_refused(fn):
     _refused(fn, (np.array([1.0, 2.0]),), ["in-place"], "+= 1.0")
+
+
+@pytest.mark.parametrize("fn", [inplace_alias_through_flip, inplace_alias_through_loop_element,
+                                inplace_alias_of_a_loop_carried_array])
+def test_inplace_update_seen_through_a_view_or_loop_is_refused(fn):
+    # each of these gave a silently wrong value before the alias check knew flip and loops
+    _refused(fn, (np.array([1.0, 2.0, 3.0]),), ["in-place", "another name"], "# MARK")
 
 
 def test_inplace_update_without_live_alias_is_accepted():

@@ -52,7 +52,8 @@ WORDS = {"+": "plus", "-": "minus", "*": "times", "/": "over", "**": "pow", "@":
          "//": "floordiv", "%": "mod", "-u": "neg", "+u": "pos", "<": "lt", "<=": "le",
          ">": "gt", ">=": "ge", "==": "eq", "!=": "ne", "[]": "item", "not": "not"}
 VIEWS = {"transpose", "reshape", "squeeze", "expand_dims", "ravel", "broadcast_to",
-         "getitem", "diagonal", "swapaxes", "moveaxis", "atleast_1d", "atleast_2d"}
+         "getitem", "diagonal", "swapaxes", "moveaxis", "atleast_1d", "atleast_2d",
+         "flip"}
 RESERVED = {"xp"}
 BUILTINS = {n for n in dir(__import__("builtins")) if not n.startswith("_")}
 
@@ -673,6 +674,13 @@ def _check_inplace(func, out):
                 # a join is a new name for whichever path ran; reads of the old value
                 # itself after an in-place update are still caught by name
                 roots[t] = {t}
+        if isinstance(s, ir.Loop):
+            # each iteration's element of an array is a view of it
+            for t, init, _ in s.carried:
+                if isinstance(init, ir.Var):
+                    roots[t] = roots.get(init.name, {init.name}) | {t}
+            if s.index is not None and isinstance(s.iter, ir.Var):
+                roots[s.index] = roots.get(s.iter.name, {s.iter.name}) | {s.index}
         if not isinstance(s, ir.Assign):
             continue
         v = s.value
