@@ -201,23 +201,23 @@ def bprop_einsum_factory(n):
 # ---------------------------------------------------------------------------------------
 
 def _tensordot_axes(axes, na, nb):
-    """([axes of a], [axes of b]) contracted by tensordot(a, b, axes), non-negative."""
+    """The axes of a and of b that tensordot(a, b, axes) contracts, then those it keeps
+    (free), all non-negative: (xa, xb, fa, fb)."""
     if np.ndim(axes) == 0:
         k = int(axes)
-        return list(range(na - k, na)), list(range(k))
-    xa, xb = axes
-    xa = [xa] if np.ndim(xa) == 0 else list(xa)
-    xb = [xb] if np.ndim(xb) == 0 else list(xb)
-    return [int(k) % na for k in xa], [int(k) % nb for k in xb]
+        xa, xb = list(range(na - k, na)), list(range(k))
+    else:
+        xa, xb = axes
+        xa = [int(k) % na for k in ([xa] if np.ndim(xa) == 0 else xa)]
+        xb = [int(k) % nb for k in ([xb] if np.ndim(xb) == 0 else xb)]
+    return (xa, xb, [k for k in range(na) if k not in xa], [k for k in range(nb) if k not in xb])
 
 
 def tensordot_lhs_grad(g, a, b, axes=2):
     """The gradient of tensordot(a, b, axes) with respect to a, given g, that of the result."""
     xp = array_namespace(g, a, b)
     na, nb = np.ndim(a), np.ndim(b)
-    xa, xb = _tensordot_axes(axes, na, nb)
-    fa = [k for k in range(na) if k not in xa]
-    fb = [k for k in range(nb) if k not in xb]
+    xa, xb, fa, fb = _tensordot_axes(axes, na, nb)
     r = xp.tensordot(xp.asarray(g), xp.asarray(b),
                      axes=(list(range(len(fa), len(fa) + len(fb))), fb))
     # r's axes: a's free axes, then b's contracted axes in b's order, each matching one of a's
@@ -229,9 +229,7 @@ def tensordot_rhs_grad(g, a, b, axes=2):
     """The gradient of tensordot(a, b, axes) with respect to b, given g, that of the result."""
     xp = array_namespace(g, a, b)
     na, nb = np.ndim(a), np.ndim(b)
-    xa, xb = _tensordot_axes(axes, na, nb)
-    fa = [k for k in range(na) if k not in xa]
-    fb = [k for k in range(nb) if k not in xb]
+    xa, xb, fa, fb = _tensordot_axes(axes, na, nb)
     r = xp.tensordot(xp.asarray(a), xp.asarray(g), axes=(fa, list(range(len(fa)))))
     where = [xb[xa.index(k)] for k in sorted(xa)] + fb
     return xp.transpose(r, [where.index(k) for k in range(nb)])
