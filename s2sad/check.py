@@ -3,7 +3,9 @@
 ``check_grads(f, args)`` draws a random direction ``v`` for the inputs and a
 random cotangent ``u`` for the output, and compares ``<vjp(u), v>`` from s2sad
 with ``<u, (f(x + eps v) - f(x - eps v)) / 2 eps>``.  It also checks that the
-flat gradient code of ``grad_all`` agrees with the closure code of ``vjp``.  With ``order=2`` it
+flat gradient code of ``grad_all`` agrees with the closure code of ``vjp``.
+``check_jvp`` checks forward mode the same way: ``J v`` from ``jvp`` against
+finite differences, and ``<u, J v>`` against ``<J^T u, v>`` from ``vjp``.  With ``order=2`` it
 then checks ``grad_all(f)`` the same way, which makes s2sad transform the
 code it generated: the strongest test a source transformer has.  Run it in
 float64 (it converts float inputs for you).
@@ -11,7 +13,7 @@ float64 (it converts float inputs for you).
 
 import numpy as np
 
-from .api import grad_all, vjp
+from .api import grad_all, jvp, vjp
 
 
 class GradientCheckError(AssertionError):
@@ -137,3 +139,44 @@ def check_grads(f, args, order=1, seed=0, eps=1e-5, rtol=1e-6, atol=1e-9, direct
     if order > 1:
         check_grads(grad_all(f), args, order - 1, seed + 1, eps, rtol * 10, atol * 10,
                     directions)
+
+
+def check_jvp(f, args, seed=0, eps=1e-5, rtol=1e-6, atol=1e-9, directions=2):
+    """Forward mode at args: ``J v`` from jvp against central finite differences, and
+    ``<u, J v>`` against ``<vjp(u), v>`` (the two modes must be each other's transpose)."""
+    rng = np.random.default_rng(seed)
+    args = [_to64(a) for a in args]
+    which = [i for i, a in enumerate(args) if _is_float(a)]
+    name = getattr(f, "__name__", f)
+    for _ in range(directions):
+        v = {i: _like(rng, args[i]) for i in which}
+        tangents = [v.get(i) for i in range(len(args))]
+        out, tout = jvp(f, args, tangents)
+        ref = f(*args)
+        for x, y in zip(_flat(out), _flat(ref)):
+            if not np.allclose(x, y, rtol=1e-12, atol=1e-14):
+                raise GradientCheckError(f"jvp of {name} changes the result: {x!r} vs {y!r}")
+
+        def shifted(s):
+            a = list(args)
+            for i in which:
+                a[i] = _axpy(a[i], s, v[i])
+            return f(*a)
+        fd = [(p - m) / (2 * eps) for p, m in zip(_flat(shifted(eps)), _flat(shifted(-eps)))]
+        jv = _flat(tout)
+        if len(jv) != len(fd) or any(np.shape(x) != np.shape(y) for x, y in zip(jv, fd)):
+            raise GradientCheckError(f"jvp of {name}: the tangent has shapes "
+                                     f"{[np.shape(x) for x in jv]}, the result "
+                                     f"{[np.shape(x) for x in fd]}")
+        for x, y in zip(jv, fd):
+            if not np.allclose(x, y, rtol=rtol * 10, atol=atol * 100 + 1e-7):
+                raise GradientCheckError(f"forward mode disagrees with finite differences for "
+                                         f"{name}: {x!r} vs {y!r}")
+        u = _like(rng, out)
+        _, bprop = vjp(f, *args)
+        grads = bprop(u)
+        lhs = sum(_inner(grads[i], v[i]) for i in which if grads[i] is not None)
+        rhs = _inner(u, tout)
+        if not abs(lhs - rhs) <= 1e-12 + 1e-9 * max(abs(lhs), abs(rhs)):
+            raise GradientCheckError(f"forward and reverse mode disagree for {name}: "
+                                     f"<J^T u, v> = {lhs!r}, <u, J v> = {rhs!r}")

@@ -40,18 +40,29 @@ class Rule:
         self.kind = kind
         sig = inspect.signature(fn)
         names = list(sig.parameters)
-        tail = ("out", "dout") if kind == "bprop" else ("out", "tangents")
+        tail = ("out", "dout") if kind == "bprop" else ("out", "tangents...")
         try:
-            k = names.index(tail[0])
+            k = names.index("out")
         except ValueError:
             raise RuleError(
                 f"rule {fn.__qualname__} must take ({', '.join(['inputs...', *tail])}), "
                 f"got ({', '.join(names)})") from None
-        if names[k:k + 2] != list(tail):
-            raise RuleError(f"rule {fn.__qualname__}: '{tail[1]}' must follow '{tail[0]}'")
         self.inputs: List[str] = names[:k]
+        if kind == "bprop":
+            if names[k:k + 2] != ["out", "dout"]:
+                raise RuleError(f"rule {fn.__qualname__}: 'dout' must follow 'out'")
+            self.tangents: List[str] = []
+            rest = names[k + 2:]
+        else:
+            # a forward rule takes one tangent per input after `out`
+            self.tangents = names[k + 1:k + 1 + len(self.inputs)]
+            if len(self.tangents) != len(self.inputs):
+                raise RuleError(f"forward rule {fn.__qualname__} must take one tangent per "
+                                f"input after 'out': ({', '.join(self.inputs)}, out, "
+                                f"{', '.join('d' + i for i in self.inputs)})")
+            rest = names[k + 1 + len(self.inputs):]
         self.options: Dict[str, object] = {}
-        for n in names[k + 2:]:
+        for n in rest:
             p = sig.parameters[n]
             self.options[n] = None if p.default is inspect.Parameter.empty else p.default
         self._ir = None
@@ -76,6 +87,10 @@ class Primitive:
         self.symbol = symbol        # '+' for operator.add, '[]' for getitem
         self.bprop: Optional[Rule] = None
         self.jvp: Optional[Rule] = None
+        # forward mode without a rule: the tangent is the primitive applied to the tangents
+        self.linear = None          # argument indices in which it is jointly linear
+        self.multilinear = None     # indices in which it is linear one at a time
+        self.multilinear_all = False  # ... in every argument (einsum)
         self.nondiff = False        # zero derivative (shape, floor, comparisons)
         self.elementwise = False    # output shape is the broadcast of the inputs
         self.returns_tuple = False  # the result is a tuple (anf makes x[0] an Item)
@@ -235,13 +250,46 @@ def defbprop_varargs(fn):
 
 
 def defjvp(*fns):
-    """Register a forward-mode rule ``(inputs..., out, tangents) -> tangent``."""
+    """Register a forward-mode rule for one or more primitives.
+
+    The rule takes ``(inputs..., out, tangents..., **options)``, one tangent
+    per input, and returns a tuple with each input's *contribution* to the
+    tangent of the result (``None`` for an input without one)::
+
+        @s2sad.defjvp(np.multiply)
+        def jvp_multiply(x1, x2, out, dx1, dx2):
+            return (dx1 * x2, x1 * dx2)
+
+    The forward transform inlines only the contributions of inputs that have
+    a tangent and adds them up, so a missing tangent costs nothing.  Each
+    contribution must have the shape of ``out`` (use ``expand_like(t, out)``
+    where broadcasting could leave it smaller).  Write it with functions that
+    have rules, so that it can be differentiated again.
+    """
     def register(rule_fn):
         rule = Rule(rule_fn, "jvp")
         for fn in fns:
             primitive(fn).jvp = rule
         return rule_fn
     return register
+
+
+def deflinear(*fns, args=(0,)):
+    """Declare functions jointly linear in the arguments ``args`` (sum, reshape,
+    concatenate): their tangent is the function applied to those arguments'
+    tangents (zeros for an argument without one), other arguments unchanged; None:
+    every argument (np.atleast_1d(a, b))."""
+    for fn in fns:
+        primitive(fn).linear = "all" if args is None else tuple(args)
+
+
+def defmultilinear(*fns, args=None):
+    """Declare functions linear in each of ``args`` separately (``*``, ``@``, einsum;
+    None: every argument): the tangent is the sum, over each argument with a
+    tangent, of the function with that argument replaced by its tangent."""
+    for fn in fns:
+        primitive(fn).multilinear = None if args is None else tuple(args)
+        primitive(fn).multilinear_all = args is None
 
 
 def defnondiff(*fns):

@@ -63,6 +63,14 @@ def unbroadcast(g, x):
     return g
 
 
+def expand_like(t, like):
+    """t broadcast to like's shape (a forward-mode tangent of a broadcast input)."""
+    shape = _shape(like)
+    if _shape(t) == shape:
+        return t
+    return array_namespace(t, like).broadcast_to(t, shape)
+
+
 def unreduce(g, x, axis=None, keepdims=False):
     """Broadcast g, the gradient of a reduction of x over axis, back to x's shape."""
     xp = array_namespace(g)

@@ -4,7 +4,7 @@ import operator
 
 import numpy as np
 
-from ..registry import defbprop, defelementwise, defnondiff
+from ..registry import defbprop, defelementwise, defjvp, deflinear, defmultilinear, defnondiff
 from ..runtime import matmul_lhs_grad, matmul_rhs_grad, unbroadcast
 
 
@@ -49,6 +49,31 @@ def bprop_pos(x, out, dout):
 @defbprop(operator.matmul, np.matmul)
 def bprop_matmul(x, y, out, dout):
     return (matmul_lhs_grad(dout, x, y), matmul_rhs_grad(dout, x, y))
+
+
+# -- forward mode -------------------------------------------------------------------------
+@defjvp(operator.add, np.add)
+def jvp_add(x, y, out, dx, dy):
+    return (dx, dy)
+
+
+@defjvp(operator.sub, np.subtract)
+def jvp_sub(x, y, out, dx, dy):
+    return (dx, -dy)
+
+
+@defjvp(operator.truediv, np.divide)
+def jvp_div(x, y, out, dx, dy):
+    return (dx / y, -dy * out / y)
+
+
+@defjvp(operator.pow, np.power)
+def jvp_pow(x, y, out, dx, dy):
+    return (dx * y * x ** (y - 1), dy * out * np.log(np.where(x > 0, x, 1)))
+
+
+deflinear(operator.neg, np.negative, operator.pos, np.positive)
+defmultilinear(operator.mul, np.multiply, operator.matmul, np.matmul, args=(0, 1))
 
 
 defelementwise(operator.add, np.add, operator.sub, np.subtract, operator.mul, np.multiply,

@@ -3,8 +3,8 @@
 import numpy as np
 
 from .. import registry
-from ..registry import defbprop, defnondiff
-from ..runtime import (RETURNS_TUPLE, add_grads, as_cotangent, list_append, split_last, make_dict,
+from ..registry import defbprop, deflinear, defmultilinear, defnondiff
+from ..runtime import (RETURNS_TUPLE, add_grads, expand_like, as_cotangent, list_append, split_last, make_dict,
                        saved_values,
                        cotangent_append,
                        dict_values, dict_cotangent, astype, zeros_like_tree, ones_like_tree, tape_new, tape_pop,
@@ -17,6 +17,11 @@ from ..runtime import (RETURNS_TUPLE, add_grads, as_cotangent, list_append, spli
 def bprop_unbroadcast(g, x, out, dout):
     # unbroadcast(., x) sums down to x's shape (or broadcasts up); its adjoint goes back
     return (unbroadcast(dout, g), None)
+
+
+@defbprop(expand_like)
+def bprop_expand_like(t, like, out, dout):
+    return (unbroadcast(dout, t), None)
 
 
 @defbprop(unreduce)
@@ -141,3 +146,12 @@ for _f in RETURNS_TUPLE:
 registry.primitive(tape_pop).tuple_items = (1,)      # (rest of the tape, the saved tuple)
 for _f in (tape_pop, split_last):
     registry.primitive(_f).tuple_length = 2
+
+# -- forward mode: the helpers are linear in their gradient arguments -------------------
+deflinear(unbroadcast, unreduce, expand_like, split_as, unstack, tuple_items, tape_pop,
+          split_last, as_cotangent, saved_values, dict_values, astype, args=(0,))
+deflinear(getitem_grad, tuple_cotangent, dict_cotangent, args=(2,))
+deflinear(make_dict, args=(1,))
+deflinear(tape_push, list_append, cotangent_append, add_grads, args=(0, 1))
+defmultilinear(matmul_lhs_grad, args=(0, 2))
+defmultilinear(matmul_rhs_grad, args=(0, 1))

@@ -10,7 +10,7 @@ import operator
 
 import numpy as np
 
-from ..registry import defbprop
+from ..registry import defbprop, deflinear
 from ..runtime import array_namespace, getitem_grad, setitem, unbroadcast
 
 
@@ -111,3 +111,9 @@ def bprop_setitem(x, index, value, out, dout):
     # the overwritten part of x gets no gradient; value gets what was written, summed
     # back to its shape where it was broadcast into x[index]
     return (setitem(dout, index, 0), None, unbroadcast(dout[index], value))
+
+
+# -- forward mode: reads and writes are linear in the values read and written ---------------
+deflinear(operator.getitem, np.take, np.take_along_axis)
+deflinear(take_grad, take_along_axis_grad, args=(2,))
+deflinear(setitem, args=(0, 2))

@@ -28,7 +28,7 @@ import string
 import numpy as np
 
 from ..errors import S2SADError
-from ..registry import defbprop, defbprop_varargs, defnondiff
+from ..registry import defbprop, defbprop_varargs, deflinear, defmultilinear, defnondiff
 from ..runtime import array_namespace, matmul_lhs_grad, unbroadcast, unreduce
 
 # ---------------------------------------------------------------------------------------
@@ -522,3 +522,12 @@ def bprop_solve(a, b, out, dout):
     # x = A^-1 b: db = A^-T dout, dA = -db x^T (as for the product A @ x)
     gb = np.linalg.solve(solve_transpose(a, b), dout)
     return (matmul_lhs_grad(-gb, a, out), unbroadcast(gb, b))
+
+
+# -- forward mode: products are linear in each factor, the rest in its array ---------------
+defmultilinear(np.einsum)
+defmultilinear(np.tensordot, np.dot, np.inner, np.outer, np.vdot, np.kron, np.cross,
+               args=(0, 1))
+defmultilinear(tensordot_lhs_grad, args=(0, 2))
+defmultilinear(tensordot_rhs_grad, args=(0, 1))
+deflinear(einsum_expand, np.diagonal, np.trace, diagonal_grad, trace_grad)

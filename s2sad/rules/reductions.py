@@ -17,7 +17,7 @@ primitives with rules of their own, so every order of derivative works.
 
 import numpy as np
 
-from ..registry import defbprop, defnondiff
+from ..registry import defbprop, deflinear, defnondiff
 from ..runtime import array_namespace, astype, dtype_of, unreduce
 
 
@@ -143,3 +143,7 @@ def bprop_std(a, out, dout, axis=None, ddof=0, keepdims=False):
 def bprop_cumsum(a, out, dout, axis=None):
     # a reversed cumulative sum; with axis=None, cumsum ran over a flattened a
     return (np.reshape(np.flip(np.cumsum(np.flip(dout, axis), axis=axis), axis), np.shape(a)),)
+
+
+# -- forward mode: the linear reductions ----------------------------------------------------
+deflinear(np.sum, np.mean, np.cumsum, group_axes, ungroup_axes)

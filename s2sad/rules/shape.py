@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import registry
 from ..errors import RuleError
-from ..registry import defbprop, defbprop_varargs, defnondiff
+from ..registry import defbprop, defbprop_varargs, deflinear, defnondiff
 from ..runtime import array_namespace, split_as, unbroadcast, unstack
 
 
@@ -215,3 +215,10 @@ def _atleast_rule(name):
 
 defbprop_varargs(np.atleast_1d)(_atleast_rule("atleast_1d"))
 defbprop_varargs(np.atleast_2d)(_atleast_rule("atleast_2d"))
+
+
+# -- forward mode: every shape operation is linear in its array ----------------------------
+deflinear(np.reshape, np.ravel, np.squeeze, np.expand_dims, np.transpose, np.swapaxes,
+          np.moveaxis, np.flip, np.copy, np.broadcast_to, np.concatenate, np.stack, np.hstack,
+          np.vstack, np.tile, np.repeat, unhstack, unvstack, untile, unrepeat)
+deflinear(np.atleast_1d, np.atleast_2d, args=None)

@@ -19,6 +19,10 @@ def _case(*shapes, **opts):
 X = np.zeros((4, 3))
 
 ROWS = [
+    Row(runtime.expand_like, make=lambda rng: ((rng.standard_normal((2,)),
+                                                 rng.standard_normal((3, 2))), {}), id="expand_like"),
+    Row(runtime.expand_like, make=lambda rng: ((rng.standard_normal((3, 2)),
+                                                 rng.standard_normal((3, 2))), {}), id="expand_like-same"),
     Row(runtime.unbroadcast, make=lambda rng: ((rng.standard_normal((3, 2)),
                                                  rng.standard_normal((2,))), {}), id="unbroadcast-sum"),
     Row(runtime.unbroadcast, make=lambda rng: ((rng.standard_normal((2,)),

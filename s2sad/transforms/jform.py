@@ -1,0 +1,422 @@
+"""Pass 5': the forward-mode transform (tangents, JVPs).
+
+Input: an :class:`ir.Function` in functional form, as kform takes it.
+Output: a function that computes the primal and, next to each statement,
+the tangent of what it defines, in one of two shapes::
+
+    jvp:         def jvp_f(x, y, dx, dy):           # tangents as arguments
+                     ...
+                     return out, dout
+    derivative:  def derivative_f(x, y):            # a ones tangent for one argument
+                     dx = ones_like(x)
+                     ...
+                     return dout
+
+Rewrites, one line each::
+
+    y = p(a, b)     =>  y = p(a, b); dy = sum of p's forward rule's contributions
+                        of the arguments that have a tangent (the others cost nothing)
+    y = p(a, b), p linear in a, b        =>  dy = p(da, db)       (zeros for a missing one)
+    y = p(a, b), p linear in each        =>  dy = p(da, b) + p(a, db)
+    t = (a, b)      =>  dt = (da, db)
+    a = t[i]        =>  da = dt[i]
+    If(c, A, B)     =>  If(c, A with tangents, B with tangents); outs get tangent outs,
+                        zeros from a branch where the tangent is zero
+    Loop            =>  the same loop, carrying the tangents of its carried names
+
+A tangent that is zero is known at transform time (None here): no code is
+emitted for it, and nothing computed from it.  The output is plain code
+with primitives only, so it is valid input to the forward transform again
+(forward over forward, Taylor-like nesting) and to the K-transform (reverse
+over forward), which is how `grad` of a PDE residual is taken.
+"""
+
+from typing import Dict, List, Optional
+
+import numpy as np
+
+from .. import ir, registry, runtime
+from ..errors import MissingRuleError, RuleError, TransformError
+from .anf import hint_for
+from .kform import KTransform, rule_ir
+from .kform_flow import _add, _containers
+
+
+def _missing_jvp(prim, src) -> MissingRuleError:
+    name = prim.name
+    return MissingRuleError(
+        f"no forward-mode rule for {name}", src,
+        f"Register one with s2sad.defjvp({name}), taking (inputs..., out, one tangent per "
+        "input) and returning each input's contribution to the tangent of the result; or "
+        "declare it linear with s2sad.registry.deflinear.")
+
+
+class JForm:
+    _varied = KTransform._varied
+
+    def __init__(self, func: ir.Function, out, wrt: List[int]):
+        self.f = func
+        self.out = out
+        self.names = out.names
+        self.wrt = wrt
+        self.tuples = dict(out.tuples)
+        self.temps = set(func.temps)
+        self.base = dict(func.base)
+        self.tan: Dict[str, Optional[ir.Atom]] = {}
+        self.packs: Dict[str, List[Optional[ir.Atom]]] = {}   # static tuple tangents
+        self.containers = _containers(func.body, getattr(func, "containers", set()))
+        self.block: List = []
+        varied = {func.params[i] for i in wrt}
+        KTransform._varied(self, func.body, varied)
+        self.varied = varied
+
+    # -- emitting ------------------------------------------------------------------------
+    def emit(self, target, value, src, temp=True) -> ir.Var:
+        self.block.append(ir.Assign(target, value, src))
+        if temp:
+            self.temps.add(target)
+        if isinstance(value, ir.Pack):
+            self.tuples[target] = len(value.items)
+        elif isinstance(value, ir.Call) and getattr(value.callee, "returns_tuple", False):
+            self.tuples[target] = None
+        return ir.Var(target)
+
+    def tangent_name(self, var: str) -> str:
+        base = "d" + self.base.get(var, var)
+        name = self.names.fresh(base)
+        self.base[name] = base
+        return name
+
+    def zeros(self, atom: ir.Atom, src) -> ir.Atom:
+        """A materialized zero tangent for atom."""
+        if isinstance(atom, ir.Const):
+            v = atom.value
+            return ir.Const(0 if isinstance(v, (int, float, complex)) and
+                            not isinstance(v, bool) else None)
+        name = atom.name
+        tree = name in self.containers or name in self.tuples
+        fn = runtime.zeros_like_tree if tree else np.zeros_like
+        return self.emit(self.names.fresh("z" + self.base.get(name, name)),
+                         ir.Call(registry.primitive(fn), (atom,)), src)
+
+    def tangent(self, a: ir.Atom) -> Optional[ir.Atom]:
+        if isinstance(a, ir.Var):
+            return self.tan.get(a.name)
+        return None
+
+    def full(self, a: ir.Atom, src) -> ir.Atom:
+        """a's tangent, materialized when it is zero."""
+        t = self.tangent(a)
+        return t if t is not None else self.zeros(a, src)
+
+    def name_tangent(self, var: str, t: Optional[ir.Atom], src):
+        """Record var's tangent; a computed one is named after var (`dh = ...`)."""
+        if t is None:
+            self.tan[var] = None
+            return
+        if isinstance(t, ir.Var) and t.name in self.temps and self.block and \
+                isinstance(self.block[-1], ir.Assign) and self.block[-1].target == t.name:
+            last = self.block[-1]
+            name = self.tangent_name(var)
+            last.target = name
+            self.temps.discard(t.name)
+            if t.name in self.tuples:
+                self.tuples[name] = self.tuples[t.name]
+            if t.name in self.containers:
+                self.containers.add(name)
+            t = ir.Var(name)
+        self.tan[var] = t
+        if isinstance(t, ir.Var) and (var in self.containers or var in self.tuples):
+            self.containers.add(t.name)
+
+    # -- statements ----------------------------------------------------------------------
+    def transform_block(self, stmts) -> List:
+        outer, self.block = self.block, []
+        for s in stmts:
+            self.statement(s)
+        out, self.block = self.block, outer
+        return out
+
+    def statement(self, s):
+        if isinstance(s, ir.Assign):
+            self.block.append(s)
+            if s.target in self.varied:
+                self.name_tangent(s.target, self.assign_tangent(s), s.src)
+        elif isinstance(s, ir.If):
+            self.if_tangent(s)
+        elif isinstance(s, ir.Loop):
+            self.loop_tangent(s)
+        elif isinstance(s, ir.Def):
+            raise TransformError("forward mode does not differentiate code that defines a "
+                                 "function value (a bprop closure); take grad first or use "
+                                 "the flat grad", s.src)
+        elif isinstance(s, ir.Return):
+            self.block.append(s)
+        else:
+            raise TypeError(s)
+
+    def assign_tangent(self, s: ir.Assign) -> Optional[ir.Atom]:
+        v = s.value
+        if isinstance(v, ir.Var):
+            t = self.tangent(v)
+            if v.name in self.packs:
+                self.packs[s.target] = self.packs[v.name]
+            return t
+        if isinstance(v, ir.Const):
+            return None
+        if isinstance(v, ir.Pack):
+            items = [self.tangent(a) for a in v.items]
+            self.packs[s.target] = items
+            if all(t is None for t in items):
+                return None
+            full = tuple(t if t is not None else self.zeros(a, s.src)
+                         for a, t in zip(v.items, items))
+            return self.emit(self.names.fresh("d" + s.target), ir.Pack(full, v.kind), s.src)
+        if isinstance(v, ir.Item):
+            if v.value.name in self.packs:
+                return self.packs[v.value.name][v.index]
+            t = self.tangent(v.value)
+            if t is None:
+                return None
+            return self.emit(self.names.fresh(f"{t.name}_{v.index}"), ir.Item(t, v.index),
+                             s.src)
+        if isinstance(v, ir.Call):
+            if not isinstance(v.callee, registry.Primitive):
+                what = "a recursive function" if isinstance(v.callee, ir.FnRef) else \
+                    "a function value"
+                raise TransformError(f"forward mode does not support calling {what} yet",
+                                     s.src, "Use grad (reverse mode) for this function.")
+            return self.call_tangent(s, v)
+        raise TypeError(v)
+
+    # -- calls -------------------------------------------------------------------------
+    def call_tangent(self, s: ir.Assign, call: ir.Call) -> Optional[ir.Atom]:
+        prim = call.callee
+        if prim.nondiff:
+            return None
+        targs = [self.tangent(a) for a in call.args]
+        for k, a in call.kwargs:
+            if self.tangent(a) is not None:
+                raise TransformError(f"forward mode: the keyword argument {k}= of {prim.name} "
+                                     "depends on a differentiated input", s.src,
+                                     "Pass it positionally.")
+        if all(t is None for t in targs):
+            return None
+        out = ir.Var(s.target)
+        narrow = False
+        if prim.jvp is not None:
+            parts, narrow = self.inline_rule(s, call, targs)
+        elif prim.multilinear is not None or prim.multilinear_all:
+            idx = range(len(call.args)) if prim.multilinear_all else prim.multilinear
+            parts = []
+            for i in idx:
+                if i < len(targs) and targs[i] is not None:
+                    args = list(call.args)
+                    args[i] = targs[i]
+                    parts.append(self.emit(self.names.fresh(hint_for(prim, args)),
+                                           ir.Call(prim, tuple(args), call.kwargs), s.src))
+        elif prim.linear is not None:
+            idx = range(len(call.args)) if prim.linear == "all" else prim.linear
+            if all(targs[i] is None for i in idx if i < len(targs)):
+                parts = []
+            else:
+                args = list(call.args)
+                for i in idx:
+                    if i < len(args):
+                        args[i] = self.full(args[i], s.src)
+                parts = [self.emit(self.names.fresh(hint_for(prim, args)),
+                                   ir.Call(prim, tuple(args), call.kwargs), s.src)]
+        else:
+            raise _missing_jvp(prim, s.src)
+        if not parts:
+            return None
+        if s.target in self.tuples or s.target in self.containers:
+            add = registry.primitive(runtime.add_grads)
+        else:
+            add = _add()
+        total = parts[0]
+        for p in parts[1:]:
+            total = self.emit(self.names.fresh("dsum"), ir.Call(add, (total, p)), s.src)
+        if narrow and prim.elementwise:
+            # an input without a tangent may broadcast the result beyond the contributions
+            total = self.emit(self.names.fresh("d" + s.target), ir.Call(
+                registry.primitive(runtime.expand_like), (total, out)), s.src)
+        return total
+
+    def inline_rule(self, s: ir.Assign, call: ir.Call, targs) -> List[ir.Atom]:
+        """The contributions of the inputs with a tangent, from the rule's source."""
+        prim = call.callee
+        rule = prim.jvp
+        rf = rule_ir(rule)
+        n = len(rule.inputs)
+        if len(call.args) != n:
+            raise TransformError(f"{prim.name} called with {len(call.args)} inputs; its "
+                                 f"forward rule takes {n}", s.src)
+        # the rule's result: a tuple literal of contributions
+        r = rf.result
+        defs = {st.target: st.value for st in rf.body[:-1]}
+        if isinstance(r, ir.Var) and isinstance(defs.get(r.name), ir.Pack):
+            parts = list(defs[r.name].items)
+        elif isinstance(r, ir.Const) and isinstance(r.value, tuple):
+            parts = [ir.Const(x) for x in r.value]
+        else:
+            raise RuleError(f"forward rule {rule.fn.__qualname__} must return a tuple literal "
+                            "(one contribution per input)")
+        if len(parts) != n:
+            raise RuleError(f"forward rule {rule.fn.__qualname__} returns {len(parts)} "
+                            f"contributions for {n} inputs")
+        wanted = [p for p, t in zip(parts, targs) if t is not None and
+                  not (isinstance(p, ir.Const) and p.value is None)]
+        # only the statements the wanted contributions need
+        need = {p.name for p in wanted if isinstance(p, ir.Var)}
+        for st in reversed(rf.body[:-1]):
+            if st.target in need:
+                need.update(a.name for a in ir.expr_atoms(st.value) if isinstance(a, ir.Var))
+        # a contribution that reads neither `out` nor an input without a tangent (which
+        # may be the larger one, broadcasting) may have a smaller shape than the result
+        missing = {n for n, a, t in zip(rule.inputs, call.args, targs)
+                   if t is None and isinstance(a, ir.Var)}
+        narrow = "out" not in need and not missing <= need
+        sub: Dict[str, ir.Atom] = dict(zip(rule.inputs, call.args))
+        sub["out"] = ir.Var(s.target)
+        for name, t in zip(rule.tangents, targs):
+            if t is not None:
+                sub[name] = t
+        kw = dict(call.kwargs)
+        for k, default in rule.options.items():
+            sub[k] = kw.get(k, ir.Const(default))
+
+        def atom(a):
+            if isinstance(a, ir.Var):
+                if a.name in sub:
+                    return sub[a.name]
+                raise TransformError(f"forward rule {rule.fn.__qualname__} reads unknown "
+                                     f"name {a.name}")
+            return a
+
+        for st in rf.body[:-1]:
+            if st.target not in need:
+                continue
+            v = st.value
+            if isinstance(v, ir.Call):
+                v = ir.Call(v.callee, tuple(atom(a) for a in v.args),
+                            tuple((k, atom(a)) for k, a in v.kwargs))
+                hint = hint_for(v.callee, v.args)
+            elif isinstance(v, ir.Pack):
+                v = ir.Pack(tuple(atom(a) for a in v.items), v.kind)
+                hint = "pack"
+            elif isinstance(v, ir.Item):
+                v = ir.Item(atom(v.value), v.index)
+                hint = "item"
+            else:
+                sub[st.target] = atom(v)
+                continue
+            sub[st.target] = self.emit(self.names.fresh(hint), v, s.src)
+        return [atom(p) for p in wanted], narrow
+
+    # -- control flow --------------------------------------------------------------------
+    def if_tangent(self, s: ir.If):
+        body = self.transform_block(s.body)
+        orelse = self.transform_block(s.orelse)
+        outs = list(s.outs)
+        for t, a, b in s.outs:
+            if t not in self.varied:
+                continue
+            ta, tb = self.tangent(a), self.tangent(b)
+            if ta is None and tb is None:
+                self.tan[t] = None
+                continue
+            if ta is None:
+                ta = self._zeros_in(body, a, s.src)
+            if tb is None:
+                tb = self._zeros_in(orelse, b, s.src)
+            name = self.tangent_name(t)
+            outs.append((name, ta, tb))
+            self.tan[t] = ir.Var(name)
+            if t in self.containers or t in self.tuples:
+                self.containers.add(name)
+        self.block.append(ir.If(s.test, body, orelse, outs, s.src))
+
+    def _zeros_in(self, block, a, src):
+        outer, self.block = self.block, block
+        z = self.zeros(a, src)
+        self.block = outer
+        return z
+
+    def loop_tangent(self, L: ir.Loop):
+        if L.index and L.index in self.varied:
+            raise TransformError("forward mode does not yet differentiate a loop over a "
+                                 "differentiated tuple or list literal", L.src,
+                                 "Loop over range(len(...)) and index instead.")
+        carried = [c for c in L.carried if c[0] in self.varied]
+        names = {}
+        for c, init, _ in carried:
+            names[c] = self.tangent_name(c)
+            self.tan[c] = ir.Var(names[c])
+            if c in self.containers or c in self.tuples:
+                self.containers.add(names[c])
+        inits = {c: self.full(init, L.src) for c, init, _ in carried}
+        cond = self.transform_block(L.cond)
+        outer, self.block = self.block, []
+        for st in L.body:
+            self.statement(st)
+        nexts = {c: self.full(nxt, L.src) for c, _, nxt in carried}
+        body, self.block = self.block, outer
+        new_carried = list(L.carried) + [(names[c], inits[c], nexts[c]) for c, _, _ in carried]
+        self.block.append(ir.Loop(new_carried, body, L.iter, L.index, cond, L.test, L.stop,
+                                  L.src))
+
+
+def _finish(j: JForm, func: ir.Function, name: str, params, ret) -> ir.Function:
+    g = ir.Function(name, params, j.body_out + [ir.Return(ret, func.body[-1].src)],
+                    func.src, j.temps, j.base)
+    g.defaults = getattr(func, "defaults", {})
+    g.kwonly = getattr(func, "kwonly", [])
+    g.tuples = j.tuples
+    g.shape_of = {}
+    return g
+
+
+def _run(j: JForm, func: ir.Function):
+    j.body_out = j.transform_block(func.body[:-1])
+    r = func.result
+    src = func.body[-1].src
+    j.block = j.body_out
+    t = j.full(r, src) if isinstance(r, ir.Var) else j.zeros(r, src)
+    return r, t
+
+
+def jvp_function(func: ir.Function, out, slots, name: str) -> ir.Function:
+    """jvp_f(*args, *tangents) -> (result, tangent of the result).
+
+    slots: one per argument whose tangent is a parameter: its index, or None
+    for a non-differentiable argument (its tangent parameter is ignored).
+    """
+    j = JForm(func, out, [i for i in slots if i is not None])
+    tparams = []
+    for i in slots:
+        p = func.params[i] if i is not None else f"arg{len(tparams)}"
+        tname = j.names.fresh("d" + p)
+        tparams.append(tname)
+        if i is not None:
+            j.tan[func.params[i]] = ir.Var(tname)
+            if func.params[i] in j.containers:
+                j.containers.add(tname)
+    r, t = _run(j, func)
+    pair = j.emit(j.names.fresh("jvp_result"), ir.Pack((r, t)), None)
+    return _finish(j, func, name, list(func.params) + tparams, pair)
+
+
+def derivative_function(func: ir.Function, out, wrt: int, name: str) -> ir.Function:
+    """derivative_f(*args) -> the tangent of the result for a ones tangent of args[wrt]."""
+    j = JForm(func, out, [wrt])
+    p = func.params[wrt]
+    ones = runtime.ones_like_tree if p in j.containers else np.ones_like
+    j.block = []
+    seed = j.emit(j.tangent_name(p), ir.Call(registry.primitive(ones), (ir.Var(p),)),
+                  func.src, temp=False)
+    j.tan[p] = seed
+    head = j.block
+    r, t = _run(j, func)
+    j.body_out = head + j.body_out
+    return _finish(j, func, name, list(func.params), t)
