@@ -141,7 +141,11 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Ar
     module.origin = inner.origin if inner else f"from {_where(parsed)}"
     fnobj = parsed.fn
     defaults = getattr(fnobj, "__defaults__", None) if hasattr(fnobj, "__code__") else None
+    if parsed.filename.startswith("<s2sad: "):
+        defaults = None             # a wrapper s2sad wrote around a primitive: no defaults
     module.defaults = defaults or ()
+    if kind == "jvp" and module.defaults:
+        module.defaults = tuple(module.defaults) + (None,) * n     # the tangents
     module.kwdefaults = getattr(fnobj, "__kwdefaults__", None) or {}
     guards = list(out.guards) + parsed.guards
     module.guards = guards
@@ -383,7 +387,8 @@ class Transformed:
     def params(self):
         if self._params is None:
             ps = positional_params(self.fn)
-            if self.kind == "jvp":      # jvp_f(*args, *tangents)
+            if self.kind == "jvp":      # jvp_f(*args, *tangents): as many as its code takes
+                ps = list(_artifact(self.fn, "jvp", None, False, None).params)
                 ps = ps + [f"d{p}" for p in ps]
             self._params = ps
         return self._params
@@ -514,6 +519,17 @@ def derivative(fn, wrt: int = 0):
 _jvp_transforms: Dict[Any, "Transformed"] = {}
 
 
+def _positional_defaults(fn, params) -> dict:
+    import inspect
+    target = fn.fn if isinstance(fn, Transformed) else fn
+    try:
+        sig = inspect.signature(target)
+    except (TypeError, ValueError):
+        return {}
+    return {p.name: p.default for p in sig.parameters.values()
+            if p.default is not inspect.Parameter.empty and p.name in params}
+
+
 def jvp(fn, primals, tangents):
     """Forward mode: ``(fn(*primals), J @ tangents)`` from one pass of generated code.
 
@@ -529,22 +545,109 @@ def jvp(fn, primals, tangents):
         if t is None:
             t = _jvp_transforms[_key(fn)] = Transformed(fn, "jvp")
     params = positional_params(fn)
-    spec = call_spec(params, primals, {})
-    if "-" in spec or len(primals) > len(params):
+    n_given = len(primals)
+    if len(primals) > len(params):
         raise TypeError(f"jvp of {_name_of(fn)} takes {len(params)} primals, got "
                         f"{len(primals)}")
+    if len(primals) < len(params):      # parameters left at their defaults: no tangent
+        defaults = _positional_defaults(fn, params)
+        missing = [p for p in params[len(primals):] if p not in defaults]
+        if missing:
+            raise TypeError(f"jvp of {_name_of(fn)}: no primal for {', '.join(missing)}")
+    spec = call_spec(params, primals, {})      # '-' for a parameter left at its default
+    if len(primals) < len(params):
+        rest = tuple(defaults[p] for p in params[len(primals):])
+        primals, tangents = primals + rest, tangents + (None,) * len(rest)
+    from .runtime import zeros_like_tree
+    tangents = tuple(zeros_like_tree(p) if d is None and spec[i] in "dc" else d
+                     for i, (p, d) in enumerate(zip(primals, tangents)))
     for i, (p, d) in enumerate(zip(primals, tangents)):
-        if spec[i] in "dc" and np.shape(p) != np.shape(d) and not isinstance(p, (tuple, list, dict)):
+        if spec[i] == "d" and np.shape(p) != np.shape(d):
             raise ValueError(f"tangent {i} has shape {np.shape(d)}, but its primal has shape "
                              f"{np.shape(p)}")
     t._last_spec = spec
     art = t.artifact(spec)
     f = art.function(_backend(primals + tangents))
+    n = len(art.params)        # a primitive's options are not parameters of its code
+    if len(primals) > n:
+        if len(primals) > n_given and n_given > n:
+            raise TypeError(f"jvp of {_name_of(fn)} takes {n} primals, got {n_given}")
+        primals, tangents = primals[:n], tangents[:n]
     try:
         return f(*primals, *tangents)
     except Exception as e:
         _annotate(e)
         raise
+
+
+def _basis(x, xp=np):
+    """The standard basis of x's space, one array shaped like x at a time."""
+    a = xp.asarray(x)
+    for k in range(a.size):
+        e = xp.zeros(a.size, dtype=a.dtype if a.dtype.kind in "fc" else float)
+        e[k] = 1
+        yield e.reshape(a.shape) if a.ndim else (float(e[0]) if isinstance(x, float) else e[0])
+
+
+def _tangents_for(args, wrt, t):
+    return tuple(t if i == wrt else None for i in range(len(args)))
+
+
+def _check_one(wrt, what):
+    if not isinstance(wrt, int) or isinstance(wrt, bool):
+        raise TypeError(f"{what} takes one argument index, got wrt={wrt!r}")
+
+
+def jacobian(fn, wrt: int = 0, mode: str = "auto"):
+    """The Jacobian of fn with respect to argument ``wrt``: shape ``out.shape + x.shape``.
+
+    ``mode="forward"`` builds it column by column with jvp (one pass per
+    input entry), ``"reverse"`` row by row with vjp (one per output entry);
+    ``"auto"`` picks the one with fewer passes.
+    """
+    _check_one(wrt, "jacobian")
+    if mode not in ("auto", "forward", "reverse"):
+        raise ValueError(f"mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
+
+    def jac(*args):
+        xp = _backend(args)
+        x = args[wrt]
+        if not _differentiable(x):
+            raise TypeError(f"jacobian with respect to argument {wrt}, which is not a float "
+                            "array or number")
+        out = fn(*args)
+        n, m = int(np.size(x)), int(np.size(out))
+        forward = mode == "forward" or (mode == "auto" and n <= m)
+        if forward:
+            cols = [xp.reshape(xp.asarray(jvp(fn, args, _tangents_for(args, wrt, e))[1]), (m,))
+                    for e in _basis(x, xp)]
+            flat = xp.stack(cols, axis=1) if cols else xp.zeros((m, 0))
+        else:
+            _, pull = vjp(fn, *args)
+            rows = [xp.reshape(xp.asarray(pull(u)[wrt]), (n,)) for u in _basis(out, xp)]
+            flat = xp.stack(rows, axis=0) if rows else xp.zeros((0, n))
+        return xp.reshape(flat, tuple(np.shape(out)) + tuple(np.shape(x)))
+    jac.__name__ = f"jacobian_{_name_of(fn)}"
+    return jac
+
+
+def hessian(fn, wrt: int = 0):
+    """The Hessian of a scalar fn with respect to argument ``wrt``: shape ``x.shape * 2``.
+
+    Forward over reverse: one jvp of the generated gradient code per entry of x.
+    """
+    _check_one(wrt, "hessian")
+    g = grad(fn, wrt)
+    h = jacobian(g, wrt, mode="forward")
+    h.__name__ = f"hessian_{_name_of(fn)}"
+    return h
+
+
+def hvp(fn, primals, v, wrt: int = 0):
+    """The Hessian of a scalar fn at primals, times v: forward over reverse, one pass."""
+    _check_one(wrt, "hvp")
+    primals = tuple(primals)
+    return jvp(grad(fn, wrt), primals, _tangents_for(primals, wrt, v))[1]
 
 
 def source(obj) -> str:

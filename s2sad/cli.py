@@ -171,21 +171,19 @@ def _cmd_demo(args) -> int:
 
 
 def _cmd_show(args) -> int:
-    fn, user = load_target(args.target)
-    t, what = build(fn, args)
-    module = generated_module(t, args.spec, fn)
-    text = module.source
+    fn, _ = load_target(args.target)
+    module = generated_module(build(fn, args), args.spec, fn)
+    text = module.source.rstrip("\n") + "\n"
     if args.all:
         for other in _generated_dependencies(module):
-            text += "\n\n" + other.source
+            text += "\n\n" + other.source.rstrip("\n") + "\n"
     sys.stdout.write(text)
     return 0
 
 
 def _cmd_export(args) -> int:
     fn, user = load_target(args.target)
-    t, what = build(fn, args)
-    module = generated_module(t, args.spec, fn)
+    module = generated_module(build(fn, args), args.spec, fn)
     command = " ".join([PROG, "export"] + _options_text(args))
     text = export_source(module, user, args.target, command, args.output, args.globals_mode)
     if args.output:
@@ -258,6 +256,10 @@ def load_file(path: str):
     folder = os.path.dirname(full)
     if folder not in sys.path:
         sys.path.insert(0, folder)
+    for module in list(sys.modules.values()):      # loaded already (in-process use)
+        f = getattr(module, "__file__", None)
+        if isinstance(f, str) and os.path.abspath(f) == full:
+            return module
     name = _module_name(full)
     spec = importlib.util.spec_from_file_location(name, full)
     if spec is None or spec.loader is None:
@@ -322,7 +324,7 @@ def _params(fn):
 
 
 def build(fn, args):
-    """(the s2sad-made function the options describe, a short description)."""
+    """The s2sad-made function that the options describe (not transformed yet)."""
     import s2sad
     params = _params(fn)
     wrt = _parse_wrt(args.wrt, params)
@@ -347,13 +349,10 @@ def build(fn, args):
             raise CLIError(f"--forward differentiates with respect to one argument: give "
                            f"--wrt one index or name (got {args.wrt!r})")
         make = functools.partial(derivative, wrt=wrt)
-        what = f"derivative (forward mode) wrt {wrt}"
     elif wrt is None:
         make = s2sad.grad_all
-        what = "grad_all"
     else:
         make = functools.partial(s2sad.grad, wrt=wrt)
-        what = f"grad wrt {wrt}"
     t = fn
     try:
         for _ in range(args.order):
@@ -362,7 +361,7 @@ def build(fn, args):
         raise CLIError(_format_s2sad_error(e)) from None
     except TypeError as e:
         raise CLIError(f"{_name(fn)}: {_first_line(e)}") from None
-    return t, what
+    return t
 
 
 def _name(fn):
@@ -370,6 +369,7 @@ def _name(fn):
 
 
 def _spec(spec, n):
+    """The spec s2sad takes (one letter per positional parameter): missing letters are d."""
     if spec is None:
         return None
     return (spec + "d" * n)[:n] if n else spec
@@ -388,9 +388,6 @@ def generated_module(t, spec, fn):
     except RecursionError:
         raise CLIError(f"s2sad cannot transform {_name(fn)}: the transform recursed too "
                        "deeply") from None
-    except Exception as e:
-        raise CLIError(f"s2sad cannot transform {_name(fn)}: {type(e).__name__}: "
-                       f"{_first_line(e)}") from None
 
 
 def _format_s2sad_error(e) -> str:
@@ -420,7 +417,13 @@ def _is_s2sad_name(modname) -> bool:
 def _is_helper_home(modname) -> bool:
     """Modules whose functions, classes and constants an export may copy: the runtime
     helpers, the rule modules' helpers, and the errors they raise."""
-    return modname in ("s2sad.runtime", "s2sad.errors") or modname.startswith("s2sad.rules.")
+    if not isinstance(modname, str):
+        return False
+    if modname in ("s2sad.runtime", "s2sad.errors") or modname.startswith("s2sad.rules."):
+        return True
+    from . import registry          # a helper primitive that lives somewhere else
+    return any(getattr(p.fn, "__module__", None) == modname
+               for p in registry.all_primitives() if p.printing == registry.HELPER)
 
 
 def _s2sad_file(modname) -> str:
@@ -450,9 +453,10 @@ def _free_names(source: str):
 
 def _literal(v, embed_arrays=False):
     """Source text that rebuilds v (None if it cannot be written as source)."""
-    if v is None or v is Ellipsis or isinstance(v, (bool, int, str, bytes)) and \
-            type(v) in (bool, int, str, bytes):
-        return "..." if v is Ellipsis else repr(v)
+    if v is None or type(v) in (bool, int, str, bytes):
+        return repr(v)
+    if v is Ellipsis:
+        return "..."
     if type(v) is float:
         if math.isnan(v):
             return "float('nan')"
@@ -481,6 +485,8 @@ def _literal(v, embed_arrays=False):
                 return None
             parts.append(f"{a}: {b}")
         return "{" + ", ".join(parts) + "}"
+    if isinstance(v, type) and getattr(builtins, v.__name__, None) is v:
+        return v.__name__
     if type(v) is slice:
         return f"slice({_literal(v.start)}, {_literal(v.stop)}, {_literal(v.step)})"
     if isinstance(v, np.generic) and type(v).__name__ in dir(np) and v.dtype.kind in "biufc":
@@ -489,7 +495,8 @@ def _literal(v, embed_arrays=False):
         return f"xp.dtype({str(v)!r})"
     if embed_arrays and type(v) is np.ndarray and v.dtype.kind in "biufc":
         data = _literal(v.tolist())
-        return f"xp.array({data}, dtype={str(v.dtype)!r}).reshape({v.shape!r})"
+        text = f"xp.array({data}, dtype={str(v.dtype)!r})"
+        return text if v.size else f"{text}.reshape({v.shape!r})"
     return None
 
 
@@ -544,6 +551,7 @@ class _Exporter:
         self.keep = []              # keep those objects alive so ids stay unique
         self.trees = {}
         self.generated = []         # the generated modules, dependencies first
+        self.undefined = set()      # names read that are defined nowhere (left as they are)
 
     # -- names ---------------------------------------------------------------------------
     def claim(self, name, obj, what):
@@ -564,7 +572,7 @@ class _Exporter:
         usermod = getattr(self.user, "__name__", None)
         if name == "xp" and obj is np:
             if self.claim("xp", np, "the array module"):
-                self.units.append(_Unit(0, (0, "import numpy as xp"), "import numpy as xp",
+                self.units.append(_Unit(0, (0, "import numpy as xp", 0), "import numpy as xp",
                                         ["xp"]))
             return
         if isinstance(obj, types.ModuleType):
@@ -573,7 +581,7 @@ class _Exporter:
                                "an export cannot depend on s2sad")
             line = _import_statement(name, obj)
             if self.claim(name, obj, f"the module {obj.__name__}"):
-                self.units.append(_Unit(0, (1, line), line, [name]))
+                self.units.append(_Unit(0, (1, line, 0), line, [name]))
             return
         generated = getattr(obj, "__s2sad_module__", None)
         if generated is not None and isinstance(obj, types.FunctionType):
@@ -582,6 +590,11 @@ class _Exporter:
             return
         if isinstance(obj, (types.FunctionType, type, functools._lru_cache_wrapper)):
             home = getattr(obj, "__module__", None)
+            if home == "s2sad.errors" and isinstance(obj, type) and \
+                    issubclass(obj, Exception):
+                self.add_error_class(obj)
+                self.alias(name, obj, obj.__name__)
+                return
             if _is_s2sad_name(home):
                 if not _is_helper_home(home):
                     raise CLIError(f"cannot export: {context} uses {home}.{obj.__qualname__}, "
@@ -589,16 +602,17 @@ class _Exporter:
                 self.add_source(obj, sys.modules[home], 1, _s2sad_file(home))
                 self.alias(name, obj, obj.__name__)
                 return
-            if home is not None and home == usermod:
-                self.add_source(obj, self.user, 2,
-                                os.path.basename(getattr(self.user, "__file__", "") or home))
+            if home is not None and (home == usermod or self._users_own(home)):
+                module = self.user if home == usermod else sys.modules[home]
+                self.add_source(obj, module, 2,
+                                os.path.basename(getattr(module, "__file__", "") or home))
                 self.alias(name, obj, obj.__name__)
                 return
         text = _literal(obj, embed_arrays=self.globals_mode == "embed")
         if text is not None:
             if self.claim(name, obj, f"the constant {text[:40]}"):
                 uses_xp = "xp." in text
-                self.units.append(_Unit(2, (0, name), f"{name} = {text}", [name],
+                self.units.append(_Unit(2, (0, name, 0), f"{name} = {text}", [name],
                                         now={"xp"} if uses_xp else ()))
                 if uses_xp:
                     self.need("xp", np, "a constant")
@@ -614,7 +628,7 @@ class _Exporter:
             line = _import_statement(name, obj)
             if line is not None:
                 if self.claim(name, obj, repr(line)):
-                    self.units.append(_Unit(0, (2, line), line, [name]))
+                    self.units.append(_Unit(0, (2, line, 0), line, [name]))
                 return
         if self.globals_mode == "import" and usermod is not None and \
                 vars(self.user).get(name, _MISSING) is obj:
@@ -624,7 +638,7 @@ class _Exporter:
                                "name; rename it to a module name that no other module uses")
             line = f"from {usermod} import {name}"
             if self.claim(name, obj, repr(line)):
-                self.units.append(_Unit(0, (3, line), line, [name]))
+                self.units.append(_Unit(0, (3, line, 0), line, [name]))
             return
         kind = f"an array of shape {obj.shape}" if isinstance(obj, np.ndarray) else \
             f"a {type(obj).__name__}"
@@ -635,10 +649,22 @@ class _Exporter:
         raise CLIError(f"cannot export: {context} reads {name!r}, {kind}, which cannot be "
                        f"written as source\n{hint}")
 
+    def _users_own(self, modname) -> bool:
+        """Whether a module is the user's own code (a file in the folder of the user's
+        file, not an installed package): its functions are copied, not imported."""
+        module = sys.modules.get(modname)
+        f = getattr(module, "__file__", None)
+        top = os.path.dirname(os.path.abspath(getattr(self.user, "__file__", "") or ""))
+        if not isinstance(f, str) or not top or top == os.path.dirname(top):
+            return False
+        f = os.path.abspath(f)
+        parts = set(f.split(os.sep))
+        return f.startswith(top + os.sep) and not parts & {"site-packages", "dist-packages"}
+
     def alias(self, name, obj, own_name):
         if name != own_name:
             if self.claim(name, obj, f"{own_name}"):
-                self.units.append(_Unit(2, (2, name), f"{name} = {own_name}", [name],
+                self.units.append(_Unit(2, (2, name, 0), f"{name} = {own_name}", [name],
                                         now={own_name}))
 
     # -- source ----------------------------------------------------------------------------
@@ -656,22 +682,52 @@ class _Exporter:
         self.keep.append(obj)
         name = obj.__name__
         what = f"{doc}:{name}"
+        if not name.isidentifier():
+            raise CLIError(f"cannot export: the code calls a {name} from {doc}; an export "
+                           "copies functions by their def: define it with def")
         self.claim(name, obj, f"the function {name} from {doc}")
         try:
             text = textwrap.dedent(inspect.getsource(obj))
             line = inspect.getsourcelines(obj)[1]
         except (OSError, TypeError):
             raise CLIError(f"cannot export: the source of {name} ({doc}) is not available")
-        namespace = getattr(inspect.unwrap(obj), "__globals__", None) or vars(home)
+        raw = inspect.unwrap(obj)
+        if getattr(raw, "__closure__", None):
+            raise CLIError(f"cannot export: {name} ({doc}) is a closure (it reads variables "
+                           f"of the function that made it: "
+                           f"{', '.join(raw.__code__.co_freevars)}); an export copies source only")
+        namespace = getattr(raw, "__globals__", None) or vars(home)
+        text = _without_s2sad_decorators(text, namespace)
         text, local_imports = self._patch_imports(text, home, what)
         defined, now, later = _free_names(text)
-        unit = _Unit(section, (home.__name__, line), text, defined, now, doc)
+        unit = _Unit(section, (1, home.__name__, line), text, defined, now, doc)
         self.units.append(unit)
         for n, o in local_imports:
             self.need(n, o, what)
         self.resolve(now | later, namespace, what, defined)
 
-    def add_s2sad_constant(self, name, obj, context):
+    def add_error_class(self, cls):
+        """s2sad's errors, as short stand-ins: the message is all an export needs."""
+        if id(cls) in self.done:
+            return
+        self.done.add(id(cls))
+        self.keep.append(cls)
+        base = cls.__bases__[0]
+        if base is Exception:
+            text = (f"class {cls.__name__}(Exception):\n"
+                    f'    """The error that s2sad helpers raise (a stand-in for '
+                    f's2sad.errors.{cls.__name__})."""\n\n'
+                    "    def __init__(self, message, location=None, hint=\"\"):\n"
+                    "        super().__init__(message + (\"\\n\" + hint if hint else \"\"))\n")
+        else:
+            self.need(base.__name__, base, f"s2sad.errors.{cls.__name__}")
+            text = (f"class {cls.__name__}({base.__name__}):\n"
+                    f'    """A stand-in for s2sad.errors.{cls.__name__}."""\n')
+        self.claim(cls.__name__, cls, f"the class {cls.__name__}")
+        self.units.append(_Unit(1, (0, cls.__name__, 0), text, [cls.__name__],
+                                {base.__name__} - {"Exception"}, "s2sad/errors.py"))
+
+    def add_s2sad_constant(self, name, obj, context, fallback=False):
         """A module constant of s2sad's runtime (EMPTY_TAPE = Tape()): its assignment."""
         homes = [m for k, m in sorted(sys.modules.items()) if m is not None and
                  _is_helper_home(k) and vars(m).get(name, _MISSING) is obj]
@@ -685,10 +741,13 @@ class _Exporter:
                     text = ast.get_source_segment(inspect.getsource(home), node)
                     doc = _s2sad_file(home.__name__)
                     defined, now, later = _free_names(text)
-                    self.units.append(_Unit(1, (home.__name__, node.lineno), text, defined,
+                    self.units.append(_Unit(1, (1, home.__name__, node.lineno), text, defined,
                                             now | later, doc))
                     self.resolve(now | later, vars(home), f"{doc}:{name}", defined)
                     return
+        if fallback:
+            self.need(name, obj, context)
+            return
         raise CLIError(f"cannot export: {context} uses {name!r}, a {type(obj).__name__} "
                        "from s2sad that is not defined by an assignment")
 
@@ -728,14 +787,19 @@ class _Exporter:
         return "".join(lines), found
 
     def resolve(self, names, namespace, what, defined=()):
-        b = namespace.get("__builtins__", builtins)
-        b = b if isinstance(b, dict) else vars(b)
         for n in sorted(names):
             if n in defined:
                 continue
             if n in namespace:
-                self.need(n, namespace[n], what)
-            # a builtin, or a name that is not defined (an error when run, as in s2sad)
+                value = namespace[n]
+                if _is_helper_home(namespace.get("__name__")) and not isinstance(
+                        value, (types.ModuleType, types.FunctionType, type,
+                                functools._lru_cache_wrapper)) and n not in self.bound:
+                    self.add_s2sad_constant(n, value, what, fallback=True)
+                else:
+                    self.need(n, value, what)
+            elif not hasattr(builtins, n):
+                self.undefined.add(n)       # a NameError when it runs, as in s2sad
 
     # -- generated code ------------------------------------------------------------------
     def add_generated(self, module):
@@ -765,7 +829,7 @@ class _Exporter:
             else:
                 self.resolve({n}, module.globals, what)
         self.generated.append(module)
-        self.units.append(_Unit(3, (len(self.generated),), text, defined, now))
+        self.units.append(_Unit(3, (len(self.generated), "", 0), text, defined, now))
 
     # -- the module ----------------------------------------------------------------------
     def ordered(self):
@@ -811,6 +875,29 @@ def _describe(obj) -> str:
     return f"a {type(obj).__name__}"
 
 
+def _without_s2sad_decorators(text: str, namespace) -> str:
+    """A function's source without decorators from s2sad (which register a function and
+    return it unchanged, such as @s2sad.defnondiff): an export has no registry."""
+    tree = ast.parse(text)
+    node = tree.body[0] if tree.body else None
+    if not isinstance(node, (ast.FunctionDef, ast.ClassDef)) or not node.decorator_list:
+        return text
+    lines = text.splitlines(True)
+    drop = set()
+    for d in node.decorator_list:
+        root = d.func if isinstance(d, ast.Call) else d
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name):
+            continue
+        obj = namespace.get(root.id)
+        home = obj.__name__ if isinstance(obj, types.ModuleType) else \
+            getattr(obj, "__module__", None)
+        if _is_s2sad_name(home):
+            drop.update(range(d.lineno - 1, d.end_lineno))
+    return "".join(ln for i, ln in enumerate(lines) if i not in drop)
+
+
 def _without_binding_notes(source: str) -> str:
     """A generated module without the two comment lines about names bound at run time
     (in an export, xp is NumPy and the helpers are defined above)."""
@@ -836,8 +923,8 @@ def _generated_dependencies(module):
 
 
 _SECTION_TITLES = {
-    1: "s2sad runtime helpers that the code calls, copied from {}",
-    2: "from {}: what the code reads",
+    1: "s2sad helpers that the code calls\n# copied from {}",
+    2: "what the code reads from {}",
     3: "the code s2sad generated",
 }
 
@@ -848,23 +935,27 @@ def export_source(module, user_module, target, command, output, globals_mode="er
     ex.need("xp", np, "the generated code")
     ex.add_generated(module)
     units = ex.ordered()
-    body = []
-    section = None
+    out = ""
+    prev = None
     for u in units:
-        if u.section != section:
-            section = u.section
-            if section in _SECTION_TITLES:
-                docs = sorted({x.doc for x in units if x.section == section and x.doc})
-                if section == 2:
-                    docs = docs or [os.path.basename(getattr(user_module, "__file__", target))]
-                title = _SECTION_TITLES[section].format(", ".join(docs))
-                body.append(f"\n# ---- {title} " + "-" * max(4, 80 - len(title) - 8) + "\n")
-            elif body:
-                body.append("")
-        elif section != 0 and (u.text.count("\n") > 0 or "\n" in body[-1]):
-            body.append("")
-        body.append(u.text.rstrip("\n") + "\n" if "\n" in u.text.rstrip("\n")
-                    else u.text.rstrip("\n"))
+        text = u.text.strip("\n")
+        if prev is None or u.section != prev.section:
+            if u.section in _SECTION_TITLES:
+                docs = sorted({x.doc for x in units if x.section == u.section and x.doc})
+                if u.section == 2:
+                    mine = os.path.basename(getattr(user_module, "__file__", None) or target)
+                    docs = [mine] + sorted(set(docs) - {mine})
+                title, _, more = _SECTION_TITLES[u.section].format(", ".join(docs)).partition("\n")
+                out += f"\n\n\n# ---- {title} " + "-" * max(4, 80 - len(title) - 7)
+                out += (f"\n{more}" if more else "") + "\n\n"
+            elif out:
+                out += "\n\n"
+        elif "\n" in text or "\n" in prev.text.strip("\n"):
+            out += "\n\n\n"
+        else:
+            out += "\n"
+        out += text
+        prev = u
     signature = _signature(module)
     first = module.source.splitlines()[0].lstrip("# ").strip()
     name = os.path.splitext(os.path.basename(output))[0] if output else "MODULE"
@@ -881,8 +972,7 @@ def export_source(module, user_module, target, command, output, globals_mode="er
         "# gradient its argument's type (a Python float for a float, float32 for float32).",
         "",
     ]
-    text = "\n".join(head) + "\n" + "\n".join(body).strip("\n") + \
-        f"\n\n\n__all__ = [{module.name!r}]\n"
+    text = "\n".join(head) + "\n" + out.strip("\n") + f"\n\n\n__all__ = [{module.name!r}]\n"
     _check_export(text, ex)
     return text
 
@@ -898,6 +988,9 @@ def _check_export(text, ex):
         compile(text, "<export>", "exec")
     except SyntaxError as e:
         raise CLIError(f"internal error: the export does not compile: line {e.lineno}: {e.msg}")
-    if "import s2sad" in text or "from s2sad" in text:
-        raise CLIError("internal error: the export imports s2sad")
+    defined, now, later = _free_names(text)
+    missing = sorted((now | later) - defined - ex.undefined - set(dir(builtins)))
+    if missing:
+        raise CLIError(f"internal error: the export reads {', '.join(missing)} but does not "
+                       "define it")
 

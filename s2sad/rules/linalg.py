@@ -28,7 +28,8 @@ import string
 import numpy as np
 
 from ..errors import S2SADError
-from ..registry import defbprop, defbprop_varargs, deflinear, defmultilinear, defnondiff
+from ..registry import (defbprop, defbprop_varargs, defjvp, deflinear, defmultilinear,
+                        defnondiff)
 from ..runtime import array_namespace, matmul_lhs_grad, unbroadcast, unreduce
 
 # ---------------------------------------------------------------------------------------
@@ -504,12 +505,23 @@ def bprop_inv(a, out, dout):
     return (-(np.einsum("...ij->...ji", out) @ dout @ np.einsum("...ij->...ji", out)),)
 
 
-def solve_transpose(a, b):
-    """The transposed matrices of a, for the gradient of np.linalg.solve(a, b)."""
+def _check_solve(a, b):
     if np.ndim(b) == 1 and np.ndim(a) > 2:
         raise S2SADError("the derivative of np.linalg.solve(a, b) with a stack of matrices a "
                          "and a 1-D b is not supported; pass b[..., None] and take [..., 0]")
+
+
+def solve_transpose(a, b):
+    """The transposed matrices of a, for the gradient of np.linalg.solve(a, b)."""
+    _check_solve(a, b)
     return array_namespace(a).swapaxes(a, -1, -2)
+
+
+def solve_sign(a, b):
+    """-1.0, the sign of the tangent of np.linalg.solve(a, b) in a; raises S2SADError where
+    solve_transpose does (a stack of matrices a with a 1-D b), for forward mode."""
+    _check_solve(a, b)
+    return -1.0
 
 
 @defbprop(solve_transpose)
@@ -524,10 +536,49 @@ def bprop_solve(a, b, out, dout):
     return (matmul_lhs_grad(-gb, a, out), unbroadcast(gb, b))
 
 
-# -- forward mode: products are linear in each factor, the rest in its array ---------------
+# ---------------------------------------------------------------------------------------
+# forward mode
+# ---------------------------------------------------------------------------------------
+# Each rule is the transpose of the reverse rule above, with its conventions: norm_dir's
+# subgradients (0 at x = 0, ties split evenly), det through inv(a) as its gradient is.
+
+@defjvp(np.linalg.norm)
+def jvp_norm(x, out, dx, ord=None, axis=None, keepdims=False):
+    return (np.sum(dx * norm_dir(x, out, ord, axis, keepdims), axis=axis, keepdims=keepdims),)
+
+
+@defjvp(norm_dir)
+def jvp_norm_dir(x, n, out, dx, dn, ord=None, axis=None, keepdims=False):
+    # 2-norms: d(x / n) = dx / n - (x / n) dn / n, with out = x / n (n made safe at 0);
+    # the other norms' norm_dir is piecewise constant: norm_two(...) is 0 for them
+    return (dx * unreduce(norm_two(x, ord, axis) / np.where(n == 0, 1.0, n), x, axis, keepdims),
+            -(out * unreduce(dn * norm_two(x, ord, axis) / np.where(n == 0, 1.0, n), x, axis,
+                             keepdims)))
+
+
+@defjvp(np.linalg.det)
+def jvp_det(a, out, da):
+    # Jacobi's formula: d det(A) = det(A) tr(A^-1 dA) (A invertible, as for the gradient)
+    return (out * np.einsum("...ij,...ji->...", np.linalg.inv(a), da),)
+
+
+@defjvp(np.linalg.inv)
+def jvp_inv(a, out, da):
+    return (-(out @ da @ out),)
+
+
+@defjvp(np.linalg.solve)
+def jvp_solve(a, b, out, da, db):
+    # x = A^-1 b: dx = A^-1 (db - dA x)
+    return (np.linalg.solve(a, solve_sign(a, b) * (da @ out)), np.linalg.solve(a, db))
+
+
+defnondiff(solve_sign)
+
+# products are linear in each factor, the rest in its array
 defmultilinear(np.einsum)
 defmultilinear(np.tensordot, np.dot, np.inner, np.outer, np.vdot, np.kron, np.cross,
                args=(0, 1))
 defmultilinear(tensordot_lhs_grad, args=(0, 2))
 defmultilinear(tensordot_rhs_grad, args=(0, 1))
-deflinear(einsum_expand, np.diagonal, np.trace, diagonal_grad, trace_grad)
+deflinear(einsum_expand, np.diagonal, np.trace, diagonal_grad, trace_grad, solve_transpose)

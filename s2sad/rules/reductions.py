@@ -17,7 +17,7 @@ primitives with rules of their own, so every order of derivative works.
 
 import numpy as np
 
-from ..registry import defbprop, deflinear, defnondiff
+from ..registry import defbprop, defjvp, deflinear, defnondiff
 from ..runtime import array_namespace, astype, dtype_of, unreduce
 
 
@@ -145,5 +145,48 @@ def bprop_cumsum(a, out, dout, axis=None):
     return (np.reshape(np.flip(np.cumsum(np.flip(dout, axis), axis=axis), axis), np.shape(a)),)
 
 
-# -- forward mode: the linear reductions ----------------------------------------------------
+# -- forward mode -----------------------------------------------------------------------
+# Each rule is the transpose of the reverse rule above, with the same conventions: ties of
+# max/min share the tangent evenly, prod is exact at zeros, std's tangent is nan at std == 0.
+
+@defjvp(prod_others)
+def jvp_prod_others(a, out, da, axis=None):
+    # d out_i = sum over j != i of da_j times the product of the group without i and j:
+    # prod_others of b (row i: the group with element i set to 1) at [i, j], j != i
+    t = group_axes(a, axis)
+    eye = eye_mask(t)
+    b = np.where(eye, 1.0, np.expand_dims(t, -2))
+    gb = prod_others(b, -1) * np.expand_dims(group_axes(da, axis), -2)
+    return (ungroup_axes(np.sum(np.where(eye, 0.0, gb), axis=-1), a, axis),)
+
+
+@defjvp(np.max, np.amax, np.min, np.amin)
+def jvp_extremum(a, out, da, axis=None, keepdims=False):
+    # ties: the mean of the tangents of all elements equal to the extremum
+    hit = astype(a == unreduce(out, a, axis, keepdims), dtype_of(a))
+    return (np.sum(da * hit, axis=axis, keepdims=keepdims)
+            / np.sum(hit, axis=axis, keepdims=keepdims),)
+
+
+@defjvp(np.prod)
+def jvp_prod(a, out, da, axis=None, keepdims=False):
+    return (np.sum(da * prod_others(a, axis), axis=axis, keepdims=keepdims),)
+
+
+@defjvp(np.var)
+def jvp_var(a, out, da, axis=None, ddof=0, keepdims=False):
+    n = np.size(a) / np.size(out) - ddof
+    centered = a - np.mean(a, axis=axis, keepdims=True)
+    return (np.sum(da * centered, axis=axis, keepdims=keepdims) * (2 / n),)
+
+
+@defjvp(np.std)
+def jvp_std(a, out, da, axis=None, ddof=0, keepdims=False):
+    # at std == 0 the tangent is nan (0/0), as the gradient is
+    n = np.size(a) / np.size(out) - ddof
+    centered = a - np.mean(a, axis=axis, keepdims=True)
+    return (np.sum(da * centered, axis=axis, keepdims=keepdims) / out / n,)
+
+
+# the linear reductions: their tangent is the reduction of the tangent
 deflinear(np.sum, np.mean, np.cumsum, group_axes, ungroup_axes)

@@ -20,7 +20,7 @@ Conventions at points where the function is not differentiable:
 
 import numpy as np
 
-from ..registry import defbprop, defelementwise, defnondiff
+from ..registry import defbprop, defelementwise, defjvp, deflinear, defnondiff
 from ..runtime import unbroadcast
 
 # Written as Python floats so that float32 inputs stay float32 (NEP 50); a
@@ -269,6 +269,215 @@ def bprop_clip(a, a_min, a_max, out, dout):
 def bprop_where(condition, x, y, out, dout):
     return (None, unbroadcast(np.where(condition, dout, 0), x),
             unbroadcast(np.where(condition, 0, dout), y))
+
+
+# == forward mode =====================================================================
+# One contribution per input (its partial derivative times its tangent), the inputs in
+# the order of the reverse rules above, with the same conventions at kinks and ties.
+
+# -- trigonometric -----------------------------------------------------------------------
+@defjvp(np.sin)
+def jvp_sin(x, out, dx):
+    return (dx * np.cos(x),)
+
+
+@defjvp(np.cos)
+def jvp_cos(x, out, dx):
+    return (-dx * np.sin(x),)
+
+
+@defjvp(np.tan)
+def jvp_tan(x, out, dx):
+    return (dx * (1 + out * out),)
+
+
+@defjvp(np.arcsin)
+def jvp_arcsin(x, out, dx):
+    return (dx / np.sqrt(1 - x * x),)
+
+
+@defjvp(np.arccos)
+def jvp_arccos(x, out, dx):
+    return (-dx / np.sqrt(1 - x * x),)
+
+
+@defjvp(np.arctan)
+def jvp_arctan(x, out, dx):
+    return (dx / (1 + x * x),)
+
+
+@defjvp(np.arctan2)
+def jvp_arctan2(x1, x2, out, dx1, dx2):
+    r2 = x1 * x1 + x2 * x2
+    return (dx1 * x2 / r2, -dx2 * x1 / r2)
+
+
+@defjvp(np.hypot)
+def jvp_hypot(x1, x2, out, dx1, dx2):
+    # zero tangent at (0, 0), as the reverse rule
+    r = np.where(out == 0, 1, out)
+    return (dx1 * x1 / r, dx2 * x2 / r)
+
+
+# deg2rad, radians, rad2deg, degrees: linear (declared below)
+
+
+# -- hyperbolic -----------------------------------------------------------------------------
+@defjvp(np.sinh)
+def jvp_sinh(x, out, dx):
+    return (dx * np.cosh(x),)
+
+
+@defjvp(np.cosh)
+def jvp_cosh(x, out, dx):
+    return (dx * np.sinh(x),)
+
+
+@defjvp(np.tanh)
+def jvp_tanh(x, out, dx):
+    return (dx * (1 - out * out),)
+
+
+@defjvp(np.arcsinh)
+def jvp_arcsinh(x, out, dx):
+    return (dx / np.sqrt(x * x + 1),)
+
+
+@defjvp(np.arccosh)
+def jvp_arccosh(x, out, dx):
+    return (dx / np.sqrt((x - 1) * (x + 1)),)
+
+
+@defjvp(np.arctanh)
+def jvp_arctanh(x, out, dx):
+    return (dx / (1 - x * x),)
+
+
+# -- exponential and logarithmic --------------------------------------------------------------
+@defjvp(np.exp)
+def jvp_exp(x, out, dx):
+    return (dx * out,)
+
+
+@defjvp(np.exp2)
+def jvp_exp2(x, out, dx):
+    return (dx * out * 0.6931471805599453,)     # ln 2
+
+
+@defjvp(np.expm1)
+def jvp_expm1(x, out, dx):
+    return (dx * (out + 1),)
+
+
+@defjvp(np.log)
+def jvp_log(x, out, dx):
+    return (dx / x,)
+
+
+@defjvp(np.log2)
+def jvp_log2(x, out, dx):
+    return (dx / (x * 0.6931471805599453),)     # ln 2
+
+
+@defjvp(np.log10)
+def jvp_log10(x, out, dx):
+    return (dx / (x * 2.302585092994046),)      # ln 10
+
+
+@defjvp(np.log1p)
+def jvp_log1p(x, out, dx):
+    return (dx / (1 + x),)
+
+
+@defjvp(np.logaddexp)
+def jvp_logaddexp(x1, x2, out, dx1, dx2):
+    return (dx1 * np.exp(x1 - out), dx2 * np.exp(x2 - out))
+
+
+@defjvp(np.logaddexp2)
+def jvp_logaddexp2(x1, x2, out, dx1, dx2):
+    return (dx1 * np.exp2(x1 - out), dx2 * np.exp2(x2 - out))
+
+
+# -- powers and roots -------------------------------------------------------------------------
+@defjvp(np.sqrt)
+def jvp_sqrt(x, out, dx):
+    return (dx / (2 * out),)
+
+
+@defjvp(np.cbrt)
+def jvp_cbrt(x, out, dx):
+    return (dx / (3 * out * out),)
+
+
+@defjvp(np.square)
+def jvp_square(x, out, dx):
+    return (dx * 2 * x,)
+
+
+@defjvp(np.reciprocal)
+def jvp_reciprocal(x, out, dx):
+    return (-dx * out * out,)
+
+
+# -- absolute value, maximum, minimum, clip ------------------------------------------------------
+@defjvp(np.absolute)
+def jvp_absolute(x, out, dx):
+    return (dx * np.sign(x),)
+
+
+@defjvp(np.fabs)
+def jvp_fabs(x, out, dx):
+    return (dx * np.sign(x),)
+
+
+# maximum ... fmin: x1 takes the share the reverse rule gives it, x2 the rest (the same
+# test, so that NaNs and ties split exactly as in reverse mode)
+@defjvp(np.maximum)
+def jvp_maximum(x1, x2, out, dx1, dx2):
+    return (np.where(x1 > x2, dx1, np.where(x1 == x2, 0.5 * dx1, 0)),
+            np.where(x1 > x2, 0, np.where(x1 == x2, 0.5 * dx2, dx2)))
+
+
+@defjvp(np.minimum)
+def jvp_minimum(x1, x2, out, dx1, dx2):
+    return (np.where(x1 < x2, dx1, np.where(x1 == x2, 0.5 * dx1, 0)),
+            np.where(x1 < x2, 0, np.where(x1 == x2, 0.5 * dx2, dx2)))
+
+
+@defjvp(np.fmax)
+def jvp_fmax(x1, x2, out, dx1, dx2):
+    pick1 = np.logical_or(x1 > x2, np.isnan(x2))
+    return (np.where(pick1, dx1, np.where(x1 == x2, 0.5 * dx1, 0)),
+            np.where(pick1, 0, np.where(x1 == x2, 0.5 * dx2, dx2)))
+
+
+@defjvp(np.fmin)
+def jvp_fmin(x1, x2, out, dx1, dx2):
+    pick1 = np.logical_or(x1 < x2, np.isnan(x2))
+    return (np.where(pick1, dx1, np.where(x1 == x2, 0.5 * dx1, 0)),
+            np.where(pick1, 0, np.where(x1 == x2, 0.5 * dx2, dx2)))
+
+
+@defjvp(np.clip)
+def jvp_clip(a, a_min, a_max, out, da, da_min, da_max):
+    # m = maximum(a, lo) with maximum's split, then minimum(m, hi) with minimum's
+    lo = clip_bound(a_min, -1)
+    hi = clip_bound(a_max, 1)
+    m = np.maximum(a, lo)
+    below = m < hi
+    tie = m == hi
+    dma = np.where(a > lo, da, np.where(a == lo, 0.5 * da, 0))
+    dmlo = np.where(a > lo, 0, np.where(a == lo, 0.5 * da_min, da_min))
+    return (np.where(below, dma, np.where(tie, 0.5 * dma, 0)),
+            np.where(below, dmlo, np.where(tie, 0.5 * dmlo, 0)),
+            np.where(below, 0, np.where(tie, 0.5 * da_max, da_max)))
+
+
+# clip_bound is the identity on a given bound; where(condition, x, y) is linear in x, y
+deflinear(clip_bound)
+deflinear(np.where, args=(1, 2))
+deflinear(np.deg2rad, np.radians, np.rad2deg, np.degrees)
 
 
 defelementwise(

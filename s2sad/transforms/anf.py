@@ -67,16 +67,20 @@ class Names:
         # builtins too: generated code calls len, range and slice by name
         self.taken = set(taken) | RESERVED | set(keyword.kwlist) | helpers | BUILTINS
         self.reserved_only = RESERVED | set(keyword.kwlist) | helpers | BUILTINS
+        self._next = {}     # hint -> the last suffix tried (names are never given back)
 
     def fresh(self, hint: str) -> str:
         hint = re.sub(r"\W", "_", hint or "t").strip("_") or "t"
         if hint[0].isdigit():
             hint = "t" + hint
         hint = hint[:24]
-        name, k = hint, 0
+        name, k = hint, self._next.get(hint, 0)
+        if k:
+            name = f"{hint}_{k}"
         while name in self.taken:
             k += 1
             name = f"{hint}_{k}"
+        self._next[hint] = k
         self.taken.add(name)
         return name
 
@@ -651,6 +655,8 @@ def lower(parsed, res) -> tuple:
     func.kwonly = [p.id for p in a.kwonlyargs]
     fn = parsed.fn
     func.defaults = {}
+    if parsed.filename.startswith("<s2sad: "):
+        fn = None                   # a wrapper around a primitive: its options are not parameters
     if fn is not None and getattr(fn, "__defaults__", None):
         pos = [p.id for p in a.posonlyargs + a.args]
         for p, d in zip(pos[len(pos) - len(fn.__defaults__):], fn.__defaults__):

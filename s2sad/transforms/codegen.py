@@ -351,6 +351,7 @@ def _coalesce_names(func: ir.Function, stmts, fold, reserved=frozenset()) -> Dic
     for p in func.params:
         holder[p] = p
     rename: Dict[str, str] = {}
+    inner_reads: Dict[int, set] = {}
     for i, s in enumerate(stmts):
         for t in ir.targets(s):
             if t in holder:
@@ -369,8 +370,11 @@ def _coalesce_names(func: ir.Function, stmts, fold, reserved=frozenset()) -> Dic
                 continue
             if cur in nested_reads:
                 continue
-            if isinstance(s, ir.Loop) and cur in _loop_inner_reads(s, fold):
-                continue
+            if isinstance(s, ir.Loop):
+                if id(s) not in inner_reads:
+                    inner_reads[id(s)] = _loop_inner_reads(s, fold)
+                if cur in inner_reads[id(s)]:
+                    continue
             if last_use.get(cur, -1) <= i and not (isinstance(s, ir.If) and
                                                    _read_after_set(s, t, cur, fold)):
                 rename[t] = base
@@ -526,7 +530,7 @@ def emit_function(func: ir.Function, pr: Printer, indent: str, lines: List[str],
     # folded temporaries are never printed: out of the way of names worth having
     hidden = {t: pr.names.fresh("folded") for t in fold}
     _rename_all(func, hidden)
-    func.temps |= set(hidden.values())
+    func.temps = (func.temps - set(hidden)) | set(hidden.values())
     fold = _fold_plan(func)
     _merge_outs(func, fold)
     _merge_carried(func, fold)
@@ -536,6 +540,8 @@ def emit_function(func: ir.Function, pr: Printer, indent: str, lines: List[str],
     rename = _coalesce_names(func, stmts, fold, reserved)
     if rename:
         _rename_all(func, rename)
+        # a name given back is the variable's, never a temporary (which would be folded)
+        func.temps -= {b for t, b in rename.items() if t not in func.temps}
         fold = _fold_plan(func)
     params = []
     kwonly = set(getattr(func, "kwonly", []))

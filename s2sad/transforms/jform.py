@@ -51,6 +51,15 @@ def _missing_jvp(prim, src) -> MissingRuleError:
         "declare it linear with s2sad.registry.deflinear.")
 
 
+def _const_zero(v):
+    """The zero tangent of a constant: 0 for a number, alike for a tuple or list of them."""
+    if isinstance(v, (tuple, list)):
+        return type(v)(_const_zero(e) for e in v)
+    if isinstance(v, (int, float, complex)) and not isinstance(v, bool):
+        return 0
+    return None
+
+
 class JForm:
     _varied = KTransform._varied
 
@@ -66,6 +75,7 @@ class JForm:
         self.packs: Dict[str, List[Optional[ir.Atom]]] = {}   # static tuple tangents
         self.containers = _containers(func.body, getattr(func, "containers", set()))
         self.block: List = []
+        self.shape_of: Dict[str, str] = {}
         varied = {func.params[i] for i in wrt}
         KTransform._varied(self, func.body, varied)
         self.varied = varied
@@ -90,9 +100,7 @@ class JForm:
     def zeros(self, atom: ir.Atom, src) -> ir.Atom:
         """A materialized zero tangent for atom."""
         if isinstance(atom, ir.Const):
-            v = atom.value
-            return ir.Const(0 if isinstance(v, (int, float, complex)) and
-                            not isinstance(v, bool) else None)
+            return ir.Const(_const_zero(atom.value))
         name = atom.name
         tree = name in self.containers or name in self.tuples
         fn = runtime.zeros_like_tree if tree else np.zeros_like
@@ -114,7 +122,8 @@ class JForm:
         if t is None:
             self.tan[var] = None
             return
-        if isinstance(t, ir.Var) and t.name in self.temps and self.block and \
+        if var not in self.temps and isinstance(t, ir.Var) and t.name in self.temps and \
+                self.block and \
                 isinstance(self.block[-1], ir.Assign) and self.block[-1].target == t.name:
             last = self.block[-1]
             name = self.tangent_name(var)
@@ -126,6 +135,8 @@ class JForm:
                 self.containers.add(name)
             t = ir.Var(name)
         self.tan[var] = t
+        if isinstance(t, ir.Var) and t.name not in self.shape_of:
+            self.shape_of[t.name] = var         # a tangent has its primal's shape
         if isinstance(t, ir.Var) and (var in self.containers or var in self.tuples):
             self.containers.add(t.name)
 
@@ -331,6 +342,7 @@ class JForm:
             if tb is None:
                 tb = self._zeros_in(orelse, b, s.src)
             name = self.tangent_name(t)
+            self.shape_of[name] = t
             outs.append((name, ta, tb))
             self.tan[t] = ir.Var(name)
             if t in self.containers or t in self.tuples:
@@ -352,6 +364,7 @@ class JForm:
         names = {}
         for c, init, _ in carried:
             names[c] = self.tangent_name(c)
+            self.shape_of[names[c]] = c
             self.tan[c] = ir.Var(names[c])
             if c in self.containers or c in self.tuples:
                 self.containers.add(names[c])
@@ -373,7 +386,7 @@ def _finish(j: JForm, func: ir.Function, name: str, params, ret) -> ir.Function:
     g.defaults = getattr(func, "defaults", {})
     g.kwonly = getattr(func, "kwonly", [])
     g.tuples = j.tuples
-    g.shape_of = {}
+    g.shape_of = j.shape_of
     return g
 
 
@@ -400,11 +413,17 @@ def jvp_function(func: ir.Function, out, slots, name: str) -> ir.Function:
         tparams.append(tname)
         if i is not None:
             j.tan[func.params[i]] = ir.Var(tname)
+            j.shape_of[tname] = func.params[i]
             if func.params[i] in j.containers:
                 j.containers.add(tname)
     r, t = _run(j, func)
     pair = j.emit(j.names.fresh("jvp_result"), ir.Pack((r, t)), None)
-    return _finish(j, func, name, list(func.params) + tparams, pair)
+    n = len(slots)          # tangents follow the positional parameters (before keyword-only)
+    g = _finish(j, func, name, list(func.params[:n]) + tparams + list(func.params[n:]), pair)
+    if any(p in g.defaults for p in func.params[:n]):
+        # after a parameter with a default, every one needs a default too
+        g.defaults = dict(g.defaults, **{t: None for t in tparams})
+    return g
 
 
 def derivative_function(func: ir.Function, out, wrt: int, name: str) -> ir.Function:
@@ -416,6 +435,7 @@ def derivative_function(func: ir.Function, out, wrt: int, name: str) -> ir.Funct
     seed = j.emit(j.tangent_name(p), ir.Call(registry.primitive(ones), (ir.Var(p),)),
                   func.src, temp=False)
     j.tan[p] = seed
+    j.shape_of[seed.name] = p
     head = j.block
     r, t = _run(j, func)
     j.body_out = head + j.body_out

@@ -9,9 +9,13 @@ Every rewrite keeps the value of every returned result.  One line each::
     x ** 1                     =>  x
     -(-x)                      =>  x
     unbroadcast(g, x)          =>  g   where g and x are known to have one shape
+    expand_like(t, x)          =>  t   where t and x are known to have one shape
     t = <expr>; dx = t         =>  dx = <expr>            (t a temporary: keep the readable name)
     y = x                      =>  uses of y read x
     a = p(u); b = p(u)         =>  b reads a              (common subexpressions)
+    loop carrying c1, c2 from one init, with next values equal when c1 == c2
+                               =>  c2 reads c1            (the tangent streams of nesting)
+    If outs (t1, a, b), (t2, a, b)  =>  t2 reads t1
     t = <pure expr>, t unused  =>  (removed)              (dead code)
 
 Branches and loops are optimized block by block: an expression computed
@@ -48,6 +52,7 @@ def optimize(func: ir.Function, shape_of: Dict[str, str] = None) -> ir.Function:
         changed = _simplify(func, shape_of)
         changed |= _coalesce_copies(func)
         changed |= _cse(func)
+        changed |= _merge_equal_flows(func)
         changed |= _dce(func)
         if not changed:
             break
@@ -107,6 +112,7 @@ def _subst_block(stmts, m):
 
 def _simplify(func, shape_of) -> bool:
     shape: Dict[str, object] = {}
+    func._defs = {t.target: t for t in ir.walk(func.body) if isinstance(t, ir.Assign)}
     return _simplify_block(func, func.body, shape_of, shape)
 
 
@@ -116,6 +122,7 @@ def _simplify_block(func, stmts, shape_of, shape) -> bool:
     zeros = registry.primitive(np.zeros_like)
     from .. import runtime
     unb = registry.primitive(runtime.unbroadcast)
+    expand = registry.primitive(runtime.expand_like)
 
     def key(a):
         if isinstance(a, ir.Const):
@@ -176,11 +183,10 @@ def _simplify_block(func, stmts, shape_of, shape) -> bool:
         elif p.fn is operator.pow and _is(args[1], 1):
             new = args[0]
         elif p.fn is operator.neg and isinstance(args[0], ir.Var):
-            d = next((t for t in ir.walk(func.body) if isinstance(t, ir.Assign) and
-                      t.target == args[0].name), None)
+            d = func._defs.get(args[0].name)
             if d is not None and isinstance(d.value, ir.Call) and d.value.callee is p:
                 new = d.value.args[0]
-        elif p is unb and key(args[0]) == key(args[1]) and key(args[0]) is not None:
+        elif p in (unb, expand) and key(args[0]) == key(args[1]) and key(args[0]) is not None:
             new = args[0]
         if new is not None:
             s.value = new
@@ -204,7 +210,7 @@ def _simplify_block(func, stmts, shape_of, shape) -> bool:
 
 
 # helper -> the argument whose shape its result has
-_SHAPE_OF_ARG = {"unbroadcast": 1, "unreduce": 1, "getitem_grad": 0, "matmul_lhs_grad": 1,
+_SHAPE_OF_ARG = {"unbroadcast": 1, "expand_like": 1, "unreduce": 1, "getitem_grad": 0, "matmul_lhs_grad": 1,
                  "matmul_rhs_grad": 2, "astype": 0}
 
 
@@ -391,3 +397,100 @@ def _live_in(stmts, live) -> set:
             continue
         live.update(v.name for v in ir.reads(s))
     return live
+
+
+# -- equal loop-carried values and branch results ------------------------------------------
+def _copy_block(stmts):
+    """A copy of the statements (expressions are immutable and shared)."""
+    out = []
+    for s in stmts:
+        if isinstance(s, ir.Assign):
+            out.append(ir.Assign(s.target, s.value, s.src, s.bwd))
+        elif isinstance(s, ir.If):
+            out.append(ir.If(s.test, _copy_block(s.body), _copy_block(s.orelse), list(s.outs),
+                             s.src))
+        elif isinstance(s, ir.Loop):
+            out.append(ir.Loop(list(s.carried), _copy_block(s.body), s.iter, s.index,
+                               _copy_block(s.cond), s.test, s.stop, s.src))
+        else:
+            out.append(s)      # Def, Return: not rewritten here
+    return out
+
+
+def _atom_key(a):
+    if isinstance(a, ir.Var):
+        return ("v", a.name)
+    try:
+        hash(a.value)
+        return ("c", type(a.value), a.value)
+    except TypeError:
+        return ("id", id(a.value))
+
+
+def _loop_classes(L: ir.Loop):
+    """Partition L's carried names into classes that provably hold equal values: the same
+    init, and next values that CSE finds equal when the class is assumed equal
+    (optimistic, refined to a fixed point)."""
+    groups = {}
+    for c, init, _ in L.carried:
+        groups.setdefault(_atom_key(init), []).append(c)
+    classes = [g for g in groups.values() if len(g) > 1]
+    if not classes:
+        return []
+    nxt = {c: n for c, _, n in L.carried}
+    while True:
+        m = {c: ir.Var(g[0]) for g in classes for c in g[1:]}
+        body = _copy_block(L.body)
+        _subst_block(body, m)
+        found: Dict[str, ir.Atom] = {}
+        _cse_block(body, {}, found)
+        refined = []
+        for g in classes:
+            by = {}
+            for c in g:
+                a = _subst_atom(_subst_atom(nxt[c], m), found)
+                by.setdefault(_atom_key(a), []).append(c)
+            refined.extend(v for v in by.values() if len(v) > 1)
+        if sorted(map(sorted, refined)) == sorted(map(sorted, classes)):
+            return classes
+        classes = refined
+        if not classes:
+            return []
+
+
+def _merge_equal_flows(func) -> bool:
+    m: Dict[str, ir.Atom] = {}
+    _merge_flows_block(func.body, m)
+    if m:
+        substitute(func, m)
+    return bool(m)
+
+
+def _merge_flows_block(stmts, m):
+    for s in stmts:
+        if isinstance(s, ir.Loop):
+            _merge_flows_block(s.cond, m)
+            _merge_flows_block(s.body, m)
+            if s.cond or s.test is not None:
+                continue                # while loops: the test may read a carried name
+            classes = _loop_classes(s)
+            drop = set()
+            for g in classes:
+                for c in g[1:]:
+                    m[c] = ir.Var(g[0])
+                    drop.add(c)
+            if drop:
+                s.carried = [c for c in s.carried if c[0] not in drop]
+                _subst_block(s.body, m)
+        elif isinstance(s, ir.If):
+            _merge_flows_block(s.body, m)
+            _merge_flows_block(s.orelse, m)
+            seen, outs = {}, []
+            for t, a, b in s.outs:
+                k = (_atom_key(_subst_atom(a, m)), _atom_key(_subst_atom(b, m)))
+                if k in seen:
+                    m[t] = ir.Var(seen[k])
+                else:
+                    seen[k] = t
+                    outs.append((t, a, b))
+            s.outs = outs
