@@ -102,6 +102,9 @@ def _lower(fn, spec=None):
 
 def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Artifact:
     parsed, func, out = _lower(fn, spec)
+    # simplify the primal first: fused loops and shared subexpressions (the levels of a
+    # nested derivative inlined side by side) are differentiated once, not once each
+    optimize.optimize(func)
     n = len(func.params) - len(getattr(func, "kwonly", []))   # positional parameters
     if spec is None:
         spec = "d" * n

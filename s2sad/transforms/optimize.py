@@ -16,6 +16,8 @@ Every rewrite keeps the value of every returned result.  One line each::
     loop carrying c1, c2 from one init, with next values equal when c1 == c2
                                =>  c2 reads c1            (the tangent streams of nesting)
     If outs (t1, a, b), (t2, a, b)  =>  t2 reads t1
+    for i in r: A ...; for j in r: B    =>  for i in r: A; B[j := i]
+                               (B independent of A; what B needs from between moves up)
     t = <pure expr>, t unused  =>  (removed)              (dead code)
 
 Branches and loops are optimized block by block: an expression computed
@@ -52,6 +54,7 @@ def optimize(func: ir.Function, shape_of: Dict[str, str] = None) -> ir.Function:
         changed = _simplify(func, shape_of)
         changed |= _coalesce_copies(func)
         changed |= _cse(func)
+        changed |= _fuse_loops(func)
         changed |= _merge_equal_flows(func)
         changed |= _dce(func)
         if not changed:
@@ -267,12 +270,13 @@ def _key(e):
     def ak(a):
         if isinstance(a, ir.Var):
             return ("v", a.name)
+        if isinstance(a.value, slice):      # unhashable before Python 3.12
+            return ("slice", a.value.start, a.value.stop, a.value.step)
         try:
             hash(a.value)
         except TypeError:
             return ("id", id(a.value))
-        return ("c", type(a.value), a.value if not isinstance(a.value, slice)
-                else (a.value.start, a.value.stop, a.value.step))
+        return ("c", type(a.value), a.value)
     if isinstance(e, ir.Call) and isinstance(e.callee, registry.Primitive):
         if not e.callee.pure:
             return None
@@ -420,6 +424,8 @@ def _copy_block(stmts):
 def _atom_key(a):
     if isinstance(a, ir.Var):
         return ("v", a.name)
+    if isinstance(a.value, slice):
+        return ("slice", a.value.start, a.value.stop, a.value.step)
     try:
         hash(a.value)
         return ("c", type(a.value), a.value)
@@ -494,3 +500,84 @@ def _merge_flows_block(stmts, m):
                     seen[k] = t
                     outs.append((t, a, b))
             s.outs = outs
+
+
+# -- loop fusion ---------------------------------------------------------------------------
+def _plain_for(s) -> bool:
+    return isinstance(s, ir.Loop) and s.iter is not None and s.index is not None \
+        and not s.cond and s.test is None and s.stop is None
+
+
+def _impure(stmts) -> bool:
+    for t in ir.walk(stmts):
+        if isinstance(t, ir.Def):
+            return True
+        if isinstance(t, ir.Assign) and isinstance(t.value, ir.Call):
+            c = t.value.callee
+            if not isinstance(c, registry.Primitive) or not c.pure:
+                return True
+    return False
+
+
+def _defined_in(s) -> set:
+    out = set(ir.targets(s))
+    if isinstance(s, (ir.If, ir.Loop)):
+        for b in s.blocks():
+            for t in ir.walk(b):
+                out.update(ir.targets(t))
+    return out
+
+
+def _fuse_loops(func) -> bool:
+    m: Dict[str, ir.Atom] = {}
+    changed = _fuse_block(func.body, m)
+    if m:
+        substitute(func, m)
+    return changed
+
+
+def _fuse_block(stmts, m) -> bool:
+    changed = False
+    for s in stmts:
+        if isinstance(s, (ir.If, ir.Loop)):
+            for b in s.blocks():
+                changed |= _fuse_block(b, m)
+    i = 0
+    while i < len(stmts):
+        L1 = stmts[i]
+        if not _plain_for(L1) or _impure([L1]):
+            i += 1
+            continue
+        fused = False
+        for j in range(i + 1, len(stmts)):
+            L2 = stmts[j]
+            if not (_plain_for(L2) and _atom_key(L2.iter) == _atom_key(L1.iter)):
+                continue
+            if _impure([L2]):
+                continue
+            middle = stmts[i + 1:j]
+            # the statements between that L2 needs, transitively
+            need = {v.name for v in ir.reads(L2)}
+            moved = []
+            for t in reversed(middle):
+                if _defined_in(t) & need:
+                    moved.append(t)
+                    need |= {v.name for v in ir.reads(t)}
+            moved.reverse()
+            if need & _defined_in(L1) or _impure(moved):
+                continue
+            rest = [t for t in middle if not any(t is x for x in moved)]
+            sub = {L2.index: ir.Var(L1.index)}
+            body2 = list(L2.body)
+            _subst_block(body2, sub)
+            carried2 = [(c, a, _subst_atom(b, sub)) for c, a, b in L2.carried]
+            fusedL = ir.Loop(list(L1.carried) + carried2, list(L1.body) + body2, L1.iter,
+                             L1.index, [], None, None, L1.src)
+            m[L2.index] = ir.Var(L1.index)
+            stmts[i:j + 1] = moved + [fusedL] + rest
+            i += len(moved)
+            fused = changed = True
+            break
+        if not fused:
+            i += 1
+    return changed
