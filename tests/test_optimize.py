@@ -75,6 +75,45 @@ def copies(x):
     return z * z
 
 
+def two_loops(x, n):
+    a = x
+    for i in range(n):
+        a = a * 2.0
+    b = x
+    for j in range(n):
+        b = b + 1.0
+    return a * b
+
+
+def dependent_loops(x, n):
+    a = x
+    for i in range(n):
+        a = a * 2.0
+    b = a
+    for j in range(n):
+        b = b + 1.0
+    return b
+
+
+def equal_streams(x, n):
+    a = x
+    b = x
+    for i in range(n):
+        a = np.sin(a)
+        b = np.sin(b)
+    return a * b
+
+
+def equal_branches(x, c):
+    if c > 0:
+        a = x * 2.0
+        b = x * 2.0
+    else:
+        a = x
+        b = x
+    return a * b
+
+
 @pytest.mark.parametrize("fn,expected", [
     (times_one, "return x"),
     (one_times, "return x"),
@@ -86,6 +125,16 @@ def copies(x):
     (common_subexpression, "a = xp.sin(x)\nreturn a + a"),
     (dead_code, "return x * 2"),
     (copies, "return x * x"),
+    # two loops over one range, the second independent of the first: one loop
+    (two_loops, "a = x\nb = x\nfor i in range(n):\n    a = a * 2.0\n    b = b + 1.0\n"
+                "return a * b"),
+    # the second reads the first's result: two loops (the range is shared)
+    (dependent_loops, "range_n = range(n)\na = x\nfor i in range_n:\n    a = a * 2.0\nb = a\n"
+                      "for j in range_n:\n    b = b + 1.0\nreturn b"),
+    # carried names from one init whose updates agree: one name (nested tangents)
+    (equal_streams, "a = x\nfor i in range(n):\n    a = xp.sin(a)\nreturn a * a"),
+    # branch results equal on both paths: one result
+    (equal_branches, "if c > 0:\n    a = x * 2.0\nelse:\n    a = x\nreturn a * a"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_rewrite(fn, expected):
     assert optimized(fn) == body(expected)
@@ -123,3 +172,18 @@ def test_validator_catches_a_missing_return():
     f = ir.Function("f", ["x"], [ir.Assign("y", ir.Var("x"))])
     with pytest.raises(TransformError, match="return"):
         ir.validate(f)
+
+
+def test_expand_like_of_a_tangent_of_the_same_shape_is_dropped():
+    """A tangent has its primal's shape: x + 1.0 needs no broadcast of dx; x + b may."""
+    import s2sad
+
+    def f(x):
+        return np.tanh(x) + 1.0
+    assert "expand_like" not in s2sad.source(s2sad.derivative(f))
+
+    def g(x, b):
+        return x + b
+    assert "expand_like" in s2sad.source(s2sad.derivative(g))
+    x, b = np.ones(3), np.ones((2, 3))
+    np.testing.assert_array_equal(s2sad.derivative(g)(x, b), np.ones((2, 3)))
