@@ -391,7 +391,8 @@ class Transformed:
         if self._params is None:
             ps = positional_params(self.fn)
             if self.kind == "jvp":      # jvp_f(*args, *tangents): as many as its code takes
-                ps = list(_artifact(self.fn, "jvp", None, False, None).params)
+                _, func, _ = _lower(self.fn)
+                ps = list(func.params[:len(func.params) - len(getattr(func, "kwonly", []))])
                 ps = ps + [f"d{p}" for p in ps]
             self._params = ps
         return self._params
@@ -522,6 +523,28 @@ def derivative(fn, wrt: int = 0):
 _jvp_transforms: Dict[Any, "Transformed"] = {}
 
 
+def _check_tangent(p, d, where):
+    """A tangent has its primal's structure and shapes (None stands for zeros)."""
+    if d is None:
+        return
+    if isinstance(p, dict):
+        if not isinstance(d, dict) or set(d) != set(p):
+            raise ValueError(f"{where} must be a dict with the keys {sorted(p)}")
+        for k in p:
+            _check_tangent(p[k], d[k], f"{where}[{k!r}]")
+        return
+    if isinstance(p, (tuple, list)):
+        if not isinstance(d, (tuple, list)) or len(d) != len(p):
+            raise ValueError(f"{where} must be a tuple or list of {len(p)} items, like its "
+                             f"primal")
+        for k, (a, b) in enumerate(zip(p, d)):
+            _check_tangent(a, b, f"{where}[{k}]")
+        return
+    if _differentiable(p) and np.shape(p) != np.shape(d):
+        raise ValueError(f"{where} has shape {np.shape(d)}, but its primal has shape "
+                         f"{np.shape(p)}")
+
+
 def _positional_defaults(fn, params) -> dict:
     import inspect
     target = fn.fn if isinstance(fn, Transformed) else fn
@@ -565,9 +588,8 @@ def jvp(fn, primals, tangents):
     tangents = tuple(zeros_like_tree(p) if d is None and spec[i] in "dc" else d
                      for i, (p, d) in enumerate(zip(primals, tangents)))
     for i, (p, d) in enumerate(zip(primals, tangents)):
-        if spec[i] == "d" and np.shape(p) != np.shape(d):
-            raise ValueError(f"tangent {i} has shape {np.shape(d)}, but its primal has shape "
-                             f"{np.shape(p)}")
+        if spec[i] in "dc":
+            _check_tangent(p, d, f"tangent {i}")
     t._last_spec = spec
     art = t.artifact(spec)
     f = art.function(_backend(primals + tangents))

@@ -6,6 +6,8 @@ Every rewrite keeps the value of every returned result.  One line each::
     2 - 1                      =>  1                      (operators on Python numbers)
     x * 1, 1 * x, x / 1        =>  x
     x + 0, 0 + x, x - 0        =>  x
+    ones_like(y) * x, zeros_like(y) + x, x - zeros_like(y)  =>  x   (x of y's shape)
+    zeros_like(y) * x          =>  zeros_like(y)          (x of y's shape)
     x ** 1                     =>  x
     -(-x)                      =>  x
     unbroadcast(g, x)          =>  g   where g and x are known to have one shape
@@ -174,6 +176,8 @@ def _simplify_block(func, stmts, shape_of, shape) -> bool:
                 new = args[0]
             elif _is(args[0], 1):
                 new = args[1]
+            else:
+                new = _with_filled(func, args, ones, zeros, key)
         elif p.fn is operator.truediv and _is(args[1], 1):
             new = args[0]
         elif p.fn is operator.add and len(args) == 2:
@@ -181,7 +185,12 @@ def _simplify_block(func, stmts, shape_of, shape) -> bool:
                 new = args[0]
             elif _is(args[0], 0):
                 new = args[1]
+            else:
+                new = _with_filled(func, args, None, zeros, key)
         elif p.fn is operator.sub and _is(args[1], 0):
+            new = args[0]
+        elif p.fn is operator.sub and len(args) == 2 and _filled(func, args[1], zeros) \
+                and key(args[0]) == key(args[1]) and key(args[0]) is not None:
             new = args[0]
         elif p.fn is operator.pow and _is(args[1], 1):
             new = args[0]
@@ -210,6 +219,28 @@ def _simplify_block(func, stmts, shape_of, shape) -> bool:
             # helpers whose result has the shape of one argument
             shape[s.target] = key(args[_SHAPE_OF_ARG[p.short]])
     return changed
+
+
+def _filled(func, a, prim) -> bool:
+    """Is a defined as prim(...) (ones_like, zeros_like)?"""
+    if prim is None or not isinstance(a, ir.Var):
+        return False
+    d = func._defs.get(a.name)
+    return d is not None and isinstance(d.value, ir.Call) and d.value.callee is prim
+
+
+def _with_filled(func, args, ones, zeros, key):
+    """ones * x => x, zeros * x => zeros, zeros + x => x, where the two have one shape
+    (so no broadcasting is lost)."""
+    a, b = args
+    if key(a) != key(b) or key(a) is None:
+        return None
+    for u, v in ((a, b), (b, a)):
+        if _filled(func, u, ones):          # ones * v
+            return v
+        if _filled(func, u, zeros):         # zeros * v or zeros + v
+            return u if ones is not None else v
+    return None
 
 
 # helper -> the argument whose shape its result has
