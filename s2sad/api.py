@@ -420,6 +420,12 @@ class Transformed:
         return self.artifact(self._last_spec).module.source
 
     def __call__(self, *args, **kwargs):
+        if self.kind == "jvp" and not kwargs:
+            # the jvp code as a function of (*args, *tangents): None is a zero tangent
+            n = len(self.params()) // 2
+            if len(args) > n:
+                tangents = args[n:] + (None,) * (2 * n - len(args))
+                return jvp(self.fn, args[:n], tangents)
         spec = call_spec(self.params(), args, kwargs)
         self._last_spec = spec
         art = self.artifact(spec)
