@@ -95,6 +95,7 @@ def _slots(spec: str, wrt, n: int, base: str):
 def _lower(fn, spec=None):
     """The front end: fn's source, checked, resolved and in functional form."""
     parsed = parse.parse(fn, spec)
+    parsed.spec = spec
     fence.fence(parsed)
     func, out = anf.lower(parsed, resolve.resolve(parsed))
     return parsed, func, out

@@ -224,6 +224,8 @@ class Lowering(FlowLowering):
             for p in params + [p.id for p in a.kwonlyargs]:
                 self.env[p] = ir.Var(p)
                 self.out.assigned.add(p)
+            spec = getattr(self.parsed, "spec", None) or ""
+            self.out.container_params = {p for p, c in zip(params, spec) if c == "c"}
         else:
             self._bind_call(root, params, args, kwargs, call_node)
         body = _lambda_body(root) if isinstance(root, gast.Lambda) else root.body
@@ -541,9 +543,27 @@ class Lowering(FlowLowering):
         args, kwargs = binding.bind(prim, args, kwargs, self.loc(node))
         return ir.Call(prim, tuple(args), tuple(kwargs.items()))
 
+    def _call_spec(self, fn, args, kwargs):
+        """For a function s2sad made: the kind of call (api.call_spec's letters) that
+        these arguments make, so that its code for such a call is reused."""
+        from ..api import Transformed
+        if not isinstance(fn, Transformed) or kwargs:
+            return None
+        out = []
+        for a in args:
+            if isinstance(a, ir.Const):
+                v = a.value
+                out.append("n" if v is None or isinstance(v, (bool, int, str)) else "d")
+            elif a.name in getattr(self.out, "container_params", ()) or a.name in self.out.tuples:
+                out.append("c")
+            else:
+                out.append("d")
+        n = len(fn.params())
+        return "".join(out)[:n] + "-" * (n - len(out))
+
     def inline(self, fn, args, kwargs, node):
         from . import fence, parse, resolve
-        parsed = parse.parse(fn)
+        parsed = parse.parse(fn, self._call_spec(fn, args, kwargs))
         code = getattr(parsed.fn, "__code__", None)
         if code is not None and code in self.stack:
             # recursion: a real call; the K-transform calls the fwd/bwd pair made for it

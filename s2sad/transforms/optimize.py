@@ -573,6 +573,17 @@ def _fuse_block(stmts, m) -> bool:
         if isinstance(s, (ir.If, ir.Loop)):
             for b in s.blocks():
                 changed |= _fuse_block(b, m)
+    if sum(1 for s in stmts if _plain_for(s)) < 2:
+        return changed
+    facts = {}
+
+    def fact(t):
+        """(names t defines, names it reads), computed once per statement."""
+        f = facts.get(id(t))
+        if f is None:
+            f = facts[id(t)] = (_defined_in(t), {v.name for v in ir.reads(t)})
+        return f
+
     i = 0
     while i < len(stmts):
         L1 = stmts[i]
@@ -588,14 +599,15 @@ def _fuse_block(stmts, m) -> bool:
                 continue
             middle = stmts[i + 1:j]
             # the statements between that L2 needs, transitively
-            need = {v.name for v in ir.reads(L2)}
+            need = set(fact(L2)[1])
             moved = []
             for t in reversed(middle):
-                if _defined_in(t) & need:
+                d, r = fact(t)
+                if d & need:
                     moved.append(t)
-                    need |= {v.name for v in ir.reads(t)}
+                    need |= r
             moved.reverse()
-            if need & _defined_in(L1) or _impure(moved):
+            if need & fact(L1)[0] or _impure(moved):
                 continue
             rest = [t for t in middle if not any(t is x for x in moved)]
             sub = {L2.index: ir.Var(L1.index)}
