@@ -14,12 +14,12 @@ See ``source(grad_all(f))`` for the code s2sad writes.
 from .errors import (MissingRuleError, RuleError, S2SADError, SourceUnavailableError,
                      TransformError, UnsupportedSyntaxError)
 from .registry import defbprop, defjvp, defnondiff
-from .api import (derivative, fprop, grad, grad_all, hessian, hvp, jacobian, jvp, source,
+from .api import (backend, derivative, fprop, grad, grad_all, hessian, hvp, jacobian, jvp, source,
                   value_and_grad, vjp)
 
 __version__ = "0.1.0"
 
-__all__ = ["grad_all", "grad", "value_and_grad", "vjp", "jvp", "derivative", "jacobian",
+__all__ = ["backend", "grad_all", "grad", "value_and_grad", "vjp", "jvp", "derivative", "jacobian",
            "hessian", "hvp", "fprop", "source", "defbprop",
            "defjvp", "defnondiff", "S2SADError", "UnsupportedSyntaxError", "MissingRuleError",
            "SourceUnavailableError", "RuleError", "TransformError"]

@@ -18,6 +18,8 @@ the output sensitivity (the gradient of ``sum(f(x))``), as MindSpore and
 PyTorch's ``grad_outputs=ones`` do.  ``vjp`` takes any cotangent.
 """
 
+import contextlib
+import contextvars
 import functools
 import os
 import threading
@@ -289,9 +291,45 @@ def call_spec(params, args, kwargs) -> str:
 _HOST = (float, int, bool, np.ndarray, np.float64, np.float32, type(None))
 
 
+_forced: contextvars.ContextVar = contextvars.ContextVar("s2sad_backend", default=None)
+
+
+@contextlib.contextmanager
+def backend(name: str):
+    """Run generated code on one array library, whatever the arguments are::
+
+        with s2sad.backend("cupy"):
+            grad(f)(2.0, 3.0)        # Python numbers in, CuPy arrays out
+
+    Without it the backend comes from the arguments (CuPy arrays: CuPy;
+    NumPy arrays and Python numbers: NumPy).  An array of the other library
+    is an error that names the argument: s2sad never moves data between
+    host and device behind your back.
+    """
+    if name not in ("numpy", "cupy"):
+        raise ValueError(f"backend must be 'numpy' or 'cupy', got {name!r}")
+    if name == "cupy":
+        _import_cupy()
+    token = _forced.set(name)
+    try:
+        yield
+    finally:
+        _forced.reset(token)
+
+
+def _import_cupy():
+    try:
+        import cupy
+    except ImportError as e:
+        raise S2SADError("the CuPy backend needs CuPy: pip install -e \".[cupy]\" (which "
+                         "installs cupy-cuda12x; see the README for other CUDA versions)") from e
+    return cupy
+
+
 def _backend(args):
     """numpy, or cupy when the arguments are CuPy arrays; mixing them is an error."""
-    if all(type(a) in _HOST for a in args):
+    forced = _forced.get()
+    if forced is None and all(type(a) in _HOST for a in args):
         return np                        # the common case, first
     found = {}
 
@@ -307,6 +345,13 @@ def _backend(args):
             found.setdefault("numpy", path)
     for i, a in enumerate(args):
         visit(a, f"argument {i}")
+    if forced is not None:
+        other = "numpy" if forced == "cupy" else "cupy"
+        if other in found:
+            raise S2SADError(f"{found[other]} is a {'NumPy' if other == 'numpy' else 'CuPy'} "
+                             f"array, but s2sad.backend({forced!r}) is in force; convert it "
+                             f"first ({'cupy.asarray' if forced == 'cupy' else 'cupy.asnumpy'})")
+        return np if forced == "numpy" else _import_cupy()
     if "cupy" in found:
         if "numpy" in found:
             raise S2SADError(f"{found['numpy']} is a NumPy array but {found['cupy']} is a "
@@ -432,6 +477,8 @@ class Transformed:
         art = self.artifact(spec)
         xp = _backend(args)
         f = art.function(xp)
+        if xp is not np:        # Python floats become 0-d device arrays (ints stay counts)
+            args = tuple(xp.asarray(a) if type(a) is float else a for a in args)
         try:
             result = f(*args, **kwargs)
         except Exception as e:

@@ -11,6 +11,8 @@ code it generated: the strongest test a source transformer has.  Run it in
 float64 (it converts float inputs for you).
 """
 
+import os
+
 import numpy as np
 
 from .api import grad_all, jvp, vjp
@@ -18,6 +20,41 @@ from .api import grad_all, jvp, vjp
 
 class GradientCheckError(AssertionError):
     pass
+
+
+# -- the device the checked code runs on -------------------------------------------------------
+# S2SAD_TEST_BACKEND=cupy runs s2sad's generated code on CuPy arrays (the references,
+# finite differences of the plain function, stay on the host in NumPy float64).
+def _device():
+    if os.environ.get("S2SAD_TEST_BACKEND", "numpy") == "cupy":
+        import cupy
+        return cupy
+    return None
+
+
+def _dev(x):
+    """x with its float arrays moved to the test device (unchanged without one)."""
+    xp = _device()
+    if xp is None:
+        return x
+    if isinstance(x, dict):
+        return {k: _dev(v) for k, v in x.items()}
+    if isinstance(x, (tuple, list)):
+        return type(x)(_dev(v) for v in x) if type(x) in (tuple, list) else tuple(map(_dev, x))
+    if isinstance(x, np.ndarray):
+        return xp.asarray(x)
+    return x
+
+
+def _host(x):
+    """x with its device arrays copied back to NumPy."""
+    if isinstance(x, dict):
+        return {k: _host(v) for k, v in x.items()}
+    if isinstance(x, (tuple, list)):
+        return type(x)(_host(v) for v in x) if type(x) in (tuple, list) else tuple(map(_host, x))
+    if type(x).__module__.startswith("cupy"):
+        return x.get()
+    return x
 
 
 def _flat(x):
@@ -98,7 +135,11 @@ def _inner(a, b):
 def check_vjp(f, args, rng, eps=1e-5, rtol=1e-6, atol=1e-9):
     """One directional check of reverse mode at args; raises GradientCheckError."""
     args = [_to64(a) for a in args]
-    out, bprop = vjp(f, *args)
+    out, bprop_dev = vjp(f, *_dev(args))
+    out = _host(out)
+
+    def bprop(u):
+        return _host(bprop_dev(_dev(u)))
     u = _like(rng, out)
     grads = bprop(u)
     which = [i for i, a in enumerate(args) if _is_float(a)]
@@ -114,7 +155,7 @@ def check_vjp(f, args, rng, eps=1e-5, rtol=1e-6, atol=1e-9):
     rhs = sum(float(np.sum(x * y)) for x, y in zip(_flat(u), fd))
     # the flat gradient code (grad_all) must agree with the closure code (vjp)
     ones = _ones(out)
-    flat = grad_all(f)(*args)
+    flat = _host(grad_all(f)(*_dev(args)))
     for i in which:
         a, b = _flat(flat[i]), _flat(bprop(ones)[i])
         for x, y in zip(a, b):
@@ -151,7 +192,7 @@ def check_jvp(f, args, seed=0, eps=1e-5, rtol=1e-6, atol=1e-9, directions=2):
     for _ in range(directions):
         v = {i: _like(rng, args[i]) for i in which}
         tangents = [v.get(i) for i in range(len(args))]
-        out, tout = jvp(f, args, tangents)
+        out, tout = _host(jvp(f, _dev(args), _dev(tangents)))
         ref = f(*[_axpy(a, 0.0, v.get(i)) for i, a in enumerate(args)])  # on copies
         for x, y in zip(_flat(out), _flat(ref)):
             if not np.allclose(x, y, rtol=1e-12, atol=1e-14):
@@ -173,8 +214,8 @@ def check_jvp(f, args, seed=0, eps=1e-5, rtol=1e-6, atol=1e-9, directions=2):
                 raise GradientCheckError(f"forward mode disagrees with finite differences for "
                                          f"{name}: {x!r} vs {y!r}")
         u = _like(rng, out)
-        _, bprop = vjp(f, *args)
-        grads = bprop(u)
+        _, bprop = vjp(f, *_dev(args))
+        grads = _host(bprop(_dev(u)))
         lhs = sum(_inner(grads[i], v[i]) for i in which if grads[i] is not None)
         rhs = _inner(u, tout)
         if not abs(lhs - rhs) <= 1e-12 + 1e-9 * max(abs(lhs), abs(rhs)):

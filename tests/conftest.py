@@ -1,4 +1,37 @@
 import os
 import sys
 
+import pytest
+
 sys.path.insert(0, os.path.dirname(__file__))
+
+
+def pytest_addoption(parser):
+    parser.addoption("--backend", choices=("numpy", "cupy"), default=None,
+                     help="run s2sad's generated code in the gradient checks on this array "
+                          "library (the same as S2SAD_TEST_BACKEND=cupy)")
+
+
+def pytest_configure(config):
+    name = config.getoption("--backend")
+    if name:
+        os.environ["S2SAD_TEST_BACKEND"] = name
+    if os.environ.get("S2SAD_TEST_BACKEND") == "cupy":
+        reason = cupy_unavailable()
+        if reason:
+            pytest.exit(f"S2SAD_TEST_BACKEND=cupy, but {reason}", returncode=2)
+
+
+def cupy_unavailable():
+    """Why CuPy cannot run here, or None when it can."""
+    try:
+        import cupy
+    except ImportError:
+        return "CuPy is not installed (pip install -e \".[cupy]\")"
+    try:
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            return "there is no GPU"
+        cupy.zeros(1).sum().item()
+    except Exception as e:                      # no driver, no device
+        return f"there is no usable GPU ({type(e).__name__}: {e})"
+    return None

@@ -887,3 +887,38 @@ def test_changed_global_reaches_an_inlined_derivative(monkeypatch):
     monkeypatch.setattr(corpus, "D", 3.0)
     # d/dx (3x^2 + 3) x = 9x^2 + 3
     assert g(x) == pytest.approx(9 * x ** 2 + 3.0)
+
+
+# -- the backend ----------------------------------------------------------------------------
+def test_backend_numpy_can_be_forced_and_is_the_default():
+    import s2sad
+
+    def f(x):
+        return np.tanh(x) * x
+    g = s2sad.grad(f)
+    with s2sad.backend("numpy"):
+        assert isinstance(g(np.array([0.5, 1.0])), np.ndarray)
+        assert isinstance(g(0.5), float)
+        t = np.tanh(0.5)
+        np.testing.assert_allclose(g(0.5), (1 - t * t) * 0.5 + t, rtol=1e-15)
+
+
+def test_backend_rejects_unknown_names_and_missing_cupy():
+    import s2sad
+    with pytest.raises(ValueError, match="numpy' or 'cupy"):
+        with s2sad.backend("torch"):
+            pass
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        with pytest.raises(s2sad.S2SADError, match=r"pip install -e \"\.\[cupy\]\""):
+            with s2sad.backend("cupy"):
+                pass
+
+
+def test_backend_is_restored_after_the_block():
+    import s2sad
+    from s2sad.api import _forced
+    with s2sad.backend("numpy"):
+        assert _forced.get() == "numpy"
+    assert _forced.get() is None
