@@ -70,6 +70,11 @@ def _containers(stmts, seeds=()) -> set:
                 args = [a for a in ir.expr_atoms(v) if isinstance(a, ir.Var)]
                 if fn in makers or (isinstance(v, ir.Const) and isinstance(v.value, list)):
                     out.add(s.target)
+                elif isinstance(v, ir.Pack) or fn in (runtime.zeros_like_tree,
+                                                      runtime.ones_like_tree):
+                    # a tuple literal, and tree zeros and ones (of arrays too: their own
+                    # zeros_like_tree is the zero there, so this is always safe)
+                    out.add(s.target)
                 elif fn is runtime.tape_pop:
                     pops.add(s.target)
                 elif isinstance(v, ir.Item) and v.value.name in pops and v.index == 0:
