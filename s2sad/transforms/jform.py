@@ -38,7 +38,7 @@ import numpy as np
 from .. import ir, registry, runtime
 from ..errors import MissingRuleError, RuleError, TransformError
 from .anf import hint_for
-from .kform import KTransform, rule_ir
+from .kform import KTransform, inline_body, rule_ir
 from .kform_flow import _add, _containers
 
 
@@ -297,32 +297,9 @@ class JForm:
         for k, default in rule.options.items():
             sub[k] = kw.get(k, ir.Const(default))
 
-        def atom(a):
-            if isinstance(a, ir.Var):
-                if a.name in sub:
-                    return sub[a.name]
-                raise TransformError(f"forward rule {rule.fn.__qualname__} reads unknown "
-                                     f"name {a.name}")
-            return a
-
-        for st in rf.body[:-1]:
-            if st.target not in need:
-                continue
-            v = st.value
-            if isinstance(v, ir.Call):
-                v = ir.Call(v.callee, tuple(atom(a) for a in v.args),
-                            tuple((k, atom(a)) for k, a in v.kwargs))
-                hint = hint_for(v.callee, v.args)
-            elif isinstance(v, ir.Pack):
-                v = ir.Pack(tuple(atom(a) for a in v.items), v.kind)
-                hint = "pack"
-            elif isinstance(v, ir.Item):
-                v = ir.Item(atom(v.value), v.index)
-                hint = "item"
-            else:
-                sub[st.target] = atom(v)
-                continue
-            sub[st.target] = self.emit(self.names.fresh(hint), v, s.src)
+        atom = inline_body(rf, sub, lambda t, v: self.emit(t, v, s.src), self.names.fresh,
+                           f"forward rule {rule.fn.__qualname__}",
+                           skip=lambda st: st.target not in need)
         return [atom(p) for p in wanted], narrow
 
     # -- control flow --------------------------------------------------------------------

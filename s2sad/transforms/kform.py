@@ -60,6 +60,38 @@ def rule_ir(rule: registry.Rule) -> ir.Function:
     return rule._ir
 
 
+def inline_body(rf: ir.Function, sub: Dict[str, ir.Atom], emit, fresh, what: str,
+                skip=lambda st: False):
+    """Emit a rule's statements (all but its return) with its names substituted by sub,
+    each under a fresh name; returns atom(), which maps the rule's atoms the same way."""
+    def atom(a):
+        if isinstance(a, ir.Var):
+            if a.name in sub:
+                return sub[a.name]
+            raise TransformError(f"{what} reads unknown name {a.name}")
+        return a
+
+    for st in rf.body[:-1]:
+        if skip(st):
+            continue
+        v = st.value
+        if isinstance(v, ir.Call):
+            v = ir.Call(v.callee, tuple(atom(a) for a in v.args),
+                        tuple((k, atom(a)) for k, a in v.kwargs))
+            hint = hint_for(v.callee, v.args)
+        elif isinstance(v, ir.Pack):
+            v = ir.Pack(tuple(atom(a) for a in v.items), v.kind)
+            hint = "pack"
+        elif isinstance(v, ir.Item):
+            v = ir.Item(atom(v.value), v.index)
+            hint = "item"
+        else:
+            sub[st.target] = atom(v)
+            continue
+        sub[st.target] = emit(fresh(hint), v)
+    return atom
+
+
 class KTransform(FlowTransform):
     def __init__(self, func: ir.Function, out, wrt: List[int]):
         self.f = func
@@ -265,39 +297,16 @@ class KTransform(FlowTransform):
         for k, default in rule.options.items():
             sub[k] = kw.get(k, ir.Const(default))
 
-        def atom(a):
-            if isinstance(a, ir.Var):
-                if a.name in sub:
-                    return sub[a.name]
-                raise TransformError(f"rule {rule.fn.__qualname__} reads unknown name {a.name}")
-            return a
-
-        packs = {}
-        for st in rf.body[:-1]:
-            v = st.value
-            if isinstance(v, ir.Call):
-                v = ir.Call(v.callee, tuple(atom(a) for a in v.args),
-                            tuple((k, atom(a)) for k, a in v.kwargs))
-                hint = hint_for(v.callee, v.args)
-            elif isinstance(v, ir.Pack):
-                v = ir.Pack(tuple(atom(a) for a in v.items), v.kind)
-                hint = "pack"
-            elif isinstance(v, ir.Item):
-                v = ir.Item(atom(v.value), v.index)
-                hint = "item"
-            else:
-                v = atom(v)
-                sub[st.target] = v
-                continue
-            if isinstance(v, ir.Pack) and st.target == getattr(rf.result, "name", None):
-                packs[st.target] = v.items
-                continue
-            sub[st.target] = self.emit(self.names.fresh(hint), v, s.src)
+        res = getattr(rf.result, "name", None)
+        packs = {st.target: st.value.items for st in rf.body[:-1]
+                 if isinstance(st.value, ir.Pack) and st.target == res}
+        atom = inline_body(rf, sub, lambda t, v: self.emit(t, v, s.src), self.names.fresh,
+                           f"rule {rule.fn.__qualname__}", skip=lambda st: st.target in packs)
         r = rf.result
         if isinstance(r, ir.Const) and isinstance(r.value, tuple):
             grads = [ir.Const(x) for x in r.value]
         elif isinstance(r, ir.Var) and r.name in packs:
-            grads = list(packs[r.name])
+            grads = [atom(a) for a in packs[r.name]]
         else:
             raise RuleError(f"rule {rule.fn.__qualname__} must return a tuple literal "
                             "(one gradient per input)")
