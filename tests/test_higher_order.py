@@ -93,3 +93,19 @@ def test_float32_stays_float32_in_the_generated_code_at_every_order():
         g = grad(g)
         raw = g.generated_function(spec="ddn")
         assert raw(x, W, 3).dtype == np.float32, f"float64 appeared at order {order}"
+
+
+def squaring(n, x):
+    for i in range(n):
+        x = x * x
+    return x
+
+
+def test_seventh_derivative_of_a_loop():
+    """A tape's adjoint summed back to its shape (unbroadcast of a tape) at order 5 and up."""
+    g = squaring
+    x = 0.7
+    want = [4 * x ** 3, 12 * x ** 2, 24 * x, 24.0, 0.0, 0.0, 0.0]     # x ** 4, n = 2
+    for k in range(7):
+        g = grad(g, wrt=1)
+        assert abs(g(2, x) - want[k]) <= 1e-12 * max(1.0, abs(want[k])), k
