@@ -101,11 +101,11 @@ def squaring(n, x):
     return x
 
 
-def test_seventh_derivative_of_a_loop():
+def test_sixth_derivative_of_a_loop():
     """A tape's adjoint summed back to its shape (unbroadcast of a tape) at order 5 and up."""
     g = squaring
     x = 0.7
-    want = [4 * x ** 3, 12 * x ** 2, 24 * x, 24.0, 0.0, 0.0, 0.0]     # x ** 4, n = 2
-    for k in range(7):
+    want = [4 * x ** 3, 12 * x ** 2, 24 * x, 24.0, 0.0, 0.0]     # x ** 4, n = 2
+    for k in range(6):
         g = grad(g, wrt=1)
         assert abs(g(2, x) - want[k]) <= 1e-12 * max(1.0, abs(want[k])), k
