@@ -434,3 +434,12 @@ def test_mixed_nesting_two_arguments():
     # f_yy = -x^2 sin(xy) + 2 x^3
     np.testing.assert_allclose(derivative(grad(sin_xy, 1), 1)(x, y),
                                -x ** 2 * np.sin(x * y) + 2 * x ** 3, rtol=1e-13)
+
+
+# ---------------------------------------------------------------------------------------
+# forward over reverse: jvp of the generated gradient code (Hessian-vector products)
+# ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("fn,args", corpus.CORPUS, ids=[fn.__name__ for fn, _ in corpus.CORPUS])
+def test_corpus_forward_over_reverse(fn, args):
+    from s2sad import grad_all
+    check_jvp(grad_all(fn), tuple(args), rtol=1e-5)
