@@ -242,6 +242,36 @@ def split_pair(fn):
         return pair
 
 
+_jvp_rec_cache: Dict[Any, tuple] = {}
+
+
+def jvp_recursive(fn):
+    """jvp_fn(*args, *tangents) -> (out, tangent): the forward-mode code of a recursive
+    function, generated once and called where fn is called (see jform.recursive_call)."""
+    key = _key(fn)
+    with _cache_lock:
+        hit = _jvp_rec_cache.get(key)
+        if hit is not None and hit[0].valid():
+            return hit[1]
+        parsed, func, out = _lower(fn)
+        n = len(func.params) - len(getattr(func, "kwonly", []))
+        base = _name_of(fn)
+        name = out.names.fresh(f"jvp_{base}")
+        g = jform.jvp_function(func, out, list(range(n)), name, self_ref=(parsed.fn, name))
+        ir.validate(g)
+        optimize.optimize(g, getattr(g, "shape_of", {}))
+        ir.validate(g)
+        header = (f"{name}(*args, *tangents) -> (result, tangent): {base} is recursive, so "
+                  f"its forward-mode code is called, not inlined. From {_where(parsed)}.")
+        module = codegen.generate(g, out.externals, out.names, header, parsed.world.globals)
+        module.origin = f"from {_where(parsed)}"
+        module.guards = list(out.guards) + parsed.guards
+        art = _Artifact(module, module.guards)
+        f = module.function(np)
+        _jvp_rec_cache[key] = (art, f)
+        return f
+
+
 def positional_params(fn) -> list:
     """The names of fn's positional parameters."""
     if isinstance(fn, Transformed):

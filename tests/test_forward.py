@@ -2,8 +2,8 @@
 
 * every program of tests/corpus.py and every checked entry of
   tests/test_control_flow.py through ``check_jvp`` (finite differences, and the
-  transpose of ``vjp``); the entries that call a recursive function are refused
-  with a TransformError naming control_corpus.py and the line;
+  transpose of ``vjp``), recursive functions included (their own jvp code is
+  generated and called);
 * forward over forward: the generated jvp code, a plain function of
   ``(*args, *tangents)``, through ``check_jvp`` again;
 * what ``jvp`` and ``derivative`` accept, refuse and return;
@@ -15,9 +15,6 @@ References are closed forms or central finite differences in float64.
 """
 
 import inspect
-import linecache
-import os
-import re
 
 import numpy as np
 import pytest
@@ -26,7 +23,6 @@ from s2sad import TransformError, derivative, grad, hessian, hvp, jacobian, jvp,
 from s2sad.api import Transformed
 from s2sad.check import check_jvp
 
-import control_corpus as cc
 import corpus
 import test_control_flow as tcf
 
@@ -49,33 +45,38 @@ def test_corpus_forward(fn, args):
 
 
 # the control-flow entries that call a recursive function (directly or through helpers):
-# forward mode refuses them, by name, so that a new refusal or a silent acceptance fails
+# forward mode calls the recursive function's own generated jvp code
 RECURSIVE = {"call_recursive_power", "call_tree_recursion", "call_mutual_recursion",
              "call_deep_chain", "call_keywords_defaults"}
-RECURSIVE_HELPERS = ("power", "tree_sum", "even_part", "odd_part")
-CONTROL_FILE = os.path.basename(cc.__file__)
 
 
-def test_the_refused_entries_are_in_the_checked_list():
-    """A renamed or dropped entry must not make the refusal tests pass vacuously."""
+def test_the_recursive_entries_are_in_the_checked_list():
+    """A renamed or dropped entry must not make the recursion tests pass vacuously."""
     names = {fn.__name__ for _, fn, _ in tcf.CHECKED}
     assert RECURSIVE <= names
 
 
 @pytest.mark.parametrize("feature,fn,args", tcf.CHECKED, ids=tcf._ids(tcf.CHECKED))
 def test_control_flow_forward(feature, fn, args):
-    if fn.__name__ not in RECURSIVE:
-        check_jvp(fn, args)
-        return
-    with pytest.raises(TransformError) as info:
-        jvp(fn, args, [None] * len(args))
-    msg = str(info.value)
-    assert "recursive" in msg
-    m = re.search(re.escape(CONTROL_FILE) + r":(\d+)", msg)
-    assert m, f"the message names no {CONTROL_FILE}:line: {msg}"
-    line = linecache.getline(cc.__file__, int(m.group(1)))
-    assert any(f"{h}(" in line for h in RECURSIVE_HELPERS), \
-        f"line {m.group(1)} is not a recursive call: {line!r}"
+    check_jvp(fn, args)
+
+
+RECURSIVE_ENTRIES = [(fn, args) for _, fn, args in tcf.CHECKED if fn.__name__ in RECURSIVE]
+
+
+@pytest.mark.parametrize("fn,args", RECURSIVE_ENTRIES, ids=[f.__name__ for f, _ in
+                                                             RECURSIVE_ENTRIES])
+def test_recursion_forward_over_forward_and_reverse_over_forward(fn, args):
+    """The jvp code of a function calling a recursive one calls that one's jvp code,
+    itself generated code: both modes transform it again."""
+    from s2sad.check import check_grads
+    rng = np.random.default_rng(3)
+    tangents = [rng.standard_normal(np.shape(a)) if isinstance(a, np.ndarray) else
+                float(rng.standard_normal()) if type(a) is float else None for a in args]
+    j = Transformed(fn, "jvp")
+    check_jvp(j, list(args) + tangents, rtol=1e-5)
+    check_grads(j, list(args) + tangents, order=1)
+    assert "jvp_" in source(j)
 
 
 # ---------------------------------------------------------------------------------------

@@ -23,6 +23,8 @@ Rewrites, one line each::
     If(c, A, B)     =>  If(c, A with tangents, B with tangents); outs get tangent outs,
                         zeros from a branch where the tangent is zero
     Loop            =>  the same loop, carrying the tangents of its carried names
+    y = g(a), g recursive  =>  pair = jvp_g(a, da); y = pair[0]; dy = pair[1]
+                        (jvp_g: g's forward-mode code, generated once, calls itself)
 
 A tangent that is zero is known at transform time (None here): no code is
 emitted for it, and nothing computed from it.  The output is plain code
@@ -76,6 +78,7 @@ class JForm:
         self.containers = _containers(func.body, getattr(func, "containers", set()))
         self.block: List = []
         self.shape_of: Dict[str, str] = {}
+        self.self_ref = None        # (function, name) while making a recursive one's jvp code
         varied = {func.params[i] for i in wrt}
         KTransform._varied(self, func.body, varied)
         self.varied = varied
@@ -149,6 +152,10 @@ class JForm:
         return out
 
     def statement(self, s):
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and \
+                isinstance(s.value.callee, ir.FnRef):
+            self.recursive_call(s)
+            return
         if isinstance(s, ir.Assign):
             self.block.append(s)
             if s.target in self.varied:
@@ -165,6 +172,33 @@ class JForm:
             self.block.append(s)
         else:
             raise TypeError(s)
+
+    def recursive_call(self, s: ir.Assign):
+        """y = g(a), g recursive  =>  pair = jvp_g(a, da); y = pair[0]; dy = pair[1]
+
+        jvp_g is g's own forward-mode code, generated once and called (and, while
+        it is being generated, called by its own name)."""
+        call = s.value
+        fn = call.callee.fn
+        if s.target not in self.varied or all(self.tangent(a) is None for a in call.args):
+            self.block.append(s)
+            self.tan[s.target] = None
+            return
+        if call.kwargs:
+            raise TransformError("forward mode: a recursive call with keyword arguments",
+                                 s.src, "Pass all arguments positionally.")
+        if self.self_ref is not None and self.self_ref[0] is fn:
+            callee = ir.Var(self.self_ref[1])
+        else:
+            from ..api import jvp_recursive
+            callee = ir.FnRef(jvp_recursive(fn))
+        tangents = tuple(self.full(a, s.src) for a in call.args)
+        pair = self.emit(self.names.fresh(f"{call.callee.name}_jvp"),
+                         ir.Call(callee, tuple(call.args) + tangents), s.src)
+        self.tuples[pair.name] = 2
+        self.block.append(ir.Assign(s.target, ir.Item(pair, 0), s.src))
+        t = self.emit(self.names.fresh("d" + s.target), ir.Item(pair, 1), s.src)
+        self.name_tangent(s.target, t, s.src)
 
     def assign_tangent(self, s: ir.Assign) -> Optional[ir.Atom]:
         v = s.value
@@ -193,10 +227,8 @@ class JForm:
                              s.src)
         if isinstance(v, ir.Call):
             if not isinstance(v.callee, registry.Primitive):
-                what = "a recursive function" if isinstance(v.callee, ir.FnRef) else \
-                    "a function value"
-                raise TransformError(f"forward mode does not support calling {what} yet",
-                                     s.src, "Use grad (reverse mode) for this function.")
+                raise TransformError("forward mode does not support calling a function value "
+                                     "yet", s.src, "Use grad (reverse mode) for this function.")
             return self.call_tangent(s, v)
         raise TypeError(v)
 
@@ -376,13 +408,14 @@ def _run(j: JForm, func: ir.Function):
     return r, t
 
 
-def jvp_function(func: ir.Function, out, slots, name: str) -> ir.Function:
+def jvp_function(func: ir.Function, out, slots, name: str, self_ref=None) -> ir.Function:
     """jvp_f(*args, *tangents) -> (result, tangent of the result).
 
     slots: one per argument whose tangent is a parameter: its index, or None
     for a non-differentiable argument (its tangent parameter is ignored).
     """
     j = JForm(func, out, [i for i in slots if i is not None])
+    j.self_ref = self_ref
     tparams = []
     for i in slots:
         p = func.params[i] if i is not None else f"arg{len(tparams)}"
