@@ -1,0 +1,565 @@
+"""A Kirchhoff plate solved by a physics-informed neural network, in NumPy + s2sad.
+
+Run: python examples/plate.py            (python examples/plate.py --help for options)
+
+The plate covers x in [-1, 1], y in [-0.5, 0.5] (metres). Its deflection w
+solves the biharmonic equation
+
+    w_xxxx + 2 w_xxyy + w_yyyy = q / D,      D = E h^3 / (12 (1 - mu^2)),
+
+with E = 2.1e11 Pa, mu = 0.28, h = 0.01 m and a uniform load q = 1000 N/m^2.
+The plate is simply supported at x = +-1 (w = 0, w_xx = 0) and free at
+y = +-0.5 (no bending moment, w_yy + mu w_xx = 0, and no Kirchhoff shear,
+w_yyy + (2 - mu) w_xxy = 0). Its exact solution is Levy's series
+(levy_deflection below): the largest deflection, 12.18 mm, is at the middle
+of the free edges, and the centre deflects 11.46 mm.
+
+A multilayer perceptron w(params, x, y) (SiLU activations) is trained so that
+the PDE residual and the boundary conditions vanish at random points. Every
+derivative comes from s2sad: the per-point w_xx, w_xxy, w_xxxx, ... by nesting
+a per-point derivative transform (make_derivatives), and the gradient of the
+loss with respect to the parameter list by s2sad.value_and_grad. Nothing here
+is differentiated by hand.
+
+Why non-dimensionalise. In SI units the right-hand side q / D is 0.053 1/m^3
+and the answer is about 0.01 m, while the network's output and its
+derivatives start out of order one. Trained on raw units, the residual term
+would be dominated by the network's initial curvature, the boundary terms
+(of size w ~ 1e-2, w squared ~ 1e-4) would be invisible next to it, and any
+loss weights would have to absorb factors of 1e2 to 1e4 that say nothing about
+the problem. Writing w = (q / D) * u with the lengths already of order one
+(the plate is 2 m by 1 m) gives
+
+    u_xxxx + 2 u_xxyy + u_yyyy = 1,
+
+with the same (homogeneous) boundary conditions on u, and u of order 0.2: every
+term of the loss is then of order one and plain weights work. The network
+learns u; results are converted back to metres with W_SCALE = q / D.
+
+Derivative modes (--mode). The per-point derivative functions are built in
+one place, make_derivatives(mode):
+
+* reverse: nested s2sad.grad with its ones-sensitivity (grad of the sum of a
+  per-point function is the per-point derivative). Nested four times, reverse
+  mode writes large code: 1108 lines for w_xxxx.
+* forward: nested s2sad.derivative (a ones tangent on one argument), the
+  natural way to take per-point derivatives: 77 lines for w_xxxx, and a
+  training step about 5x faster (benchmarks/plate.py). The default when this
+  version of s2sad has it.
+
+The loss gradient itself is always reverse mode (value_and_grad of the loss).
+"""
+
+import argparse
+import math
+import sys
+import time
+
+import numpy as np
+
+import s2sad
+
+# -- the plate ------------------------------------------------------------------------
+E = 2.1e11                                  # Young's modulus, Pa
+MU = 0.28                                   # Poisson's ratio
+THICKNESS = 0.01                            # m
+Q = 1000.0                                  # load, N/m^2
+D = E * THICKNESS ** 3 / (12 * (1 - MU ** 2))   # flexural rigidity, N m
+X_MIN, X_MAX = -1.0, 1.0                    # simply supported edges
+Y_MIN, Y_MAX = -0.5, 0.5                    # free edges
+A_LEN = X_MAX - X_MIN                       # a = 2: span between the supports
+C_HALF = Y_MAX                              # c = 0.5: half-width
+W_SCALE = Q / D                             # w = W_SCALE * u  (lengths in metres)
+
+DEFAULT_SIZES = (2, 32, 64, 32, 1)
+
+# Loss weights: residual, u = 0 and u_xx = 0 at the supports, moment and shear at
+# the free edges. With the scaling below every term is of order one, and equal
+# weights did as well as any we tried: after the default 1,000 steps, weighting
+# the support deflection by 10, 100 or 1000 or the edge terms by 10 gave 9-12%
+# relative L2 error, against 8% for equal weights.
+WEIGHTS = (1.0, 1.0, 1.0, 1.0, 1.0)
+
+
+# -- the exact solution (Levy) ----------------------------------------------------------
+def levy_coefficients(terms=50):
+    """(m, alpha_m, w_m, A'_m, B'_m) for the first `terms` odd m.
+
+    Levy's solution for a plate simply supported at x' = 0 and x' = a and free
+    at y = +-c, under a uniform load q:
+
+        w = sum over odd m of [w_m + A_m cosh(alpha y) + B_m alpha y sinh(alpha y)] sin(alpha x')
+
+    with alpha = m pi / a and w_m = 4 q a^4 / (pi^5 m^5 D), the particular
+    solution (the Fourier sine series of the load is sum 4 q / (m pi) sin(alpha x')).
+    A_m, B_m make the moment and the Kirchhoff shear vanish at y = c (t = alpha c):
+
+        (1 - mu) cosh t A + [2 cosh t + (1 - mu) t sinh t] B = mu w_m
+        -(1 - mu) sinh t A + [(1 + mu) sinh t - (1 - mu) t cosh t] B = 0
+
+    To stay finite for large m (cosh t overflows past m ~ 900) they are
+    returned scaled: A' = A cosh t, B' = B cosh t, from the same system divided
+    by cosh t.
+    """
+    m = 2.0 * np.arange(terms) + 1.0
+    alpha = m * np.pi / A_LEN
+    t = alpha * C_HALF
+    w_m = 4 * Q * A_LEN ** 4 / (np.pi ** 5 * m ** 5 * D)
+    th = np.tanh(t)
+    a11 = np.full_like(t, 1 - MU)
+    a12 = 2 + (1 - MU) * t * th
+    a21 = -(1 - MU) * th
+    a22 = (1 + MU) * th - (1 - MU) * t
+    det = a11 * a22 - a12 * a21
+    A = MU * w_m * a22 / det
+    B = -MU * w_m * a21 / det
+    return m, alpha, w_m, A, B
+
+
+def _hyperbolic_over_cosh_t(s, t, odd):
+    """sinh(s) / cosh(t) (odd) or cosh(s) / cosh(t), without overflow for |s| <= t."""
+    e1 = np.exp(s - t)
+    e2 = np.exp(-s - t)
+    return ((e1 - e2) if odd else (e1 + e2)) / (1 + np.exp(-2 * t))
+
+
+def levy_derivative(x, y, nx=0, ny=0, terms=50):
+    """d^(nx + ny) w / dx^nx dy^ny of Levy's series at (x, y), in metres, term by term.
+
+    x, y broadcast together; each term's derivatives are in closed form:
+    d^n/dx^n sin(alpha x') = alpha^n sin(alpha x' + n pi / 2),
+    d^n/dy^n cosh(alpha y) = alpha^n (cosh or sinh)(alpha y), and with s = alpha y,
+    d^n/dy^n [s sinh s] = alpha^n [s S_n(s) + n S_(n-1)(s)], S_k = sinh for even k,
+    cosh for odd k.
+    """
+    x = np.asarray(x, dtype=float)[..., None]
+    y = np.asarray(y, dtype=float)[..., None]
+    m, alpha, w_m, A, B = levy_coefficients(terms)
+    t = alpha * C_HALF
+    s = alpha * y
+    xs = x - X_MIN
+    fx = alpha ** nx * np.sin(alpha * xs + nx * np.pi / 2)
+    cosh_part = _hyperbolic_over_cosh_t(s, t, odd=ny % 2 == 1)
+    ssinh_part = s * _hyperbolic_over_cosh_t(s, t, odd=ny % 2 == 0)
+    if ny > 0:
+        ssinh_part = ssinh_part + ny * _hyperbolic_over_cosh_t(s, t, odd=ny % 2 == 1)
+    fy = alpha ** ny * (A * cosh_part + B * ssinh_part)
+    if ny == 0:
+        fy = fy + w_m
+    return np.sum(fx * fy, axis=-1)
+
+
+def levy_deflection(x, y, terms=50):
+    """Levy's series for the deflection w(x, y), in metres (x in [-1, 1], y in [-0.5, 0.5])."""
+    return levy_derivative(x, y, 0, 0, terms)
+
+
+# -- the network ------------------------------------------------------------------------
+def silu(z):
+    return z / (1 + np.exp(-z))
+
+
+def w(params, x, y):
+    """The network's u(x, y) (w in units of W_SCALE) at points x, y of shape (N, 1)."""
+    h = np.concatenate([x, y], axis=1)
+    for W, b in params[:-1]:
+        h = silu(h @ W + b)
+    W, b = params[-1]
+    return h @ W + b
+
+
+def make_params(sizes=DEFAULT_SIZES, seed=0, dtype=np.float64):
+    """Glorot-normal weights and zero biases: a list of (W, b) tuples."""
+    rng = np.random.default_rng(seed)
+    params = []
+    for n_in, n_out in zip(sizes[:-1], sizes[1:]):
+        W = rng.standard_normal((n_in, n_out)) * math.sqrt(2.0 / (n_in + n_out))
+        params.append((W.astype(dtype), np.zeros(n_out, dtype=dtype)))
+    return params
+
+
+# -- per-point derivatives: built in one place --------------------------------------------
+def default_mode():
+    return "forward" if hasattr(s2sad, "derivative") else "reverse"
+
+
+def make_derivatives(mode):
+    """The per-point derivatives of w that the loss needs, as a dict of s2sad functions.
+
+    Each has w's signature (params, x, y) and returns an (N, 1) array. reverse
+    nests s2sad.grad (ones-sensitivity), forward nests s2sad.derivative (ones
+    tangent).
+    """
+    if mode in _DERIVATIVES:
+        return _DERIVATIVES[mode]
+    if mode == "reverse":
+        d = s2sad.grad
+    elif mode == "forward":
+        if not hasattr(s2sad, "derivative"):
+            raise SystemExit("--mode forward needs s2sad.derivative, which this version of "
+                             "s2sad does not have; use --mode reverse")
+        d = s2sad.derivative
+    else:
+        raise ValueError(f"mode must be 'forward' or 'reverse', got {mode!r}")
+    X, Y = 1, 2                                  # argument positions of x and y
+    out = {}
+    out["w_x"] = d(w, wrt=X)
+    out["w_xx"] = d(out["w_x"], wrt=X)
+    out["w_xxx"] = d(out["w_xx"], wrt=X)
+    out["w_xxxx"] = d(out["w_xxx"], wrt=X)
+    out["w_xxy"] = d(out["w_xx"], wrt=Y)
+    out["w_xxyy"] = d(out["w_xxy"], wrt=Y)
+    out["w_y"] = d(w, wrt=Y)
+    out["w_yy"] = d(out["w_y"], wrt=Y)
+    out["w_yyy"] = d(out["w_yy"], wrt=Y)
+    out["w_yyyy"] = d(out["w_yyy"], wrt=Y)
+    _DERIVATIVES[mode] = out
+    return out
+
+
+_DERIVATIVES = {}     # made once per mode: rebinding the same objects keeps s2sad's caches valid
+MODE = None
+
+
+def set_mode(mode=None):
+    """Bind the module-level derivative functions (w_xx, w_xxxx, ...) for `mode`.
+
+    The loss refers to them as globals; s2sad notices the rebinding and
+    transforms the loss again on its next call. Returns the mode.
+    """
+    global MODE, w_x, w_xx, w_xxx, w_xxxx, w_xxy, w_xxyy, w_y, w_yy, w_yyy, w_yyyy
+    mode = mode or default_mode()
+    d = make_derivatives(mode)
+    w_x, w_xx, w_xxx, w_xxxx = d["w_x"], d["w_xx"], d["w_xxx"], d["w_xxxx"]
+    w_xxy, w_xxyy = d["w_xxy"], d["w_xxyy"]
+    w_y, w_yy, w_yyy, w_yyyy = d["w_y"], d["w_yy"], d["w_yyy"], d["w_yyyy"]
+    MODE = mode
+    return mode
+
+
+set_mode()
+
+
+# -- the loss ---------------------------------------------------------------------------
+def residual(params, x, y):
+    """u_xxxx + 2 u_xxyy + u_yyyy - 1 at each point (the non-dimensional PDE)."""
+    return w_xxxx(params, x, y) + 2 * w_xxyy(params, x, y) + w_yyyy(params, x, y) - 1.0
+
+
+def loss_terms(params, xi, yi, xs, ys, xf, yf):
+    """Mean squares of: the PDE residual at (xi, yi); u and u_xx on the supported edges
+    (xs, ys); the moment and the Kirchhoff shear on the free edges (xf, yf)."""
+    r = residual(params, xi, yi)
+    u_s = w(params, xs, ys)
+    uxx_s = w_xx(params, xs, ys)
+    moment = w_yy(params, xf, yf) + MU * w_xx(params, xf, yf)
+    shear = w_yyy(params, xf, yf) + (2 - MU) * w_xxy(params, xf, yf)
+    return (np.mean(r ** 2), np.mean(u_s ** 2), np.mean(uxx_s ** 2),
+            np.mean(moment ** 2), np.mean(shear ** 2))
+
+
+def loss(params, xi, yi, xs, ys, xf, yf):
+    """The weighted sum of loss_terms: what training minimises."""
+    r2, u2, uxx2, m2, v2 = loss_terms(params, xi, yi, xs, ys, xf, yf)
+    return (WEIGHTS[0] * r2 + WEIGHTS[1] * u2 + WEIGHTS[2] * uxx2
+            + WEIGHTS[3] * m2 + WEIGHTS[4] * v2)
+
+
+loss_and_grad = s2sad.value_and_grad(loss)      # gradient w.r.t. params: a list of (dW, db)
+
+
+# -- sampling ---------------------------------------------------------------------------
+def sample_points(rng, points=1000, edge_points=50, dtype=np.float64):
+    """Random collocation points: (xi, yi) inside, (xs, ys) on x = +-1, (xf, yf) on y = +-0.5.
+
+    Each is an (N, 1) array; each pair of edges gets edge_points points, split
+    at random between its two edges.
+    """
+    def col(v):
+        return v.reshape(-1, 1).astype(dtype)
+    xi = rng.uniform(X_MIN, X_MAX, points)
+    yi = rng.uniform(Y_MIN, Y_MAX, points)
+    xs = rng.choice([X_MIN, X_MAX], edge_points)
+    ys = rng.uniform(Y_MIN, Y_MAX, edge_points)
+    xf = rng.uniform(X_MIN, X_MAX, edge_points)
+    yf = rng.choice([Y_MIN, Y_MAX], edge_points)
+    return tuple(col(v) for v in (xi, yi, xs, ys, xf, yf))
+
+
+# -- Adam -------------------------------------------------------------------------------
+def adam_init(params):
+    """Adam's state: step count and first and second moments, shaped like params."""
+    def zeros():
+        return [(W * 0, b * 0) for W, b in params]
+    return {"t": 0, "m": zeros(), "v": zeros()}
+
+
+def adam_step(params, grads, state, lr=5e-4, beta1=0.9, beta2=0.999, eps=1e-8):
+    """One Adam update (Kingma & Ba, 2015); returns (new params, new state).
+
+    Written with operators only, so it runs on NumPy and CuPy arrays alike.
+    """
+    t = state["t"] + 1
+    c1 = 1 - beta1 ** t
+    c2 = 1 - beta2 ** t
+    new_params, new_m, new_v = [], [], []
+    for p_layer, g_layer, m_layer, v_layer in zip(params, grads, state["m"], state["v"]):
+        ps, ms, vs = [], [], []
+        for p, g, m, v in zip(p_layer, g_layer, m_layer, v_layer):
+            m = beta1 * m + (1 - beta1) * g
+            v = beta2 * v + (1 - beta2) * (g * g)
+            p = p - lr * (m / c1) / ((v / c2) ** 0.5 + eps)
+            ps.append(p)
+            ms.append(m)
+            vs.append(v)
+        new_params.append(tuple(ps))
+        new_m.append(tuple(ms))
+        new_v.append(tuple(vs))
+    return new_params, {"t": t, "m": new_m, "v": new_v}
+
+
+# -- backends ---------------------------------------------------------------------------
+def array_module(backend):
+    """numpy, or cupy (with a clean error when it is not installed)."""
+    if backend == "numpy":
+        return np
+    if backend == "cupy":
+        try:
+            import cupy
+        except ImportError:
+            raise SystemExit("--backend cupy needs CuPy: pip install cupy-cuda12x "
+                             "(or pip install -e '.[cupy]')") from None
+        return cupy
+    raise ValueError(f"backend must be 'numpy' or 'cupy', got {backend!r}")
+
+
+def to_device(tree, xp):
+    if xp is np:
+        return tree
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(to_device(t, xp) for t in tree)
+    return xp.asarray(tree)
+
+
+def to_host(tree):
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(to_host(t) for t in tree)
+    return tree.get() if hasattr(tree, "get") else tree
+
+
+# -- training -----------------------------------------------------------------------------
+class Progress:
+    """A one-line text progress bar on stderr, redrawn with \\r."""
+
+    def __init__(self, total, width=30, stream=sys.stderr, enabled=True):
+        self.total, self.width, self.stream, self.enabled = total, width, stream, enabled
+        self.first = None           # when step 1 ended: the rate leaves out the transform
+
+    def update(self, step, loss_value):
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if self.first is None:
+            self.first, self.first_step = now, step
+        done = int(self.width * step / self.total)
+        rate = (now - self.first) / (step - self.first_step) if step > self.first_step else 0.0
+        eta = rate * (self.total - step)
+        bar = "#" * done + "." * (self.width - done)
+        self.stream.write(f"\r[{bar}] {step}/{self.total}  loss {loss_value:.3e}  "
+                          f"{rate:.3f} s/step  eta {eta:5.0f} s ")
+        self.stream.flush()
+
+    def clear(self):
+        """Blank the bar's line, so that a printed line does not run into it."""
+        if self.enabled:
+            self.stream.write("\r" + " " * (self.width + 70) + "\r")
+            self.stream.flush()
+
+    def close(self):
+        if self.enabled:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def train(sizes=DEFAULT_SIZES, steps=1000, points=1000, edge_points=50, lr=5e-4, seed=0,
+          mode=None, backend="numpy", dtype=np.float64, print_every=0, progress=True,
+          params=None):
+    """Train the PINN; returns (params on the host, history of (step, loss)).
+
+    The first step includes the transform time (s2sad writes the code of the
+    loss gradient once); history holds the loss before each step's update.
+    """
+    set_mode(mode)
+    xp = array_module(backend)
+    rng = np.random.default_rng(seed)
+    if params is None:
+        params = make_params(sizes, seed, dtype)
+    params = to_device(params, xp)
+    state = adam_init(params)
+    history = []
+    bar = Progress(steps, enabled=progress)
+    for step in range(1, steps + 1):
+        batch = to_device(sample_points(rng, points, edge_points, dtype), xp)
+        value, grads = loss_and_grad(params, *batch)
+        value = float(value)
+        history.append((step, value))
+        if not math.isfinite(value):
+            bar.close()
+            raise FloatingPointError(f"the loss is {value} at step {step}")
+        if print_every and (step % print_every == 0 or step == 1):
+            # the loss's terms at the same parameters and points (NumPy only: the plain
+            # call of loss_terms runs Python, not generated code)
+            terms = [float(v) for v in loss_terms(params, *batch)] if xp is np else []
+            detail = "  ".join(f"{n} {v:.2e}" for n, v in
+                               zip(("pde", "w", "w_xx", "moment", "shear"), terms))
+            bar.clear()
+            print(f"step {step:5d}  loss {value:.4e}  {detail}", flush=True)
+        params, state = adam_step(params, grads, state, lr)
+        bar.update(step, value)
+    bar.close()
+    return to_host(params), history
+
+
+# -- evaluation ------------------------------------------------------------------------------
+def evaluate(params, nx=101, ny=51, terms=50):
+    """The trained field against Levy's series on an nx-by-ny grid (in metres).
+
+    Returns a dict: the grids, both fields, the relative L2 error, the
+    largest deflections and their relative error, and the centre deflections.
+    """
+    xg = np.linspace(X_MIN, X_MAX, nx)
+    yg = np.linspace(Y_MIN, Y_MAX, ny)
+    X, Y = np.meshgrid(xg, yg)
+    dtype = params[0][0].dtype
+    pinn = W_SCALE * w(params, X.reshape(-1, 1).astype(dtype),
+                       Y.reshape(-1, 1).astype(dtype)).reshape(X.shape).astype(float)
+    exact = levy_deflection(X, Y, terms)
+    centre = W_SCALE * float(w(params, np.zeros((1, 1), dtype), np.zeros((1, 1), dtype))[0, 0])
+    return {
+        "x": X, "y": Y, "pinn": pinn, "exact": exact,
+        "rel_l2": float(np.linalg.norm(pinn - exact) / np.linalg.norm(exact)),
+        "max_pinn": float(pinn.max()), "max_exact": float(exact.max()),
+        "max_rel_err": float(abs(pinn.max() - exact.max()) / exact.max()),
+        "centre_pinn": centre, "centre_exact": float(levy_deflection(0.0, 0.0, terms)),
+    }
+
+
+def save_png(result, path):
+    """PINN field, exact field and their difference, side by side (needs matplotlib)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"matplotlib is not installed: skipped {path} "
+              "(pip install matplotlib, or pip install -e '.[examples]')")
+        return False
+    mm = 1e3
+    fig, axes = plt.subplots(3, 1, figsize=(7, 9), constrained_layout=True)
+    panels = [("PINN deflection w (mm)", result["pinn"] * mm, "viridis"),
+              ("Levy series w (mm)", result["exact"] * mm, "viridis"),
+              ("PINN - Levy (mm)", (result["pinn"] - result["exact"]) * mm, "RdBu_r")]
+    top = float(max(result["pinn"].max(), result["exact"].max())) * mm
+    bottom = float(min(result["pinn"].min(), result["exact"].min())) * mm
+    for ax, (title, field, cmap) in zip(axes, panels):
+        if cmap == "RdBu_r":                     # the difference: centred on zero
+            lim = float(np.abs(field).max()) or 1.0
+            vmin, vmax = -lim, lim
+        else:                                    # both fields on one colour scale
+            vmin, vmax = bottom, top
+        im = ax.pcolormesh(result["x"], result["y"], field, cmap=cmap, vmin=vmin, vmax=vmax,
+                           shading="auto")
+        ax.set_title(title)
+        ax.set_aspect("equal")
+        ax.set_xlabel("x (m)")
+        ax.set_ylabel("y (m)")
+        fig.colorbar(im, ax=ax, shrink=0.8)
+    fig.suptitle(f"Kirchhoff plate: relative L2 error {result['rel_l2']:.2%}")
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    print(f"saved {path}")
+    return True
+
+
+# -- command line ---------------------------------------------------------------------------
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(
+        description="A Kirchhoff plate (simply supported at x = +-1, free at y = +-0.5) "
+                    "solved by a PINN in NumPy, every derivative taken by s2sad.")
+    p.add_argument("--steps", type=int, default=1000, help="Adam steps (default 1000)")
+    p.add_argument("--points", type=int, default=1000,
+                   help="random interior points per step (default 1000)")
+    p.add_argument("--edge-points", type=int, default=50,
+                   help="random points per step on each pair of edges (default 50)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the weights and the points")
+    p.add_argument("--lr", type=float, default=5e-4, help="Adam learning rate (default 5e-4)")
+    p.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)),
+                   help="layer sizes, input 2 and output 1 (default 2,32,64,32,1)")
+    p.add_argument("--mode", choices=["forward", "reverse"], default=default_mode(),
+                   help="how the per-point derivatives are taken: nested s2sad.derivative "
+                        "(forward) or nested s2sad.grad (reverse); default %(default)s")
+    p.add_argument("--backend", choices=["numpy", "cupy"], default="numpy",
+                   help="array library to train with (default numpy)")
+    p.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+    p.add_argument("--png", default="plate.png",
+                   help="where to save the picture (needs matplotlib); '' for none")
+    p.add_argument("--print-every", type=int, default=100,
+                   help="print the loss and its terms every N steps (0: never)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--terms", type=int, default=50, help="terms of Levy's series (default 50)")
+    p.add_argument("--show-source", action="store_true",
+                   help="print the generated code of w_xx and its line counts, then exit")
+    args = p.parse_args(argv)
+    try:
+        args.sizes = tuple(int(s) for s in args.sizes.split(","))
+    except ValueError:
+        p.error(f"--sizes must be comma-separated integers, got {args.sizes!r}")
+    if len(args.sizes) < 2 or args.sizes[0] != 2 or args.sizes[-1] != 1:
+        p.error("--sizes must start with 2 (x, y) and end with 1 (w)")
+    return args
+
+
+def show_source(mode):
+    """Print the generated code of w_xx, and the size of each order's code."""
+    set_mode(mode)
+    params = make_params(DEFAULT_SIZES)
+    x = np.zeros((3, 1))
+    names = ("w_x", "w_xx", "w_xxx", "w_xxxx")
+    for name in names:
+        globals()[name](params, x, x)            # the first call writes the code
+    print(s2sad.source(w_xx))
+    for name in names:
+        lines = len(s2sad.source(globals()[name]).splitlines())
+        print(f"{name}: {lines} lines of generated code ({mode} mode)")
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.show_source:
+        show_source(args.mode)
+        return None
+    dtype = np.dtype(args.dtype).type
+    print(f"Kirchhoff plate: D = {D:.1f} N m, q / D = {W_SCALE:.5f} 1/m^3; network "
+          f"{'-'.join(map(str, args.sizes))}, {args.mode} mode, {args.backend}, {args.dtype}")
+    print(f"{args.steps} Adam steps (lr {args.lr:g}), {args.points} interior points and "
+          f"{args.edge_points} on each pair of edges per step")
+    t0 = time.perf_counter()
+    params, history = train(args.sizes, args.steps, args.points, args.edge_points, args.lr,
+                            args.seed, args.mode, args.backend, dtype, args.print_every,
+                            progress=not args.no_progress)
+    elapsed = time.perf_counter() - t0
+    result = evaluate(params, terms=args.terms)
+    mm = 1e3
+    print(f"trained in {elapsed:.1f} s; final loss {history[-1][1]:.4e}")
+    print(f"relative L2 error against Levy's series (101 x 51 grid): {result['rel_l2']:.3%}")
+    print(f"max deflection: PINN {result['max_pinn'] * mm:.3f} mm, Levy "
+          f"{result['max_exact'] * mm:.3f} mm (relative error {result['max_rel_err']:.3%})")
+    print(f"centre deflection: PINN {result['centre_pinn'] * mm:.3f} mm, Levy "
+          f"{result['centre_exact'] * mm:.3f} mm")
+    if args.png:
+        save_png(result, args.png)
+    return result
+
+
+if __name__ == "__main__":
+    main()
