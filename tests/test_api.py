@@ -922,3 +922,33 @@ def test_backend_is_restored_after_the_block():
     with s2sad.backend("numpy"):
         assert _forced.get() == "numpy"
     assert _forced.get() is None
+
+
+def _rec(x, n):
+    return x if n == 0 else np.sin(_rec(x, n - 1))
+
+
+def _calls_rec(x, n):
+    return np.sum(_rec(x, n) * 2.0)
+
+
+@pytest.mark.parametrize("kind", ["grad", "derivative"])
+def test_recursive_code_runs_on_the_callers_array_module(kind):
+    """The fwd/bwd (or jvp) code a recursive function gets is built for the array module
+    of the code that calls it (CuPy on a GPU), not bound to NumPy. A stand-in module
+    that counts its calls plays CuPy here."""
+    import types
+    import s2sad
+    seen = []
+    fake = types.ModuleType("fake_array_module")
+    for k in dir(np):
+        if not k.startswith("__"):
+            setattr(fake, k, getattr(np, k))
+    fake.sin = lambda x: (seen.append("sin"), np.sin(x))[1]
+    fake.cos = lambda x: (seen.append("cos"), np.cos(x))[1]
+    t = getattr(s2sad, kind)(_calls_rec)
+    x = np.array([0.3, 0.5])
+    want = t(x, 3)
+    got = t.generated_function(fake, spec="dn")(x, 3)
+    np.testing.assert_allclose(got, want, rtol=1e-15)
+    assert "sin" in seen and "cos" in seen

@@ -89,7 +89,7 @@ class Module:
                 elif v in self.cells:
                     closure.append(self.cells[v])
                 else:
-                    closure.append(types.CellType(self.bindings[v]))
+                    closure.append(types.CellType(_for_backend(self.bindings[v], xp)))
             main = n == self.name
             f = types.FunctionType(code, self.globals, n, (self.defaults or None) if main
                                    else None, tuple(closure))
@@ -100,6 +100,15 @@ class Module:
             own[n].cell_contents = f
         self.built[xp.__name__] = built
         return built
+
+
+def _for_backend(obj, xp):
+    """A function s2sad generated (a recursive function's fwd, bwd or jvp code), built for
+    the array module xp like the code that calls it; anything else as it is."""
+    mod = getattr(obj, "__s2sad_module__", None)
+    if mod is None or not callable(obj) or xp.__name__ == "numpy":
+        return obj
+    return mod._build(xp).get(getattr(obj, "__name__", ""), obj)
 
 
 class Printer:
