@@ -444,3 +444,27 @@ def test_mixed_nesting_two_arguments():
 def test_corpus_forward_over_reverse(fn, args):
     from s2sad import grad_all
     check_jvp(grad_all(fn), tuple(args), rtol=1e-5)
+
+
+def _plus_tuple(x):
+    return x + (1.0, 2.0)
+
+
+def test_a_constant_tuple_that_broadcasts_gives_a_full_tangent():
+    """x + (1.0, 2.0) has shape (2,) for a 0-d x: the tangent must too (it was dx, shape ())."""
+    check_jvp(_plus_tuple, (np.array(0.5),))
+    np.testing.assert_array_equal(derivative(_plus_tuple)(np.array(0.5)), [1.0, 1.0])
+
+
+def _ones_times(x, y):
+    return np.ones_like(x) * y + np.zeros_like(y) * np.exp(y)
+
+
+def test_zeros_times_an_infinite_value_stays_nan():
+    """zeros_like(y) * v is not folded to zeros: with v infinite the function's value is nan,
+    and the generated code computes the same value as the function."""
+    x = np.array([1.0, 2.0])
+    y = np.array([0.0, 1000.0])          # exp(1000) overflows to inf
+    with np.errstate(over="ignore", invalid="ignore"):
+        out, _ = jvp(_ones_times, (x, y), (None, np.ones(2)))
+        np.testing.assert_array_equal(np.isnan(out), np.isnan(_ones_times(x, y)))

@@ -318,7 +318,8 @@ class JForm:
         # a contribution that reads neither `out` nor an input without a tangent (which
         # may be the larger one, broadcasting) may have a smaller shape than the result
         missing = {n for n, a, t in zip(rule.inputs, call.args, targs)
-                   if t is None and isinstance(a, ir.Var)}
+                   if t is None and not (isinstance(a, ir.Const) and
+                                         isinstance(a.value, (bool, int, float, complex)))}
         narrow = "out" not in need and not missing <= need
         sub: Dict[str, ir.Atom] = dict(zip(rule.inputs, call.args))
         sub["out"] = ir.Var(s.target)

@@ -7,7 +7,6 @@ Every rewrite keeps the value of every returned result.  One line each::
     x * 1, 1 * x, x / 1        =>  x
     x + 0, 0 + x, x - 0        =>  x
     ones_like(y) * x, zeros_like(y) + x, x - zeros_like(y)  =>  x   (x of y's shape)
-    zeros_like(y) * x          =>  zeros_like(y)          (x of y's shape)
     x ** 1                     =>  x
     -(-x)                      =>  x
     unbroadcast(g, x)          =>  g   where g and x are known to have one shape
@@ -177,7 +176,7 @@ def _simplify_block(func, stmts, shape_of, shape) -> bool:
             elif _is(args[0], 1):
                 new = args[1]
             else:
-                new = _with_filled(func, args, ones, zeros, key)
+                new = _with_filled(func, args, ones, None, key)
         elif p.fn is operator.truediv and _is(args[1], 1):
             new = args[0]
         elif p.fn is operator.add and len(args) == 2:
@@ -230,16 +229,14 @@ def _filled(func, a, prim) -> bool:
 
 
 def _with_filled(func, args, ones, zeros, key):
-    """ones * x => x, zeros * x => zeros, zeros + x => x, where the two have one shape
-    (so no broadcasting is lost)."""
+    """ones * x => x, zeros + x => x, where the two have one shape (so no broadcasting
+    is lost).  Both are exact for every value; zeros * x => zeros is not (inf * 0 is nan)."""
     a, b = args
     if key(a) != key(b) or key(a) is None:
         return None
     for u, v in ((a, b), (b, a)):
-        if _filled(func, u, ones):          # ones * v
+        if _filled(func, u, ones) or _filled(func, u, zeros):
             return v
-        if _filled(func, u, zeros):         # zeros * v or zeros + v
-            return u if ones is not None else v
     return None
 
 
