@@ -304,11 +304,39 @@ def tuple_items(t, indices):
 
 
 def setitem(x, index, value):
-    """A copy of x with x[index] = value (x itself is unchanged, so earlier versions stay)."""
+    """A copy of x with x[index] = value (x itself is unchanged, so earlier versions stay).
+
+    x may be an array, a list or a dict (whose key may be new)."""
+    if isinstance(x, (list, dict)):
+        y = type(x)(x) if type(x) in (list, dict) else (
+            list(x) if isinstance(x, list) else dict(x))
+        y[index] = value
+        return y
+    if isinstance(x, tuple):
+        from .errors import S2SADError
+        raise S2SADError("item assignment into a tuple: tuples cannot be changed")
     xp = array_namespace(x, value)
     y = xp.array(x, dtype=np.result_type(x, value), copy=True)
     y[index] = value
     return y
+
+
+def setitem_grad(x, index, g):
+    """The gradient of x in setitem(x, index, value), from g, the gradient of the
+    result: g with the part that the assignment overwrote zeroed, shaped like x
+    (for a dict, x's keys: a key the assignment added gets none)."""
+    if isinstance(x, list) or (isinstance(x, tuple) and not hasattr(x, "shape")):
+        items = list(g)
+        if isinstance(index, slice):
+            for k in range(len(x))[index]:
+                items[k] = zeros_like_tree(x[k])
+        else:
+            items[index] = zeros_like_tree(x[index])
+        return Cotangent(items)
+    if isinstance(x, dict):
+        return CotangentDict((k, zeros_like_tree(v) if k == index else g[k])
+                             for k, v in x.items())
+    return setitem(g, index, 0)
 
 
 def list_append(items, value):

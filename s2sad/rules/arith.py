@@ -31,8 +31,9 @@ def bprop_div(x, y, out, dout):
 
 @defbprop(operator.pow, np.power)
 def bprop_pow(x, y, out, dout):
-    # d(x**y)/dy = x**y log x, taken as 0 where x <= 0 (there x**y is defined only for integer y)
-    return (unbroadcast(dout * y * x ** (y - 1), x),
+    # d(x**y)/dy = x**y log x, taken as 0 where x <= 0 (there x**y is defined only for integer y);
+    # np.power, not **: Python floats raise ZeroDivisionError for 0.0 ** -1.0, NumPy gives inf
+    return (unbroadcast(dout * y * np.power(x, y - 1), x),
             unbroadcast(dout * out * np.log(np.where(x > 0, x, 1)), y))
 
 
@@ -69,7 +70,7 @@ def jvp_div(x, y, out, dx, dy):
 
 @defjvp(operator.pow, np.power)
 def jvp_pow(x, y, out, dx, dy):
-    return (dx * y * x ** (y - 1), dy * out * np.log(np.where(x > 0, x, 1)))
+    return (dx * y * np.power(x, y - 1), dy * out * np.log(np.where(x > 0, x, 1)))
 
 
 deflinear(operator.neg, np.negative, operator.pos, np.positive)

@@ -132,8 +132,14 @@ def bprop_astype(x, dtype, out, dout):
     return (astype(dout, dtype_of(x)), None)
 
 
-defnondiff(dtype_of, ones_like_tree, zeros_like_tree, tape_new, range, enumerate, zip, np.ones_like, np.zeros_like, np.shape, np.ndim, np.size, len,
+defnondiff(dtype_of, ones_like_tree, zeros_like_tree, tape_new, range, np.ones_like, np.zeros_like, np.shape, np.ndim, np.size, len,
            np.result_type, slice, np.empty_like)
+
+# zip and enumerate are primitives without rules: a `for` loop over them (nested in any
+# order) iterates their arguments element by element (anf_flow.sequence); anywhere else
+# a derivative flowing through them is refused, never taken as zero
+registry.primitive(zip)
+registry.primitive(enumerate)
 
 # constructors: their arguments are shapes, counts and dtypes
 defnondiff(np.zeros, np.ones, np.empty, np.eye, np.identity, np.arange, np.tri, np.indices,

@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from ..registry import defbprop, deflinear
-from ..runtime import array_namespace, getitem_grad, setitem, unbroadcast
+from ..runtime import array_namespace, getitem_grad, setitem, setitem_grad, unbroadcast
 
 
 @defbprop(operator.getitem)
@@ -110,10 +110,18 @@ def bprop_take_along_axis_grad(arr, indices, g, out, dout, axis=-1):
 def bprop_setitem(x, index, value, out, dout):
     # the overwritten part of x gets no gradient; value gets what was written, summed
     # back to its shape where it was broadcast into x[index]
-    return (setitem(dout, index, 0), None, unbroadcast(dout[index], value))
+    return (setitem_grad(x, index, dout), None, unbroadcast(dout[index], value))
+
+
+@defbprop(setitem_grad)
+def bprop_setitem_grad(x, index, g, out, dout):
+    # zeroing what was overwritten is a projection: its own adjoint (g has the
+    # structure of setitem's result, dout that of x)
+    return (None, None, setitem_grad(g, index, dout))
 
 
 # -- forward mode: reads and writes are linear in the values read and written ---------------
 deflinear(operator.getitem, np.take, np.take_along_axis)
 deflinear(take_grad, take_along_axis_grad, args=(2,))
 deflinear(setitem, args=(0, 2))
+deflinear(setitem_grad, args=(2,))

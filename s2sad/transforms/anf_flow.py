@@ -308,7 +308,6 @@ class FlowLowering:
         it = node.iter
         target = node.target
         rng = registry.primitive(range)
-        length = registry.primitive(len)
         call = it if isinstance(it, gast.Call) else None
         fn = self.res.targets.get(id(call)).value if call is not None and \
             id(call) in self.res.targets else None
@@ -319,38 +318,67 @@ class FlowLowering:
             return self.atom(it), (target.id if isinstance(target, gast.Name) else "i"), \
                 (None if isinstance(target, gast.Name) else
                  (lambda k: self.assign(target, k, node)))
-        if fn is enumerate:
-            if len(call.args) != 1 or call.keywords or not (
-                    isinstance(target, gast.Tuple) and len(target.elts) == 2):
-                raise UnsupportedSyntaxError("this form of enumerate", self.loc(call),
-                                             "Write `for i, x in enumerate(X)`.")
-            seq = self.atom(call.args[0])
-            n = self.temp(ir.Call(length, (seq,)), node, "n")
-            idx_target = target.elts[0]
+        name = "i"
+        if fn is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2 and \
+                isinstance(target.elts[0], gast.Name):
+            name = target.elts[0].id        # the loop's index keeps the user's name
+        n, element = self.sequence(it, node)
+        return self.temp(ir.Call(rng, (n,)), node, "steps"), name, \
+            (lambda k: self.bind_element(target, element(k), node))
 
-            def bind(k):
-                self.assign(idx_target, k, node)
-                self.assign(target.elts[1], self.item(seq, k, node), node)
-            name = idx_target.id if isinstance(idx_target, gast.Name) else "i"
-            return self.temp(ir.Call(rng, (n,)), node, "steps"), name, bind
+    def sequence(self, expr, node):
+        """(its length, element(k) -> the k-th element) for iterating expr.
+
+        enumerate and zip nest in any order (`enumerate(zip(x, y))`): their
+        elements are Python tuples of the inner elements, unpacked into the
+        loop's targets without building a tuple; anything else is read as
+        seq[k] for k in range(len(seq)).
+        """
+        call = expr if isinstance(expr, gast.Call) else None
+        target = self.res.targets.get(id(call)) if call is not None else None
+        fn = getattr(target.value, "fn", target.value) if target is not None else None
+        if fn is enumerate:
+            if len(call.args) != 1 or call.keywords:
+                raise UnsupportedSyntaxError("enumerate with a start", self.loc(call),
+                                             "Write `for i, x in enumerate(X)` and add the "
+                                             "start to i.")
+            n, inner = self.sequence(call.args[0], node)
+            return n, (lambda k: (k, inner(k)))
         if fn is zip:
-            if call.keywords or not isinstance(target, gast.Tuple) or \
-                    len(target.elts) != len(call.args):
+            if call.keywords or not call.args or any(isinstance(a, gast.Starred)
+                                                     for a in call.args):
                 raise UnsupportedSyntaxError("this form of zip", self.loc(call),
                                              "Write `for a, b in zip(A, B)`.")
-            seqs = [self.atom(a) for a in call.args]
-            lens = [self.temp(ir.Call(length, (q,)), node, "n") for q in seqs]
+            parts = [self.sequence(a, node) for a in call.args]
+            lens = [p[0] for p in parts]
             n = lens[0] if len(lens) == 1 else self.temp(
                 ir.Call(registry.primitive(min), tuple(lens)), node, "n")
+            return n, (lambda k: tuple(el(k) for _, el in parts))
+        seq = self.atom(expr)
+        n = self.temp(ir.Call(registry.primitive(len), (seq,)), node, "n")
+        return n, (lambda k: self.item(seq, k, node))
 
-            def bind(k):
-                for t, q in zip(target.elts, seqs):
-                    self.assign(t, self.item(q, k, node), node)
-            return self.temp(ir.Call(rng, (n,)), node, "steps"), "i", bind
-        seq = self.atom(it)
-        n = self.temp(ir.Call(length, (seq,)), node, "n")
-        return self.temp(ir.Call(rng, (n,)), node, "steps"), "i", \
-            (lambda k: self.assign(target, self.item(seq, k, node), node))
+    def bind_element(self, target, value, node):
+        """Assign an element of sequence() to a loop target: a Python tuple of
+        elements is unpacked item by item, or packed for a single name."""
+        if isinstance(value, tuple):
+            if isinstance(target, (gast.Tuple, gast.List)):
+                if len(target.elts) != len(value):
+                    self.fail(node, f"cannot unpack {len(value)} values into "
+                                    f"{len(target.elts)} names")
+                for t, v in zip(target.elts, value):
+                    self.bind_element(t, v, node)
+                return
+            value = self.temp(ir.Pack(tuple(self.packed(v, node) for v in value), "tuple"),
+                              node, "pair")
+        self.assign(target, value, node)
+
+    def packed(self, value, node):
+        """An element of sequence() as one atom (a Python tuple becomes a Pack)."""
+        if isinstance(value, tuple):
+            return self.temp(ir.Pack(tuple(self.packed(v, node) for v in value), "tuple"),
+                             node, "pair")
+        return value
 
     def item(self, seq, k, node) -> ir.Atom:
         """seq[k] for the element of an iteration (its gradient is a scatter, or for a

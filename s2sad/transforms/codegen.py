@@ -122,6 +122,7 @@ class Printer:
             elif v[0] == "value":
                 self.bindings[k] = v[1]
         self.by_id: Dict[int, str] = {}
+        self.lengths: Dict[str, Any] = {}     # tuple name -> its number of items, if known
         self.helper_names = {p.short for p in registry.all_primitives()
                              if p.printing in (registry.HELPER, registry.USER)}
 
@@ -611,12 +612,25 @@ def _emit_loop(s: ir.Loop, fold, pr, indent, lines, where):
         lines.append(f"{inner}    break")
 
 
-def _unpacking(stmts, fold, counts):
+def _length(s, lengths):
+    """The number of items of the tuple that s assigns, where it is known."""
+    v = s.value
+    if isinstance(v, ir.Pack):
+        return len(v.items)
+    n = lengths.get(s.target)
+    if n is None and isinstance(v, ir.Call):
+        n = getattr(v.callee, "tuple_length", None)
+    return n
+
+
+def _unpacking(stmts, fold, counts, lengths):
     """Statements `t = e` followed by `a = t[0]`, `b = t[1]`, ... that print as
     `a, b = e`: {index of the first statement: (pattern, indices of the Items)}.
 
-    t must be used only by those Items, each index once; an item that is
-    itself a tuple unpacked the same way nests: `tape, (h, z) = tape_pop(tape)`.
+    t must be used only by those Items, each index once, and have exactly that
+    many items (known from its tuple length: an item that dead-code removal
+    dropped leaves `a = t[0]` as it is); an item that is itself a tuple
+    unpacked the same way nests: `tape, (h, z) = tape_pop(tape)`.
     """
     plans = {}
 
@@ -631,7 +645,7 @@ def _unpacking(stmts, fold, counts):
             items[stmts[j].value.index] = j
             j += 1
         if not items or len(items) != counts.get(s.target, 0) or \
-                sorted(items) != list(range(len(items))):
+                sorted(items) != list(range(len(items))) or _length(s, lengths) != len(items):
             return None
         parts = []
         for k in sorted(items):
@@ -671,7 +685,7 @@ def _emit_block(stmts, fold, pr, indent, lines, where, outs=(), side=0):
     for o in outs:
         if isinstance(o[side], ir.Var):
             counts[o[side].name] = counts.get(o[side].name, 0) + 1
-    plans = _unpacking(stmts, fold, counts)
+    plans = _unpacking(stmts, fold, counts, pr.lengths)
     skip = {j for p in plans.values() for j in p[1]}
     for i, s in enumerate(stmts):
         if i in plans:
@@ -735,6 +749,8 @@ def generate(func: ir.Function, externals, names, header: str, user_globals,
     """The module for func, and for others: functions beside it that call each other
     (a recursive function's fwd and bwd), reached with Module.sibling(name, xp)."""
     pr = Printer(externals, names)
+    for g in (func, *others):
+        pr.lengths.update(getattr(g, "tuples", None) or {})
     lines: List[str] = []
     defaults = {}
     raw_defaults = getattr(func, "defaults", {}) or {}

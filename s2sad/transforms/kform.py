@@ -413,7 +413,6 @@ def grad_function(func: ir.Function, out, slots, wrt_single: bool, with_value: b
     src = None          # the gradients' sums and zeros carry no "grad of" line
     grads = k.backward(k.seeds(seed) if seed is not None else {})
     results = []
-    zeros = registry.primitive(np.zeros_like)
     for i in slots:
         if i is None:
             results.append(ir.Const(None))
@@ -421,7 +420,7 @@ def grad_function(func: ir.Function, out, slots, wrt_single: bool, with_value: b
         p = func.params[i]
         g = grads.get(p)
         if g is None:
-            g = k.emit(k.names.fresh("d" + p), ir.Call(zeros, (ir.Var(p),)), src, temp=False)
+            g = k.emit(k.names.fresh("d" + p), k.zeros(p), src, temp=False)
         results.append(g)
     g_shape = k.shape_of
     if wrt_single:
@@ -467,7 +466,6 @@ def fprop_function(func: ir.Function, out, name: str, slots, self_ref=None) -> i
         else:
             seeds = {r.name: ir.Var(dname)}
     grads = k.backward(seeds)
-    zeros = registry.primitive(np.zeros_like)
     results = []
     for i in slots:
         if i is None:
@@ -476,7 +474,7 @@ def fprop_function(func: ir.Function, out, name: str, slots, self_ref=None) -> i
         p = func.params[i]
         g = grads.get(p)
         if g is None:
-            g = k.emit(k.names.fresh("d" + p), ir.Call(zeros, (ir.Var(p),)), src, temp=False)
+            g = k.emit(k.names.fresh("d" + p), k.zeros(p), src, temp=False)
         results.append(g)
     ret = k.emit(k.names.fresh("grads"), ir.Pack(tuple(results)), src)
     k.body.append(ir.Return(ret, src))

@@ -129,16 +129,23 @@ def closure_convert(f: ir.Function, bwd_name: str, names):
     return fwd, bwd
 
 
-def _export(block, name, names, base):
+def _export(block, name, names, base, loops=None):
     """The name at the top of block that holds `name` where it was set (name itself,
-    or an out added to the Ifs around its definition, None on the other paths)."""
+    or an out added to the Ifs around its definition, None on the other paths).
+    loops: id(Loop) -> its tape's names, which the forward pass adds later beside it."""
+    def defines(st):
+        out = set(ir.targets(st))
+        if loops and isinstance(st, ir.Loop) and id(st) in loops:
+            out.update(loops[id(st)][:3])
+        return out
+
     for st in block:
-        if name in ir.targets(st):
+        if name in defines(st):
             return name
         if isinstance(st, ir.If):
             for k, b in ((1, st.body), (2, st.orelse)):
-                if any(name in ir.targets(x) for x in ir.walk(b)):
-                    inner = _export(b, name, names, base)
+                if any(name in defines(x) for x in ir.walk(b)):
+                    inner = _export(b, name, names, base, loops)
                     out = names.fresh(base.get(name, name))
                     sides = (ir.Var(inner), ir.Const(None)) if k == 1 else \
                         (ir.Const(None), ir.Var(inner))
@@ -319,7 +326,8 @@ class FlowTransform:
         needed = sorted(needed & inner)
         # a value made inside a branch is unassigned on iterations that take the other
         # branch: it leaves the If as an out (None on the other path), and that is saved
-        exported = {n: _export(L.body, n, self.names, self.base) for n in needed}
+        exported = {n: _export(L.body, n, self.names, self.base, self.loops)
+                    for n in needed}
         # the tape: pushed in the forward loop, popped here
         tape0 = self.names.fresh("tape")
         tape = self.names.fresh("tape")

@@ -7,7 +7,8 @@ Every rewrite keeps the value of every returned result.  One line each::
     x * 1, 1 * x, x / 1        =>  x
     x + 0, 0 + x, x - 0        =>  x
     ones_like(y) * x, zeros_like(y) + x, x - zeros_like(y)  =>  x   (x of y's shape)
-    x ** 1                     =>  x
+    x ** 1, np.power(x, 1)     =>  x
+    np.power(x, c)             =>  x ** c                 (c a whole number >= 0: ** cannot raise)
     -(-x)                      =>  x
     unbroadcast(g, x)          =>  g   where g and x are known to have one shape
     expand_like(t, x)          =>  t   where t and x are known to have one shape
@@ -191,8 +192,13 @@ def _simplify_block(func, stmts, shape_of, shape) -> bool:
         elif p.fn is operator.sub and len(args) == 2 and _filled(func, args[1], zeros) \
                 and key(args[0]) == key(args[1]) and key(args[0]) is not None:
             new = args[0]
-        elif p.fn is operator.pow and _is(args[1], 1):
+        elif p.fn in (operator.pow, np.power) and _is(args[1], 1):
             new = args[0]
+        elif p.fn is np.power and _num(args[1]) and args[1].value >= 0 and \
+                float(args[1].value).is_integer() and not v.kwargs:
+            s.value = ir.Call(registry.primitive(operator.pow), tuple(args))
+            changed = True
+            continue
         elif p.fn is operator.neg and isinstance(args[0], ir.Var):
             d = func._defs.get(args[0].name)
             if d is not None and isinstance(d.value, ir.Call) and d.value.callee is p:

@@ -94,4 +94,6 @@ ROWS += [
         also=(runtime.setitem,), id="setitem-row"),
     Row(lambda x, v: runtime.setitem(x, (slice(None), 0), v), shapes=[((3, 2), ())], nargs=2,
         also=(runtime.setitem,), id="setitem-broadcast-scalar"),
+    Row(lambda g: runtime.setitem_grad(X54, (slice(1, 3), 2), g), shapes=[(5, 4)],
+        also=(runtime.setitem_grad,), id="setitem_grad-array"),
 ]
