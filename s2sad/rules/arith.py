@@ -1,11 +1,20 @@
-"""Operators and their NumPy spellings: + - * / ** @, unary minus, comparisons."""
+"""Operators and their NumPy spellings: + - * / ** % @, unary minus, comparisons.
 
+Modulo: ``x % y`` (np.mod, np.remainder) is ``x - floor(x / y) * y`` with the sign of y,
+np.fmod (math.fmod) is ``x - trunc(x / y) * y`` with the sign of x.  Between the jumps
+(where x / y crosses an integer) the quotient is constant, so d/dx = 1 and d/dy = minus
+the quotient; at a jump the derivative is taken from the side NumPy's quotient is on.
+Floor division (``//``) is piecewise constant: non-differentiable.
+"""
+
+import math
 import operator
 
 import numpy as np
 
+from .. import registry
 from ..registry import defbprop, defelementwise, defjvp, deflinear, defmultilinear, defnondiff
-from ..runtime import matmul_lhs_grad, matmul_rhs_grad, unbroadcast
+from ..runtime import expand_like, matmul_lhs_grad, matmul_rhs_grad, unbroadcast
 
 
 @defbprop(operator.add, np.add)
@@ -47,6 +56,24 @@ def bprop_pos(x, out, dout):
     return (dout,)
 
 
+@defbprop(operator.mod, np.mod)            # np.remainder is np.mod
+def bprop_mod(x, y, out, dout):
+    # x % y = x - (x // y) * y, with x // y constant between its jumps
+    return (unbroadcast(dout, x), unbroadcast(-dout * np.floor_divide(x, y), y))
+
+
+@defbprop(np.fmod)
+def bprop_fmod(x, y, out, dout):
+    # fmod(x, y) = x - trunc(x / y) * y, with trunc(x / y) constant between its jumps
+    return (unbroadcast(dout, x), unbroadcast(-dout * np.trunc(x / y), y))
+
+
+@defbprop(np.divmod)                     # builtin divmod is an alias of it
+def bprop_divmod(x, y, out, dout):
+    # (x // y, x % y): the quotient is piecewise constant, the remainder is x % y
+    return (unbroadcast(dout[1], x), unbroadcast(-dout[1] * out[0], y))
+
+
 @defbprop(operator.matmul, np.matmul)
 def bprop_matmul(x, y, out, dout):
     return (matmul_lhs_grad(dout, x, y), matmul_rhs_grad(dout, x, y))
@@ -73,15 +100,37 @@ def jvp_pow(x, y, out, dx, dy):
     return (dx * y * np.power(x, y - 1), dy * out * np.log(np.where(x > 0, x, 1)))
 
 
+@defjvp(operator.mod, np.mod)
+def jvp_mod(x, y, out, dx, dy):
+    return (dx, -dy * np.floor_divide(x, y))
+
+
+@defjvp(np.fmod)
+def jvp_fmod(x, y, out, dx, dy):
+    return (dx, -dy * np.trunc(x / y))
+
+
+@defjvp(np.divmod)
+def jvp_divmod(x, y, out, dx, dy):
+    # tuples (quotient's tangent, remainder's tangent): the quotient's is zero
+    return ((np.zeros_like(out[0]), expand_like(dx, out[1])),
+            (np.zeros_like(out[0]), expand_like(-dy * out[0], out[1])))
+
+
 deflinear(operator.neg, np.negative, operator.pos, np.positive)
 defmultilinear(operator.mul, np.multiply, operator.matmul, np.matmul, args=(0, 1))
 
 
 defelementwise(operator.add, np.add, operator.sub, np.subtract, operator.mul, np.multiply,
                operator.truediv, np.divide, operator.pow, np.power, operator.neg,
-               np.negative, operator.pos, np.positive)
+               np.negative, operator.pos, np.positive, operator.mod, np.mod, np.fmod)
+
+registry.alias(math.fmod, np.fmod)
+registry.alias(divmod, np.divmod)
+registry.primitive(np.divmod).returns_tuple = True
+registry.primitive(np.divmod).tuple_length = 2
 
 defnondiff(operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
-           operator.not_, operator.floordiv, operator.mod, np.floor_divide, np.mod,
+           operator.not_, operator.floordiv, np.floor_divide,
            np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,
            np.logical_and, np.logical_or, np.logical_not, np.logical_xor)
