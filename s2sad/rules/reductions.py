@@ -9,7 +9,9 @@ Conventions at non-differentiable points:
   extremum (as JAX does), so ``grad(np.max)([1, 3, 3]) == [0, .5, .5]``.
 * prod: exact with zeros; an element's gradient is the product of the other
   elements of its group (computed without division by ``prod_others``).
-* std: at a zero standard deviation the gradient is nan (0/0), as in JAX.
+* std: at a zero standard deviation the gradient is nan (0/0), as in JAX, except where
+  each group has one element (an axis of length 1): there std is identically 0 and so is
+  its gradient.  var needs no exception (its gradient is 2 (a - mean) / n, 0 there).
 
 The helpers below (``group_axes``, ``ungroup_axes``, ``prod_others``) are
 primitives with rules of their own, so every order of derivative works.
@@ -133,10 +135,12 @@ def bprop_var(a, out, dout, axis=None, ddof=0, keepdims=False):
 
 @defbprop(np.std)
 def bprop_std(a, out, dout, axis=None, ddof=0, keepdims=False):
-    # at std == 0 the gradient is nan (0/0), as in JAX
+    # at std == 0 the gradient is nan (0/0), as in JAX, except over groups of one element,
+    # where std is identically 0 (centered is 0): there out is read as 1, the gradient is 0
     n = np.size(a) / np.size(out) - ddof
     centered = a - np.mean(a, axis=axis, keepdims=True)
-    return (unreduce(dout / out, a, axis, keepdims) * centered / n,)
+    return (unreduce(dout / np.where(np.size(a) == np.size(out), 1.0, out), a, axis, keepdims)
+            * centered / n,)
 
 
 @defbprop(np.cumsum)
@@ -182,10 +186,11 @@ def jvp_var(a, out, da, axis=None, ddof=0, keepdims=False):
 
 @defjvp(np.std)
 def jvp_std(a, out, da, axis=None, ddof=0, keepdims=False):
-    # at std == 0 the tangent is nan (0/0), as the gradient is
+    # at std == 0 the tangent is nan (0/0), as the gradient is; 0 over groups of one element
     n = np.size(a) / np.size(out) - ddof
     centered = a - np.mean(a, axis=axis, keepdims=True)
-    return (np.sum(da * centered, axis=axis, keepdims=keepdims) / out / n,)
+    return (np.sum(da * centered, axis=axis, keepdims=keepdims)
+            / np.where(np.size(a) == np.size(out), 1.0, out) / n,)
 
 
 # the linear reductions: their tangent is the reduction of the tangent

@@ -59,15 +59,32 @@ ROWS = (
     + _reduction(np.max) + _reduction(np.amax) + _reduction(np.min) + _reduction(np.amin)
     + _reduction(np.prod, domain=(0.5, 1.5))
     + _reduction(np.var, extra=[{"axis": 0, "ddof": 1}, {"ddof": 1, "keepdims": True}])
-    # std of one element is 0, where its gradient is nan (see the rule): not checked here
-    + _reduction(np.std, extra=[{"axis": 0, "ddof": 1}, {"ddof": 1, "keepdims": True}],
-                 single=False)
+    # std over groups of one element (a 0-d input, axis 0 of (1, 2)) is identically 0, and
+    # so is its gradient (it was nan: 0/0)
+    + _reduction(np.std, extra=[{"axis": 0, "ddof": 1}, {"ddof": 1, "keepdims": True}])
     + [
         # prod is exact at zeros (finite differences are exact there too: prod is multilinear)
         Row(np.prod, make=_zeros_case, id="prod-zeros-axis0"),
         Row(np.prod, make=_zeros_all, id="prod-one-zero"),
         Row(np.prod, shapes=[(2, 3)], domain=(-1.5, 1.5), options=[{"axis": 1}], id="prod-signs"),
         Row(np.var, shapes=[(4,)], options=[{"ddof": 2}], id="var-ddof2"),
+        # std and var over axes of length 1 (groups of one element): identically 0
+        Row(np.std, shapes=[(3, 1)], options=[{"axis": 1}, {"axis": -1, "keepdims": True},
+                                              {"axis": 1, "ddof": -1}], id="std-len1"),
+        Row(np.std, shapes=[(3, 1, 1)], options=[{"axis": (1, 2)}, {"axis": (2, 1),
+                                                                    "keepdims": True}],
+            id="std-len1"),
+        Row(np.std, shapes=[(1,), (1, 1)], options=[{}, {"keepdims": True}], id="std-len1"),
+        Row(np.var, shapes=[(3, 1)], options=[{"axis": 1}, {"axis": 1, "ddof": -1}],
+            id="var-len1"),
+        Row(np.var, shapes=[(3, 1, 1)], options=[{"axis": (1, 2)}], id="var-len1"),
+        # next to terms with nonzero first and second derivatives (a nan would spread)
+        Row(lambda x: np.std(x, axis=1) * x[:, 0] + x[:, 0] ** 3, shapes=[(3, 1)], also=(),
+            id="std-len1-product"),
+        Row(lambda x: x.std(axis=1) + x.var(axis=-1, keepdims=True)[:, 0] + np.sin(x[:, 0]),
+            shapes=[(4, 1)], also=(), id="method-std-len1"),
+        Row(lambda x: np.std(x, axis=0) * np.std(x, axis=1, keepdims=True), shapes=[(1, 3)],
+            also=(), id="std-len1-times-std"),
         Row(np.cumsum, shapes=[(), (3,), (3, 2), (1, 2)],
             options=[{}], id="cumsum"),
         Row(np.cumsum, shapes=[(3, 2), (2, 3, 2)], options=[{"axis": 0}, {"axis": 1},
