@@ -92,6 +92,9 @@ class Primitive:
         self.multilinear = None     # indices in which it is linear one at a time
         self.multilinear_all = False  # ... in every argument (einsum)
         self.nondiff = False        # zero derivative (shape, floor, comparisons)
+        # arguments that are indices (x[i]: i): no derivative flows into them, and one
+        # computed from a differentiated value is refused (see index_args())
+        self.index_args = ()
         self.elementwise = False    # output shape is the broadcast of the inputs
         self.returns_tuple = False  # the result is a tuple (anf makes x[0] an Item)
         self.varargs = False        # every positional argument is an input (einsum)
@@ -296,6 +299,38 @@ def defnondiff(*fns):
     """Declare functions whose derivative is zero everywhere (shape, floor, comparisons)."""
     for fn in fns:
         primitive(fn).nondiff = True
+
+
+def defindex(*fns, args=(1,)):
+    """Declare the arguments ``args`` of fns to be indices (``x[i]``: ``i``): their rules
+    give them no gradient, which is right for integers, slices and masks; a transform
+    refuses an index computed from a differentiated value (``np.r_[x, y]`` is a
+    subscript whose "index" is data), rather than return a silent zero."""
+    for fn in fns:
+        primitive(fn).index_args = tuple(args)
+
+
+def data_index(obj) -> bool:
+    """Whether subscripting obj (an IR atom) may compute with the index's values: a
+    constant object that is not an array or a container (np.r_, np.c_).  An array,
+    list, tuple or dict only reads at an index, and a float index is NumPy's error."""
+    value = getattr(obj, "value", None)
+    if obj is None or not hasattr(obj, "value") or value is None:
+        return False
+    return not isinstance(value, (np.ndarray, np.generic, tuple, list, dict, str, bytes,
+                                  int, float, complex))
+
+
+def active_index_error(prim, position, src):
+    """The refusal for an index of prim that depends on a differentiated input."""
+    from .errors import TransformError
+    what = "the index of a subscript x[i]" if prim.symbol == "[]" else \
+        f"argument {position} of {prim.name}, an index,"
+    return TransformError(
+        f"{what} depends on a differentiated input", src,
+        "s2sad differentiates x[i] in x, with i an integer, slice or boolean mask. To build "
+        "an array from values (np.r_[x, y], np.c_[x, y]) use np.concatenate, np.stack or "
+        "np.array.")
 
 
 def defelementwise(*fns):

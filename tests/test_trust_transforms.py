@@ -182,3 +182,32 @@ def loop_in_both_branches(x, n):
 def test_loop_inside_a_branch_inside_a_loop(f):
     # was: UnboundLocalError for the inner loop's tape on iterations of the other branch
     both(f, (1.1, 4))
+
+
+# -- np.r_ and np.c_: a subscript whose "index" is data --------------------------------------
+def r_concat(x):
+    return np.sum(np.r_[x, x ** 2] * np.arange(6.0))
+
+
+def c_concat(x):
+    return np.sum(np.c_[x, np.sin(x)])
+
+
+@pytest.mark.parametrize("f", [r_concat, c_concat])
+def test_index_that_is_data_is_refused_not_zero(f):
+    # was: a zero gradient (the subscript's index got none)
+    for transform in (grad, s2sad.derivative):
+        with pytest.raises(s2sad.S2SADError, match="index") as e:
+            transform(f)(np.array([0.5, 1.5, 2.5]))
+        assert "test_trust_transforms.py" in str(e.value)
+
+
+def loop_index_through_tape(x):
+    s = 0.0
+    for i in range(len(x)):
+        s = s + x[i] * x[i] * (i + 1.0)
+    return s
+
+
+def test_integer_index_saved_on_a_tape_is_still_an_index():
+    both(loop_index_through_tape, (X3,))

@@ -10,7 +10,7 @@ import operator
 
 import numpy as np
 
-from ..registry import defbprop, deflinear
+from ..registry import defbprop, defindex, deflinear
 from ..runtime import array_namespace, getitem_grad, setitem, setitem_grad, unbroadcast
 
 
@@ -125,3 +125,7 @@ deflinear(operator.getitem, np.take, np.take_along_axis)
 deflinear(take_grad, take_along_axis_grad, args=(2,))
 deflinear(setitem, args=(0, 2))
 deflinear(setitem_grad, args=(2,))
+
+# the index of a read or a write gets no gradient; one that depends on a differentiated
+# input is refused (np.r_[x, y] subscripts an object with data)
+defindex(operator.getitem, setitem, getitem_grad, setitem_grad)

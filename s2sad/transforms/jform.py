@@ -238,6 +238,9 @@ class JForm:
         if prim.nondiff:
             return None
         targs = [self.tangent(a) for a in call.args]
+        for i in prim.index_args:
+            if i < len(targs) and targs[i] is not None and registry.data_index(call.args[0]):
+                raise registry.active_index_error(prim, i, s.src)
         for k, a in call.kwargs:
             if self.tangent(a) is not None:
                 raise TransformError(f"forward mode: the keyword argument {k}= of {prim.name} "

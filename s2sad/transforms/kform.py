@@ -280,6 +280,7 @@ class KTransform(FlowTransform):
     # -- rules --------------------------------------------------------------------------
     def inline_rule(self, s: ir.Assign, call: ir.Call, dout: ir.Atom):
         prim = call.callee
+        self.refuse_active_index(s, call)
         rule = prim.rule_for(len(call.args))
         if rule is None:
             fn = prim.fn
@@ -318,6 +319,16 @@ class KTransform(FlowTransform):
                 if isinstance(g, ir.Var) and g.name in self.temps:
                     self.shape_of.setdefault(g.name, a.name)
                 self.contribute(a.name, g)
+
+    def refuse_active_index(self, s: ir.Assign, call: ir.Call):
+        """An index gets no gradient from the rules, right for integers, slices and
+        masks: refused where it depends on a differentiated input and the object
+        indexed computes with it (registry.data_index)."""
+        for i in call.callee.index_args:
+            a = call.args[i] if i < len(call.args) else None
+            if isinstance(a, ir.Var) and a.name in self.active and \
+                    registry.data_index(call.args[0]):
+                raise registry.active_index_error(call.callee, i, s.src)
 
     # -- the transform -----------------------------------------------------------------
     def backward(self, seeds: Dict[str, ir.Atom]):
