@@ -73,3 +73,77 @@ def test_std_over_one_element_against_finite_differences(name, f, shape):
     x = _rng(2).normal(size=shape)
     check_grads(h, [x], order=2)
     check_jvp(h, [x])
+
+
+# -- einsum's sublist form ------------------------------------------------------------------------
+
+def einsum_transpose_weighted(x):
+    return np.sum(np.einsum(x, [0, 1], [1, 0]) * np.arange(1.0, 4.0)[:, None])
+
+
+def einsum_sublist_mm(a, b):
+    return np.einsum(a, [0, 1], b, [1, 2], [0, 2])
+
+
+def einsum_string_mm(a, b):
+    return np.einsum("AB,BC->AC", a, b)
+
+
+def einsum_sublist_first_only(a):
+    # only the first operand is differentiated (b is a constant): its gradient was zero
+    return np.sum(np.einsum(a, [0, 1], B43, [1, 2]) ** 2)
+
+
+def einsum_sublist_chain(a, b, c):
+    return np.einsum(a, [Ellipsis, 0, 1], b, [1, 2], c, [2], [Ellipsis, 0])
+
+
+B43 = np.random.default_rng(7).normal(size=(4, 3))
+
+
+def test_einsum_sublist_gradient_is_not_zero():
+    # the case that gave a zero gradient: the operand came first, where the subscripts go
+    x = _rng().normal(size=(3, 3))
+    g = s2sad.grad(einsum_transpose_weighted)(x)
+    # sum_ij x[j, i] w[i] : d/dx[j, i] = w[i]
+    assert np.array_equal(g, np.tile(np.arange(1.0, 4.0), (3, 1)))
+
+
+def test_einsum_sublist_gradient_equals_the_string_form():
+    a, b = _rng().normal(size=(3, 4)), _rng(1).normal(size=(4, 2))
+    u = _rng(2).normal(size=(3, 2))
+    _, back_sub = s2sad.vjp(einsum_sublist_mm, a, b)
+    _, back_str = s2sad.vjp(einsum_string_mm, a, b)
+    for gs, gt in zip(back_sub(u), back_str(u)):
+        assert np.allclose(gs, gt, rtol=1e-14, atol=0)
+    assert np.allclose(back_sub(u)[0], u @ b.T) and np.allclose(back_sub(u)[1], a.T @ u)
+
+
+@pytest.mark.parametrize("f,shapes", [
+    (einsum_transpose_weighted, [(3, 3)]),
+    (einsum_sublist_mm, [(3, 4), (4, 2)]),
+    (einsum_sublist_first_only, [(2, 4)]),
+    (einsum_sublist_chain, [(2, 3, 4), (4, 2), (2,)]),
+], ids=["transpose", "mm", "first-only", "chain-ellipsis"])
+def test_einsum_sublist_against_finite_differences(f, shapes):
+    rng = _rng(3)
+    args = [rng.normal(size=s) for s in shapes]
+    check_grads(f, args, order=2)
+    check_jvp(f, args)
+
+
+def test_einsum_sublist_third_order():
+    rng = _rng(4)
+    check_grads(einsum_sublist_chain, [rng.normal(size=s) for s in [(2, 3, 4), (4, 2), (2,)]],
+                order=3)
+
+
+def einsum_bad_label(a):
+    return np.sum(np.einsum(a, [0, 99], [99, 0]))
+
+
+def test_einsum_sublist_label_out_of_range_is_an_error():
+    # NumPy refuses the label when it runs the einsum; the point is that the gradient is
+    # never a silent zero (it was: the einsum itself was not even run)
+    with pytest.raises((ValueError, s2sad.S2SADError)):
+        s2sad.grad(einsum_bad_label)(np.ones((2, 2)))

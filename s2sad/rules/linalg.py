@@ -4,15 +4,20 @@ cross, linalg.norm, linalg.det, linalg.inv, linalg.solve (matmul is in arith).
 Two families of helpers keep every rule closed under differentiation:
 
 * einsum.  The gradient of an einsum with respect to operand i is another
-  einsum of ``dout`` with the other operands, ``np.einsum(einsum_grad_spec(...),
-  dout, *others)``, followed by ``einsum_expand``, which puts the result back in
-  operand i's shape: it broadcasts along indices that only operand i has
-  (summed away by the forward pass), and places values on the diagonal for an
-  index repeated within operand i (``'ii->i'``).  ``einsum_expand`` is linear;
-  its adjoint is an einsum again (``'iik->ik'``: take the diagonal, sum).  So
-  every derivative of an einsum, to any order, is made of einsums and
-  ``einsum_expand``.  The subscripts strings are computed at run time from the
-  operands' shapes by non-differentiable helpers, and cached.
+  einsum of ``dout`` with the other operands, ``einsum_skip(einsum_grad_spec(i,
+  *args), dout, *other_args)``, followed by ``einsum_expand``, which puts the
+  result back in operand i's shape: it broadcasts along indices that only
+  operand i has (summed away by the forward pass), and places values on the
+  diagonal for an index repeated within operand i (``'ii->i'``).
+  ``einsum_expand`` is linear; its adjoint is an einsum again (``'iik->ik'``:
+  take the diagonal, sum).  So every derivative of an einsum, to any order, is
+  made of einsums and ``einsum_expand``.  The subscripts strings are computed at
+  run time from the operands' shapes by non-differentiable helpers, and cached.
+  Both forms of einsum are differentiated, ``einsum('ij,jk', a, b)`` and the
+  sublist form ``einsum(a, [0, 1], b, [1, 2])``: a rule knows only how many
+  arguments a call has, not which are operands, so the gradient einsum takes all
+  the other arguments and ``einsum_skip`` leaves out those that are not operands
+  (their term in its subscripts is '#').
 * tensordot.  ``tensordot_lhs_grad(g, a, b, axes)`` is the adjoint of
   ``a -> tensordot(a, b, axes)`` applied to g, ``tensordot_rhs_grad`` the one
   for b, as ``matmul_lhs_grad``/``matmul_rhs_grad`` are for matmul.  np.dot and
@@ -43,13 +48,57 @@ def _einsum_fail(subscripts, why):
     raise S2SADError(f"cannot differentiate np.einsum({subscripts!r}, ...): {why}")
 
 
+def _sublist_term(sub):
+    """A sublist of einsum's interleaved form as a term: [0, 1] -> 'AB', [Ellipsis, 27] -> '...b'
+    (NumPy's letters: 0-25 are 'A'-'Z', 26-51 'a'-'z')."""
+    out = []
+    for s in sub:
+        if s is Ellipsis:
+            out.append("...")
+            continue
+        k = int(s)
+        if k != s or not 0 <= k < 52:
+            _einsum_fail(sub, f"a sublist label must be an integer in [0, 52), got {s!r}")
+        out.append(chr(ord("A") + k) if k < 26 else chr(ord("a") + k - 26))
+    return "".join(out)
+
+
+def _einsum_layout(args):
+    """(subscripts, shapes) for the arguments of an einsum call, in either of its forms.
+
+    The subscripts have one term per argument, '#' for an argument that is not an
+    operand (the subscripts string itself, a sublist); shapes has the shape of each
+    operand and None elsewhere.  np.einsum('ij,jk->ik', a, b) gives '#,ij,jk->ik';
+    np.einsum(a, [0, 1], b, [1, 2], [0, 2]) gives 'AB,#,BC,#,#->AC'.
+    """
+    a0 = args[0]
+    if isinstance(a0, str):
+        subscripts = "#," + a0.replace(" ", "")
+    else:
+        # the interleaved form: operand, sublist, operand, sublist, ..., [output sublist]
+        n = len(args)
+        terms = []
+        for k in range(0, n - 1, 2):
+            terms += [_sublist_term(args[k + 1]), "#"]
+        if n % 2:
+            subscripts = ",".join(terms + ["#"]) + "->" + _sublist_term(args[-1])
+        else:
+            subscripts = ",".join(terms)
+    lhs = subscripts.partition("->")[0].split(",")
+    shapes = tuple(None if t == "#" else tuple(np.shape(a)) for t, a in zip(lhs, args))
+    if len(lhs) != len(args):
+        _einsum_fail(a0, f"{len(lhs) - 1} terms for {len(args) - 1} operands")
+    return subscripts, shapes
+
+
 @functools.lru_cache(maxsize=1024)
 def _einsum_terms(subscripts, shapes):
-    """(input terms, output term, {label: size}) with '...' written out as labels.
+    """(terms, output term, {label: size}, unused labels) with '...' written out as labels.
 
-    Ellipsis dimensions get fresh labels, right-aligned across operands as
-    NumPy broadcasts them; an implicit output is NumPy's: the broadcast
-    dimensions, then the labels that occur once, in ASCII order.
+    One term per argument, '#' for an argument that is not an operand (its shape is
+    None).  Ellipsis dimensions get fresh labels, right-aligned across operands as
+    NumPy broadcasts them; an implicit output is NumPy's: the broadcast dimensions,
+    then the labels that occur once, in ASCII order.
     """
     s = subscripts.replace(" ", "")
     lhs, arrow, rhs = s.partition("->")
@@ -57,12 +106,13 @@ def _einsum_terms(subscripts, shapes):
     if len(terms) != len(shapes):
         _einsum_fail(subscripts, f"{len(terms)} terms for {len(shapes)} operands")
     for t in terms + [rhs]:
-        if t.replace("...", "", 1).strip(_LABELS):
+        if t != "#" and t.replace("...", "", 1).strip(_LABELS):
             _einsum_fail(subscripts, f"bad term {t!r}")
-    used = set(s) - {".", ",", "-", ">"}
+    used = set(s) - {".", ",", "-", ">", "#"}
     fresh = [c for c in _LABELS if c not in used]
+    ops = [(t, shp) for t, shp in zip(terms, shapes) if t != "#"]
     ell = 0
-    for t, shp in zip(terms, shapes):
+    for t, shp in ops:
         if "..." in t:
             ell = max(ell, len(shp) - (len(t) - 3))
     if ell > len(fresh):
@@ -70,6 +120,9 @@ def _einsum_terms(subscripts, shapes):
     E, fresh = "".join(fresh[:ell]), fresh[ell:]
     full = []
     for t, shp in zip(terms, shapes):
+        if t == "#":
+            full.append(t)
+            continue
         if "..." in t:
             k = len(shp) - (len(t) - 3)
             t = t.replace("...", E[ell - k:] if k else "")
@@ -80,21 +133,24 @@ def _einsum_terms(subscripts, shapes):
         out = rhs.replace("...", E)
     else:
         counts = {}
-        for t in terms:
+        for t, _ in ops:
             for c in t.replace("...", ""):
                 counts[c] = counts.get(c, 0) + 1
         out = E + "".join(sorted(c for c, n in counts.items() if n == 1))
     sizes = {}
     for t, shp in zip(full, shapes):
-        for c, n in zip(t, shp):
-            sizes[c] = max(sizes.get(c, 1), n)
+        if t != "#":
+            for c, n in zip(t, shp):
+                sizes[c] = max(sizes.get(c, 1), n)
     return tuple(full), out, sizes, "".join(fresh)
 
 
 @functools.lru_cache(maxsize=1024)
 def _einsum_grad_specs(subscripts, i, shapes):
-    """(spec of the gradient einsum for operand i, spec of einsum_expand)."""
+    """(spec of the einsum_skip that gives argument i's gradient, spec of einsum_expand)."""
     terms, out, sizes, fresh = _einsum_terms(subscripts, shapes)
+    if terms[i] == "#":
+        _einsum_fail(subscripts, f"argument {i} is not an operand")
     # a size-1 dimension of operand i broadcast against a larger one: a label of its own,
     # which only operand i has (the gradient sums over it)
     ti = []
@@ -106,33 +162,48 @@ def _einsum_grad_specs(subscripts, i, shapes):
             c = fresh.pop(0)
         ti.append(c)
     ti = "".join(ti)
-    elsewhere = set(out).union(*[t for j, t in enumerate(terms) if j != i])
+    elsewhere = set(out).union(*[t for j, t in enumerate(terms) if j != i and t != "#"])
     kept = "".join(c for k, c in enumerate(ti) if c in elsewhere and c not in ti[:k])
     grad = ",".join([out] + [t for j, t in enumerate(terms) if j != i]) + "->" + kept
     return grad, kept + "->" + ti
 
 
-def _check_subscripts(subscripts):
-    if not isinstance(subscripts, str):
-        raise S2SADError("cannot differentiate np.einsum with operands and sublists "
-                         "(einsum(a, [0, 1], b, [1, 2])); write the subscripts as a string, "
-                         "einsum('ij,jk', a, b)")
-
-
-def einsum_grad_spec(subscripts, i, *operands):
-    """The subscripts of the einsum of (dout, other operands) that gives operand i's gradient.
+def einsum_grad_spec(i, *args):
+    """The subscripts of einsum_skip(spec, dout, *args without args[i]) that gives the
+    gradient of np.einsum(*args) (either form) with respect to its argument i, an operand.
 
     Its result is indexed by operand i's labels that occur elsewhere, once each;
     einsum_expand takes it to operand i's shape.
     """
-    _check_subscripts(subscripts)
-    return _einsum_grad_specs(subscripts, i, tuple(np.shape(a) for a in operands))[0]
+    subscripts, shapes = _einsum_layout(args)
+    return _einsum_grad_specs(subscripts, i, shapes)[0]
 
 
-def einsum_expand_spec(subscripts, i, *operands):
+def einsum_expand_spec(i, *args):
     """'kept->term': how einsum_expand takes the gradient einsum to operand i's shape."""
-    _check_subscripts(subscripts)
-    return _einsum_grad_specs(subscripts, i, tuple(np.shape(a) for a in operands))[1]
+    subscripts, shapes = _einsum_layout(args)
+    return _einsum_grad_specs(subscripts, i, shapes)[1]
+
+
+@functools.lru_cache(maxsize=1024)
+def _skip_spec(spec):
+    lhs, _, rhs = spec.partition("->")
+    terms = lhs.split(",")
+    keep = tuple(k for k, t in enumerate(terms) if t != "#")
+    return ",".join(terms[k] for k in keep) + "->" + rhs, keep
+
+
+def einsum_skip(spec, *args):
+    """np.einsum(spec, *args) with the arguments whose term in spec is '#' left out.
+
+    The gradients of an einsum are einsums of dout with all the other arguments of the
+    call; in the sublist form some of those are sublists, and '#' skips them, so one rule
+    serves both forms: einsum_skip('ik,#,jk->ij', g, 'ij,jk->ik', b) is
+    np.einsum('ik,jk->ij', g, b).
+    """
+    subscripts, keep = _skip_spec(spec)
+    ops = [args[k] for k in keep]
+    return array_namespace(*ops).einsum(subscripts, *ops)
 
 
 def einsum_flip(spec):
@@ -179,22 +250,29 @@ def bprop_einsum_expand(g, x, spec, out, dout):
     return (unbroadcast(np.einsum(einsum_flip(spec), dout), g), None, None)
 
 
-@defbprop_varargs(np.einsum)
-def bprop_einsum_factory(n):
-    """The rule for np.einsum(subscripts, a0, ..., a{n-2})."""
-    ops = [f"a{k}" for k in range(n - 1)]
-    allops = ", ".join(ops)
-    lines = [f"def bprop_einsum_{n}(subscripts, {allops + ', ' if ops else ''}out, dout):"]
-    grads = []
-    for i in range(n - 1):
-        others = ", ".join(["dout"] + [o for k, o in enumerate(ops) if k != i])
-        lines.append(f"    g{i} = np.einsum(einsum_grad_spec(subscripts, {i}, {allops}), "
-                     f"{others})")
-        grads.append(f"einsum_expand(g{i}, a{i}, einsum_expand_spec(subscripts, {i}, {allops}))")
-    lines.append(f"    return ({', '.join(['None'] + grads)}{',' if not grads else ''})")
-    text = "\n".join(lines) + "\n"
-    return text, {"np": np, "einsum_grad_spec": einsum_grad_spec,
-                  "einsum_expand_spec": einsum_expand_spec, "einsum_expand": einsum_expand}
+def _einsum_rule(name):
+    """The rule factory of np.einsum and einsum_skip: for a call with n arguments, in
+    either form of einsum, the gradient of argument k is einsum_skip of dout and the
+    other arguments, put in k's shape by einsum_expand.  Where argument k is not an
+    operand (the subscripts, a sublist) it is a constant, and that code is never run."""
+    def factory(n):
+        args = [f"a{k}" for k in range(n)]
+        allargs = ", ".join(args)
+        lines = [f"def bprop_{name}_{n}({allargs}, out, dout):"]
+        grads = []
+        for k in range(n):
+            others = ", ".join(["dout"] + [a for j, a in enumerate(args) if j != k])
+            lines.append(f"    g{k} = einsum_skip(einsum_grad_spec({k}, {allargs}), {others})")
+            grads.append(f"einsum_expand(g{k}, a{k}, einsum_expand_spec({k}, {allargs}))")
+        lines.append(f"    return ({', '.join(grads)},)")
+        text = "\n".join(lines) + "\n"
+        return text, {"np": np, "einsum_skip": einsum_skip, "einsum_grad_spec": einsum_grad_spec,
+                      "einsum_expand_spec": einsum_expand_spec, "einsum_expand": einsum_expand}
+    return factory
+
+
+defbprop_varargs(np.einsum)(_einsum_rule("einsum"))
+defbprop_varargs(einsum_skip)(_einsum_rule("einsum_skip"))
 
 
 # ---------------------------------------------------------------------------------------
@@ -576,7 +654,7 @@ def jvp_solve(a, b, out, da, db):
 defnondiff(solve_sign)
 
 # products are linear in each factor, the rest in its array
-defmultilinear(np.einsum)
+defmultilinear(np.einsum, einsum_skip)
 defmultilinear(np.tensordot, np.dot, np.inner, np.outer, np.vdot, np.kron, np.cross,
                args=(0, 1))
 defmultilinear(tensordot_lhs_grad, args=(0, 2))
