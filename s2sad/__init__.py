@@ -11,8 +11,9 @@
 See ``source(grad_all(f))`` for the code s2sad writes.
 """
 
-from .errors import (MissingRuleError, RuleError, S2SADError, SourceUnavailableError,
-                     TransformError, UnsupportedSyntaxError)
+from .errors import (ArgumentError, CotangentError, MissingRuleError, OutputError, RuleError,
+                     S2SADError, SourceUnavailableError, TangentError, TransformError,
+                     UnsupportedSyntaxError)
 from .registry import defbprop, defjvp, defnondiff
 from .api import (backend, derivative, fprop, grad, grad_all, hessian, hvp, jacobian, jvp, source,
                   value_and_grad, vjp)
@@ -22,4 +23,5 @@ __version__ = "0.1.0"
 __all__ = ["backend", "grad_all", "grad", "value_and_grad", "vjp", "jvp", "derivative", "jacobian",
            "hessian", "hvp", "fprop", "source", "defbprop",
            "defjvp", "defnondiff", "S2SADError", "UnsupportedSyntaxError", "MissingRuleError",
-           "SourceUnavailableError", "RuleError", "TransformError"]
+           "SourceUnavailableError", "RuleError", "TransformError", "ArgumentError",
+           "OutputError", "CotangentError", "TangentError"]

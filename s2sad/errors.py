@@ -77,3 +77,26 @@ class RuleError(S2SADError):
 
 class TransformError(S2SADError):
     """Anything else that stops a transformation, with the place in the user's code."""
+
+
+class ArgumentError(S2SADError, TypeError):
+    """A derivative made or called with arguments that do not fit: a wrong count, an
+    unknown keyword, ``wrt`` naming an argument that is not differentiable (an int),
+    or something that is not a function of arrays (a class, a bound method).
+
+    Also a :class:`TypeError`, as Python raises for a call that does not fit."""
+
+
+class OutputError(S2SADError, TypeError):
+    """The function's result cannot be differentiated as asked: ``grad`` of a function
+    that returns a tuple, list or dict (use ``has_aux=True`` or ``vjp``), or a result
+    that is not a number or array (a string, None)."""
+
+
+class CotangentError(S2SADError, ValueError):
+    """A cotangent passed to a pullback does not have the structure or shape of the
+    function's result."""
+
+
+class TangentError(S2SADError, ValueError):
+    """A tangent passed to jvp does not have the structure or shape of its primal."""

@@ -364,7 +364,9 @@ def test_int_and_bool_arguments_get_none():
     gx, gi = grad_all(lambda x, i: np.sum(x * i))(np.ones(3), np.arange(3))
     np.testing.assert_allclose(gx, [0.0, 1.0, 2.0])
     assert gi is None
-    assert grad(lambda x, n: x ** n, wrt=1)(2.0, 3) is None
+    # naming a non-differentiable argument in wrt is refused (see tests/test_api_trust.py)
+    with pytest.raises(s2sad.errors.ArgumentError, match="parameter 1 \\(n\\)"):
+        grad(lambda x, n: x ** n, wrt=1)(2.0, 3)
 
 
 def test_gradients_are_writeable_and_not_aliases():
@@ -550,9 +552,11 @@ def test_traceback_shows_generated_line():
                getattr(info.value, "__notes__", [])), "a note names the user's line"
 
 
-def test_non_differentiable_arguments_get_none_without_running_their_gradient():
-    """A string or int argument is not differentiable: its gradient is None."""
-    assert grad(raises_inside)("not a number", np.ones(2)) is None
+def test_non_differentiable_argument_named_in_wrt_is_refused_before_running():
+    """A string or int argument is not differentiable: naming it in wrt is an error
+    (grad_all gives it None), raised before the code runs."""
+    with pytest.raises(s2sad.errors.ArgumentError, match=r"parameter 0 \(x\).*a str"):
+        grad(raises_inside)("not a number", np.ones(2))
 
 
 # ---------------------------------------------------------------------------
