@@ -451,6 +451,8 @@ def _finish(g, a):
     dt = getattr(a, "dtype", None)
     shape = getattr(a, "shape", None)
     xp = type(a).__module__.startswith("cupy") and __import__("cupy") or np
+    if not hasattr(g, "astype") or (type(a) is np.ndarray and not isinstance(g, np.ndarray)):
+        g = xp.asarray(g, dtype=dt)     # a 0-d array gets a 0-d array, not a NumPy scalar
     if getattr(g, "shape", None) != shape:
         g = xp.broadcast_to(g, shape)
     if getattr(g, "dtype", None) != dt:
@@ -509,11 +511,11 @@ def _refuse_target(fn, kind: str) -> None:
             "differentiates functions", hint="Write the computation as a function whose "
             "parameters are the arrays it reads.")
     if inspect.ismethod(t) and registry.lookup(registry.canonical(t)) is None:
-        owner = type(t.__self__).__name__ if not inspect.isclass(t.__self__) else \
-            t.__self__.__name__
+        owner = f"the class {t.__self__.__name__}" if inspect.isclass(t.__self__) else \
+            f"{_a(type(t.__self__).__name__)} object"
         raise ArgumentError(
-            f"s2sad.{kind}({_describe(t)}): {t.__name__} is a method bound to a {owner} "
-            "object; s2sad differentiates functions whose inputs are their parameters",
+            f"s2sad.{kind}({_describe(t)}): {t.__name__} is a method bound to {owner}; "
+            "s2sad differentiates functions whose inputs are their parameters",
             hint=f"Write {t.__name__} as a function that takes the arrays it reads as "
                  f"arguments (def {t.__name__}(x, ...)), and differentiate that.")
     for test, what in ((inspect.isasyncgenfunction, "`yield` in an `async def` (an async "
@@ -909,6 +911,9 @@ class Transformed:
         chosen = [self.wrt] if isinstance(self.wrt, int) else list(self.wrt)
         for i in chosen:
             if not -n <= i < n:
+                code = getattr(_target(self.fn), "__code__", None)
+                if code is not None and code.co_flags & inspect.CO_VARARGS:
+                    return          # *args: the transform refuses it, and says so
                 raise ArgumentError(
                     f"{self._call_name()}: wrt={self.wrt!r} is not a parameter index of "
                     f"{_describe(self.fn)}, which takes {n} positional parameter"
@@ -1190,8 +1195,7 @@ def derivative(fn, wrt: int = 0):
     nested reverse mode grows about threefold per order.  It nests with
     ``grad`` both ways.
     """
-    if not isinstance(wrt, int) or isinstance(wrt, bool):
-        raise TypeError(f"derivative takes one argument index, got wrt={wrt!r}")
+    _check_one(wrt, "derivative")
     return Transformed(fn, "derivative", wrt)
 
 
@@ -1319,6 +1323,17 @@ def _param_name(fn, i) -> str:
     return f"parameter {i} ({ps[i]})" if i < len(ps) else f"argument {i}"
 
 
+def _call(fn, args, what):
+    """fn(*args), with a call that does not fit fn an ArgumentError naming it."""
+    try:
+        return fn(*args)
+    except TypeError as e:
+        if e.__traceback__ is not None and e.__traceback__.tb_next is None:
+            raise ArgumentError(f"{what} was called with arguments that do not fit "
+                                f"{_describe(fn)}: {e}") from None
+        raise
+
+
 def _one_output(fn, out, what):
     problem = _output_problem(out)
     if problem is not None:
@@ -1347,7 +1362,7 @@ def jacobian(fn, wrt: int = 0, mode: str = "auto"):
             raise ArgumentError(f"{what}: {_param_name(fn, i)} of {_describe(fn)} is passed "
                                 f"{_type_name(x)}, which is not differentiable (floats, "
                                 "complex numbers and float arrays are)")
-        out = fn(*args)
+        out = _call(fn, args, what)
         _one_output(fn, out, what)
         n, m = int(np.size(x)), int(np.size(out))
         forward = mode == "forward" or (mode == "auto" and n <= m)
@@ -1400,7 +1415,7 @@ def hessian(fn, wrt: int = 0):
             raise ArgumentError(f"{what}: {_param_name(fn, i)} of {_describe(fn)} is passed "
                                 f"{_type_name(x)}, which is not differentiable (floats, "
                                 "complex numbers and float arrays are)")
-        out = fn(*args)
+        out = _call(fn, args, what)
         _one_output(fn, out, what)
         if np.ndim(out) == 0:
             return scalar(*args)
