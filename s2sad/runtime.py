@@ -38,6 +38,8 @@ def unbroadcast(g, x):
     gs = getattr(g, "shape", None)
     if gs is not None and gs == getattr(x, "shape", None):
         return g                        # the common case, first
+    if isinstance(g, tuple) and hasattr(x, "shape"):
+        g = _stacked(g)                 # the gradient of a list that was read as an array
     if isinstance(x, (tuple, list, dict)) or x is None:
         # the gradient of a container is one already; a length that differs means the
         # container was concatenated (list + list), whose gradient would be wrong here
@@ -45,6 +47,8 @@ def unbroadcast(g, x):
             from .errors import S2SADError
             raise S2SADError("adding tuples or lists (concatenation) is not differentiated; "
                              "build the list with append")
+        if isinstance(x, (tuple, list)) and hasattr(g, "shape"):
+            return as_items(unbroadcast(g, _ShapeOf(np.shape(x))), x)
         return g
     shape = _shape(x)
     gshape = _shape(g)
@@ -63,6 +67,38 @@ def unbroadcast(g, x):
     return g
 
 
+class _ShapeOf:
+    """Stands for an array of a shape (a list that NumPy read as an array)."""
+
+    def __init__(self, shape):
+        self.shape = tuple(shape)
+
+
+def as_items(g, x):
+    """g, the gradient of a list or tuple x that NumPy read as an array, as a tuple of
+    one gradient per item (nested lists likewise), so it adds to x's other gradients."""
+    if not isinstance(x, (tuple, list)) or not hasattr(g, "shape"):
+        return g
+    return Cotangent(as_items(g[i], e) for i, e in enumerate(x))
+
+
+def _stacked(d):
+    """A (nested) tuple of equal-shaped gradients as one array."""
+    if not isinstance(d, (tuple, list)):
+        return d
+    items = [_stacked(e) for e in d]
+    return array_namespace(*items).stack(items)
+
+
+def unsplit(d, g):
+    """d, a gradient of as_items(g, x), shaped like g: its items stacked back into one
+    array where g is an array (the adjoint of as_items); d itself where g is a tuple."""
+    if not hasattr(g, "shape") or not isinstance(d, (tuple, list)):
+        return d
+    xp = array_namespace(g)
+    return xp.reshape(xp.asarray(_stacked(d), dtype=g.dtype), g.shape)
+
+
 def expand_like(t, like):
     """t broadcast to like's shape (a forward-mode tangent of a broadcast input)."""
     shape = _shape(like)
@@ -79,7 +115,8 @@ def unreduce(g, x, axis=None, keepdims=False):
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         axes = tuple(sorted(a % len(shape) for a in axes))
         g = xp.expand_dims(g, axes)
-    return xp.broadcast_to(g, shape)
+    g = xp.broadcast_to(g, shape)
+    return as_items(g, x) if isinstance(x, (tuple, list)) else g
 
 
 def _is_basic_index(index):
@@ -125,6 +162,10 @@ class CotangentDict(dict):
 
 
 def _same_length(a, b):
+    """b as a tuple of len(a) gradients: an array whose rows are a list's items (the
+    list was read as an array somewhere) is split into them."""
+    if hasattr(b, "shape") and len(b.shape) >= 1 and b.shape[0] == len(a):
+        return tuple(b[i] for i in range(len(a)))
     if not isinstance(b, tuple) or len(b) != len(a):
         raise TypeError(f"cannot add the gradient of a tuple of {len(a)} to {type(b).__name__}"
                         f" of length {len(b) if isinstance(b, tuple) else '?'}")
@@ -264,6 +305,8 @@ def add_grads(a, b):
         return a
     if isinstance(a, tuple):
         return Cotangent(add_grads(u, v) for u, v in zip(a, _same_length(a, b)))
+    if isinstance(b, tuple) and not isinstance(b, Tape) and hasattr(a, "shape"):
+        return add_grads(b, a)
     if isinstance(a, Tape):
         return a + b
     if isinstance(a, dict):

@@ -211,3 +211,49 @@ def loop_index_through_tape(x):
 
 def test_integer_index_saved_on_a_tape_is_still_an_index():
     both(loop_index_through_tape, (X3,))
+
+
+# -- a list that NumPy reads as an array -------------------------------------------------------
+def list_as_array(x, L):
+    d = {"a": 0.5, "b": L}
+    return np.sum(x + d["b"]) + np.sum(L[0] * L[1]) + np.sum(np.sin(L))
+
+
+def test_list_read_as_an_array_gets_a_list_gradient():
+    # was: "cannot add the gradient of a tuple of 2 to ndarray" (a fuzzer finding)
+    L = [np.array([0.56, 0.13, 0.22]), np.array([-0.73, 0.67, 1.12])]
+    gx, gL = grad_all(list_as_array)(X3, L)
+    assert isinstance(gL, list) and len(gL) == 2
+    assert np.allclose(gL[0], 1 + L[1] + np.cos(L[0]))
+    both(list_as_array, (X3, L))
+
+
+# -- functions chosen by a branch, met again by an enclosing join ----------------------------
+def lambda_in_elif(x, n):
+    if n > 0:
+        c = x * 0.3
+    elif n < -5:
+        c = x
+    else:
+        g = lambda t: np.sin(t) * x
+        c = x * 2.0
+    return c * x
+
+
+def def_after_continue(x, n):
+    s = x
+    for i in range(n):
+        if i > 1:
+            continue
+
+        def h(t):
+            return t * x
+        s = s + h(s)
+    return s
+
+
+@pytest.mark.parametrize("f", [lambda_in_elif, def_after_continue])
+def test_function_defined_in_a_nested_branch(f):
+    # was: AttributeError inside the optimizer (a marker for "a function chosen at run
+    # time" leaked into a join)
+    both(f, (0.7, 3))

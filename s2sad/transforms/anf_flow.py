@@ -98,6 +98,11 @@ def _exits(node) -> bool:
     return False
 
 
+def _function_value(v) -> bool:
+    """Whether an environment entry is a function (one known, or one chosen by a branch)."""
+    return isinstance(v, Closure) or v is _RUNTIME_FUNCTION
+
+
 def _carrying_loop(stmts, stmt, name):
     """The innermost Loop around stmt that carries `name`, if any."""
     found = None
@@ -193,7 +198,7 @@ class FlowLowering:
             a, b = env1.get(name), env2.get(name)
             if a is not None and (a is b or a == b):
                 self.env[name] = a
-            elif isinstance(a, Closure) or isinstance(b, Closure):
+            elif _function_value(a) or _function_value(b):
                 # which function `name` holds depends on the branch: refused if used
                 self.env[name] = _RUNTIME_FUNCTION
             elif a is None or b is None:
@@ -276,9 +281,13 @@ class FlowLowering:
         flag = stop.flag if isinstance(stop, _Stop) else None
         if isinstance(flag, ir.Const) and not flag.value:
             flag = None
-        fns = {c for c in carried if isinstance(env_after.get(c), Closure)}
+        fns = {c for c in carried if _function_value(env_after.get(c)) or
+               _function_value(inits[c])}
         for c in fns:     # a function defined in the loop: the last one, after it
             carried.remove(c)
+            if inits[c] != ir.Const(None) and inits[c] is not env_after.get(c):
+                # another function before the loop: which one depends on the trip count
+                env_after[c] = _RUNTIME_FUNCTION
         loop_carried = [(params[c], inits[c], env_after.get(c, ir.Var(params[c])))
                         for c in carried]
         returned = None

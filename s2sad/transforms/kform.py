@@ -432,6 +432,10 @@ def grad_function(func: ir.Function, out, slots, wrt_single: bool, with_value: b
         g = grads.get(p)
         if g is None:
             g = k.emit(k.names.fresh("d" + p), k.zeros(p), src, temp=False)
+        elif p in k.containers and isinstance(g, ir.Var):
+            # a list NumPy read as an array has an array gradient: one per item instead
+            g = k.emit(k.names.fresh("d" + p), ir.Call(registry.primitive(runtime.as_items),
+                                                       (g, ir.Var(p))), src, temp=False)
         results.append(g)
     g_shape = k.shape_of
     if wrt_single:
@@ -486,6 +490,10 @@ def fprop_function(func: ir.Function, out, name: str, slots, self_ref=None) -> i
         g = grads.get(p)
         if g is None:
             g = k.emit(k.names.fresh("d" + p), k.zeros(p), src, temp=False)
+        elif p in k.containers and isinstance(g, ir.Var):
+            # a list NumPy read as an array has an array gradient: one per item instead
+            g = k.emit(k.names.fresh("d" + p), ir.Call(registry.primitive(runtime.as_items),
+                                                       (g, ir.Var(p))), src, temp=False)
         results.append(g)
     ret = k.emit(k.names.fresh("grads"), ir.Pack(tuple(results)), src)
     k.body.append(ir.Return(ret, src))

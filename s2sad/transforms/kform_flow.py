@@ -59,7 +59,8 @@ def _containers(stmts, seeds=()) -> set:
     makers = {runtime.tape_new, runtime.tape_push}
     tree = {runtime.zeros_like_tree, runtime.ones_like_tree, runtime.getitem_grad,
             runtime.add_grads, runtime.tuple_cotangent, runtime.list_append,
-            runtime.cotangent_append, runtime.unbroadcast, runtime.expand_like}
+            runtime.cotangent_append, runtime.unbroadcast, runtime.expand_like,
+            runtime.as_items}
     makers = makers | {runtime.make_dict}
     out, pops = set(seeds), set()
     for _ in range(3):                  # loops carry what their bodies make: a few rounds

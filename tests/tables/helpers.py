@@ -31,6 +31,12 @@ ROWS = [
                                             {"axis": 0}), id="unreduce-axis0"),
     Row(runtime.unreduce, make=lambda rng: ((rng.standard_normal((3, 1)), rng.standard_normal((3, 2))),
                                             {"axis": 1, "keepdims": True}), id="unreduce-keepdims"),
+    # a list read as an array: its array gradient split into one per item, and back
+    Row(lambda g: runtime.as_items(g, [X[0], X[1]])[1] * 2.0,
+        make=lambda rng: ((rng.standard_normal((2, 3)),), {}), also=(runtime.as_items,),
+        id="as_items"),
+    Row(lambda a, b: runtime.unsplit((a, b), X[:2]) * np.arange(1.0, 4.0),
+        make=_case((3,), (3,)), nargs=2, also=(runtime.unsplit,), id="unsplit"),
     Row(lambda g: runtime.getitem_grad(X, (np.array([0, 2, 0]), slice(None)), g),
         make=lambda rng: ((rng.standard_normal((3, 3)),), {}), also=(runtime.getitem_grad,),
         id="getitem_grad-repeated"),

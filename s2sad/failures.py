@@ -1,0 +1,141 @@
+"""Every failure of a transform is an S2SADError at the user's line.
+
+Two things can go wrong inside s2sad while it transforms a function, and
+neither may reach the user as a bare exception from s2sad's own frames:
+
+* a refusal (an :class:`S2SADError`) raised while transforming code that
+  s2sad generated itself (a second-order derivative transforms first-order
+  code): its location is a line of generated code, which means nothing to
+  the user.  :func:`relocate` points it at the user's line that the
+  generated line came from (through every order), and says so.
+* a bug: any other exception from inside the passes.  :func:`internal`
+  turns it into an :class:`InternalError` naming the user's function and,
+  where it can be found, the statement being transformed.
+
+:func:`transforming` applies both around a transform.  Errors raised while
+generated code *runs* are the caller's business (the user's own errors pass
+through; see ``api._annotate``).
+"""
+
+import contextlib
+import os
+
+from .errors import Location, S2SADError
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+class InternalError(S2SADError):
+    """A bug in s2sad: something failed inside its passes.  Please report it."""
+
+
+def _generated(filename: str):
+    """The generated module whose code lives in filename, if any."""
+    from .transforms import codegen
+    return codegen.MODULES.get(filename)
+
+
+def user_location(loc):
+    """loc, or for a line of generated code the user's line it came from (through
+    every order: code generated from generated code maps back twice)."""
+    return _trace_back(loc)[0]
+
+
+def _trace_back(loc):
+    """(the user's Location for loc, how many generated modules lay in between)."""
+    hops = 0
+    while loc is not None and hops < 50:
+        mod = _generated(loc.filename)
+        if mod is None:
+            break
+        loc = _line_of(mod, loc.line, loc.text)
+        hops += 1
+    return loc, hops
+
+
+def _line_of(mod, line: int, text: str):
+    """The user's Location of a line of mod (as linecache or as source() numbers it)."""
+    for candidate in (line, line + _offset(mod)):
+        hit = mod.lines.get(candidate)
+        if hit is not None:
+            return hit
+    # a line with no statement of its own (a def, a comment): the nearest one above
+    below = [k for k in mod.lines if k <= line + _offset(mod)]
+    return mod.lines[max(below)] if below else None
+
+
+def _offset(mod) -> int:
+    head = mod.source.split("\n\n", 1)[0]
+    return head.count("\n") + 1 + 1
+
+
+def relocate(e: S2SADError) -> S2SADError:
+    """e, pointed at the user's line where it points into generated code."""
+    loc = e.location
+    if loc is None or _generated(loc.filename) is None:
+        return e
+    user, hops = _trace_back(loc)
+    e.location = user
+    e.message = (f"{e.message} (met while differentiating, at order {hops + 1}, the "
+                 "derivative code s2sad generated for this line)")
+    e.args = (e._format(),)
+    return e
+
+
+def _statement_location(tb):
+    """The user's Location of the innermost statement a pass was working on when the
+    traceback tb was raised: a local `s`, `st` or `L` with a .src, or a gast `node`
+    that its pass object can locate."""
+    found = None
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_filename.startswith(_PACKAGE):
+            local = frame.f_locals
+            for name in ("s", "st", "stmt", "L"):
+                src = getattr(local.get(name), "src", None)
+                if isinstance(src, Location):
+                    found = src
+            node, owner = local.get("node"), local.get("self")
+            if node is not None and hasattr(node, "lineno") and hasattr(owner, "loc"):
+                try:
+                    found = owner.loc(node)
+                except Exception:       # a location is a courtesy: never fail for it
+                    pass
+        tb = tb.tb_next
+    return found
+
+
+def _name(fn) -> str:
+    for _ in range(20):
+        inner = getattr(fn, "fn", None) or getattr(fn, "func", None)
+        if inner is None or inner is fn:
+            break
+        fn = inner
+    code = getattr(fn, "__code__", None)
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    if code is not None:
+        return f"{name} ({code.co_filename}:{code.co_firstlineno})"
+    return name
+
+
+def internal(e: BaseException, fn) -> InternalError:
+    """An InternalError for an exception from inside s2sad's passes."""
+    loc = user_location(_statement_location(e.__traceback__))
+    err = InternalError(
+        f"s2sad failed while transforming {_name(fn)}: {type(e).__name__}: {e}", loc,
+        "This is a bug in s2sad, not in your code. Please report it with the function; "
+        "meanwhile, rewriting the line above in simpler steps may avoid it.")
+    return err
+
+
+@contextlib.contextmanager
+def transforming(fn):
+    """Refusals at the user's line; anything else from the passes an InternalError."""
+    try:
+        yield
+    except S2SADError as e:
+        raise relocate(e) from None
+    except MemoryError:
+        raise
+    except Exception as e:
+        raise internal(e, fn) from e

@@ -1,0 +1,55 @@
+"""Failures inside s2sad reach the user as S2SADErrors at their own line.
+
+A refusal met while transforming generated code (order 2 and up) names the
+user's line it came from; any other exception from inside the passes is an
+InternalError naming the user's function, never a bare exception.
+"""
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad import grad
+from s2sad.failures import InternalError
+from s2sad.transforms import optimize
+
+
+def myop(x):
+    return x * x
+
+
+@s2sad.defbprop(myop)
+def bprop_myop(x, out, dout):
+    # np.i0 has no rule: fine at order 1 (the rule runs), refused at order 2
+    return (dout * 2 * np.i0(x) / np.i0(x) * x,)
+
+
+def uses_myop(x):
+    y = myop(x) + 1.0
+    return y * x
+
+
+def test_order_two_refusal_points_at_the_users_line():
+    assert grad(uses_myop)(1.5) == pytest.approx(3 * 1.5 ** 2 + 1.0)
+    with pytest.raises(s2sad.MissingRuleError) as e:
+        grad(grad(uses_myop))(1.5)
+    msg = str(e.value)
+    assert e.value.location.filename == __file__
+    assert "y = myop(x) + 1.0" in msg and "order 2" in msg
+    assert "<s2sad" not in msg and "xp." not in msg
+
+
+def plain(x):
+    return np.sin(x) * x
+
+
+def test_a_crash_inside_a_pass_is_an_internal_error(monkeypatch):
+    def broken(func, shape_of=None):
+        raise KeyError("boom")
+    monkeypatch.setattr(optimize, "optimize", broken)
+    with pytest.raises(InternalError) as e:
+        grad(plain)(0.5)
+    msg = str(e.value)
+    assert isinstance(e.value, s2sad.S2SADError)
+    assert "plain" in msg and __file__ in msg and "KeyError" in msg
+    assert "bug in s2sad" in msg
