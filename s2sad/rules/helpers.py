@@ -1,9 +1,12 @@
 """Rules for s2sad's runtime helpers, so that generated code can be differentiated again."""
 
+import inspect
+
 import numpy as np
 
 from .. import registry
-from ..registry import defbprop, deflinear, defmultilinear, defnondiff
+from ..registry import defbprop, defjvp, deflinear, defmultilinear, defnondiff
+from ..runtime import array_namespace
 from ..runtime import (RETURNS_TUPLE, add_grads, expand_like, as_cotangent, list_append, split_last, make_dict,
                        saved_values,
                        cotangent_append,
@@ -141,8 +144,8 @@ defnondiff(dtype_of, ones_like_tree, zeros_like_tree, tape_new, range, np.ones_l
 registry.primitive(zip)
 registry.primitive(enumerate)
 
-# constructors: their arguments are shapes, counts and dtypes
-defnondiff(np.zeros, np.ones, np.empty, np.eye, np.identity, np.arange, np.tri, np.indices,
+# constructors: their arguments are shapes, counts and dtypes (np.arange: rules below)
+defnondiff(np.zeros, np.ones, np.empty, np.eye, np.identity, np.tri, np.indices,
            np.argsort, np.argmax, np.argmin, np.nonzero, np.flatnonzero, np.searchsorted,
            np.isclose, np.allclose, np.array_equal, np.any, np.all, np.count_nonzero)
 
@@ -161,3 +164,43 @@ deflinear(make_dict, args=(1,))
 deflinear(tape_push, list_append, cotangent_append, add_grads, args=(0, 1))
 defmultilinear(matmul_lhs_grad, args=(0, 2))
 defmultilinear(matmul_rhs_grad, args=(0, 1))
+
+
+# -- np.arange: out[i] = start + i * step --------------------------------------------------
+# Differentiable in start and step (np.arange(x0, x1, h) with x0 or h a float input); the
+# stop, and the one argument of np.arange(stop), only decide how many values there are
+# (integers from 0 for np.arange(stop)): piecewise constant.
+
+def arange_index(out):
+    """0, 1, ..., len(out) - 1 in out's dtype: np.arange's result is start + index * step."""
+    return array_namespace(out).arange(np.size(out)).astype(dtype_of(out))
+
+
+def arange_start_weight(stop):
+    """The derivative of np.arange(start, stop, step)[i] in its first argument: 1.0, or 0.0
+    for np.arange(x) (stop None), whose one argument is the stop."""
+    return 0.0 if stop is None else 1.0
+
+
+@defbprop(np.arange)
+def bprop_arange(start, stop, step, out, dout, dtype=None):
+    return (np.sum(dout) * arange_start_weight(stop), None, np.sum(dout * arange_index(out)))
+
+
+@defjvp(np.arange)
+def jvp_arange(start, stop, step, out, dstart, dstop, dstep, dtype=None):
+    return (expand_like(dstart * arange_start_weight(stop), out), None,
+            dstep * arange_index(out))
+
+
+defnondiff(arange_index, arange_start_weight)
+
+# NumPy's signature of arange, (start_or_stop, /, stop=None, step=1, ...), hides that it also
+# takes start= and stop= alone by keyword; this one binds every call NumPy accepts to the
+# positional call arange(start, stop, step) (np.arange(stop=5) is arange(0, 5, 1))
+registry.primitive(np.arange).signature = inspect.Signature([
+    inspect.Parameter("start", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=0),
+    inspect.Parameter("stop", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None),
+    inspect.Parameter("step", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=1),
+    *[inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=None)
+      for k in ("dtype", "device", "like")]])

@@ -14,8 +14,10 @@ Conventions at points where the function is not differentiable:
   the tie rule of those two: at a == a_min (inside a_max) a and a_min get half
   each.  A bound given as None gets no gradient.
 * hypot: the gradient at (0, 0) is (0, 0).
-* sign, floor, ceil, trunc, rint, round, heaviside and the predicates have
-  derivative 0 (they are declared non-differentiable).
+* sign, floor, ceil, trunc, rint, round and the predicates have derivative 0
+  (they are declared non-differentiable).
+* heaviside(x1, x2) is 0, 1, or x2 where x1 == 0: its derivative in x1 is 0 (taken
+  as 0 at the jump too), in x2 it is 1 where x1 == 0 and 0 elsewhere.
 """
 
 import numpy as np
@@ -264,6 +266,12 @@ def bprop_clip(a, a_min, a_max, out, dout):
     return (unbroadcast(da, a), unbroadcast(dm - da, a_min), unbroadcast(dout - dm, a_max))
 
 
+@defbprop(np.heaviside)
+def bprop_heaviside(x1, x2, out, dout):
+    # heaviside(x1, x2) = x2 where x1 == 0, a constant 0 or 1 elsewhere
+    return (None, unbroadcast(np.where(x1 == 0, dout, 0), x2))
+
+
 # np.where(condition, x, y): bprop_where is kept here with the elementwise family
 @defbprop(np.where)
 def bprop_where(condition, x, y, out, dout):
@@ -474,6 +482,11 @@ def jvp_clip(a, a_min, a_max, out, da, da_min, da_max):
             np.where(below, 0, np.where(tie, 0.5 * da_max, da_max)))
 
 
+@defjvp(np.heaviside)
+def jvp_heaviside(x1, x2, out, dx1, dx2):
+    return (None, np.where(x1 == 0, dx2, 0))
+
+
 # clip_bound is the identity on a given bound; where(condition, x, y) is linear in x, y
 deflinear(clip_bound)
 deflinear(np.where, args=(1, 2))
@@ -492,4 +505,4 @@ defelementwise(
 
 # piecewise constant (derivative 0 wherever it exists) or boolean-valued
 defnondiff(np.sign, np.floor, np.ceil, np.trunc, np.rint, np.fix, np.round, np.around,
-           np.isnan, np.isinf, np.isfinite, np.heaviside, np.signbit)
+           np.isnan, np.isinf, np.isfinite, np.signbit)

@@ -136,3 +136,29 @@ ROWS = [
         (rng.uniform(size=(4,)) > 0.5, rng.uniform(-2, 2, (4,))), {}),
         also=(np.where,), id="where-const-y"),
 ]
+
+
+def _heaviside_case(x1_shape, x2_shape, zeros=True):
+    """x1 integers with zeros among them (not perturbed: an int array), or floats away from
+    0; x2 floats.  Where x1 == 0, heaviside(x1, x2) is x2 itself."""
+    def make(rng):
+        if zeros:
+            x1 = rng.integers(-1, 2, size=x1_shape)
+            x1.flat[0] = 0
+        else:
+            x1 = _draw(rng, _away(0.2, 2.0), x1_shape)
+        x2 = rng.uniform(-2, 2, size=x2_shape) if x2_shape != () else float(rng.uniform(-2, 2))
+        return (x1, x2), {}
+    return make
+
+
+# heaviside: derivative 1 in x2 where x1 == 0, 0 elsewhere and in x1
+ROWS += [
+    Row(np.heaviside, make=_heaviside_case((3, 2), (3, 2)), id="heaviside-zeros"),
+    Row(np.heaviside, make=_heaviside_case((3, 2), (2,)), id="heaviside-zeros-broadcast"),
+    Row(np.heaviside, make=_heaviside_case((4,), ()), id="heaviside-zeros-scalar-x2"),
+    Row(np.heaviside, make=_heaviside_case((), (3,)), id="heaviside-zero-scalar-x1"),
+    Row(np.heaviside, make=_heaviside_case((3, 2), (3, 2), zeros=False), id="heaviside-floats"),
+    Row(np.heaviside, make=_heaviside_case((3, 1), (1, 2), zeros=False),
+        id="heaviside-floats-broadcast"),
+]

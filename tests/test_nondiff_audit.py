@@ -1,0 +1,307 @@
+"""Every primitive declared non-differentiable (defnondiff) is checked to deserve it.
+
+A derivative is right or refused: s2sad takes the derivative of a non-differentiable
+primitive as zero, which is right only where the function's value is an integer, a
+boolean, a shape or a dtype, or is piecewise constant in its float inputs.  Anything
+else must have rules, or none (then s2sad refuses it when a derivative flows through).
+
+TABLE classifies each of them, and the tests evaluate it at random float inputs:
+
+* bool / int: the result (every item of a tuple result) has a boolean / integer dtype;
+* piecewise: the result is unchanged when every float input moves a little, at random
+  points (away from the jumps, which have probability zero);
+* constant: a constructor from shapes and counts, whose values are integers (0 and 1);
+* meta: the result is a shape, a dtype, axes, an einsum spec: no float values;
+* structural: a helper of the generated code, with the reason it has no derivative.
+
+A nondiff primitive that is not in TABLE fails test_every_nondiff_primitive_is_classified:
+whoever declares one must classify it here.
+"""
+
+import importlib
+import math
+import operator
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import numpy as np
+import pytest
+
+import s2sad  # noqa: F401  (registers every rule)
+from s2sad import registry, runtime
+from s2sad.rules import helpers as H
+from s2sad.rules import linalg as L
+from s2sad.rules import reductions as R
+from s2sad.rules import shape as S
+
+
+@dataclass
+class Entry:
+    kind: str                                   # bool, int, piecewise, constant, meta, structural
+    make: Optional[Callable] = None             # rng -> (args, kwargs)
+    reason: str = ""
+
+
+def _a(*shape):
+    return lambda rng: rng.normal(size=shape)
+
+
+def args(*makers, **kwargs):
+    """make(rng) -> (args, kwargs): each maker a callable of rng, or a constant."""
+    return lambda rng: (tuple(m(rng) if callable(m) else m for m in makers), kwargs)
+
+
+X, Y = _a(3, 2), _a(3, 2)
+POS = lambda rng: rng.uniform(0.5, 2.0, size=(3, 2))     # noqa: E731
+FLOAT = lambda rng: float(rng.normal())                  # noqa: E731
+
+
+def _sorted(rng):
+    return np.sort(rng.normal(size=5))
+
+
+# (function, or "module:name" for one that may not exist, Entry)
+TABLE = [
+    # -- comparisons and logic: booleans
+    *[(f, Entry("bool", args(X, Y))) for f in (
+        operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
+        np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,
+        np.logical_and, np.logical_or, np.logical_xor)],
+    (np.logical_not, Entry("bool", args(X))),
+    (operator.not_, Entry("bool", args(FLOAT))),
+    *[(f, Entry("bool", args(X))) for f in (np.isnan, np.isinf, np.isfinite, np.signbit)],
+    (np.isclose, Entry("bool", args(X, Y))),
+    (np.allclose, Entry("bool", args(X, Y))),
+    (np.array_equal, Entry("bool", args(X, Y))),
+    (np.any, Entry("bool", args(X))),
+    (np.all, Entry("bool", args(X))),
+    (R.eye_mask, Entry("bool", args(X))),
+    # -- integer results: indices and counts
+    *[(f, Entry("int", args(X))) for f in (np.argsort, np.argmax, np.argmin, np.nonzero,
+                                            np.flatnonzero, np.count_nonzero)],
+    (np.searchsorted, Entry("int", args(_sorted, _a(4)))),
+    (np.indices, Entry("int", args((2, 3)))),
+    (len, Entry("int", args(X))),
+    (np.ndim, Entry("int", args(X))),
+    (np.size, Entry("int", args(X))),
+    ("s2sad.api:aux_item", Entry("int", args((X, Y), 1, "f"))),   # returns k, after a check
+    # -- piecewise constant in their float inputs
+    *[(f, Entry("piecewise", args(lambda rng: 3 * rng.normal(size=(3, 2))))) for f in (
+        np.sign, np.floor, np.ceil, np.trunc, np.rint, np.fix)],
+    (np.round, Entry("piecewise", args(X, 2))),
+    (np.around, Entry("piecewise", args(X, 1))),
+    (operator.floordiv, Entry("piecewise", args(lambda rng: 3 * rng.normal(size=(3, 2)), POS))),
+    (np.floor_divide, Entry("piecewise", args(lambda rng: 3 * rng.normal(size=(3, 2)), POS))),
+    (np.ones_like, Entry("piecewise", args(X))),
+    (np.zeros_like, Entry("piecewise", args(X))),
+    (runtime.ones_like_tree, Entry("piecewise", args(X))),
+    (runtime.zeros_like_tree, Entry("piecewise", args(X))),
+    # the kind of norm (1.0 for a 2-norm), from ord and axis only
+    (L.norm_two, Entry("piecewise", args(X))),
+    (L.solve_sign, Entry("piecewise", args(lambda rng: 3 * np.eye(3) + rng.normal(size=(3, 3)),
+                                           _a(3)))),
+    # np.arange's rule: the indices 0, 1, ... (in out's dtype), and 1.0 or 0.0 from whether
+    # a stop was given
+    (H.arange_index, Entry("piecewise", args(_a(4)))),
+    (H.arange_start_weight, Entry("piecewise", args(FLOAT))),
+    # -- constructors from shapes and counts: values 0 and 1
+    (np.zeros, Entry("constant", args((3, 2)))),
+    (np.ones, Entry("constant", args((3, 2)))),
+    (np.eye, Entry("constant", args(3, 4, 1))),
+    (np.identity, Entry("constant", args(3))),
+    (np.tri, Entry("constant", args(3, 4, -1))),
+    # -- shapes, dtypes, axes, einsum specs
+    (np.shape, Entry("meta", args(X))),
+    (np.result_type, Entry("meta", args(X, 1.0))),
+    (runtime.dtype_of, Entry("meta", args(X))),
+    (S.transpose_inverse, Entry("meta", args((2, 0, 1), 3))),
+    (L.einsum_grad_spec, Entry("meta", args(1, "ij,jk->ik", _a(3, 4), _a(4, 2)))),
+    (L.einsum_expand_spec, Entry("meta", args(1, "ij,jk->ik", _a(3, 4), _a(4, 2)))),
+    (L.einsum_flip, Entry("meta", args("ij->jii"))),
+    (L.dot_axes, Entry("meta", args(_a(2, 3), _a(3, 4)))),
+    (L.inner_axes, Entry("meta", args(_a(2, 3), _a(4, 3)))),
+    (L.kron_shape, Entry("meta", args(_a(2, 3), _a(4, 3)))),
+    (L.kron_spec, Entry("meta", args(_a(2, 3), _a(4, 3), 1))),
+    (slice, Entry("meta", args(1, 3))),
+    (range, Entry("meta", args(3))),
+    # -- structural: what generated code needs, with no values to differentiate
+    (runtime.tape_new, Entry("structural", args(), reason="an empty tape of a loop")),
+    (np.empty, Entry("structural", args((3, 2)), reason=(
+        "uninitialized memory of a given shape: its values depend on no input's value"))),
+    (np.empty_like, Entry("structural", args(X), reason=(
+        "uninitialized memory shaped like its input: its values depend on no input's value"))),
+    # zip and enumerate over arrays iterate their values, which are differentiable: a loop
+    # over them is lowered by the transform (anf_flow), and anywhere else they must be
+    # refused, not declared non-differentiable
+    (zip, Entry("structural", reason="structural: handled by the loop lowering")),
+    (enumerate, Entry("structural", reason="structural: handled by the loop lowering")),
+]
+
+
+def _resolve(key):
+    if not isinstance(key, str):
+        return key
+    mod, name = key.split(":")
+    return getattr(importlib.import_module(mod), name, None)
+
+
+CLASSIFIED = {}
+for _key, _entry in TABLE:
+    _fn = _resolve(_key)
+    if _fn is not None:
+        CLASSIFIED[id(_fn)] = (_fn, _entry)
+
+# functions that were declared non-differentiable wrongly: they have rules now
+DIFFERENTIABLE = [operator.mod, np.mod, np.remainder, np.fmod, np.divmod, np.heaviside,
+                  np.arange]
+
+
+def _ours(p) -> bool:
+    """A primitive of NumPy, Python or s2sad itself (not one a test registered)."""
+    mod = getattr(p.fn, "__module__", None) or ""
+    return (mod in ("numpy", "builtins", "_operator", "operator", "math")
+            or mod.startswith("numpy.") or mod.startswith("s2sad."))
+
+
+def _nondiff():
+    return [p for p in registry.all_primitives() if p.nondiff and _ours(p)]
+
+
+def test_every_nondiff_primitive_is_classified():
+    missing = sorted(p.name for p in _nondiff() if id(p.fn) not in CLASSIFIED)
+    assert not missing, (
+        f"non-differentiable primitives that tests/test_nondiff_audit.py does not classify: "
+        f"{missing}. Declare a function non-differentiable only if its value is an integer, "
+        f"a boolean or piecewise constant, and add it to TABLE.")
+
+
+def test_table_entries_are_registered_functions():
+    for fn, entry in CLASSIFIED.values():
+        assert registry.lookup(fn) is not None, f"{fn!r} is not a primitive"
+        if entry.kind == "structural":
+            assert entry.reason, f"{fn!r}: a structural entry needs its reason"
+
+
+@pytest.mark.parametrize("fn", DIFFERENTIABLE, ids=lambda f: getattr(f, "__name__", str(f)))
+def test_differentiable_functions_have_rules(fn):
+    p = registry.lookup(fn)
+    assert p is not None and not p.nondiff, f"{p} is declared non-differentiable"
+    assert p.bprop is not None or p.bprop_factory is not None
+    assert p.jvp is not None or p.linear is not None or p.multilinear is not None \
+        or p.multilinear_all
+
+
+# -- checking the classification ------------------------------------------------------------------
+
+def _items(v):
+    if isinstance(v, (tuple, list)):
+        out = []
+        for e in v:
+            out.extend(_items(e))
+        return out
+    return [v]
+
+
+def _kind(v) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return "b"
+    if isinstance(v, (int, np.integer)):
+        return "i"
+    if isinstance(v, (float, np.floating)):
+        return "f"
+    return np.asarray(v).dtype.kind
+
+
+def _is_meta(v) -> bool:
+    if v is None or isinstance(v, (str, slice, range, np.dtype, type)):
+        return True
+    if isinstance(v, (tuple, list)):
+        return all(_is_meta(e) for e in v)
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def _floats(a):
+    """Whether a (an argument) holds float values that a derivative could flow from."""
+    if isinstance(a, (tuple, list)):
+        return any(_floats(e) for e in a)
+    return isinstance(a, float) or (isinstance(a, np.ndarray) and a.dtype.kind == "f")
+
+
+def _nudge(a, rng, scale):
+    if isinstance(a, (tuple, list)):
+        return type(a)(_nudge(e, rng, scale) for e in a)
+    if isinstance(a, float):
+        return a + scale * (1 + abs(a)) * float(rng.choice([-1.0, 1.0]))
+    if isinstance(a, np.ndarray) and a.dtype.kind == "f":
+        return a + scale * (1 + np.abs(a)) * rng.choice([-1.0, 1.0], size=a.shape)
+    return a
+
+
+def _same(u, v) -> bool:
+    u, v = _items(u), _items(v)
+    return len(u) == len(v) and all(
+        np.shape(a) == np.shape(b) and np.array_equal(np.asarray(a), np.asarray(b))
+        for a, b in zip(u, v))
+
+
+def unchanged(fn, a, kw, rng, scale=1e-7, tries=3) -> bool:
+    """Whether fn(*a, **kw) stays the same when every float input moves by ~scale."""
+    y = fn(*a, **kw)
+    return all(_same(y, fn(*_nudge(a, rng, scale), **kw)) for _ in range(tries))
+
+
+ENTRIES = [(fn, e) for fn, e in CLASSIFIED.values()]
+
+
+@pytest.mark.parametrize("fn,entry", ENTRIES,
+                         ids=[getattr(f, "__name__", str(f)) for f, _ in ENTRIES])
+def test_classification_holds(fn, entry):
+    if entry.kind == "structural":
+        if entry.make is not None:
+            a, kw = entry.make(np.random.default_rng(0))
+            fn(*a, **kw)            # it runs on such inputs
+        return
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        a, kw = entry.make(rng)
+        y = fn(*a, **kw)
+        if entry.kind == "bool":
+            assert all(_kind(v) == "b" for v in _items(y)), y
+        elif entry.kind == "int":
+            assert all(_kind(v) in "iu" for v in _items(y)), y
+        elif entry.kind == "meta":
+            assert _is_meta(y), y
+        elif entry.kind == "constant":
+            assert not _floats(a), "a constructor takes shapes and counts"
+            vals = np.asarray(y, dtype=float)
+            assert np.array_equal(vals, np.round(vals)), y
+        elif entry.kind == "piecewise":
+            assert _floats(a), "a piecewise constant entry needs a float input to move"
+            assert unchanged(fn, a, kw, rng), f"{fn!r} changes when its inputs move"
+        else:
+            raise AssertionError(f"unknown kind {entry.kind}")
+
+
+# -- the check has teeth: it tells the functions that were declared wrongly apart ---------------
+
+def _heaviside_at_zero(rng):
+    x1 = rng.integers(-1, 2, size=(4,)).astype(float)
+    x1[0] = 0.0
+    return x1, rng.normal(size=(4,))
+
+
+@pytest.mark.parametrize("name,fn,make", [
+    ("mod", operator.mod, lambda rng: (3 * rng.normal(size=(3,)), rng.uniform(0.5, 2, (3,)))),
+    ("np.mod", np.mod, lambda rng: (3 * rng.normal(size=(3,)), -rng.uniform(0.5, 2, (3,)))),
+    ("fmod", np.fmod, lambda rng: (3 * rng.normal(size=(3,)), rng.uniform(0.5, 2, (3,)))),
+    ("math.fmod", math.fmod, lambda rng: (3 * float(rng.normal()), 1.3)),
+    ("divmod", np.divmod, lambda rng: (3 * rng.normal(size=(3,)), rng.uniform(0.5, 2, (3,)))),
+    ("heaviside", lambda x1, x2: np.heaviside(np.round(x1), x2), _heaviside_at_zero),
+    ("arange", lambda a, h: np.arange(a, a + 4.5 * h, h), lambda rng: (
+        float(rng.normal()), float(rng.uniform(0.3, 0.5)))),
+    ("std-of-two", lambda x: np.std(x, axis=1), lambda rng: (rng.normal(size=(3, 2)),)),
+])
+def test_the_check_finds_functions_that_vary(name, fn, make):
+    rng = np.random.default_rng(0)
+    a = make(rng)
+    assert not unchanged(fn, a, {}, rng)
