@@ -257,3 +257,46 @@ def test_function_defined_in_a_nested_branch(f):
     # was: AttributeError inside the optimizer (a marker for "a function chosen at run
     # time" leaked into a join)
     both(f, (0.7, 3))
+
+
+# -- loop variables after the loop ---------------------------------------------------------------
+def loop_variable_after_loop(x, n):
+    i = 10
+    for i in range(n):
+        x = x * 1.5
+    s = 0.0
+    for k in range(n):
+        for j in range(k):
+            pass
+    for a in [x, 2.0 * x]:
+        s = s + a
+    return x * i + s * a
+
+
+def test_loop_variable_keeps_its_last_value_or_its_old_one():
+    # was: a zero-trip inner loop left its variable unbound (UnboundLocalError), and a
+    # loop's variable read after the loop had its value from before the loop
+    assert loop_variable_after_loop(2.0, 3) == pytest.approx(
+        2.0 * 1.5 ** 3 * 2 + 3 * 2.0 * 1.5 ** 3 * 2 * 2.0 * 1.5 ** 3)
+    for n in (0, 1, 3):
+        both(loop_variable_after_loop, (0.7, n))
+
+
+# -- a dict returned through branches ---------------------------------------------------------------
+def dict_through_branches(y):
+    d = {"a": 0.0, "b": y}
+    d["b"] = y * 2.0
+    if y > 5.0:
+        c4 = d
+    if y > 0.0:
+        c5 = d
+    else:
+        c5 = c4
+    return c5
+
+
+def test_a_dict_updated_by_item_assignment_stays_a_container():
+    # was: ones_like of the dict as the output sensitivity ("'int' object is not
+    # subscriptable")
+    assert grad(dict_through_branches)(1.5) == 2.0
+    both(dict_through_branches, (1.5,))

@@ -252,8 +252,9 @@ class FlowLowering:
         if isinstance(node, gast.For):
             iter_atom, index, bind_targets = self.iteration(node)
             targets = {n.id for n in gast.walk(node.target) if isinstance(n, gast.Name)}
-        # the loop's targets are set by each iteration, not carried from the last one
-        carried = sorted(n for n in stored if n in self.locals and n not in targets)
+        # the loop's targets are carried too: after the loop they hold the last
+        # iteration's values, or what they held before if it ran no iteration
+        carried = sorted(n for n in stored if n in self.locals)
         inits = {c: self.env.get(c, ir.Const(None)) for c in carried}
         params = {c: self.version(c) for c in carried}
         for c in carried:
@@ -303,8 +304,6 @@ class FlowLowering:
             self.env[c] = ir.Var(params[c])
         for c in fns:
             self.env[c] = env_after[c]
-        if index is not None and bind_targets is None:
-            self.env[index] = ir.Var(index_name)
         return returned
 
     def iteration(self, node):

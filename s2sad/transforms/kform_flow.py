@@ -60,7 +60,7 @@ def _containers(stmts, seeds=()) -> set:
     tree = {runtime.zeros_like_tree, runtime.ones_like_tree, runtime.getitem_grad,
             runtime.add_grads, runtime.tuple_cotangent, runtime.list_append,
             runtime.cotangent_append, runtime.unbroadcast, runtime.expand_like,
-            runtime.as_items}
+            runtime.as_items, runtime.setitem, runtime.setitem_grad}
     makers = makers | {runtime.make_dict}
     out, pops = set(seeds), set()
     for _ in range(3):                  # loops carry what their bodies make: a few rounds
