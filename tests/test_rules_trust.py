@@ -147,3 +147,73 @@ def test_einsum_sublist_label_out_of_range_is_an_error():
     # never a silent zero (it was: the einsum itself was not even run)
     with pytest.raises((ValueError, s2sad.S2SADError)):
         s2sad.grad(einsum_bad_label)(np.ones((2, 2)))
+
+
+# -- r_concat and c_concat: np.r_[...] and np.c_[...] with rules ---------------------------------
+
+from s2sad.rules.shape import c_concat, r_concat  # noqa: E402
+
+F32 = np.arange(3.0, dtype=np.float32)
+R_CASES = [
+    (np.arange(3.0), np.ones(2)),
+    (np.arange(3.0), 2.0, np.ones(2)),
+    (1.0, 2, 3.5),
+    (np.array(2.0), np.ones(2)),
+    (np.ones((2, 3)), np.zeros((1, 3))),
+    (F32, 1.0),                      # a Python number does not promote float32
+    (F32, np.float64(1.0)),          # a NumPy float64 does
+    (np.arange(3), 0.5),
+    (np.arange(4.0),),
+]
+C_CASES = [
+    (np.arange(3.0), np.ones(3)),
+    (np.ones((3, 2)), np.arange(3.0)),
+    (1.0, 2.0, 3),
+    (np.ones((2, 2, 2)), np.zeros((2, 2, 1))),
+    (F32, np.ones(3, dtype=np.float32)),
+    (np.array(1.5), 2.0),
+]
+
+
+@pytest.mark.parametrize("items", R_CASES, ids=[str(k) for k in range(len(R_CASES))])
+def test_r_concat_is_np_r(items):
+    expected = np.r_[items]
+    got = r_concat(items)
+    assert got.dtype == expected.dtype and np.array_equal(got, expected)
+
+
+@pytest.mark.parametrize("items", C_CASES, ids=[str(k) for k in range(len(C_CASES))])
+def test_c_concat_is_np_c(items):
+    expected = np.c_[items]
+    got = c_concat(items)
+    assert got.dtype == expected.dtype and np.array_equal(got, expected)
+
+
+def r_of_x_and_square(x):
+    return r_concat((x, x ** 2))
+
+
+def r_mixed(x, s):
+    return np.sin(r_concat((x, s, 2.0, x[::-1] * s))) * r_concat((s, x, s * s, x))
+
+
+def c_mixed(x, m):
+    return c_concat((m, x, np.cos(x) * m[:, 0])) ** 2
+
+
+def test_r_concat_gradient():
+    x = np.array([1.0, 2.0, 3.0])
+    w = np.arange(6.0)
+    g = s2sad.grad(lambda x: np.sum(r_of_x_and_square(x) * w))(x)
+    # d/dx_i (w_i x_i + w_{i+3} x_i^2) = w_i + 2 w_{i+3} x_i
+    assert np.allclose(g, w[:3] + 2 * w[3:] * x, rtol=1e-14)
+
+
+@pytest.mark.parametrize("f,args", [
+    (r_of_x_and_square, [np.array([0.3, -1.2, 0.8])]),
+    (r_mixed, [np.array([0.3, -1.2, 0.8]), 0.7]),
+    (c_mixed, [np.array([0.3, -1.2, 0.8]), np.array([[0.5, 1.1], [-0.4, 0.9], [1.3, 0.2]])]),
+], ids=["r-square", "r-mixed", "c-mixed"])
+def test_r_c_concat_against_finite_differences(f, args):
+    check_grads(f, args, order=2)
+    check_jvp(f, args)

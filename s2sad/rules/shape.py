@@ -1,6 +1,6 @@
 """Shape manipulation: reshape, transpose, swapaxes, moveaxis, squeeze, expand_dims,
 ravel, flip, copy, concatenate, stack, hstack, vstack, broadcast_to, atleast_1d/2d,
-tile, repeat.
+tile, repeat, and r_concat/c_concat (np.r_[...] and np.c_[...] of arrays and numbers).
 
 Every rule here is linear: the gradient is dout rearranged back to the input's
 layout.  Where that needs shape-dependent logic, a helper below does it; each
@@ -13,7 +13,7 @@ import numpy as np
 from .. import registry
 from ..errors import RuleError
 from ..registry import defbprop, defbprop_varargs, deflinear, defnondiff
-from ..runtime import array_namespace, split_as, unbroadcast, unstack
+from ..runtime import Cotangent, array_namespace, split_as, unbroadcast, unstack
 
 
 # -- helpers --------------------------------------------------------------------------
@@ -217,8 +217,93 @@ defbprop_varargs(np.atleast_1d)(_atleast_rule("atleast_1d"))
 defbprop_varargs(np.atleast_2d)(_atleast_rule("atleast_2d"))
 
 
+# -- np.r_[...] and np.c_[...] ----------------------------------------------------------
+# np.r_ and np.c_ are objects, indexed; the transform can lower np.r_[a, b, 2.0] to
+# r_concat((a, b, 2.0)) and np.c_[a, b] to c_concat((a, b)), for items that are arrays
+# and numbers (not slices, not the string directives of np.r_).
+
+_NUMBERS = (bool, int, float, complex)
+
+
+def _concat_parts(items, shape_of):
+    """The items as arrays of the dtype np.r_/np.c_ give them (Python numbers weak, as
+    NumPy's result_type has them), each reshaped by shape_of(shape)."""
+    xp = array_namespace(*items)
+    dtype = np.result_type(*[a if isinstance(a, _NUMBERS) else getattr(a, "dtype", None)
+                             or np.asarray(a).dtype for a in items])
+    return xp, [xp.reshape(xp.asarray(a, dtype=dtype), shape_of(np.shape(a))) for a in items]
+
+
+def _r_shape(shape):
+    return (1,) if len(shape) == 0 else tuple(shape)
+
+
+def _c_shape(shape):
+    # np.c_ makes 0-d and 1-d items columns: () -> (1, 1), (n,) -> (n, 1)
+    return (1, 1) if len(shape) == 0 else (shape[0], 1) if len(shape) == 1 else tuple(shape)
+
+
+def r_concat(items):
+    """np.r_[items[0], items[1], ...] for arrays and numbers: numbers and 0-d arrays
+    become 1-element rows, and everything is concatenated along the first axis."""
+    xp, parts = _concat_parts(items, _r_shape)
+    return xp.concatenate(parts, axis=0)
+
+
+def c_concat(items):
+    """np.c_[items[0], items[1], ...] for arrays and numbers: numbers, 0-d and 1-d
+    arrays become columns, and everything is concatenated along the last axis."""
+    xp, parts = _concat_parts(items, _c_shape)
+    return xp.concatenate(parts, axis=-1)
+
+
+def _unconcat(g, items, shape_of, axis):
+    xp = array_namespace(g)
+    cuts, total = [], 0
+    for a in items[:-1]:
+        total += shape_of(np.shape(a))[axis]
+        cuts.append(total)
+    return Cotangent(xp.reshape(p, np.shape(a))
+                     for p, a in zip(xp.split(g, cuts, axis=axis), items))
+
+
+def r_unconcat(g, items):
+    """The adjoint of r_concat: g split along its first axis into pieces shaped like items."""
+    return _unconcat(g, items, _r_shape, 0)
+
+
+def c_unconcat(g, items):
+    """The adjoint of c_concat: g split along its last axis into pieces shaped like items."""
+    return _unconcat(g, items, _c_shape, -1)
+
+
+for _f in (r_unconcat, c_unconcat):
+    registry.primitive(_f).returns_tuple = True
+
+
+@defbprop(r_concat)
+def bprop_r_concat(items, out, dout):
+    return (r_unconcat(dout, items),)
+
+
+@defbprop(c_concat)
+def bprop_c_concat(items, out, dout):
+    return (c_unconcat(dout, items),)
+
+
+@defbprop(r_unconcat)
+def bprop_r_unconcat(g, items, out, dout):
+    return (r_concat(dout), None)
+
+
+@defbprop(c_unconcat)
+def bprop_c_unconcat(g, items, out, dout):
+    return (c_concat(dout), None)
+
+
 # -- forward mode: every shape operation is linear in its array ----------------------------
 deflinear(np.reshape, np.ravel, np.squeeze, np.expand_dims, np.transpose, np.swapaxes,
           np.moveaxis, np.flip, np.copy, np.broadcast_to, np.concatenate, np.stack, np.hstack,
-          np.vstack, np.tile, np.repeat, unhstack, unvstack, untile, unrepeat)
+          np.vstack, np.tile, np.repeat, unhstack, unvstack, untile, unrepeat, r_concat,
+          c_concat, r_unconcat, c_unconcat)
 deflinear(np.atleast_1d, np.atleast_2d, args=None)
