@@ -186,19 +186,27 @@ def test_loop_inside_a_branch_inside_a_loop(f):
 
 # -- np.r_ and np.c_: a subscript whose "index" is data --------------------------------------
 def r_concat(x):
-    return np.sum(np.r_[x, x ** 2] * np.arange(6.0))
+    return np.sum(np.r_[x, x ** 2, 3.0] * np.arange(7.0))
 
 
 def c_concat(x):
-    return np.sum(np.c_[x, np.sin(x)])
+    return np.sum(np.c_[x, np.sin(x)] * np.arange(6.0).reshape(3, 2))
 
 
 @pytest.mark.parametrize("f", [r_concat, c_concat])
-def test_index_that_is_data_is_refused_not_zero(f):
-    # was: a zero gradient (the subscript's index got none)
+def test_r_and_c_concatenate_values(f):
+    # was: a zero gradient (the subscript's "index" got none)
+    both(f, (X3,))
+
+
+def r_with_directive(x):
+    return np.sum(np.r_["0,2", x, x * 2.0])
+
+
+def test_other_subscripts_whose_index_is_data_are_refused():
     for transform in (grad, s2sad.derivative):
         with pytest.raises(s2sad.S2SADError, match="index") as e:
-            transform(f)(np.array([0.5, 1.5, 2.5]))
+            transform(r_with_directive)(X3)
         assert "test_trust_transforms.py" in str(e.value)
 
 

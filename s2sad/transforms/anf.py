@@ -425,6 +425,9 @@ class Lowering(FlowLowering):
             return self.attribute(node)
         if isinstance(node, gast.Subscript):
             value = self.atom(node.value)
+            joined = self.concatenator(value, node)
+            if joined is not None:
+                return joined
             index = self.index(node.slice)
             if (isinstance(value, ir.Var) and value.name in self.out.tuples
                     and isinstance(index, ir.Const) and isinstance(index.value, int)):
@@ -441,6 +444,23 @@ class Lowering(FlowLowering):
         if isinstance(node, gast.ListComp):
             return self.comprehension(node)
         raise UnsupportedSyntaxError(f"the expression {type(node).__name__}", self.loc(node))
+
+    def concatenator(self, value, node):
+        """np.r_[a, b, ...] and np.c_[...] of values  =>  r_concat((a, b, ...)): a call
+        with rules.  Their other forms (slices, string directives) are left as
+        subscripts, which the K-transform refuses if a derivative flows through."""
+        from ..rules.shape import c_concat, r_concat
+        if not isinstance(value, ir.Const):
+            return None
+        fn = {id(np.r_): r_concat, id(np.c_): c_concat}.get(id(value.value))
+        if fn is None:
+            return None
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        if any(isinstance(p, gast.Slice) or (isinstance(p, gast.Constant) and
+                                             isinstance(p.value, str)) for p in parts):
+            return None
+        items = self.temp(ir.Pack(tuple(self.atom(p) for p in parts)), node, "items")
+        return ir.Call(registry.primitive(fn), (items,))
 
     def dict_literal(self, node):
         """{"a": x, "b": y}  =>  make_dict(("a", "b"), (x, y)): constant keys only."""
