@@ -152,7 +152,7 @@ for _key, _entry in TABLE:
         CLASSIFIED[id(_fn)] = (_fn, _entry)
 
 # functions that were declared non-differentiable wrongly: they have rules now
-DIFFERENTIABLE = [operator.mod, np.mod, np.remainder, np.fmod, np.divmod, np.heaviside,
+DIFFERENTIABLE = [operator.mod, np.mod, np.remainder, np.fmod, np.divmod, divmod, np.heaviside,
                   np.arange]
 
 

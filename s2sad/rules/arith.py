@@ -68,7 +68,7 @@ def bprop_fmod(x, y, out, dout):
     return (unbroadcast(dout, x), unbroadcast(-dout * np.trunc(x / y), y))
 
 
-@defbprop(np.divmod)                     # builtin divmod is an alias of it
+@defbprop(np.divmod, divmod)
 def bprop_divmod(x, y, out, dout):
     # (x // y, x % y): the quotient is piecewise constant, the remainder is x % y
     return (unbroadcast(dout[1], x), unbroadcast(-dout[1] * out[0], y))
@@ -110,7 +110,7 @@ def jvp_fmod(x, y, out, dx, dy):
     return (dx, -dy * np.trunc(x / y))
 
 
-@defjvp(np.divmod)
+@defjvp(np.divmod, divmod)
 def jvp_divmod(x, y, out, dx, dy):
     # tuples (quotient's tangent, remainder's tangent): the quotient's is zero
     return ((np.zeros_like(out[0]), expand_like(dx, out[1])),
@@ -126,9 +126,11 @@ defelementwise(operator.add, np.add, operator.sub, np.subtract, operator.mul, np
                np.negative, operator.pos, np.positive, operator.mod, np.mod, np.fmod)
 
 registry.alias(math.fmod, np.fmod)
-registry.alias(divmod, np.divmod)
-registry.primitive(np.divmod).returns_tuple = True
-registry.primitive(np.divmod).tuple_length = 2
+# builtin divmod is not an alias of np.divmod: on Python ints (divmod(k, n) of loop
+# counters) it must stay Python's, whose results are ints
+for _f in (np.divmod, divmod):
+    registry.primitive(_f).returns_tuple = True
+    registry.primitive(_f).tuple_length = 2
 
 defnondiff(operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
            operator.not_, operator.floordiv, np.floor_divide,

@@ -59,12 +59,12 @@ ROWS += [
     Row(lambda x: np.fmod(x, -1.5), make=lambda rng: ((rng.uniform(-3, 3, size=(3, 2)),), {}),
         also=(np.fmod,), id="fmod-const"),
 ]
-# divmod (builtin divmod is an alias of np.divmod): the tuple (x // y, x % y)
-ROWS += _mod_rows(np.divmod, "divmod") + _mod_rows(lambda x, y: divmod(x, y), "divmod-builtin")
+# divmod, np.divmod and builtin divmod: the tuple (x // y, x % y)
+ROWS += _mod_rows(np.divmod, "divmod") + _mod_rows(divmod, "divmod-builtin")
 ROWS += [
     # only the quotient used: its derivative is zero, y's comes from the product alone
     Row(lambda x, y: np.divmod(x, y)[0] * y, make=_mod_case(((3, 2), (2,)), 1.0),
         also=(np.divmod,), id="divmod-quotient"),
     Row(lambda x, y: divmod(x, y)[1] * x, make=_mod_case(((), ()), -1.0),
-        also=(np.divmod,), id="divmod-builtin-floats"),
+        also=(divmod,), id="divmod-builtin-floats"),
 ]
