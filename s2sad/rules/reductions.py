@@ -136,10 +136,11 @@ def bprop_var(a, out, dout, axis=None, ddof=0, keepdims=False):
 @defbprop(np.std)
 def bprop_std(a, out, dout, axis=None, ddof=0, keepdims=False):
     # at std == 0 the gradient is nan (0/0), as in JAX, except over groups of one element,
-    # where std is identically 0 (centered is 0): there out is read as 1, the gradient is 0
+    # where std is identically 0 (centered is 0): there out is read as 0 + True = 1, and
+    # the gradient is 0 (a Python bool, not np.where: CuPy's where needs an array condition)
     n = np.size(a) / np.size(out) - ddof
     centered = a - np.mean(a, axis=axis, keepdims=True)
-    return (unreduce(dout / np.where(np.size(a) == np.size(out), 1.0, out), a, axis, keepdims)
+    return (unreduce(dout / (out + (np.size(a) == np.size(out))), a, axis, keepdims)
             * centered / n,)
 
 
@@ -190,7 +191,7 @@ def jvp_std(a, out, da, axis=None, ddof=0, keepdims=False):
     n = np.size(a) / np.size(out) - ddof
     centered = a - np.mean(a, axis=axis, keepdims=True)
     return (np.sum(da * centered, axis=axis, keepdims=keepdims)
-            / np.where(np.size(a) == np.size(out), 1.0, out) / n,)
+            / (out + (np.size(a) == np.size(out))) / n,)
 
 
 # the linear reductions: their tangent is the reduction of the tangent

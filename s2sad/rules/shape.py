@@ -229,8 +229,8 @@ def _concat_parts(items, shape_of):
     """The items as arrays of the dtype np.r_/np.c_ give them (Python numbers weak, as
     NumPy's result_type has them), each reshaped by shape_of(shape)."""
     xp = array_namespace(*items)
-    dtype = np.result_type(*[a if isinstance(a, _NUMBERS) else getattr(a, "dtype", None)
-                             or np.asarray(a).dtype for a in items])
+    dtype = np.result_type(*[a if isinstance(a, _NUMBERS) else a.dtype if hasattr(a, "dtype")
+                             else np.asarray(a).dtype for a in items])
     return xp, [xp.reshape(xp.asarray(a, dtype=dtype), shape_of(np.shape(a))) for a in items]
 
 
