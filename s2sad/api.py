@@ -1,4 +1,5 @@
-"""The public API: grad_all, grad, value_and_grad, vjp, fprop, source.
+"""The public API: grad_all, grad, value_and_grad, vjp, fprop, jvp, derivative,
+jacobian, hessian, hvp, source.
 
 Each function s2sad makes is a :class:`Transformed`: a callable that
 transforms its target the first time it is called (once per function and
@@ -8,14 +9,27 @@ change?) and the backend choice.
 
 Gradients follow their arguments:
 
-* an array argument gets an array gradient of the same shape and dtype;
+* an array argument gets an array gradient of the same shape and dtype (a
+  0-d array a 0-d array);
 * a Python ``float`` gets a Python ``float``; a NumPy scalar gets a NumPy scalar;
-* an ``int`` or ``bool`` argument (or integer/boolean array) is not
-  differentiable and gets ``None``.
+* an ``int``, ``bool``, ``None`` or string argument (or an integer, boolean or
+  object array) is not differentiable: ``grad_all`` gives it ``None``, and
+  naming it in ``wrt`` is an :class:`~s2sad.errors.ArgumentError`.
 
-For a non-scalar result, ``grad`` and ``grad_all`` use ``ones_like(out)`` as
-the output sensitivity (the gradient of ``sum(f(x))``), as MindSpore and
-PyTorch's ``grad_outputs=ones`` do.  ``vjp`` takes any cotangent.
+For a non-scalar array result, ``grad`` and ``grad_all`` use ``ones_like(out)``
+as the output sensitivity (the gradient of ``sum(f(x))``), as MindSpore and
+PyTorch's ``grad_outputs=ones`` do.  A result that is a tuple, list or dict:
+``grad`` and ``value_and_grad`` refuse it (:class:`~s2sad.errors.OutputError`;
+``has_aux=True`` differentiates the first of a pair ``(output, aux)``), and
+``grad_all`` differentiates the sum of its outputs.  A result that is not a
+number (a string, None) is refused by all of them.  ``vjp`` takes any
+cotangent that has the structure and shapes of the result (a
+:class:`~s2sad.errors.CotangentError` otherwise; it is never broadcast).
+
+A derivative is right or refused: everything s2sad refuses is an
+:class:`~s2sad.errors.S2SADError` naming the user's function and file; an
+exception the user's own code raises (a singular matrix, unbounded recursion)
+passes through, with a note naming the user's line.
 """
 
 import contextlib
@@ -499,8 +513,15 @@ def _def_location(fn) -> Optional[Location]:
     return Location(code.co_filename, line, 0, text)
 
 
+_FunctionType = type(_target)
+_NOT_PLAIN = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | \
+    inspect.CO_ITERABLE_COROUTINE
+
+
 def _refuse_target(fn, kind: str) -> None:
     """Refuse, when the derivative is made, what s2sad cannot differentiate at all."""
+    if type(fn) is _FunctionType and not fn.__code__.co_flags & _NOT_PLAIN:
+        return              # the common case, first: a plain function or lambda
     if not callable(fn):
         raise ArgumentError(f"s2sad.{kind} needs a function, got {type(fn).__name__} "
                             f"{_short(fn)}")
@@ -789,9 +810,27 @@ class _AuxParts:
     derivative, ``wrapper``: a Python function s2sad reads and differentiates again."""
 
     def __init__(self, t: "Transformed"):
+        self.desc = _describe(t.fn)
+        self.fprop = Transformed(t.fn, "fprop")
+        self._t = t
+        self._wrapper = None
+
+    @property
+    def wrapper(self):
+        if self._wrapper is None:
+            with _cache_lock:
+                if self._wrapper is None:
+                    self._wrapper = self._write()
+        return self._wrapper
+
+    @property
+    def source(self) -> str:
+        self.wrapper           # noqa: B018  (written on first use)
+        return self._source
+
+    def _write(self):
+        t = self._t
         fn = t.fn
-        self.desc = _describe(fn)
-        self.fprop = Transformed(fn, "fprop")
         what = f"s2sad.{t.kind}({_name_of(fn)}, has_aux=True)"
         sig, call, ns, taken = _signature_text(fn, what)
         base = _identifier(_name_of(fn))
@@ -811,8 +850,8 @@ class _AuxParts:
         ns.update(_s2sad_f=fn, _s2sad_item=aux_item)
         ns = _synthetic(f"has_aux: {base}", text, ns)
         ns["_s2sad_grad"] = Transformed(ns[f"output_of_{base}"], "grad", t.wrt)
-        self.wrapper = ns[f"{t.kind}_aux_{base}"]
-        self.source = text
+        self._source = text
+        return ns[f"{t.kind}_aux_{base}"]
 
 
 class Transformed:
@@ -830,7 +869,6 @@ class Transformed:
         self._params = None
         self._signature = None
         self._aux = None            # has_aux: _AuxParts, made at the first use
-        self._checked = set()       # the kinds of call whose result was checked
         self._last_spec = None      # the kind of call source() shows: the last one made
         self.__name__ = f"{kind}_{_name_of(fn)}"
 
@@ -864,9 +902,9 @@ class Transformed:
         if art is None or not art.valid():
             self._check_spec(spec)
             art = _artifact(self.fn, self.kind, self.wrt, self.with_value, spec)
-            if spec not in self._checked:
+            if not getattr(art, "result_checked", False):   # once per transform made
                 self._check_result(spec)
-                self._checked.add(spec)
+                art.result_checked = True
             self._arts[spec] = art
         return art
 
@@ -906,6 +944,9 @@ class Transformed:
         """wrt names parameters that the call passes, and passes differentiable values."""
         if self.wrt is None or self.kind not in ("grad", "value_and_grad"):
             return          # derivative: its transform refuses (a TransformError)
+        w = self.wrt
+        if spec is not None and type(w) is int and 0 <= w < len(spec) and spec[w] in "dc":
+            return          # the common case, first
         params = self.params()
         n = len(params)
         chosen = [self.wrt] if isinstance(self.wrt, int) else list(self.wrt)
