@@ -13,13 +13,24 @@ from ..runtime import (RETURNS_TUPLE, add_grads, expand_like, as_cotangent, list
                        dict_values, dict_cotangent, astype, zeros_like_tree, ones_like_tree, tape_new, tape_pop,
                        tape_push, dtype_of, getitem_grad, matmul_lhs_grad,
                        matmul_rhs_grad, split_as, tuple_cotangent, tuple_items, unbroadcast,
-                       unreduce, unstack)
+                       unreduce, unstack, as_items, unsplit)
 
 
 @defbprop(unbroadcast)
 def bprop_unbroadcast(g, x, out, dout):
     # unbroadcast(., x) sums down to x's shape (or broadcasts up); its adjoint goes back
     return (unbroadcast(dout, g), None)
+
+
+@defbprop(as_items)
+def bprop_as_items(g, x, out, dout):
+    # splitting an array into its rows: the adjoint stacks them back
+    return (unsplit(dout, g), None)
+
+
+@defbprop(unsplit)
+def bprop_unsplit(d, g, out, dout):
+    return (as_items(dout, d), None)
 
 
 @defbprop(expand_like)
@@ -157,7 +168,7 @@ for _f in (tape_pop, split_last):
     registry.primitive(_f).tuple_length = 2
 
 # -- forward mode: the helpers are linear in their gradient arguments -------------------
-deflinear(unbroadcast, unreduce, expand_like, split_as, unstack, tuple_items, tape_pop,
+deflinear(unbroadcast, unreduce, expand_like, as_items, unsplit, split_as, unstack, tuple_items, tape_pop,
           split_last, as_cotangent, saved_values, dict_values, astype, args=(0,))
 deflinear(getitem_grad, tuple_cotangent, dict_cotangent, args=(2,))
 deflinear(make_dict, args=(1,))

@@ -248,10 +248,9 @@ class FlowLowering:
             elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and \
                     isinstance(n.value, gast.Name):
                 stored.add(n.value.id)                # x[i] = v assigns x
-        index, bind_targets, iter_atom, targets = None, None, None, set()
+        index, bind_targets, iter_atom = None, None, None
         if isinstance(node, gast.For):
             iter_atom, index, bind_targets = self.iteration(node)
-            targets = {n.id for n in gast.walk(node.target) if isinstance(n, gast.Name)}
         # the loop's targets are carried too: after the loop they hold the last
         # iteration's values, or what they held before if it ran no iteration
         carried = sorted(n for n in stored if n in self.locals)
