@@ -621,7 +621,7 @@ def _definite_result(func, container_params) -> Tuple[Optional[str], str]:
     array or a number or is known only at run time."""
     kinds: Dict[str, Tuple[str, str]] = {p: (_CONTAINER, "a tuple, list or dict")
                                          for p in container_params}
-    from .runtime import make_dict
+    from .runtime import list_append, make_dict
 
     def const(v):
         if isinstance(v, (tuple, list, dict)):
@@ -649,6 +649,9 @@ def _definite_result(func, container_params) -> Tuple[Optional[str], str]:
                 elif isinstance(v, ir.Call) and (
                         getattr(v.callee, "fn", None) is make_dict):
                     k = _CONTAINER, "a dict"
+                elif isinstance(v, ir.Call) and (
+                        getattr(v.callee, "fn", None) is list_append):
+                    k = _CONTAINER, "a list"
                 elif isinstance(v, ir.Call) and getattr(v.callee, "returns_tuple", False):
                     k = _CONTAINER, "a tuple"
                 if k is None:
@@ -664,10 +667,27 @@ def _definite_result(func, container_params) -> Tuple[Optional[str], str]:
                         kinds[name] = ka
                     else:
                         kinds.pop(name, None)
+            elif isinstance(s, ir.Loop):
+                # a carried name is a container after the loop when it is one before the
+                # first iteration and at the end of every iteration
+                for name, init, _ in s.carried:
+                    k = atom(init)
+                    if k is None:
+                        kinds.pop(name, None)
+                    else:
+                        kinds[name] = k
+                block(s.cond)
+                block(s.body)
+                for name, init, nxt in s.carried:
+                    ka, kb = atom(init), atom(nxt)
+                    if ka is not None and kb is not None and ka[0] == kb[0]:
+                        kinds[name] = ka
+                    else:
+                        kinds.pop(name, None)
+                if s.index is not None:
+                    kinds.pop(s.index, None)
             else:
                 for name in ir.targets(s):
-                    kinds.pop(name, None)
-                for name, *_ in getattr(s, "carried", ()):
                     kinds.pop(name, None)
     block(func.body)
     return atom(func.result) or (None, "")
