@@ -151,7 +151,8 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Ar
                  f"of the inputs. From {_where(parsed)}."
     else:
         g = kform.grad_function(func, out, slots, isinstance(wrt, int), with_value,
-                                out.names.fresh(f"{kind}_{base}"))
+                                out.names.fresh(f"{kind}_{base}"),
+                                single_output=kind in ("grad", "value_and_grad"))
         what = "every input" if wrt is None else ", ".join(
             func.params[i] for i in ([wrt] if isinstance(wrt, int) else wrt))
         value = f"the value of {base} and its gradient" if with_value else \

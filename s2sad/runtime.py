@@ -209,6 +209,20 @@ def as_cotangent(x):
     return x
 
 
+def ones_like_single(x):
+    """ones_like(x), the output sensitivity of grad, for a result that must be one
+    array or number: a tuple, list or dict is refused (grad would otherwise
+    differentiate the sum of its items)."""
+    if isinstance(x, (tuple, list, dict)):
+        from .errors import OutputError
+        raise OutputError(
+            f"grad of a function whose result is a {type(x).__name__}: s2sad differentiates "
+            "one array or number", None,
+            "Return the value to differentiate first and pass has_aux=True to get the rest "
+            "back, or use vjp with a cotangent for each item, or grad_all for the sum.")
+    return ones_like_tree(x)
+
+
 def zeros_like_tree(x):
     """Zeros shaped like x: an array, a number, None, a tuple or a Tape of them."""
     if isinstance(x, Tape):

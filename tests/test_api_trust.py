@@ -115,14 +115,6 @@ def first_item(x, t):
     return t[0]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "transforms/kform.py: _ones_like seeds a result that is a tuple only at run time (here "
-    "t[0] of a nested tuple argument) with ones_like_tree, so grad differentiates the sum of "
-    "its items; api.py refuses the results that the lowered code shows are containers, and "
-    "value_and_grad checks the value, but grad never sees the value. Fix: for kinds grad and "
-    "value_and_grad, seed a result in k.tuples or k.containers through a runtime helper "
-    "that raises OutputError when the value is a tuple, list or dict (a static refusal is "
-    "not enough: k.containers over-approximates, t[0] of a tuple of arrays is in it)"))
 def test_grad_of_a_result_that_is_a_tuple_only_at_run_time_is_refused():
     with pytest.raises(OutputError):
         grad(first_item, wrt=1)(1.0, ((1.0, 2.0), 3.0))

@@ -307,11 +307,6 @@ def test_mutation_of_a_global_array_is_refused(fn, line):
     np.testing.assert_array_equal(GLOBAL, 0.0)       # nothing ran
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "transforms/anf.py: `G[0] = x` with G a module global makes G a local name of the "
-    "function (Lowering.locals), so Lowering.read fails with \"local variable 'G' is read "
-    "before it is assigned\"; Python mutates the global there. The refusal is right, the "
-    "message should say that the global array G is updated in place"))
 def test_mutation_of_a_global_array_says_it_is_a_global():
     with pytest.raises(S2SADError) as info:
         grad(writes_a_global_element)(2.0)

@@ -95,6 +95,7 @@ TABLE = [
     (np.ones_like, Entry("piecewise", args(X))),
     (np.zeros_like, Entry("piecewise", args(X))),
     (runtime.ones_like_tree, Entry("piecewise", args(X))),
+    (runtime.ones_like_single, Entry("piecewise", args(X))),
     (runtime.zeros_like_tree, Entry("piecewise", args(X))),
     # the kind of norm (1.0 for a 2-norm), from ord and axis only
     (L.norm_two, Entry("piecewise", args(X))),

@@ -306,5 +306,7 @@ def dict_through_branches(y):
 def test_a_dict_updated_by_item_assignment_stays_a_container():
     # was: ones_like of the dict as the output sensitivity ("'int' object is not
     # subscriptable")
-    assert grad(dict_through_branches)(1.5) == 2.0
+    assert grad_all(dict_through_branches)(1.5) == (2.0,)
+    with pytest.raises(s2sad.S2SADError, match="has_aux"):
+        grad(dict_through_branches)(1.5)
     both(dict_through_branches, (1.5,))

@@ -189,13 +189,29 @@ class Lowering(FlowLowering):
         self.env[name] = self.emit(self.version(name), value, node)
 
     # -- names ------------------------------------------------------------------
+    def unassigned(self, node):
+        """The refusal for a local read before it is assigned: the user's own bug, or a
+        global that the function changes in place (`G[0] = x` makes G local to s2sad)."""
+        name = node.id
+        try:
+            kind, _ = self.parsed.world.lookup(name)
+        except KeyError:
+            kind = None
+        if kind in ("global", "cell"):
+            raise UnsupportedSyntaxError(
+                f"changing the {'global' if kind == 'global' else 'enclosing'} variable "
+                f"`{name}` in place (`{name}[i] = ...`, `{name}.append(...)`)", self.loc(node),
+                f"A function to differentiate must not change values it does not own. Work "
+                f"on a copy: `{name} = {name}.copy()` (or `list({name})`) first.")
+        self.fail(node, f"local variable '{name}' is read before it is assigned")
+
     def read(self, node) -> ir.Atom:
         name = node.id
         if name not in self.locals and self.outer is not None and self.outer.knows(name):
             return self.outer.read(node)      # late binding: the enclosing value at the call
         if name in self.locals:
             if name not in self.env:
-                self.fail(node, f"local variable '{name}' is read before it is assigned")
+                self.unassigned(node)
             if self.env[name] is _RUNTIME_FUNCTION:
                 raise UnsupportedSyntaxError(
                     "a function chosen at run time", self.loc(node),

@@ -385,8 +385,10 @@ class KTransform(FlowTransform):
         return {r.name: dout}
 
 
-def _ones_like(k: KTransform, r: ir.Atom, src) -> Optional[ir.Atom]:
-    """The sensitivity ones_like(r), item by item for a tuple."""
+def _ones_like(k: KTransform, r: ir.Atom, src, single: bool = False) -> Optional[ir.Atom]:
+    """The sensitivity ones_like(r), item by item for a tuple.  single: the result must
+    be one array or number (grad, value_and_grad); a result that may be a container is
+    seeded through a helper that refuses one at run time."""
     ones = registry.primitive(np.ones_like)
     if isinstance(r, ir.Var) and r.name in k.tuples and k.tuples[r.name] is not None:
         packs = {s.target: s.value for s in k.f.body
@@ -403,24 +405,26 @@ def _ones_like(k: KTransform, r: ir.Atom, src) -> Optional[ir.Atom]:
             return None
     if isinstance(r, ir.Var) and r.name in k.active:
         if r.name in k.tuples or r.name in k.containers:
-            ones = registry.primitive(runtime.ones_like_tree)
+            ones = registry.primitive(runtime.ones_like_single if single else
+                                      runtime.ones_like_tree)
         return k.emit(k.adjoint_name(r.name), ir.Call(ones, (r,)), src, temp=False)
     return None
 
 
 def grad_function(func: ir.Function, out, slots, wrt_single: bool, with_value: bool,
-                  name: str) -> ir.Function:
+                  name: str, single_output: bool = False) -> ir.Function:
     """The flat gradient function: forward, seed ones_like(out), backward, return grads.
 
     slots lists the returned gradients: a parameter index, or None for an
     argument that is not differentiable (an int): its gradient is None.
+    single_output: the result must be one array or number, not a container (grad).
     """
     k = KTransform(func, out, [i for i in slots if i is not None])
     k.split_calls()
     k.activity()
     k.body = []
     src = func.body[-1].src
-    seed = _ones_like(k, func.result, src)
+    seed = _ones_like(k, func.result, src, single_output)
     src = None          # the gradients' sums and zeros carry no "grad of" line
     grads = k.backward(k.seeds(seed) if seed is not None else {})
     results = []
