@@ -1,0 +1,452 @@
+"""The oracle: one program's derivatives from s2sad against finite differences.
+
+``run_program(source, params, checks, seed)`` writes the program to a real
+file (s2sad reads source), imports it, picks inputs away from kinks (the
+instrumented copy of :mod:`s2sad.fuzz.kinks`), and runs the checks:
+
+``grad``    ``<grad_all(f)(x), v>`` against FD of ``sum(f)`` along ``v``;
+``vjp``     ``<vjp(f)(u), v>`` against ``<u, FD>`` for a random cotangent ``u``;
+``jvp``     ``jvp(f, x, v)`` against the FD vector ``J v``;
+``order2``  ``vjp`` and ``grad_all`` of ``grad_all(f)`` against FD of s2sad's own
+            first-order gradient (so s2sad transforms the code it generated).
+
+Each FD is central, in float64, at two steps (1e-6 and 1e-5 relative).  A
+check passes when s2sad agrees with either; it is *wrong* only when it
+disagrees with both and the two estimates agree with each other; otherwise
+the point is numerically unreliable and the program is discarded.  The
+outcome is one of ``ok``, ``refused`` (an S2SADError about the user's code),
+``wrong``, ``crash`` (any other exception, or an S2SADError that shows
+s2sad's internals) and ``invalid`` (the plain program raises, is not finite,
+sits on a kink, or the point is unreliable).
+"""
+
+import copy
+import importlib.util
+import itertools
+import os
+import re
+import signal
+import sys
+import tempfile
+import threading
+import traceback
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import s2sad
+from s2sad.errors import S2SADError, UnsupportedSyntaxError
+
+from . import kinks
+from .gen import draw_inputs
+
+STEPS = (1e-6, 1e-5)
+RTOL, ATOL = 1e-5, 1e-7
+TRIES = 8                    # input draws before a kinky program is discarded
+FAIL = ("wrong", "crash")
+_files = itertools.count()
+
+
+class FuzzTimeout(Exception):
+    """A program ran past its time limit."""
+
+
+@dataclass
+class Outcome:
+    cls: str                  # ok, refused, wrong, crash, invalid
+    check: str = ""           # which check decided it
+    exc_type: str = ""
+    message: str = ""
+    detail: str = ""
+    args: list = None
+    key: str = ""             # what makes two outcomes the same finding
+    extra: dict = field(default_factory=dict)
+
+    def same_failure(self, other):
+        return (self.cls, self.check, self.exc_type) == (other.cls, other.check, other.exc_type)
+
+
+class Unreliable(Exception):
+    """The finite differences do not settle: discard the point."""
+
+
+class Wrong(Exception):
+    """s2sad disagrees with finite differences that agree with each other."""
+
+
+@contextmanager
+def time_limit(seconds):
+    """Raise FuzzTimeout after `seconds` (main thread only; a no-op elsewhere)."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise FuzzTimeout(f"ran past {seconds} s")
+    old = signal.signal(signal.SIGALRM, handler)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+# -- loading ------------------------------------------------------------
+_workdir = None
+
+
+def workdir():
+    global _workdir
+    if _workdir is None:
+        _workdir = tempfile.mkdtemp(prefix="s2sad_fuzz_")
+    return _workdir
+
+
+def load(source, fname="f", tag="prog"):
+    """Write source to a fresh file, import it, return (function, path, module name)."""
+    name = f"_fuzz_{tag}_{os.getpid()}_{next(_files)}"
+    path = os.path.join(workdir(), name + ".py")
+    with open(path, "w") as fh:
+        fh.write(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return getattr(module, fname), path, name
+
+
+def unload(name, path):
+    sys.modules.pop(name, None)
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+# -- trees of values ------------------------------------------------------------
+def is_float(a):
+    if isinstance(a, (bool, np.bool_)):
+        return False
+    return isinstance(a, (float, np.floating)) or \
+        isinstance(a, np.ndarray) and a.dtype.kind == "f"
+
+
+def flat(x):
+    """A list of float64 arrays from a (nested) value; None and ints are left out."""
+    if isinstance(x, dict):
+        return [a for k in sorted(x) for a in flat(x[k])]
+    if isinstance(x, (tuple, list)):
+        return [a for e in x for a in flat(e)]
+    if x is None or isinstance(x, (bool, int, np.integer, np.bool_)):
+        return []
+    return [np.asarray(x, dtype=np.float64)]
+
+
+def like(rng, x):
+    """A random value with x's structure (None where x has no derivative)."""
+    if isinstance(x, dict):
+        return {k: like(rng, x[k]) for k in x}
+    if isinstance(x, (tuple, list)):
+        return type(x)(like(rng, e) for e in x)
+    if not is_float(x):
+        return None
+    r = rng.standard_normal(np.shape(x))
+    return r if isinstance(x, np.ndarray) else float(r)
+
+
+def axpy(a, s, v):
+    """a + s * v, item by item (v is None where a has no derivative)."""
+    if isinstance(a, dict):
+        return {k: axpy(a[k], s, v[k]) for k in a}
+    if isinstance(a, (tuple, list)):
+        return type(a)(axpy(x, s, y) for x, y in zip(a, v))
+    return a if v is None else a + s * v
+
+
+def inner(a, b):
+    """<a, b> over matching trees; None counts as zero."""
+    if a is None or b is None:
+        return 0.0
+    if isinstance(a, dict):
+        return sum(inner(a[k], b.get(k) if isinstance(b, dict) else None) for k in a)
+    if isinstance(a, (tuple, list)):
+        if not isinstance(b, (tuple, list)) or len(a) != len(b):
+            raise Wrong(f"structure: {type(a).__name__} of {len(a)} against {b!r:.80}")
+        return sum(inner(x, y) for x, y in zip(a, b))
+    if np.shape(a) != np.shape(b):
+        raise Wrong(f"shape {np.shape(b)} where {np.shape(a)} was expected")
+    return float(np.sum(np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)))
+
+
+def flat_like(t, out):
+    """flat(t) for a tangent of out, a zero (0 or None) standing for zeros of out's leaf."""
+    if isinstance(out, dict) and isinstance(t, dict):
+        return [a for k in sorted(out) for a in flat_like(t.get(k), out[k])]
+    if isinstance(out, (tuple, list)) and isinstance(t, (tuple, list)) and len(t) == len(out):
+        return [a for x, y in zip(t, out) for a in flat_like(x, y)]
+    if (t is None or isinstance(t, (int, np.integer)) and t == 0) and flat(out):
+        return [np.zeros_like(a) for a in flat(out)]
+    return flat(t)
+
+
+def finite(x):
+    return all(np.all(np.isfinite(a)) for a in flat(x))
+
+
+def scale_of(args):
+    return max([1.0] + [float(np.max(np.abs(a))) for a in flat(args) if a.size])
+
+
+# -- finite differences ------------------------------------------------------------
+def fd(fun, args, v, h):
+    """Central difference of fun along v: a list of float64 arrays like flat(fun(args))."""
+    with np.errstate(all="ignore"):
+        try:
+            plus = flat(fun(*axpy(args, h, v)))
+            minus = flat(fun(*axpy(args, -h, v)))
+        except S2SADError:
+            raise
+        except Exception as e:
+            raise Unreliable(f"f raises at a shifted point: {type(e).__name__}: {e}") from None
+    if len(plus) != len(minus) or any(p.shape != m.shape for p, m in zip(plus, minus)):
+        raise Unreliable("the result's structure changes under the step")
+    out = [(p - m) / (2 * h) for p, m in zip(plus, minus)]
+    if not all(np.all(np.isfinite(d)) for d in out):
+        raise Unreliable("non-finite finite difference")
+    return out
+
+
+def close(a, b, size):
+    return abs(a - b) <= ATOL * size + RTOL * max(abs(a), abs(b))
+
+
+def compare(value, estimates, size, what):
+    """value against the FD estimates of each step: the decision rule of the module."""
+    if not np.isfinite(value):
+        if all(np.isfinite(e) for e in estimates):
+            raise Wrong(f"{what}: s2sad gives {value!r}, finite differences {estimates[0]!r}")
+        raise Unreliable("non-finite")
+    if any(close(value, e, size) for e in estimates):
+        return
+    if close(estimates[0], estimates[1], size):
+        rel = abs(value - estimates[0]) / max(abs(estimates[0]), abs(value), 1e-300)
+        raise Wrong(f"{what}: s2sad gives {value!r}, finite differences {estimates[0]!r} "
+                    f"(h={STEPS[0]:g}) and {estimates[1]!r} (h={STEPS[1]:g}); relative error "
+                    f"{rel:.3g}")
+    raise Unreliable(f"the two finite differences disagree: {estimates}")
+
+
+def projected(fun, args, v, u, out):
+    """<u, J v> by FD at both steps; u=None means ones (grad_all's cotangent)."""
+    h0 = scale_of(args)
+    uf = flat(u) if u is not None else [np.ones_like(a) for a in flat(out)]
+    size = 1.0 + sum(float(np.sum(np.abs(a * b))) for a, b in zip(uf, flat(out)))
+    ests = []
+    for h in STEPS:
+        d = fd(fun, args, v, h * h0)
+        if len(d) != len(uf):
+            raise Unreliable("structure")
+        ests.append(sum(float(np.sum(a * b)) for a, b in zip(uf, d)))
+    return ests, size
+
+
+# -- the checks ------------------------------------------------------------
+def same_value(got, ref, what):
+    g, r = flat(got), flat(ref)
+    if len(g) != len(r) or any(a.shape != b.shape for a, b in zip(g, r)):
+        raise Wrong(f"{what}: the result has shapes {[a.shape for a in g]}, the plain function "
+                    f"{[b.shape for b in r]}")
+    for a, b in zip(g, r):
+        if not np.allclose(a, b, rtol=1e-9, atol=1e-12):
+            raise Wrong(f"{what}: s2sad's result {a!r} differs from the plain function's {b!r}")
+
+
+def check_grad(f, args, rng, out):
+    v = like(rng, args)
+    grads = s2sad.grad_all(f)(*args)
+    ests, size = projected(f, args, v, None, out)
+    compare(inner(v, list(grads)), ests, size, "grad_all: <grad, v>")
+
+
+def check_vjp(f, args, rng, out):
+    v = like(rng, args)
+    value, pullback = s2sad.vjp(f, *args)
+    same_value(value, out, "vjp")
+    u = like(rng, out)
+    grads = pullback(u)
+    ests, size = projected(f, args, v, u, out)
+    compare(inner(v, list(grads)), ests, size, "vjp: <vjp(u), v>")
+
+
+def check_jvp(f, args, rng, out):
+    v = like(rng, args)
+    value, tangent = s2sad.jvp(f, tuple(args), tuple(v))
+    same_value(value, out, "jvp")
+    t = flat_like(tangent, out)
+    h0 = scale_of(args)
+    ests = [fd(f, args, v, h * h0) for h in STEPS]
+    if len(t) != len(ests[0]) or any(a.shape != b.shape for a, b in zip(t, ests[0])):
+        raise Wrong(f"jvp: the tangent has shapes {[a.shape for a in t]}, the result "
+                    f"{[b.shape for b in ests[0]]}")
+    # one random projection per output item, plus the whole vector's norm
+    u = [rng.standard_normal(a.shape) for a in t]
+    size = 1.0 + sum(float(np.sum(np.abs(a * b))) for a, b in zip(u, flat(out)))
+    proj = [sum(float(np.sum(a * b)) for a, b in zip(u, e)) for e in ests]
+    compare(sum(float(np.sum(a * b)) for a, b in zip(u, t)), proj, size, "jvp: <u, J v>")
+
+
+def check_order2(f, args, rng, out):
+    g = s2sad.grad_all(f)
+    gout = g(*args)
+    v = like(rng, args)
+    value, pullback = s2sad.vjp(g, *args)
+    same_value(value, gout, "vjp of grad_all")
+    u = like(rng, list(gout))
+    ests, size = projected(g, args, v, u, list(gout))
+    compare(inner(v, list(pullback(tuple(u)))), ests, size, "order 2 (vjp of grad_all)")
+    gg = s2sad.grad_all(g)(*args)
+    ests, size = projected(g, args, v, None, list(gout))
+    compare(inner(v, list(gg)), ests, size, "order 2 (grad_all of grad_all)")
+
+
+CHECKS = {"grad": check_grad, "vjp": check_vjp, "jvp": check_jvp, "order2": check_order2}
+
+
+def checks_for(order, jvp=True):
+    names = ["grad", "vjp"] + (["jvp"] if jvp else [])
+    return names + (["order2"] if order >= 2 else [])
+
+
+# -- outcomes ------------------------------------------------------------
+_INTERNAL = ("__s2sad", "<s2sad-", "<s2sad rule", "<s2sad:")
+
+
+def classify(e, path):
+    """'refused' for an S2SADError about the user's program, else 'crash'."""
+    if not isinstance(e, S2SADError):
+        return "crash"
+    text = str(e)
+    if any(mark in text for mark in _INTERNAL):
+        return "crash"
+    loc = getattr(e, "location", None)
+    if loc is not None and loc.filename and os.path.basename(loc.filename) != \
+            os.path.basename(path):
+        return "crash"
+    return "refused"
+
+
+def construct_of(e):
+    """The construct a refusal names (its first line, with names and numbers blurred)."""
+    if isinstance(e, UnsupportedSyntaxError):
+        return normalize(e.construct)
+    text = getattr(e, "message", str(e)).splitlines()[0] if str(e) else type(e).__name__
+    return normalize(text)
+
+
+def normalize(text):
+    text = re.sub(r"\S+\.py:\d+(:\d+)?:?", "", text)
+    text = re.sub(r"\b([a-z]+)\d+\b", r"\1", text)
+    text = re.sub(r"\d+(\.\d+)?(e-?\d+)?", "N", text)
+    text = re.sub(r"array\(\[.*?\]\)", "array", text)
+    return text.strip()[:100]
+
+
+def raised_at(e):
+    """'module.function:line' of the innermost frame of s2sad (not the fuzzer) in e's traceback."""
+    where = ""
+    for frame, line in traceback.walk_tb(e.__traceback__):
+        mod = frame.f_globals.get("__name__", "")
+        if mod.startswith("s2sad") and not mod.startswith("s2sad.fuzz"):
+            where = f"{mod}.{frame.f_code.co_name}:{line}"
+    return where
+
+
+def exception_outcome(e, check, path):
+    cls = classify(e, path)
+    first = (str(e).splitlines() or [""])[0]
+    key = construct_of(e) if cls == "refused" else normalize(first)
+    where = raised_at(e)
+    if cls == "crash" and where:
+        key += " @ " + where.rsplit(":", 1)[0]
+    o = Outcome(cls, check, type(e).__name__, str(e), key=key)
+    o.extra["where"] = where
+    o.extra["traceback"] = "".join(traceback.format_exception(e))[-3000:]
+    return o
+
+
+# -- one program ------------------------------------------------------------
+def pick_inputs(source, params, rng, fname="f", args=None):
+    """(args, reason): inputs at least kinks.THRESHOLD from every switching point, or None."""
+    reason = "no input drawn"
+    for _ in range(1 if args is not None else TRIES):
+        trial = args if args is not None else draw_inputs(params, rng)
+        try:
+            with np.errstate(all="ignore"):
+                shifted = axpy(copy.deepcopy(trial), 1e-4 * scale_of(trial), like(rng, trial))
+                m, where, result = kinks.margin(source, copy.deepcopy(trial), fname, shifted)
+        except FuzzTimeout:
+            raise
+        except Exception as e:
+            return None, f"the program raises {type(e).__name__}: {str(e)[:200]}"
+        if not finite(result):
+            reason = "non-finite result"
+            continue
+        if m < kinks.THRESHOLD:
+            reason = f"kink: {where} at relative margin {m:.2g}"
+            continue
+        return trial, ""
+    return None, reason
+
+
+def run_program(source, params, checks=("grad", "vjp", "jvp"), seed=0, fname="f",
+                args=None, timeout=20.0):
+    """The outcome of one program (see the module docstring)."""
+    rng = np.random.default_rng(seed)
+    try:
+        with time_limit(timeout):
+            return _run(source, params, checks, rng, fname, args)
+    except FuzzTimeout as e:
+        return Outcome("invalid", "", "FuzzTimeout", str(e), detail="timeout", key="timeout")
+
+
+def _run(source, params, checks, rng, fname, args):
+    args, reason = pick_inputs(source, params, rng, fname, args)
+    if args is None:
+        return Outcome("invalid", detail=reason, key=reason.split(":")[0])
+    try:
+        f, path, modname = load(source, fname)
+    except Exception as e:
+        return Outcome("invalid", detail=f"import: {type(e).__name__}: {e}", key="import")
+    try:
+        return _checks(f, path, args, checks, rng)
+    finally:
+        unload(modname, path)
+
+
+def _checks(f, path, args, checks, rng):
+    saved = copy.deepcopy(args)
+    try:
+        with np.errstate(all="ignore"):
+            out = f(*copy.deepcopy(args))
+    except Exception as e:
+        return Outcome("invalid", detail=f"plain f raises {type(e).__name__}: {e}", key="raises")
+    if not finite(out) or not flat(out):
+        return Outcome("invalid", detail="plain result not finite or not float", key="nonfinite")
+    for name in checks:
+        try:
+            with np.errstate(all="ignore"):
+                CHECKS[name](f, copy.deepcopy(args), rng, out)
+        except Wrong as e:
+            return Outcome("wrong", name, "Wrong", str(e), args=saved, key=name)
+        except Unreliable as e:
+            return Outcome("invalid", name, detail=f"unreliable: {e}", key="unreliable")
+        except FuzzTimeout as e:
+            return Outcome("crash", name, "FuzzTimeout", f"s2sad ran past the time limit: {e}",
+                           args=saved, key="timeout")
+        except Exception as e:          # noqa: BLE001 -- classifying every failure is the point
+            o = exception_outcome(e, name, path)
+            o.args = saved
+            return o
+    return Outcome("ok", args=saved)
