@@ -323,9 +323,14 @@ def checks_for(order, jvp=True):
 _INTERNAL = ("__s2sad", "<s2sad-", "<s2sad rule", "<s2sad:")
 
 
+# S2SADErrors that wrap a failure inside s2sad (its passes, or its derivative code running
+# where the plain function runs): bugs, whatever the wrapper's class says
+_WRAPPED_BUGS = ("InternalError", "DerivativeError")
+
+
 def classify(e, path):
     """'refused' for an S2SADError about the user's program, else 'crash'."""
-    if not isinstance(e, S2SADError):
+    if not isinstance(e, S2SADError) or type(e).__name__ in _WRAPPED_BUGS:
         return "crash"
     text = str(e)
     if any(mark in text for mark in _INTERNAL):
@@ -363,16 +368,31 @@ def raised_at(e):
     return where
 
 
+def exception_name(e):
+    """The exception's class name, with its cause's for a wrapper: DerivativeError(IndexError)."""
+    cause = e.__cause__ or e.__context__
+    if type(e).__name__ in _WRAPPED_BUGS and cause is not None:
+        return f"{type(e).__name__}({type(cause).__name__})"
+    return type(e).__name__
+
+
+def raised_in(e):
+    """raised_at(e), or for a wrapper the place its cause was raised."""
+    cause = e.__cause__ or e.__context__
+    where = raised_at(cause) if cause is not None else ""
+    return where or raised_at(e)
+
+
 def exception_outcome(e, check, path):
     cls = classify(e, path)
     first = (str(e).splitlines() or [""])[0]
     key = construct_of(e) if cls == "refused" else normalize(first)
-    where = raised_at(e)
+    where = raised_in(e)
     if cls == "crash" and where:
         key += " @ " + where.rsplit(":", 1)[0]
-    o = Outcome(cls, check, type(e).__name__, str(e), key=key)
+    o = Outcome(cls, check, exception_name(e), str(e), key=key)
     o.extra["where"] = where
-    o.extra["traceback"] = "".join(traceback.format_exception(e))[-3000:]
+    o.extra["traceback"] = "".join(traceback.format_exception(e))[-4000:]
     return o
 
 
