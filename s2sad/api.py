@@ -191,21 +191,13 @@ def _where(parsed) -> str:
     return f"{name}:{line}"
 
 
-def _annotate(e: BaseException) -> None:
-    """Add to an error raised in generated code the user's line it came from."""
-    tb = e.__traceback__
-    notes = []
-    while tb is not None:
-        mod = codegen.MODULES.get(tb.tb_frame.f_code.co_filename)
-        if mod is not None:
-            loc = mod.lines.get(tb.tb_lineno)
-            if loc is not None:
-                notes.append(f"in the derivative code s2sad generated for {loc.filename}, "
-                             f"line {loc.line}:\n    {loc.text.strip()}")
-        tb = tb.tb_next
-    if notes and hasattr(e, "add_note") and \
-            not any("s2sad generated" in n for n in getattr(e, "__notes__", [])):
-        e.add_note(notes[-1])
+def _raise_from_run(e: BaseException):
+    """Raise what an error of generated code means (see failures.at_run_time): the
+    user's own error with a note naming their line, or an S2SADError."""
+    err = failures.at_run_time(e)
+    if err is e:
+        raise e
+    raise err from e
 
 
 def _key(fn):
@@ -1082,11 +1074,9 @@ class Transformed:
         except TypeError as e:
             if e.__traceback__ is not None and e.__traceback__.tb_next is None:
                 self._check_binding(args, kwargs, e)    # the call itself did not fit
-            _annotate(e)
-            raise
+            _raise_from_run(e)
         except Exception as e:
-            _annotate(e)
-            raise
+            _raise_from_run(e)
         if self.kind == "fprop":
             out, bprop = result
             return out, _checking_bprop(bprop, out, _describe(self.fn))
@@ -1123,8 +1113,7 @@ class Transformed:
             grads = getattr(bprop, "__wrapped__", bprop)(
                 as_cotangent((seed, zeros_like_tree(aux))))
         except Exception as e:
-            _annotate(e)
-            raise
+            _raise_from_run(e)
         n = len(params)
         passed = {i: k for k, i in enumerate(i for i, c in enumerate(spec) if c != "-")}
         values = [args[i] if i < len(args) else kwargs.get(p) for i, p in enumerate(params)]
@@ -1343,8 +1332,7 @@ def jvp(fn, primals, tangents):
     try:
         return f(*primals, *tangents)
     except Exception as e:
-        _annotate(e)
-        raise
+        _raise_from_run(e)
 
 
 def _basis(x, xp=np):

@@ -12,9 +12,15 @@ neither may reach the user as a bare exception from s2sad's own frames:
   turns it into an :class:`InternalError` naming the user's function and,
   where it can be found, the statement being transformed.
 
-:func:`transforming` applies both around a transform.  Errors raised while
-generated code *runs* are the caller's business (the user's own errors pass
-through; see ``api._annotate``).
+:func:`transforming` applies both around a transform.
+
+When generated code *runs*, :func:`at_run_time` sorts what it raises: an
+error of the function's own computation (a line of the primal, which the
+plain function runs too: a shape mismatch, the user's ValueError, a
+RecursionError) passes through as it is, with a note naming the user's line;
+an error of the derivative's own statements (the backward pass, at any order)
+becomes a :class:`DerivativeError` at the user's line; a name the generated
+code left unbound is s2sad's bug, an :class:`InternalError`.
 """
 
 import contextlib
@@ -27,6 +33,11 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 class InternalError(S2SADError):
     """A bug in s2sad: something failed inside its passes.  Please report it."""
+
+
+class DerivativeError(S2SADError):
+    """The derivative code failed where the function itself runs (a rule's formula met
+    a singular matrix, say): the exception is its cause, the location the user's line."""
 
 
 def _generated(filename: str):
@@ -139,3 +150,61 @@ def transforming(fn):
         raise
     except Exception as e:
         raise internal(e, fn) from e
+
+
+# -- errors raised while generated code runs ----------------------------------------------------
+
+def _frames(tb):
+    """(module, line) for each frame of generated code in the traceback, outermost first."""
+    out = []
+    while tb is not None:
+        mod = _generated(tb.tb_frame.f_code.co_filename)
+        if mod is not None:
+            out.append((mod, tb.tb_lineno))
+        tb = tb.tb_next
+    return out
+
+
+def _in_backward(mod, line) -> bool:
+    """Whether a line of generated code belongs to a backward pass, at any order: it is
+    one of mod's adjoint statements, or it came from one of the code it was made from."""
+    for _ in range(50):
+        if line in mod.backward:
+            return True
+        loc = mod.lines.get(line)
+        inner = _generated(loc.filename) if loc is not None else None
+        if inner is None:
+            return False
+        mod, line = inner, _generated_line(inner, loc.line)
+    return False
+
+
+def _generated_line(mod, line):
+    """A Location's line in generated code, as mod's wrapped text numbers it."""
+    return line if line in mod.lines or line in mod.backward else line + _offset(mod)
+
+
+def at_run_time(e: BaseException) -> BaseException:
+    """What to raise for e, raised while generated code ran: e itself (the user's
+    own error, with a note naming their line) or an S2SADError about the derivative."""
+    if isinstance(e, S2SADError):
+        return relocate(e)
+    frames = _frames(e.__traceback__)
+    if not frames:
+        return e
+    mod, line = frames[-1]
+    user = user_location(_line_of(mod, line, ""))
+    if isinstance(e, (UnboundLocalError, NameError)):
+        return InternalError(
+            f"the code s2sad generated failed: {type(e).__name__}: {e}", user,
+            "This is a bug in s2sad, not in your code. Please report it with the function.")
+    if _in_backward(mod, line) and not isinstance(e, (RecursionError, MemoryError)):
+        return DerivativeError(
+            f"the derivative of this line could not be computed: {type(e).__name__}: {e}",
+            user, "The function itself runs here; its derivative's formula does not (for "
+            "example, the inverse of a singular matrix).")
+    if user is not None and hasattr(e, "add_note") and \
+            not any("s2sad generated" in n for n in getattr(e, "__notes__", [])):
+        e.add_note(f"in the derivative code s2sad generated for {user.filename}, "
+                   f"line {user.line}:\n    {user.text.strip()}")
+    return e

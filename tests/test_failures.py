@@ -53,3 +53,42 @@ def test_a_crash_inside_a_pass_is_an_internal_error(monkeypatch):
     assert isinstance(e.value, s2sad.S2SADError)
     assert "plain" in msg and __file__ in msg and "KeyError" in msg
     assert "bug in s2sad" in msg
+
+
+# -- errors while generated code runs -----------------------------------------------------------
+from s2sad.failures import DerivativeError  # noqa: E402
+
+
+def determinant(A):
+    return np.linalg.det(A)
+
+
+def test_a_derivative_formula_that_fails_is_a_derivative_error_at_the_users_line():
+    with pytest.raises(DerivativeError) as e:
+        grad(determinant)(np.zeros((2, 2)))         # det runs; its rule inverts A
+    assert isinstance(e.value.__cause__, np.linalg.LinAlgError)
+    assert e.value.location.filename == __file__
+    assert "np.linalg.det(A)" in str(e.value)
+
+
+def shapes_do_not_fit(x):
+    y = x * np.ones(3)
+    return np.sum(y @ np.ones(2))
+
+
+def test_the_functions_own_error_passes_through_with_a_note():
+    with pytest.raises(ValueError) as e:
+        grad(shapes_do_not_fit)(0.5)
+    assert not isinstance(e.value, s2sad.S2SADError)
+    notes = "\n".join(getattr(e.value, "__notes__", []))
+    assert __file__ in notes and "y @ np.ones(2)" in notes
+
+
+def second_order_det(t):
+    return determinant(t * np.eye(2) - np.eye(2))
+
+
+def test_a_failing_formula_at_order_two_points_at_the_users_line():
+    with pytest.raises(DerivativeError) as e:
+        grad(grad(second_order_det))(1.0)
+    assert e.value.location.filename == __file__

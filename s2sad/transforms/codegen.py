@@ -58,6 +58,7 @@ class Module:
     code: Any = None            # the generated function's code object
     # line in `filename` -> the user's Location that the statement there came from
     lines: Dict[int, Any] = field(default_factory=dict)
+    backward: set = field(default_factory=set)   # lines of the backward pass (adjoints)
     origin: str = ""            # "from file.py:12": where the user's function is
     siblings: Dict[str, Any] = field(default_factory=dict)   # other functions' code objects
     built: Dict[str, Any] = field(default_factory=dict)      # xp name -> {name: function}
@@ -123,6 +124,7 @@ class Printer:
                 self.bindings[k] = v[1]
         self.by_id: Dict[int, str] = {}
         self.lengths: Dict[str, Any] = {}     # tuple name -> its number of items, if known
+        self.backward: set = set()            # lines of backward (adjoint) statements
         self.helper_names = {p.short for p in registry.all_primitives()
                              if p.printing in (registry.HELPER, registry.USER)}
 
@@ -736,6 +738,8 @@ def _emit_block(stmts, fold, pr, indent, lines, where, outs=(), side=0):
             last_src = None
         if where is not None and s.src is not None:
             where[len(lines) + 1] = s.src
+        if s.bwd:
+            pr.backward.add(len(lines) + 1)
         lines.append(f"{indent}{s.target} = {pr.expr(s.value, fold)[0]}")
     for o in outs:
         if o[side] != ir.Var(o[0]):
@@ -783,7 +787,8 @@ def generate(func: ir.Function, externals, names, header: str, user_globals,
     factory = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     codes = {c.co_name: c for c in factory.co_consts if isinstance(c, types.CodeType)}
     mod = Module(text, func.name, filename, pr.bindings, pr.cells, user_globals,
-                 code=codes[func.name], lines={k + offset: v for k, v in where.items()})
+                 code=codes[func.name], lines={k + offset: v for k, v in where.items()},
+                 backward={k + offset for k in pr.backward})
     mod.siblings = {n: codes[n] for n in sibling_names}
     MODULES[filename] = mod
     folder = os.environ.get("S2SAD_DUMP_DIR")
