@@ -11,8 +11,9 @@
 See ``source(grad_all(f))`` for the code s2sad writes.
 """
 
-from .errors import (ArgumentError, CotangentError, MissingRuleError, OutputError, RuleError,
-                     S2SADError, SourceUnavailableError, TangentError, TransformError,
+from .errors import (ArgumentError, CotangentError, DerivativeError, InternalError,
+                     MissingRuleError, OutputError, RuleError, S2SADError,
+                     SourceUnavailableError, TangentError, TransformError,
                      UnsupportedSyntaxError)
 from .registry import defbprop, defjvp, defnondiff
 from .api import (backend, derivative, fprop, grad, grad_all, hessian, hvp, jacobian, jvp, source,
@@ -24,4 +25,4 @@ __all__ = ["backend", "grad_all", "grad", "value_and_grad", "vjp", "jvp", "deriv
            "hessian", "hvp", "fprop", "source", "defbprop",
            "defjvp", "defnondiff", "S2SADError", "UnsupportedSyntaxError", "MissingRuleError",
            "SourceUnavailableError", "RuleError", "TransformError", "ArgumentError",
-           "OutputError", "CotangentError", "TangentError"]
+           "OutputError", "CotangentError", "TangentError", "DerivativeError", "InternalError"]

@@ -100,3 +100,14 @@ class CotangentError(S2SADError, ValueError):
 
 class TangentError(S2SADError, ValueError):
     """A tangent passed to jvp does not have the structure or shape of its primal."""
+
+
+class InternalError(S2SADError):
+    """A bug in s2sad: something failed inside its passes or its generated code.  The
+    message names the user's function and line; please report it."""
+
+
+class DerivativeError(S2SADError):
+    """The derivative code failed where the function itself runs (a rule's formula met
+    a singular matrix, say): the original exception is its cause, the location the
+    user's line."""

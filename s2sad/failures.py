@@ -26,18 +26,11 @@ code left unbound is s2sad's bug, an :class:`InternalError`.
 import contextlib
 import os
 
-from .errors import Location, S2SADError
+from .errors import DerivativeError, InternalError, Location, S2SADError
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
-class InternalError(S2SADError):
-    """A bug in s2sad: something failed inside its passes.  Please report it."""
-
-
-class DerivativeError(S2SADError):
-    """The derivative code failed where the function itself runs (a rule's formula met
-    a singular matrix, say): the exception is its cause, the location the user's line."""
 
 
 def _generated(filename: str):
