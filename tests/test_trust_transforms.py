@@ -310,3 +310,39 @@ def test_a_dict_updated_by_item_assignment_stays_a_container():
     with pytest.raises(s2sad.S2SADError, match="has_aux"):
         grad(dict_through_branches)(1.5)
     both(dict_through_branches, (1.5,))
+
+
+# -- in-place updates: aliases made before a loop, and items of a fresh list ------------------
+def alias_before_loop_update(x, L):
+    acc = np.arange(6.0).reshape(2, 3)
+    c = acc
+    for k, a in enumerate(L):
+        acc -= x
+    return c
+
+
+def alias_after_loop_update(x, L):
+    acc = np.arange(6.0).reshape(2, 3)
+    for k, a in enumerate(L):
+        acc -= x
+    c = acc
+    return c + acc
+
+
+def test_alias_made_before_a_loop_that_updates_in_place_is_refused():
+    # was: a zero gradient (NumPy changes c too; s2sad kept its old value)
+    with pytest.raises(s2sad.S2SADError, match="in-place update of `acc`"):
+        grad_all(alias_before_loop_update)(X3, [1.0, 2.0])
+    gx, _ = grad_all(alias_after_loop_update)(X3, [1.0, 2.0])
+    assert np.allclose(gx, -8.0)
+
+
+def replaced_item_of_a_fresh_list(x, y):
+    lst = [y, x[0]]
+    lst[1] = np.cos(y)
+    return np.sum(x) + lst[0]
+
+
+def test_replacing_a_list_item_does_not_alias_the_items():
+    # was refused: the list's items (x[0], a view of x) were taken for the list itself
+    both(replaced_item_of_a_fresh_list, (X3, 0.4))

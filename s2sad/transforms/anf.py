@@ -724,55 +724,93 @@ def lower(parsed, res) -> tuple:
     return func, out
 
 
-def _check_inplace(func, out):
-    """Refuse `x += v` when another name may still refer to the array it updates."""
-    if not out.inplace:
-        return
-    roots: Dict[str, set] = {}
-    order = list(ir.walk(func.body))
+def _alias_roots(order):
+    """(ident, holds): for each name, the names of the objects it may *be* (itself, what it
+    copies, the array it is a view of, the item of a container it was taken from), and
+    the objects it may be or *hold* (a tuple or list holds its items).  An in-place
+    update of x changes the objects ident[x]; a name v sees the change where holds[v]
+    meets them.  A list's items are not the list: replacing lst[1] leaves them alone."""
+    ident: Dict[str, set] = {}
+    holds: Dict[str, set] = {}
+
+    def get(table, name):
+        return table.get(name, {name})
     for s in order:
         if isinstance(s, ir.If):
             for t, a, b in s.outs:
                 # a join is a new name for whichever path ran; reads of the old value
                 # itself after an in-place update are still caught by name
-                roots[t] = {t}
+                ident[t] = holds[t] = {t}
         if isinstance(s, ir.Loop):
-            # each iteration's element of an array is a view of it
-            for t, init, _ in s.carried:
-                if isinstance(init, ir.Var):
-                    roots[t] = roots.get(init.name, {init.name}) | {t}
-            if s.index is not None and isinstance(s.iter, ir.Var):
-                roots[s.index] = roots.get(s.iter.name, {s.iter.name}) | {s.index}
+            # a carried name starts as its init; each iteration's element is a view
+            pairs = [(t, init) for t, init, _ in s.carried]
+            if s.index is not None:
+                pairs.append((s.index, s.iter))
+            for t, a in pairs:
+                if isinstance(a, ir.Var):
+                    ident[t] = get(ident, a.name) | {t}
+                    holds[t] = get(holds, a.name) | {t}
         if not isinstance(s, ir.Assign):
             continue
-        v = s.value
-        r = set()
-        if isinstance(v, ir.Var):
-            r = roots.get(v.name, {v.name})
-        elif isinstance(v, (ir.Pack, ir.Item)):
+        v, t = s.value, s.target
+        i, h = {t}, {t}
+        if isinstance(v, ir.Var) or (isinstance(v, ir.Call) and isinstance(
+                v.callee, registry.Primitive) and v.callee.short in VIEWS and
+                isinstance(v.args[0], ir.Var)):
+            a = v.name if isinstance(v, ir.Var) else v.args[0].name
+            i, h = get(ident, a) | i, get(holds, a) | h
+        elif isinstance(v, ir.Pack):
             for a in v.atoms():
                 if isinstance(a, ir.Var):
-                    r |= roots.get(a.name, {a.name})
-        elif isinstance(v, ir.Call) and isinstance(v.callee, registry.Primitive) \
-                and v.callee.short in VIEWS and isinstance(v.args[0], ir.Var):
-            r = roots.get(v.args[0].name, {v.args[0].name})
-        roots[s.target] = r | {s.target}
+                    h |= get(holds, a.name)
+        elif isinstance(v, ir.Item):
+            inner = get(holds, v.value.name) - {v.value.name}
+            i, h = i | inner, h | inner
+        ident[t], holds[t] = i, h
+    return ident, holds
+
+
+def _check_inplace(func, out):
+    """Refuse `x += v` when another name may still refer to the array it updates."""
+    if not out.inplace:
+        return
+    order = list(ir.walk(func.body))
+    ident, holds = _alias_roots(order)
+    roots = holds
     for stmt, old, name, loc in out.inplace:
-        group = roots.get(old, {old})
+        group = ident.get(old, {old})
         index = next(i for i, s in enumerate(order) if s is stmt)
         scope = order[index + 1:]
         loop = _carrying_loop(func.body, stmt, old)
         if loop is not None:
             # old is a loop's carried name: after the loop it names the final value
+            # (the array NumPy would have changed), so there only the names bound
+            # before the update are stale: `c = x` before `for ...: x -= v`, read after
             body = list(ir.walk(loop.body))
             scope = body[next(i for i, s in enumerate(body) if s is stmt) + 1:]
+            before = set(func.params)
+            for s in order[:index]:
+                before.update(ir.targets(s))
+            before -= {c for c, _, _ in loop.carried} | set(ir.targets(loop))
+            end = next(i for i, s in enumerate(order) if s is loop) + len(list(ir.walk(
+                loop.body))) + len(list(ir.walk(loop.cond))) + 1
+            for s in order[end:]:
+                if isinstance(s, ir.If):
+                    continue
+                for v in ir.reads(s):
+                    if v.name in before and roots.get(v.name, {v.name}) & group:
+                        _refuse_alias(name, loc)
         for s in scope:
             if isinstance(s, ir.If):
                 continue            # its blocks' statements come next in `order`
             for v in ir.reads(s):
                 if v.name == old or (roots.get(v.name, {v.name}) & group):
-                    raise UnsupportedSyntaxError(
-                        f"the in-place update of `{name}` while another name still refers "
-                        f"to the same array", loc,
-                        "NumPy would change both; s2sad does not track that. Write "
-                        f"`{name} = {name} + ...` to make a new array.")
+                    _refuse_alias(name, loc)
+
+
+def _refuse_alias(name, loc):
+    raise UnsupportedSyntaxError(
+        f"the in-place update of `{name}` while another name still refers to the same "
+        "array", loc,
+        f"NumPy would change both; s2sad does not track that. Write `{name} = {name} + ...` "
+        "to make a new array.")
