@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from ..registry import defbprop, defindex, deflinear
-from ..runtime import array_namespace, getitem_grad, setitem, setitem_grad, unbroadcast
+from ..runtime import array_namespace, getitem_grad, setitem, setitem_grad, unbroadcast, written
 
 
 @defbprop(operator.getitem)
@@ -110,7 +110,13 @@ def bprop_take_along_axis_grad(arr, indices, g, out, dout, axis=-1):
 def bprop_setitem(x, index, value, out, dout):
     # the overwritten part of x gets no gradient; value gets what was written, summed
     # back to its shape where it was broadcast into x[index]
-    return (setitem_grad(x, index, dout), None, unbroadcast(dout[index], value))
+    return (setitem_grad(x, index, dout), None, unbroadcast(written(dout, index), value))
+
+
+@defbprop(written)
+def bprop_written(g, index, out, dout):
+    # the adjoint of reading the last writes is writing them (setitem keeps the last)
+    return (setitem(np.zeros_like(g), index, dout), None)
 
 
 @defbprop(setitem_grad)
@@ -125,7 +131,8 @@ deflinear(operator.getitem, np.take, np.take_along_axis)
 deflinear(take_grad, take_along_axis_grad, args=(2,))
 deflinear(setitem, args=(0, 2))
 deflinear(setitem_grad, args=(2,))
+deflinear(written, args=(0,))
 
 # the index of a read or a write gets no gradient; one that depends on a differentiated
 # input is refused (np.r_[x, y] subscripts an object with data)
-defindex(operator.getitem, setitem, getitem_grad, setitem_grad)
+defindex(operator.getitem, setitem, getitem_grad, setitem_grad, written)
