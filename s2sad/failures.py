@@ -180,9 +180,13 @@ def _generated_line(mod, line):
 def at_run_time(e: BaseException) -> BaseException:
     """What to raise for e, raised while generated code ran: e itself (the user's
     own error, with a note naming their line) or an S2SADError about the derivative."""
-    if isinstance(e, S2SADError):
-        return relocate(e)
     frames = _frames(e.__traceback__)
+    if isinstance(e, S2SADError):
+        if e.location is None and frames:
+            # a helper's refusal at run time: at the user's line that called it
+            e.location = user_location(_line_of(*frames[-1], ""))
+            e.args = (e._format(),)
+        return relocate(e)
     if not frames:
         return e
     mod, line = frames[-1]

@@ -209,6 +209,17 @@ def as_cotangent(x):
     return x
 
 
+def loop_length(seq):
+    """len(seq) for a `for` loop over seq, which s2sad runs as seq[0], seq[1], ...: a dict
+    (whose iteration yields its keys) is refused."""
+    if isinstance(seq, dict):
+        from .errors import UnsupportedSyntaxError
+        raise UnsupportedSyntaxError(
+            "a `for` loop over a dict", None,
+            "Loop over a tuple of its keys instead: `for k in ('a', 'b'): ... d[k] ...`.")
+    return len(seq)
+
+
 def ones_like_single(x):
     """ones_like(x), the output sensitivity of grad, for a result that must be one
     array or number: a tuple, list or dict is refused (grad would otherwise
@@ -376,6 +387,21 @@ def setitem(x, index, value):
     y = xp.array(x, dtype=np.result_type(x, value), copy=True)
     y[index] = value
     return y
+
+
+def written(g, index):
+    """g[index] where x[index] = value wrote last: with an integer-array index that
+    repeats a position, NumPy keeps the last write, so the earlier ones get zero (the
+    part of value's gradient that reached x)."""
+    part = g[index]
+    if isinstance(g, (tuple, list, dict)) or _is_basic_index(index) or _is_mask(index):
+        return part
+    xp = array_namespace(g)
+    shape = np.shape(part)
+    order = xp.reshape(xp.arange(int(np.prod(shape))), shape)
+    last = xp.full(np.shape(g), -1)
+    last[index] = order
+    return xp.where(last[index] == order, part, 0)
 
 
 def setitem_grad(x, index, g):

@@ -96,6 +96,7 @@ TABLE = [
     (np.zeros_like, Entry("piecewise", args(X))),
     (runtime.ones_like_tree, Entry("piecewise", args(X))),
     (runtime.ones_like_single, Entry("piecewise", args(X))),
+    (runtime.loop_length, Entry("int", args(X))),
     (runtime.zeros_like_tree, Entry("piecewise", args(X))),
     # the kind of norm (1.0 for a 2-norm), from ord and axis only
     (L.norm_two, Entry("piecewise", args(X))),

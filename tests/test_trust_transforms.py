@@ -346,3 +346,32 @@ def replaced_item_of_a_fresh_list(x, y):
 def test_replacing_a_list_item_does_not_alias_the_items():
     # was refused: the list's items (x[0], a view of x) were taken for the list itself
     both(replaced_item_of_a_fresh_list, (X3, 0.4))
+
+
+# -- writes through an index that repeats a position, and loops over dicts --------------------
+def repeated_index_write(L):
+    z = np.zeros(3)
+    z[[1, 0, 1]] += L[1]
+    return z * np.arange(1.0, 4.0)
+
+
+def test_a_repeated_index_write_keeps_the_last_value_only():
+    # was: every write got a gradient, though NumPy keeps only the last one
+    L = [np.array([0.1, 0.2, 0.3]), np.array([1.0, 2.0, 3.0])]
+    (gL,) = grad_all(repeated_index_write)(L)
+    assert np.array_equal(gL[1], [0.0, 1.0, 2.0]) and np.array_equal(gL[0], np.zeros(3))
+    both(repeated_index_write, (L,))
+
+
+def loop_over_a_dict(D):
+    s = 0.0
+    for k in D:
+        s = s + np.sum(D[k])
+    return s
+
+
+def test_a_loop_over_a_dict_is_refused_at_the_users_line():
+    # was: KeyError: 0 from the generated code (it read D[0], D[1], ...)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="dict") as e:
+        grad_all(loop_over_a_dict)({"a": 0.5, "b": X3})
+    assert e.value.location.filename == __file__ and "for k in D" in str(e.value)

@@ -10,7 +10,7 @@ from ..runtime import array_namespace
 from ..runtime import (RETURNS_TUPLE, add_grads, expand_like, as_cotangent, list_append, split_last, make_dict,
                        saved_values,
                        cotangent_append,
-                       dict_values, dict_cotangent, astype, zeros_like_tree, ones_like_tree, ones_like_single, tape_new, tape_pop,
+                       dict_values, dict_cotangent, astype, zeros_like_tree, ones_like_tree, ones_like_single, loop_length, tape_new, tape_pop,
                        tape_push, dtype_of, getitem_grad, matmul_lhs_grad,
                        matmul_rhs_grad, split_as, tuple_cotangent, tuple_items, unbroadcast,
                        unreduce, unstack, as_items, unsplit)
@@ -146,7 +146,7 @@ def bprop_astype(x, dtype, out, dout):
     return (astype(dout, dtype_of(x)), None)
 
 
-defnondiff(dtype_of, ones_like_tree, ones_like_single, zeros_like_tree, tape_new, range, np.ones_like, np.zeros_like, np.shape, np.ndim, np.size, len,
+defnondiff(dtype_of, ones_like_tree, ones_like_single, loop_length, zeros_like_tree, tape_new, range, np.ones_like, np.zeros_like, np.shape, np.ndim, np.size, len,
            np.result_type, slice, np.empty_like)
 
 # zip and enumerate are primitives without rules: a `for` loop over them (nested in any

@@ -361,8 +361,13 @@ class FlowLowering:
             n = lens[0] if len(lens) == 1 else self.temp(
                 ir.Call(registry.primitive(min), tuple(lens)), node, "n")
             return n, (lambda k: tuple(el(k) for _, el in parts))
+        from .. import runtime
         seq = self.atom(expr)
-        n = self.temp(ir.Call(registry.primitive(len), (seq,)), node, "n")
+        # a Pack is a tuple or list; anything else may be a dict at run time, whose
+        # iteration (its keys) loop_length refuses rather than read d[0], d[1], ...
+        length = len if isinstance(seq, ir.Const) or (
+            isinstance(seq, ir.Var) and seq.name in self.out.packs) else runtime.loop_length
+        n = self.temp(ir.Call(registry.primitive(length), (seq,)), node, "n")
         return n, (lambda k: self.item(seq, k, node))
 
     def bind_element(self, target, value, node):

@@ -590,6 +590,8 @@ def _assign_all(pairs, fold, pr, indent, lines):
 def _emit_loop(s: ir.Loop, fold, pr, indent, lines, where):
     _assign_all([(c, init) for c, init, _ in s.carried], fold, pr, indent, lines)
     inner = indent + "    "
+    if where is not None and s.src is not None:
+        where[len(lines) + 1] = s.src        # the loop's own line (its folded header)
     if s.iter is not None:
         lines.append(f"{indent}for {s.index} in {pr.expr(s.iter, fold)[0]}:")
     else:

@@ -96,4 +96,8 @@ ROWS += [
         also=(runtime.setitem,), id="setitem-broadcast-scalar"),
     Row(lambda g: runtime.setitem_grad(X54, (slice(1, 3), 2), g), shapes=[(5, 4)],
         also=(runtime.setitem_grad,), id="setitem_grad-array"),
+    Row(lambda x, v: runtime.setitem(x, np.array([1, 0, 1]), v) * x, shapes=[((3,), (3,))],
+        nargs=2, also=(runtime.setitem,), id="setitem-repeated-index"),
+    Row(lambda g: runtime.written(g, (np.array([1, 0, 1, 3]), slice(None))), shapes=[(5, 4)],
+        also=(runtime.written,), id="written-repeated"),
 ]
