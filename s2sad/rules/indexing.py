@@ -11,7 +11,8 @@ import operator
 import numpy as np
 
 from ..registry import defbprop, defindex, deflinear
-from ..runtime import array_namespace, getitem_grad, setitem, setitem_grad, unbroadcast, written
+from ..runtime import (array_namespace, getitem_grad, setitem, setitem_grad, unbroadcast,
+                       written, zeros_like_tree)
 
 
 @defbprop(operator.getitem)
@@ -116,7 +117,7 @@ def bprop_setitem(x, index, value, out, dout):
 @defbprop(written)
 def bprop_written(g, index, out, dout):
     # the adjoint of reading the last writes is writing them (setitem keeps the last)
-    return (setitem(np.zeros_like(g), index, dout), None)
+    return (setitem(zeros_like_tree(g), index, dout), None)
 
 
 @defbprop(setitem_grad)
