@@ -380,6 +380,10 @@ def setitem(x, index, value):
             list(x) if isinstance(x, list) else dict(x))
         y[index] = value
         return y
+    if isinstance(x, Cotangent):          # the gradient of a list: a new one
+        items = list(x)
+        items[index] = value
+        return Cotangent(items)
     if isinstance(x, tuple):
         from .errors import S2SADError
         raise S2SADError("item assignment into a tuple: tuples cannot be changed")
