@@ -15,7 +15,7 @@ import argparse
 import sys
 
 from .campaign import recheck, run_campaign, save_failures
-from .gen import GenConfig
+from .gen import REFUSED_TODAY, GenConfig
 from .oracle import checks_for
 
 
@@ -31,6 +31,8 @@ def parse(argv):
     p.add_argument("--no-jvp", action="store_true", help="leave forward mode out")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     p.add_argument("--exclude", default="", help="comma-separated constructs to leave out")
+    p.add_argument("--skip-refused", action="store_true",
+                   help="leave out the constructs s2sad refuses today (gen.REFUSED_TODAY)")
     p.add_argument("--timeout", type=float, default=20.0, help="seconds per program")
     p.add_argument("--out", default="", help="folder for failing programs")
     p.add_argument("--findings", default="",
@@ -48,7 +50,8 @@ def main(argv=None):
         results = recheck(a.recheck)
         return 1 if any(c in ("wrong", "crash") for c in results.values()) else 0
     checks = [c for c in a.checks.split(",") if c] or checks_for(a.order, not a.no_jvp)
-    config = GenConfig(exclude=frozenset(c for c in a.exclude.split(",") if c))
+    exclude = frozenset(c for c in a.exclude.split(",") if c)
+    config = GenConfig(exclude=exclude | (REFUSED_TODAY if a.skip_refused else frozenset()))
     log = (lambda s: None) if a.quiet else (lambda s: print(s, flush=True))
     print(f"s2sad.fuzz: {a.n} programs, seed {a.seed}, checks {','.join(checks)}"
           + (f", excluding {','.join(sorted(config.exclude))}" if config.exclude else ""),

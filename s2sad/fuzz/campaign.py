@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from .gen import GenConfig, generate
 from .oracle import FAIL, run_program
-from .repro import finding_key, write_finding
+from .repro import finding_key, same_finding, write_finding
 from .shrink import shrink
 
 
@@ -127,7 +127,7 @@ class Findings:
     def add(self, source, args, outcome, origin):
         """The path of the new reproducer, or None when the failure is known."""
         key = finding_key(source, outcome)
-        if key in self.keys:
+        if any(same_finding(key, known) for known in self.keys):
             return None
         path = write_finding(self.folder, self.number(), source, args, outcome, origin)
         self.keys[key] = path

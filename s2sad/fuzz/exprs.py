@@ -10,6 +10,7 @@ count refusals by construct.  :class:`ExprGen` fills templates from a
 :class:`Scope` (the variables, local functions and helpers in reach).
 """
 
+import ast
 import re
 
 # (weight, construct, template) per result type
@@ -40,7 +41,18 @@ F_TEMPLATES = [
     (2, "index", "{v}[{i} % 3]"), (2, "mask", "np.sum({v}[{v} > {f}])"),
     (1, "mask", "np.sum({m}[{m} < 0.2])"),
     (3, "ternary", "({f} if {b} else {f2})"), (2, "intmix", "(({i} + 1.0) * {f})"),
-    (1, "intmix", "({i} * {f})"), 
+    (1, "intmix", "({i} * {f})"), (2, "boolval", "({f} or {f2})"),
+    (1, "boolval", "({f} and {f2})"),
+    (1, "fancy", "np.sum({v}[[0, 0, 2]])"), (1, "fancy", "np.take({v}, [2, 2, 0]) @ {v2}"),
+    (1, "einsum", "np.einsum('i,i->', {v}, {v2})"), (1, "einsum", "np.einsum('ij,ij->', {m}, {m2})"),
+    (1, "linalg", "np.trace(np.outer({v}, {v2}))"), (1, "reduce", "np.var({v})"),
+    (1, "reduce", "np.std({m})"), (1, "ufunc", "np.hypot({f}, 0.5)"),
+    (1, "ufunc", "np.arctan2({f}, 1.5 + {f2} * {f2})"), (1, "ufunc", "np.logaddexp({f}, {f2})"),
+    (1, "ufunc", "np.exp2(np.sin({f}))"), (1, "pow", "2.0 ** {f}"),
+    (1, "pow", "(abs({f}) + 0.5) ** {f2}"), (1, "pow", "np.power({f}, 2)"),
+    (1, "convert", "float({f})"), (1, "linalg", "np.linalg.det({m} @ {m}.T + np.eye(2))"),
+    (1, "linalg", "np.linalg.norm({m})"), (1, "cumprod", "np.sum(np.cumprod({v}))"),
+    (1, "method", "{v}.mean()"), (1, "method", "{m}.std()"), (1, "method", "{v}.dot({v2})"), 
     (1, "listcomp", "np.sum(np.array([np.sin(e) for e in {v} if e > {f}]))"),
     (1, "listcomp", "np.sum(np.array([a * b for a, b in zip({v}, {v2})]))"),
 ]
@@ -66,7 +78,16 @@ V_TEMPLATES = [
     (2, "matmul", "({m}.T @ {u})"), (2, "matmul", "({u} @ {m})"), (1, "cumsum", "np.cumsum({v})"),
     (1, "sort", "np.sort({v})"), (2, "broadcast", "(np.ones(3) * {f})"),
     (2, "array_lit", "np.array([{f}, {f2}, {f3}])"), (2, "ternary", "({v} if {b} else {v2})"),
-    (1, "intmix", "({v} * ({i} + 1.0))"),
+    (1, "intmix", "({v} * ({i} + 1.0))"), (1, "fancy", "{v}[[0, 0, 2]]"),
+    (1, "fancy", "np.take({v}, [2, 2, 0])"), (1, "roll", "np.roll({v}, 1)"),
+    (1, "shape", "np.flip({v})"), (1, "cumprod", "np.cumprod(np.tanh({v}))"),
+    (1, "einsum", "np.einsum('ij,i->j', {m}, {u})"), (1, "matmul", "np.dot({u}, {m})"),
+    (1, "method", "{m}.T.dot({u})"), (1, "pow", "np.power({v}, 2)"),
+    (1, "ufunc", "np.hypot({v}, 1.0)"), (1, "ufunc", "np.logaddexp({v}, {f})"),
+    (1, "pow", "(np.abs({v}) + 0.5) ** {f}"), (1, "shape", "np.squeeze({m}[:1])"),
+    (1, "shape", "np.expand_dims({v}, 0)[0]"), (1, "shape", "{v}.reshape(1, 3)[0]"),
+    (1, "shape", "np.ravel({m})[1:4]"), (1, "shape", "{m}.flatten()[::2]"),
+    (1, "broadcast", "({v}[:, None] * {u}[None, :]).sum(axis=1)"),
 ]
 
 U_TEMPLATES = [
@@ -75,6 +96,9 @@ U_TEMPLATES = [
     (2, "slice", "{m}[:, {k3}]"), (2, "slice", "{v}[:2]"), (2, "slice", "{v}[1:]"),
     (3, "arith", "({u} + {u2})"), (3, "arith", "({u} * {f})"), (2, "ufunc", "np.tanh({u})"),
     (1, "ufunc", "np.sin({u})"), (1, "array_lit", "np.array([{f}, {f2}])"),
+    (1, "slice", "{v}[::2]"), (1, "diag", "np.diag({m}[:, :2])"),
+    (1, "linalg", "np.linalg.solve({m} @ {m}.T + 2.0 * np.eye(2), {u})"),
+    (1, "matmul", "np.dot({m}, {v})"),
 ]
 
 M_TEMPLATES = [
@@ -88,6 +112,13 @@ M_TEMPLATES = [
     (1, "where", "np.where({m} > {f}, {m}, 0.1 * {m})"), (1, "slice", "{m}[::-1]"),
     (1, "fancy", "{m}[:, [2, 1, 0]]"), (1, "slice", "{m}.reshape(3, 2).T"),
     (1, "mod", "({m} % 1.1)"), (1, "abs", "np.abs({m})"),
+    (1, "shape", "np.tile({v}, (2, 1))"), (1, "shape", "np.repeat({v}[None, :], 2, axis=0)"),
+    (1, "stack", "np.vstack([{v}, {v2}])"),
+    (1, "stack", "np.concatenate([{v}[None], {v2}[None]], axis=0)"),
+    (1, "einsum", "np.einsum('i,j->ij', {u}, {v})"), (1, "fancy", "{m}[[1, 0]]"),
+    (1, "cumsum", "np.cumsum({m}, axis=1)"),
+    (1, "linalg", "np.linalg.inv({m} @ {m}.T + np.eye(2)) @ {m}"), (1, "pow", "({m} ** 2)"),
+    (1, "shape", "np.swapaxes({m}.reshape(3, 2), 0, 1)"),
 ]
 
 I_TEMPLATES = [
@@ -119,6 +150,19 @@ HOLE = re.compile(r"\{([a-z])(\d*)\}")
 ARRAY_TYPES = ("f", "v", "u", "m")
 
 
+def atomic(template):
+    """The template in parentheses unless it is already one primary (a call, a name, a
+    subscript...), so that filling it into another template keeps its meaning."""
+    probe = HOLE.sub(lambda m: "h" + m.group(1) + (m.group(2) or "0"), template)
+    node = ast.parse(probe, mode="eval").body
+    primary = (ast.Call, ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.List,
+               ast.Tuple, ast.Dict)
+    if isinstance(node, primary) and not (isinstance(node, ast.Constant) and
+                                          template.startswith("-")):
+        return template
+    return f"({template})"
+
+
 class Scope:
     """What an expression may read: typed variables, local functions, helpers."""
 
@@ -128,6 +172,7 @@ class Scope:
         self.readers = list(parent.readers) if parent else []  # (type, expr) of container items
         self.fresh = set(parent.fresh) if parent else set()   # arrays safe to change in place
         self.lists = dict(parent.lists) if parent else {}     # local list name -> item type
+        self.params = set(parent.params) if parent else set()  # f's parameter names
 
     def child(self):
         return Scope(self)
@@ -143,7 +188,8 @@ class ExprGen:
         self.rng = rng
         self.config = config
         self.used = used            # constructs used, filled as templates are picked
-        self._tables = {t: [p for p in ps if p[1] not in config.exclude]
+        self._tables = {t: [(w, c, atomic(tpl) if t != "b" else tpl) for w, c, tpl in ps
+                            if c not in config.exclude]
                         for t, ps in TEMPLATES.items()}
 
     def allowed(self, construct):

@@ -5,8 +5,10 @@ around the point.  ``instrument(source)`` rewrites a program (with ``ast``)
 into a *separate* copy in which every comparison, ``%``, ``//``, truth test
 (``if``, ``while``, ternaries, ``and``/``or``/``not``) and every call of a
 function with a kink (``abs``, ``min``, ``max``, ``np.maximum``,
-``np.floor``, ``np.sort``, ...) goes through a small wrapper of a
-:class:`Recorder`.  The wrapper computes exactly what the plain code
+``np.floor``, ``np.sort``, ...) or a singular point (``np.std`` at zero
+spread, ``np.linalg.norm`` and ``sqrt`` at zero) goes through a small
+wrapper of a :class:`Recorder`; arithmetic goes through one that records
+the largest magnitude seen (past ``BIG``, finite differences mean nothing).  The wrapper computes exactly what the plain code
 computes and records the *relative margin* of its operands to the
 switching point (``|a - b| / max(|a|, |b|, 1)`` for ``a < b``).
 ``margin(source, fname, args)`` runs the copy and returns the smallest
@@ -22,10 +24,15 @@ import operator
 import numpy as np
 
 THRESHOLD = 1e-2
+BIG = 1e6                   # past this magnitude an intermediate makes FD meaningless
 RECORDER = "_fuzz_kink"
 
 _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==",
         ast.NotEq: "!="}
+_BINOPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+           "**": operator.pow, "@": operator.matmul}
+_BINOP_NAMES = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**",
+                ast.MatMult: "@"}
 _CMP_FN = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
            "==": operator.eq, "!=": operator.ne}
 
@@ -93,9 +100,22 @@ class Recorder:
     def __init__(self):
         self.events = []
         self.operands = ()
+        self.biggest = 0.0       # the largest magnitude of any intermediate seen
 
-    def note(self, m, what):
-        self.events.append((what, np.atleast_1d(m), _fingerprint(self.operands)))
+    def note(self, m, what, singular=False):
+        self.events.append((what, np.atleast_1d(m), _fingerprint(self.operands), singular))
+
+    def big(self, v):
+        """Remember v's magnitude (finite differences lose their meaning past BIG)."""
+        if _is_floaty(v):
+            with np.errstate(all="ignore"):
+                a = np.abs(_arr(v))
+            if a.size:
+                self.biggest = max(self.biggest, float(np.max(a)))
+        return v
+
+    def binop(self, op, a, b):
+        return self.big(_BINOPS[op](a, b))
 
     # -- comparisons, truth tests ------------------------------------------------------
     def cmp(self, a, op, b):
@@ -150,7 +170,7 @@ class Recorder:
                 check(self, checked, kwargs)
             except (TypeError, ValueError, IndexError):
                 pass
-        return fn(*args, **kwargs)
+        return self.big(fn(*args, **kwargs))
 
 
 def _fingerprint(values):
@@ -231,8 +251,34 @@ def _where(rec, args, kwargs):
         rec.note(_gap(args[0], 0.0), "where on a float")
 
 
+def _std(rec, args, kwargs):
+    """std at zero spread is a singular point (sqrt at 0), like a kink."""
+    if args and _is_floaty(args[0]):
+        a = _arr(args[0])
+        axis = kwargs.get("axis", args[1] if len(args) > 1 else None)
+        spread = np.std(a, axis=axis) / max(1.0, float(np.max(np.abs(a))) if a.size else 1.0)
+        rec.note(spread, "std at zero spread", singular=True)
+
+
+def _norm(rec, args, kwargs):
+    if args and _is_floaty(args[0]) and len(args) == 1 and not kwargs:
+        rec.note(np.linalg.norm(_arr(args[0])), "norm at zero", singular=True)
+
+
+def _sqrt(rec, args, kwargs):
+    if args and _is_floaty(args[0]):
+        rec.note(np.abs(_arr(args[0])).ravel(), "sqrt at zero", singular=True)
+
+
+def _hypot(rec, args, kwargs):
+    if len(args) == 2 and (_is_floaty(args[0]) or _is_floaty(args[1])):
+        rec.note(np.hypot(_arr(args[0]), _arr(args[1])).ravel(), "hypot at zero", singular=True)
+
+
 _CALLS = {}
 for _fns, _check in [
+        ((np.std,), _std), ((np.linalg.norm,), _norm), ((np.sqrt, math.sqrt), _sqrt),
+        ((np.hypot, math.hypot), _hypot),
         ((builtins.min, builtins.max), _minmax),
         ((np.max, np.min, np.amax, np.amin, np.argmax, np.argmin, np.median), _reduce),
         ((np.maximum, np.minimum, np.fmax, np.fmin), _pairwise),
@@ -251,7 +297,7 @@ for _fns, _check in [
 # bound methods: Recorder.call gets fn=x.max; prepend the array to the arguments
 for _name, _check in [("max", _reduce), ("min", _reduce), ("argmax", _reduce),
                       ("argmin", _reduce), ("clip", _clip), ("round", _round),
-                      ("sort", _sort), ("argsort", _sort)]:
+                      ("sort", _sort), ("argsort", _sort), ("std", _std)]:
     _CALLS["ndarray." + _name] = _check
 
 
@@ -278,9 +324,12 @@ class _Instrument(ast.NodeTransformer):
     def visit_BinOp(self, node):
         self.generic_visit(node)
         kind = {ast.Mod: "mod", ast.FloorDiv: "floordiv"}.get(type(node.op))
-        if kind is None:
+        if kind is not None:
+            return self._rec(kind, [node.left, node.right], node)
+        op = _BINOP_NAMES.get(type(node.op))
+        if op is None:
             return node
-        return self._rec(kind, [node.left, node.right], node)
+        return self._rec("binop", [ast.Constant(op), node.left, node.right], node)
 
     def visit_AugAssign(self, node):
         self.generic_visit(node)
@@ -354,7 +403,8 @@ def margin(source: str, args, fname: str = "f", shifted=None):
     there too, and a kink whose operands are the same at both points (built
     from constants only, like ``np.zeros(3) > 0``), or whose operands tie
     exactly at both (``v > v[1]`` at the element compared with itself), is
-    left out: finite differences cannot move it across.
+    left out: finite differences cannot move it across.  Singular points
+    (std at zero spread, sqrt and norm at zero) always count.
     """
     fn, rec = load_instrumented(source, fname)
     with np.errstate(all="ignore"):
@@ -367,8 +417,10 @@ def margin(source: str, args, fname: str = "f", shifted=None):
             fn2(*shifted)
         moved = rec2.events
     best, where = math.inf, None
-    for k, (what, m, fp) in enumerate(events):
-        if moved is not None and k < len(moved) and moved[k][0] == what:
+    for k, (what, m, fp, singular) in enumerate(events):
+        if moved is not None and k < len(moved) and moved[k][0] == what and not singular:
+            # (a singular point counts even when its operand does not move: a derivative
+            # that flows through it symbolically, as through std(v - v), is 0/0 there)
             if moved[k][2] == fp:
                 continue        # the inputs do not reach this kink
             if moved[k][1].shape == m.shape:   # exact ties at both points (v > v[1]) stay ties
@@ -378,4 +430,6 @@ def margin(source: str, args, fname: str = "f", shifted=None):
             best, where = low, what
     if moved is not None and len(moved) != len(events):
         best, where = 0.0, "control flow changes under a small step"
+    if not rec.biggest < BIG:
+        best, where = 0.0, f"an intermediate of magnitude {rec.biggest:.3g}"
     return best, where, result

@@ -191,6 +191,13 @@ def flat_like(t, out):
     return flat(t)
 
 
+def same_tree(a, b):
+    """a and b hold the same values (arrays compared exactly)."""
+    fa, fb = flat(a), flat(b)
+    return len(fa) == len(fb) and all(x.shape == y.shape and np.array_equal(x, y, equal_nan=True)
+                                      for x, y in zip(fa, fb))
+
+
 def finite(x):
     return all(np.all(np.isfinite(a)) for a in flat(x))
 
@@ -225,8 +232,9 @@ def close(a, b, size):
 def compare(value, estimates, size, what):
     """value against the FD estimates of each step: the decision rule of the module."""
     if not np.isfinite(value):
-        if all(np.isfinite(e) for e in estimates):
-            raise Wrong(f"{what}: s2sad gives {value!r}, finite differences {estimates[0]!r}")
+        if all(np.isfinite(e) for e in estimates) and close(estimates[0], estimates[1], size):
+            raise Wrong(f"{what}: s2sad gives {value!r}, finite differences {estimates[0]!r} "
+                        f"(h={STEPS[0]:g}) and {estimates[1]!r} (h={STEPS[1]:g})")
         raise Unreliable("non-finite")
     if any(close(value, e, size) for e in estimates):
         return
@@ -449,9 +457,12 @@ def _checks(f, path, args, checks, rng):
     saved = copy.deepcopy(args)
     try:
         with np.errstate(all="ignore"):
-            out = f(*copy.deepcopy(args))
+            given = copy.deepcopy(args)
+            out = f(*given)
     except Exception as e:
         return Outcome("invalid", detail=f"plain f raises {type(e).__name__}: {e}", key="raises")
+    if not same_tree(given, saved):
+        return Outcome("invalid", detail="f changes its arguments in place", key="mutates")
     if not finite(out) or not flat(out):
         return Outcome("invalid", detail="plain result not finite or not float", key="nonfinite")
     for name in checks:

@@ -122,19 +122,72 @@ def finding_key(source, outcome):
     return ("wrong", outcome.check, tuple(sorted(features(source))))
 
 
+def same_finding(key, known):
+    """A crash is known by its exact key; a wrong value is known when its minimized
+    program has every feature of a known one of the same check (a superset of a smaller
+    reproducer is, almost always, the same bug seen through more code)."""
+    if key[0] != known[0] or key[1] != known[1]:
+        return False
+    if key[0] == "crash":
+        return key == known
+    return set(known[2]) <= set(key[2])
+
+
+# constructors of values: no bug is told apart by them
+_PLAIN_CALLS = {"zeros", "ones", "zeros_like", "ones_like", "copy", "linspace", "arange",
+                "array", "eye", "full", "range", "len", "enumerate", "zip", "reshape"}
+
+
 def features(source):
-    """Calls, operators and statement kinds left in a (minimized) program."""
-    out = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Call):
-            out.add("call:" + ast.unparse(node.func).split("(")[0][-20:])
-        elif isinstance(node, (ast.BinOp, ast.UnaryOp, ast.BoolOp)):
-            out.add("op:" + type(node.op).__name__)
-        elif isinstance(node, (ast.If, ast.For, ast.While, ast.Return, ast.Break,
-                               ast.Continue, ast.FunctionDef, ast.Lambda, ast.AugAssign,
-                               ast.Subscript, ast.Compare, ast.IfExp)):
-            out.add(type(node).__name__)
-    return {x for x in out if not re.search(r"call:(helper|make|apply|rec|[gh])\d", x)}
+    """Coarse constructs of a (minimized) program: item assignment by kind of index,
+    loops by kind, branches, local functions, calls and the rarer operators."""
+    tree = ast.parse(source)
+    top = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    out = {"helper"} if len(top) > 1 else set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            out |= {"def"} if node not in top else set()
+        else:
+            out |= _node_features(node)
+    return out
+
+
+def _node_features(node):
+    if isinstance(node, (ast.Assign, ast.AugAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        found = {"setitem_" + _index_kind(t.slice) for t in targets
+                 if isinstance(t, ast.Subscript)}
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            found.add("augassign")
+        return found
+    if isinstance(node, ast.For):
+        it = node.iter
+        name = it.func.id if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) else ""
+        return {"for_" + (name if name in ("range", "enumerate", "zip") else "iter")}
+    if isinstance(node, ast.Call):
+        name = ast.unparse(node.func).split(".")[-1]
+        return set() if name in _PLAIN_CALLS or re.match(
+            r"(helper|make|apply|rec|pair|[gh])\d", name) else {"call:" + name}
+    if isinstance(node, ast.BinOp) and type(node.op).__name__ in (
+            "Mod", "FloorDiv", "Pow", "Div", "MatMult"):
+        return {"op:" + type(node.op).__name__}
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and \
+            isinstance(node.slice, (ast.List, ast.Compare)):
+        return {"read_" + _index_kind(node.slice)}
+    kinds = (ast.If, ast.While, ast.Break, ast.Continue, ast.Lambda, ast.IfExp, ast.BoolOp,
+             ast.Compare, ast.Dict)
+    return {type(node).__name__} if isinstance(node, kinds) else set()
+
+
+def _index_kind(index):
+    if isinstance(index, ast.List):
+        return "fancy"
+    if isinstance(index, ast.Compare):
+        return "mask"
+    if isinstance(index, ast.Slice) or isinstance(index, ast.Tuple) and any(
+            isinstance(e, ast.Slice) for e in index.elts):
+        return "slice"
+    return "index"
 
 
 def slug(outcome):
