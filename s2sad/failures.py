@@ -26,6 +26,7 @@ code left unbound is s2sad's bug, an :class:`InternalError`.
 import contextlib
 import os
 
+from . import generated
 from .errors import DerivativeError, InternalError, Location, S2SADError
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
@@ -35,8 +36,7 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 def _generated(filename: str):
     """The generated module whose code lives in filename, if any."""
-    from .transforms import codegen
-    return codegen.MODULES.get(filename)
+    return generated.MODULES.get(filename)
 
 
 def user_location(loc):

@@ -32,6 +32,24 @@ from .errors import MissingRuleError, RuleError
 NUMPY, OPERATOR, HELPER, USER = "numpy", "operator", "helper", "user"
 
 
+class Derived:
+    """The base class of the functions s2sad makes (the API's ``Transformed``).
+
+    The passes and the call conventions recognize them through it without
+    importing the API: ``fn`` is the target, ``params()`` its positional
+    parameters, ``generated_function(xp, spec)`` the code for a kind of call,
+    which a derivative of it reads and transforms again.
+    """
+
+    fn = None
+
+    def params(self):
+        raise NotImplementedError
+
+    def generated_function(self, xp=np, spec=None):
+        raise NotImplementedError
+
+
 class Rule:
     """A reverse (``bprop``) or forward (``jvp``) rule read from a function."""
 

@@ -385,7 +385,7 @@ def test_gradients_are_writeable_and_not_aliases():
 # ---------------------------------------------------------------------------
 
 def test_transform_is_cached(monkeypatch):
-    from s2sad import api
+    from s2sad import pipeline as api
     calls = []
     real = api._transform
 
@@ -415,7 +415,7 @@ def test_transform_is_cached(monkeypatch):
 
 
 def test_cache_does_not_grow_on_repeated_calls():
-    from s2sad import api
+    from s2sad import pipeline as api
 
     def f(x, y):
         return x * y + np.exp(x)
@@ -429,7 +429,7 @@ def test_cache_does_not_grow_on_repeated_calls():
 
 
 def test_one_transform_serves_every_dtype_and_shape(monkeypatch):
-    from s2sad import api
+    from s2sad import pipeline as api
     calls = []
     real = api._transform
     monkeypatch.setattr(api, "_transform", lambda fn, *rest: calls.append(fn) or real(fn, *rest))
@@ -806,7 +806,7 @@ USER_RULES = [(my_square, _bprop_my_square), (opaque_sin, _bprop_opaque_sin),
 
 @pytest.fixture
 def user_rules():
-    from s2sad import api, registry
+    from s2sad import pipeline as api, registry
     for fn, rule in USER_RULES:
         assert s2sad.defbprop(fn)(rule) is rule      # the decorator returns the rule
     s2sad.defnondiff(a_flag)
@@ -922,7 +922,7 @@ def test_backend_rejects_unknown_names_and_missing_cupy():
 
 def test_backend_is_restored_after_the_block():
     import s2sad
-    from s2sad.api import _forced
+    from s2sad.calls import _forced
     with s2sad.backend("numpy"):
         assert _forced.get() == "numpy"
     assert _forced.get() is None

@@ -30,7 +30,7 @@ import pytest
 
 import s2sad
 from s2sad import S2SADError, UnsupportedSyntaxError, grad_all
-from s2sad.api import call_spec
+from s2sad.calls import call_spec
 from s2sad.check import check_grads
 
 import control_corpus as cc

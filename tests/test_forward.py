@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from s2sad import TransformError, derivative, grad, hessian, hvp, jacobian, jvp, source
-from s2sad.api import Transformed
+from s2sad.transformed import Transformed
 from s2sad.check import check_jvp
 
 import corpus

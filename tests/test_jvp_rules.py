@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from s2sad import registry
-from s2sad.api import Transformed
+from s2sad.transformed import Transformed
 from s2sad.check import check_grads, check_jvp
 
 import tables

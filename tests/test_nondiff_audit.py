@@ -84,7 +84,7 @@ TABLE = [
     (len, Entry("int", args(X))),
     (np.ndim, Entry("int", args(X))),
     (np.size, Entry("int", args(X))),
-    ("s2sad.api:aux_item", Entry("int", args((X, Y), 1, "f"))),   # returns k, after a check
+    ("s2sad.transformed:aux_item", Entry("int", args((X, Y), 1, "f"))),   # returns k, after a check
     # -- piecewise constant in their float inputs
     *[(f, Entry("piecewise", args(lambda rng: 3 * rng.normal(size=(3, 2))))) for f in (
         np.sign, np.floor, np.ceil, np.trunc, np.rint, np.fix)],

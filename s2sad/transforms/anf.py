@@ -582,8 +582,7 @@ class Lowering(FlowLowering):
     def _call_spec(self, fn, args, kwargs):
         """For a function s2sad made: the kind of call (api.call_spec's letters) that
         these arguments make, so that its code for such a call is reused."""
-        from ..api import Transformed
-        if not isinstance(fn, Transformed) or kwargs:
+        if not isinstance(fn, registry.Derived) or kwargs:
             return None
         out = []
         for a in args:
@@ -624,6 +623,8 @@ class Output:
     def __init__(self, top_globals):
         self.body: List[Any] = []
         self.temps: set = set()
+        # set by the driver: fn -> (fwd, bwd) and fn -> jvp code of a recursive function
+        self.split_pair = self.jvp_recursive = None
         self.base: Dict[str, str] = {}
         self.tuples: Dict[str, Optional[int]] = {}
         self.inplace: List[tuple] = []

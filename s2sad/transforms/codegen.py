@@ -30,12 +30,12 @@ import linecache
 import math
 import threading
 import types
-from dataclasses import dataclass, field
 from typing import Any, Dict, List
 
 import numpy as np
 
 from .. import ir, registry
+from ..generated import MODULES, Module
 
 PREC = {"or": 10, "and": 20, "not": 30, "cmp": 40, "+": 50, "-": 50, "*": 60, "/": 60,
         "//": 60, "%": 60, "@": 60, "u": 70, "**": 80, "atom": 100}
@@ -43,73 +43,6 @@ CMP = {"<", "<=", ">", ">=", "==", "!="}
 
 _counter = itertools.count(1)
 _lock = threading.Lock()
-
-
-@dataclass
-class Module:
-    source: str                 # what source() shows
-    name: str                   # the generated function's name
-    filename: str               # where linecache holds the compiled text
-    bindings: Dict[str, Any]    # cell name -> value (xp excluded)
-    cells: Dict[str, Any]       # cell name -> the user's cell object (live)
-    globals: Dict[str, Any]
-    defaults: tuple = ()
-    kwdefaults: dict = field(default_factory=dict)
-    code: Any = None            # the generated function's code object
-    # line in `filename` -> the user's Location that the statement there came from
-    lines: Dict[int, Any] = field(default_factory=dict)
-    backward: set = field(default_factory=set)   # lines of the backward pass (adjoints)
-    origin: str = ""            # "from file.py:12": where the user's function is
-    siblings: Dict[str, Any] = field(default_factory=dict)   # other functions' code objects
-    built: Dict[str, Any] = field(default_factory=dict)      # xp name -> {name: function}
-    # (kind, container, name, object) that must stay the same for this code to be valid
-    guards: List[tuple] = field(default_factory=list)
-
-    def function(self, xp):
-        """The generated function with `xp` bound to an array module."""
-        return self._build(xp)[self.name]
-
-    def sibling(self, name, xp):
-        """Another function of this module (see generate's others)."""
-        return self._build(xp)[name]
-
-    def _build(self, xp):
-        built = self.built.get(xp.__name__)
-        if built is not None:
-            return built
-        codes = {self.name: self.code, **self.siblings}
-        own = {n: types.CellType() for n in codes}        # they may call each other
-        built = {}
-        for n, code in codes.items():
-            closure = []
-            for v in code.co_freevars:
-                if v == "xp":
-                    closure.append(types.CellType(xp))
-                elif v in own:
-                    closure.append(own[v])
-                elif v in self.cells:
-                    closure.append(self.cells[v])
-                else:
-                    closure.append(types.CellType(_for_backend(self.bindings[v], xp)))
-            main = n == self.name
-            f = types.FunctionType(code, self.globals, n, (self.defaults or None) if main
-                                   else None, tuple(closure))
-            if main:
-                f.__kwdefaults__ = self.kwdefaults or None
-            f.__s2sad_module__ = self
-            built[n] = f
-            own[n].cell_contents = f
-        self.built[xp.__name__] = built
-        return built
-
-
-def _for_backend(obj, xp):
-    """A function s2sad generated (a recursive function's fwd, bwd or jvp code), built for
-    the array module xp like the code that calls it; anything else as it is."""
-    mod = getattr(obj, "__s2sad_module__", None)
-    if mod is None or not callable(obj) or xp.__name__ == "numpy":
-        return obj
-    return mod._build(xp).get(getattr(obj, "__name__", ""), obj)
 
 
 class Printer:
@@ -801,5 +734,3 @@ def generate(func: ir.Function, externals, names, header: str, user_globals,
     return mod
 
 
-# every generated module, by its linecache file name (to map errors back to user lines)
-MODULES: Dict[str, Module] = {}

@@ -190,8 +190,7 @@ class JForm:
         if self.self_ref is not None and self.self_ref[0] is fn:
             callee = ir.Var(self.self_ref[1])
         else:
-            from ..api import jvp_recursive
-            callee = ir.FnRef(jvp_recursive(fn))
+            callee = ir.FnRef(self.out.jvp_recursive(fn))   # made by the driver
         tangents = tuple(self.full(a, s.src) for a in call.args)
         pair = self.emit(self.names.fresh(f"{call.callee.name}_jvp"),
                          ir.Call(callee, tuple(call.args) + tangents), s.src)

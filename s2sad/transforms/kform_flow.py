@@ -206,8 +206,7 @@ class FlowTransform:
         """The callees of fn's fwd and bwd: this module's own while splitting fn itself."""
         if self.self_ref is not None and self.self_ref[0] is fn:
             return ir.Var(self.self_ref[1]), ir.Var(self.self_ref[2])
-        from ..api import split_pair
-        fwd, bwd = split_pair(fn)
+        fwd, bwd = self.out.split_pair(fn)       # made by the driver (pipeline)
         return ir.FnRef(fwd), ir.FnRef(bwd)
 
     def backward_if(self, s: ir.If):

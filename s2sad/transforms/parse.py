@@ -22,7 +22,7 @@ from typing import Any, Dict, List
 
 import gast
 
-from .. import registry
+from .. import generated, registry
 from ..errors import Location, SourceUnavailableError
 
 
@@ -149,8 +149,7 @@ def parse(fn, spec=None) -> Parsed:
     For a function s2sad made, spec says which arguments the call passes
     (see api.call_spec): its generated code for such a call is what is parsed.
     """
-    from ..api import Transformed   # a function s2sad made: parse its generated code
-    if isinstance(fn, Transformed):
+    if isinstance(fn, registry.Derived):
         fn = fn.generated_function(spec=spec)
     if isinstance(fn, functools.partial) and not fn.args:
         prim = registry.lookup(registry.canonical(fn.func))
@@ -198,8 +197,7 @@ def parse(fn, spec=None) -> Parsed:
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
     gnode = gast.ast_to_gast(node)
     parsed = Parsed(gnode, code.co_name, filename, lines, World(fn.__globals__, cells), fn)
-    from . import codegen
-    module = codegen.MODULES.get(filename)
+    module = generated.MODULES.get(filename)
     if module is not None:          # generated code: inherit what its transform assumed
         parsed.guards = list(module.guards)
     return parsed

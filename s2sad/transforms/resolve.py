@@ -211,8 +211,7 @@ def classify(obj, parsed, node, label=None) -> Target:
     prim = registry.lookup(obj)
     if prim is not None:
         return Target("prim", prim)
-    from ..api import Transformed
-    if isinstance(obj, Transformed):
+    if isinstance(obj, registry.Derived):
         return Target("user", obj)
     if isinstance(obj, types.FunctionType) and not _library(obj):
         return Target("user", obj)

@@ -1,0 +1,498 @@
+"""Conventions of a call to a function s2sad made.
+
+Which arguments are passed and differentiable (the call's *spec*), which
+array library runs the code (the backend), how gradients are shaped and typed
+like their arguments, and the checks that refuse what a call cannot mean: a
+target that is not a plain function, a result that is not one array or
+number, a cotangent or tangent of another structure or shape.
+"""
+
+import contextlib
+import contextvars
+import functools
+import inspect
+import linecache
+from typing import Dict, Optional, Tuple
+
+import numpy as np
+
+from . import ir, registry
+from .errors import (ArgumentError, CotangentError, Location, S2SADError, TangentError,
+                     UnsupportedSyntaxError)
+from .transforms import parse
+
+
+def positional_params(fn) -> list:
+    """The names of fn's positional parameters."""
+    if isinstance(fn, registry.Derived):
+        return fn.params()
+    code = getattr(fn, "__code__", None)
+    if code is not None and not isinstance(fn, functools.partial):
+        return list(code.co_varnames[:code.co_argcount])
+    node = parse.parse(fn).node
+    a = node.args
+    return [p.id for p in a.posonlyargs + a.args]
+
+
+_FLOATS = (float, np.float64, np.float32)
+
+
+_NOT_DIFFERENTIABLE = (int, bool, str, type(None))
+
+
+def call_spec(params, args, kwargs) -> str:
+    """For each positional parameter: 'd' passed and differentiable, 'n' passed and not
+    (an int, a bool, an integer array), '-' not passed (its default is used)."""
+    out = []
+    for i, p in enumerate(params):
+        if i < len(args):
+            a = args[i]
+        elif p in kwargs:
+            a = kwargs[p]
+        else:
+            out.append("-")
+            continue
+        t = type(a)                      # fast paths for the common cases
+        if t in _FLOATS:
+            out.append("d")
+            continue
+        if t in _NOT_DIFFERENTIABLE:
+            out.append("n")
+            continue
+        if t is np.ndarray:
+            out.append("d" if a.dtype.kind in "fc" else "n")
+            continue
+        if isinstance(a, (tuple, list, dict)):
+            out.append("c" if _any_differentiable(a) else "n")    # a container
+            continue
+        out.append("d" if _differentiable(a) else "n")
+    return "".join(out)
+
+
+_HOST = (float, int, bool, np.ndarray, np.float64, np.float32, type(None))
+
+
+_forced: contextvars.ContextVar = contextvars.ContextVar("s2sad_backend", default=None)
+
+
+@contextlib.contextmanager
+def backend(name: str):
+    """Run generated code on one array library, whatever the arguments are::
+
+        with s2sad.backend("cupy"):
+            grad(f)(2.0, 3.0)        # Python numbers in, CuPy arrays out
+
+    Without it the backend comes from the arguments (CuPy arrays: CuPy;
+    NumPy arrays and Python numbers: NumPy).  An array of the other library
+    is an error that names the argument: s2sad never moves data between
+    host and device behind your back.
+    """
+    if name not in ("numpy", "cupy"):
+        raise ValueError(f"backend must be 'numpy' or 'cupy', got {name!r}")
+    if name == "cupy":
+        _import_cupy()
+    token = _forced.set(name)
+    try:
+        yield
+    finally:
+        _forced.reset(token)
+
+
+def _import_cupy():
+    try:
+        import cupy
+    except ImportError as e:
+        raise S2SADError("the CuPy backend needs CuPy: pip install -e \".[cupy]\" (which "
+                         "installs cupy-cuda12x; see the README for other CUDA versions)") from e
+    return cupy
+
+
+def _backend(args):
+    """numpy, or cupy when the arguments are CuPy arrays; mixing them is an error."""
+    forced = _forced.get()
+    if forced is None and all(type(a) in _HOST for a in args):
+        return np                        # the common case, first
+    found = {}
+
+    def visit(a, path):
+        if isinstance(a, (tuple, list)):
+            for i, x in enumerate(a):
+                visit(x, f"{path}[{i}]")
+            return
+        mod = type(a).__module__
+        if mod.startswith("cupy"):
+            found.setdefault("cupy", path)
+        elif isinstance(a, np.ndarray):
+            found.setdefault("numpy", path)
+    for i, a in enumerate(args):
+        visit(a, f"argument {i}")
+    if forced is not None:
+        other = "numpy" if forced == "cupy" else "cupy"
+        if other in found:
+            raise S2SADError(f"{found[other]} is a {'NumPy' if other == 'numpy' else 'CuPy'} "
+                             f"array, but s2sad.backend({forced!r}) is in force; convert it "
+                             f"first ({'cupy.asarray' if forced == 'cupy' else 'cupy.asnumpy'})")
+        return np if forced == "numpy" else _import_cupy()
+    if "cupy" in found:
+        if "numpy" in found:
+            raise S2SADError(f"{found['numpy']} is a NumPy array but {found['cupy']} is a "
+                             "CuPy array; pass all arrays on one device")
+        import cupy
+        return cupy
+    return np
+
+
+def _differentiable(a) -> bool:
+    if isinstance(a, bool) or isinstance(a, int):
+        return False
+    dt = getattr(a, "dtype", None)
+    if dt is not None:
+        return dt.kind in "fc"
+    return isinstance(a, (float, complex))
+
+
+def _any_differentiable(a) -> bool:
+    if isinstance(a, dict):
+        return any(_any_differentiable(v) for v in a.values())
+    if isinstance(a, (tuple, list)):
+        return any(_any_differentiable(v) for v in a)
+    return _differentiable(a)
+
+
+def _finish(g, a):
+    """A gradient shaped, typed and owned like its argument a (a container: alike)."""
+    if type(a) is float:                 # the common cases, first
+        return None if g is None else float(g)
+    if type(a) is np.ndarray and g is not None and type(g) is np.ndarray and \
+            g.shape == a.shape and g.dtype == a.dtype and g.flags.writeable:
+        return g
+    if isinstance(a, dict):
+        return {k: _finish(None if g is None else g[k], v) for k, v in a.items()}
+    if isinstance(a, (tuple, list)):
+        parts = [_finish(None if g is None else gk, v)
+                 for gk, v in zip(g if g is not None else [None] * len(a), a)]
+        return type(a)(parts) if type(a) in (tuple, list) else parts
+    if not _differentiable(a):
+        return None
+    if g is None:
+        return None
+    if isinstance(a, np.generic):
+        return a.dtype.type(g)
+    if isinstance(a, float):
+        return float(g)
+    if isinstance(a, complex):
+        return complex(g)
+    dt = getattr(a, "dtype", None)
+    shape = getattr(a, "shape", None)
+    xp = type(a).__module__.startswith("cupy") and __import__("cupy") or np
+    if not hasattr(g, "astype") or (type(a) is np.ndarray and not isinstance(g, np.ndarray)):
+        g = xp.asarray(g, dtype=dt)     # a 0-d array gets a 0-d array, not a NumPy scalar
+    if getattr(g, "shape", None) != shape:
+        g = xp.broadcast_to(g, shape)
+    if getattr(g, "dtype", None) != dt:
+        g = g.astype(dt)
+    if isinstance(g, np.ndarray) and not g.flags.writeable:
+        g = g.copy()
+    return g
+
+
+def _target(fn):
+    """The user's function behind fn (through functions s2sad made and partials)."""
+    for _ in range(100):
+        if isinstance(fn, registry.Derived):
+            fn = fn.fn
+        elif isinstance(fn, functools.partial):
+            fn = fn.func
+        else:
+            break
+    return fn
+
+
+def _describe(fn) -> str:
+    """How messages name the user's function: ``f (/path/model.py:12)``."""
+    if isinstance(fn, registry.Derived):
+        name = fn.__name__
+    else:
+        name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or \
+            type(fn).__name__
+    code = getattr(_target(fn), "__code__", None)
+    if code is None:
+        return name
+    return f"{name} ({code.co_filename}:{code.co_firstlineno})"
+
+
+def _def_location(fn) -> Optional[Location]:
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    lines = linecache.getlines(code.co_filename, getattr(fn, "__globals__", None))
+    line = code.co_firstlineno
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    return Location(code.co_filename, line, 0, text)
+
+
+_FunctionType = type(_target)
+
+
+_NOT_PLAIN = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | \
+    inspect.CO_ITERABLE_COROUTINE
+
+
+def _refuse_target(fn, kind: str) -> None:
+    """Refuse, when the derivative is made, what s2sad cannot differentiate at all."""
+    if type(fn) is _FunctionType and not fn.__code__.co_flags & _NOT_PLAIN:
+        return              # the common case, first: a plain function or lambda
+    if not callable(fn):
+        raise ArgumentError(f"s2sad.{kind} needs a function, got {type(fn).__name__} "
+                            f"{_short(fn)}")
+    t = _target(fn)
+    if inspect.isclass(t):
+        raise ArgumentError(
+            f"s2sad.{kind}({t.__qualname__}): {t.__qualname__} is a class; s2sad "
+            "differentiates functions", hint="Write the computation as a function whose "
+            "parameters are the arrays it reads.")
+    if inspect.ismethod(t) and registry.lookup(registry.canonical(t)) is None:
+        owner = f"the class {t.__self__.__name__}" if inspect.isclass(t.__self__) else \
+            f"{_a(type(t.__self__).__name__)} object"
+        raise ArgumentError(
+            f"s2sad.{kind}({_describe(t)}): {t.__name__} is a method bound to {owner}; "
+            "s2sad differentiates functions whose inputs are their parameters",
+            hint=f"Write {t.__name__} as a function that takes the arrays it reads as "
+                 f"arguments (def {t.__name__}(x, ...)), and differentiate that.")
+    for test, what in ((inspect.isasyncgenfunction, "`yield` in an `async def` (an async "
+                                                     "generator function)"),
+                       (inspect.iscoroutinefunction, "an `async def` function (a coroutine)"),
+                       (inspect.isgeneratorfunction, "`yield` (a generator function)")):
+        if test(t):
+            name = getattr(t, "__qualname__", "f")
+            where = _yield_location(t) if "yield" in what else None
+            raise UnsupportedSyntaxError(
+                f"s2sad.{kind}({name}): {what}", where or _def_location(t),
+                "s2sad differentiates ordinary functions that return their result.")
+
+
+def _yield_location(fn) -> Optional[Location]:
+    """Where fn's first `yield` is (from its bytecode's positions), if Python records it."""
+    import dis
+    loc = _def_location(fn)
+    try:
+        for ins in dis.get_instructions(fn.__code__):
+            pos = getattr(ins, "positions", None)
+            if ins.opname == "YIELD_VALUE" and pos is not None and pos.lineno:
+                lines = linecache.getlines(fn.__code__.co_filename, fn.__globals__)
+                text = lines[pos.lineno - 1] if 0 < pos.lineno <= len(lines) else ""
+                return Location(fn.__code__.co_filename, pos.lineno, pos.col_offset or 0, text)
+    except (TypeError, AttributeError):
+        pass
+    return loc
+
+
+def _short(v) -> str:
+    r = repr(v)
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
+def _a(word: str) -> str:
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
+
+
+def _type_name(v) -> str:
+    """What a value is, for messages: 'an int (2)', 'an array of dtype int64 (shape (3,))'."""
+    if v is None:
+        return "None"
+    if isinstance(v, (tuple, list, dict)):
+        return f"{_a(type(v).__name__)} with no float or float array in it"
+    dt = getattr(v, "dtype", None)
+    if dt is not None and getattr(v, "ndim", 0):
+        return f"an array of dtype {dt} (shape {tuple(v.shape)})"
+    return f"{_a(type(v).__name__)} ({_short(v)})"
+
+
+def _numeric(v) -> bool:
+    """A number or a numeric array (what a derivative's output can be)."""
+    if isinstance(v, (bool, int, float, complex, np.number, np.bool_)):
+        return True
+    dt = getattr(v, "dtype", None)
+    return dt is not None and getattr(dt, "kind", "O") in "biufc"
+
+
+def _output_problem(v) -> Optional[str]:
+    """Why v cannot be differentiated as one output ('a tuple', 'a str (...)'), or None."""
+    if isinstance(v, (tuple, list, dict)):
+        return _a(type(v).__name__)
+    if not _numeric(v):
+        return "None" if v is None else _type_name(v)
+    return None
+
+
+def _container_hint(kind: str) -> str:
+    return (f"{kind} differentiates one output (an array or a number). If the function "
+            f"returns (output, aux), use {kind}(f, has_aux=True): the output is "
+            "differentiated and aux is returned as it is. For a cotangent per output "
+            "use vjp; to differentiate the sum of the outputs, return the sum.")
+
+
+_CONTAINER = "container"
+
+
+def _definite_result(func, container_params) -> Tuple[Optional[str], str]:
+    """What the lowered function's result is on every path, when the code shows it:
+    ('container', 'a tuple'), ('nonnumeric', 'a str'), or (None, '') where it is an
+    array or a number or is known only at run time."""
+    kinds: Dict[str, Tuple[str, str]] = {p: (_CONTAINER, "a tuple, list or dict")
+                                         for p in container_params}
+    from .runtime import list_append, make_dict
+
+    def const(v):
+        if isinstance(v, (tuple, list, dict)):
+            return _CONTAINER, _a(type(v).__name__)
+        if v is None or isinstance(v, (str, bytes)) or not _numeric(v) and \
+                not isinstance(v, np.ndarray):
+            return "nonnumeric", "None" if v is None else _type_name(v)
+        return None
+
+    def atom(a):
+        if isinstance(a, ir.Const):
+            return const(a.value)
+        if isinstance(a, ir.Var):
+            return kinds.get(a.name)
+        return None
+
+    def block(stmts):
+        for s in stmts:
+            if isinstance(s, ir.Assign):
+                v, k = s.value, None
+                if isinstance(v, ir.Pack):
+                    k = _CONTAINER, _a(v.kind)
+                elif isinstance(v, (ir.Var, ir.Const)):
+                    k = atom(v)
+                elif isinstance(v, ir.Call) and (
+                        getattr(v.callee, "fn", None) is make_dict):
+                    k = _CONTAINER, "a dict"
+                elif isinstance(v, ir.Call) and (
+                        getattr(v.callee, "fn", None) is list_append):
+                    k = _CONTAINER, "a list"
+                elif isinstance(v, ir.Call) and getattr(v.callee, "returns_tuple", False):
+                    k = _CONTAINER, "a tuple"
+                if k is None:
+                    kinds.pop(s.target, None)
+                else:
+                    kinds[s.target] = k
+            elif isinstance(s, ir.If):
+                block(s.body)
+                block(s.orelse)
+                for name, a, b in s.outs:
+                    ka, kb = atom(a), atom(b)
+                    if ka is not None and kb is not None and ka[0] == kb[0]:
+                        kinds[name] = ka
+                    else:
+                        kinds.pop(name, None)
+            elif isinstance(s, ir.Loop):
+                # a carried name is a container after the loop when it is one before the
+                # first iteration and at the end of every iteration
+                for name, init, _ in s.carried:
+                    k = atom(init)
+                    if k is None:
+                        kinds.pop(name, None)
+                    else:
+                        kinds[name] = k
+                block(s.cond)
+                block(s.body)
+                for name, init, nxt in s.carried:
+                    ka, kb = atom(init), atom(nxt)
+                    if ka is not None and kb is not None and ka[0] == kb[0]:
+                        kinds[name] = ka
+                    else:
+                        kinds.pop(name, None)
+                if s.index is not None:
+                    kinds.pop(s.index, None)
+            else:
+                for name in ir.targets(s):
+                    kinds.pop(name, None)
+    block(func.body)
+    return atom(func.result) or (None, "")
+
+
+def _check_cotangent(p, d, where: str, desc: str):
+    """d, a cotangent for the output p: the same structure and shapes (None: zeros)."""
+    from .runtime import zeros_like_tree
+    if d is None:
+        return zeros_like_tree(p)
+    if isinstance(p, dict):
+        if not isinstance(d, dict) or set(d) != set(p):
+            got = f"a dict with the keys {sorted(map(repr, d))}" if isinstance(d, dict) \
+                else _type_name(d)
+            raise CotangentError(f"{where} must be a dict with the keys "
+                                 f"{sorted(map(repr, p))}, like the result of {desc}; got "
+                                 f"{got}")
+        return {k: _check_cotangent(p[k], d[k], f"{where}[{k!r}]", desc) for k in p}
+    if isinstance(p, (tuple, list)):
+        if not isinstance(d, (tuple, list)) or len(d) != len(p):
+            got = f"{_a(type(d).__name__)} of {len(d)} items" \
+                if isinstance(d, (tuple, list)) else _type_name(d)
+            raise CotangentError(f"{where} must be a tuple of {len(p)} items, like the result "
+                                 f"of {desc}; got {got}")
+        return tuple(_check_cotangent(a, b, f"{where}[{k}]", desc)
+                     for k, (a, b) in enumerate(zip(p, d)))
+    if isinstance(d, (tuple, list, dict)) or not _numeric(d):
+        got = _a(type(d).__name__) if isinstance(d, (tuple, list, dict)) else _type_name(d)
+        raise CotangentError(f"{where} is {got}, but the result of {desc} there is "
+                             f"{_output_shape(p)}: a cotangent has its output's structure "
+                             "and shape")
+    ps, ds = tuple(np.shape(p)), tuple(np.shape(d))
+    if ps != ds:
+        raise CotangentError(f"{where} has shape {ds}, but the result of {desc} has shape "
+                             f"{ps}: a cotangent has its output's shape (s2sad does not "
+                             "broadcast it)")
+    return d
+
+
+def _output_shape(p) -> str:
+    if isinstance(p, (tuple, list, dict)):
+        return _a(type(p).__name__)
+    return f"an array of shape {tuple(np.shape(p))}" if getattr(p, "ndim", 0) else \
+        f"a number ({type(p).__name__})"
+
+
+def _checking_bprop(bprop, out, desc: str):
+    """fprop's bprop, refusing a cotangent that does not fit the output."""
+    def bprop_checked(dout):
+        _check_cotangent(out, dout, "the cotangent", desc)
+        return bprop(dout)
+    bprop_checked.__name__ = getattr(bprop, "__name__", "bprop")
+    bprop_checked.__qualname__ = bprop_checked.__name__
+    bprop_checked.__wrapped__ = bprop
+    return bprop_checked
+
+
+def _check_tangent(p, d, where):
+    """A tangent has its primal's structure and shapes (None stands for zeros)."""
+    if d is None:
+        return
+    if isinstance(p, dict):
+        if not isinstance(d, dict) or set(d) != set(p):
+            raise TangentError(f"{where} must be a dict with the keys {sorted(p)}, like its primal")
+        for k in p:
+            _check_tangent(p[k], d[k], f"{where}[{k!r}]")
+        return
+    if isinstance(p, (tuple, list)):
+        if not isinstance(d, (tuple, list)) or len(d) != len(p):
+            raise TangentError(f"{where} must be a tuple or list of {len(p)} items, like its "
+                             f"primal")
+        for k, (a, b) in enumerate(zip(p, d)):
+            _check_tangent(a, b, f"{where}[{k}]")
+        return
+    if _differentiable(p) and np.shape(p) != np.shape(d):
+        raise TangentError(f"{where} has shape {np.shape(d)}, but its primal has shape "
+                         f"{np.shape(p)}")
+
+
+def _positional_defaults(fn, params) -> dict:
+    import inspect
+    target = fn.fn if isinstance(fn, registry.Derived) else fn
+    try:
+        sig = inspect.signature(target)
+    except (TypeError, ValueError):
+        return {}
+    return {p.name: p.default for p in sig.parameters.values()
+            if p.default is not inspect.Parameter.empty and p.name in params}

@@ -1,0 +1,267 @@
+"""The driver: the one place that knows the order of s2sad's passes.
+
+``lower(fn, spec)`` reads a function into the functional form (parse → fence →
+resolve → lower); ``derive`` applies one transform to it (reverse: a flat
+gradient or fprop/bprop; forward: jvp or derivative); ``finish`` checks and
+simplifies the result and writes its code (validate → optimize → validate →
+codegen).  ``artifact`` caches the generated module per function, kind and
+call (thread-safe, with guards: a global the code relies on that is rebound
+makes it transform again).
+
+The passes never import this module or the API: a pass that needs another
+function transformed (a recursive call's generated pair) gets a callable from
+here, through the lowering's output (``out.split_pair``, ``out.jvp_recursive``).
+"""
+
+import functools
+import os
+import threading
+import weakref
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+from . import failures, generated, ir, registry
+from .errors import TransformError
+from .transforms import anf, codegen, fence, jform, kform, kform_flow, optimize, parse, resolve
+
+
+_cache: Dict[Any, Any] = {}
+
+
+_cache_lock = threading.RLock()
+
+
+class _Artifact:
+    """A transform's result: the generated module and what it assumed."""
+
+    def __init__(self, module, guards):
+        self.module = module
+        self.guards = guards
+        self.functions = {}
+
+    def valid(self) -> bool:
+        for kind, container, name, obj in self.guards:
+            if kind == "cell":
+                try:
+                    if container.cell_contents is not obj:
+                        return False
+                except ValueError:
+                    return False
+            elif container.get(name, _MISSING) is not obj:
+                return False
+        return True
+
+    def function(self, xp):
+        f = self.functions.get(xp.__name__)
+        if f is None:
+            f = self.module.function(xp)
+            self.functions[xp.__name__] = f
+        return f
+
+
+_MISSING = object()
+
+
+def _name_of(fn) -> str:
+    if isinstance(fn, registry.Derived):
+        return fn.__name__
+    if isinstance(fn, functools.partial):
+        return _name_of(fn.func)
+    n = getattr(fn, "__name__", "f")
+    return "lambda_" if n == "<lambda>" else n
+
+
+def _slots(spec: str, wrt, n: int, base: str):
+    """The gradients to return: a parameter index, or None (a non-differentiable argument)."""
+    if wrt is None:
+        chosen = [i for i in range(n) if spec[i] != "-"]
+    else:
+        chosen = [wrt] if isinstance(wrt, int) else list(wrt)
+        for i in chosen:
+            if not -n <= i < n:
+                raise TransformError(f"wrt={wrt!r} is not a parameter index of {base}, which "
+                                     f"takes {n} positional parameters")
+        chosen = [i % n for i in chosen]
+        for i in chosen:
+            if spec[i] == "-":
+                raise TransformError(f"wrt={wrt!r} names parameter {i} of {base}, but no "
+                                     "argument was passed for it")
+    return [i if spec[i] in "dc" else None for i in chosen]
+
+
+def _lower(fn, spec=None):
+    """The front end: fn's source, checked, resolved and in functional form."""
+    parsed = parse.parse(fn, spec)
+    parsed.spec = spec
+    fence.fence(parsed)
+    func, out = anf.lower(parsed, resolve.resolve(parsed))
+    # what the transforms call for a recursive function: its code, made here
+    out.split_pair, out.jvp_recursive = split_pair, jvp_recursive
+    return parsed, func, out
+
+
+def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Artifact:
+    parsed, func, out = _lower(fn, spec)
+    # simplify the primal first: fused loops and shared subexpressions (the levels of a
+    # nested derivative inlined side by side) are differentiated once, not once each
+    optimize.optimize(func)
+    n = len(func.params) - len(getattr(func, "kwonly", []))   # positional parameters
+    if spec is None:
+        spec = "d" * n
+    spec = (spec + "-" * n)[:n]
+    func.containers = {func.params[i] for i, c in enumerate(spec) if c == "c"}
+    base = _name_of(fn)
+    slots = _slots(spec, None if kind in ("fprop", "jvp") else wrt, n, base)
+    if kind == "jvp":
+        g = jform.jvp_function(func, out, [i if spec[i] in "dc" else None for i in range(n)],
+                               out.names.fresh(f"jvp_{base}"))
+        header = f"{g.name}(*args, *tangents) -> (result, tangent of the result): forward " \
+                 f"mode. From {_where(parsed)}."
+    elif kind == "derivative":
+        if slots[0] is None:
+            raise TransformError(f"derivative with respect to {func.params[wrt]}, which the "
+                                 "call passes as a non-differentiable value (an int, say)")
+        g = jform.derivative_function(func, out, slots[0], out.names.fresh(f"d_{base}"))
+        header = f"{g.name}: the forward-mode derivative of {base} for a tangent of ones in " \
+                 f"{func.params[slots[0]]}. From {_where(parsed)}."
+    elif kind == "fprop":
+        g = kform.fprop_function(func, out, out.names.fresh(f"fprop_{base}"), slots)
+        header = f"fprop_{base}(...) -> (result, bprop); bprop(dout) returns the gradients " \
+                 f"of the inputs. From {_where(parsed)}."
+    else:
+        g = kform.grad_function(func, out, slots, isinstance(wrt, int), with_value,
+                                out.names.fresh(f"{kind}_{base}"),
+                                single_output=kind in ("grad", "value_and_grad"))
+        what = "every input" if wrt is None else ", ".join(
+            func.params[i] for i in ([wrt] if isinstance(wrt, int) else wrt))
+        value = f"the value of {base} and its gradient" if with_value else \
+            f"the gradient of {base}"
+        header = f"{g.name}: {value} with respect to {what}. From {_where(parsed)}."
+    ir.validate(g)                      # the invariants hold after each pass
+    optimize.optimize(g, getattr(g, "shape_of", {}))
+    ir.validate(g)
+    module = codegen.generate(g, out.externals, out.names, header, parsed.world.globals)
+    inner = generated.MODULES.get(parsed.filename)
+    module.origin = inner.origin if inner else f"from {_where(parsed)}"
+    fnobj = parsed.fn
+    defaults = getattr(fnobj, "__defaults__", None) if hasattr(fnobj, "__code__") else None
+    if parsed.filename.startswith("<s2sad: "):
+        defaults = None             # a wrapper s2sad wrote around a primitive: no defaults
+    module.defaults = defaults or ()
+    if kind == "jvp" and module.defaults:
+        module.defaults = tuple(module.defaults) + (None,) * n     # the tangents
+    module.kwdefaults = getattr(fnobj, "__kwdefaults__", None) or {}
+    guards = list(out.guards) + parsed.guards
+    module.guards = guards
+    art = _Artifact(module, guards)
+    art.params = list(func.params[:n])
+    art.spec = spec
+    return art
+
+
+def _where(parsed) -> str:
+    mod = generated.MODULES.get(parsed.filename)
+    if mod is not None:
+        return f"{mod.name} (generated {mod.origin})"
+    line = getattr(parsed.node, "lineno", 0)
+    name = parsed.filename
+    if not name.startswith("<"):
+        name = os.path.basename(name)
+    return f"{name}:{line}"
+
+
+def _key(fn):
+    try:
+        return weakref.ref(fn)
+    except TypeError:
+        return fn
+
+
+def _artifact(fn, kind, wrt, with_value, spec) -> _Artifact:
+    key = (_key(fn), kind, wrt, with_value, spec)
+    with _cache_lock:
+        art = _cache.get(key)
+        if art is not None and art.valid():
+            return art
+        with failures.transforming(fn):
+            art = _transform(fn, kind, wrt, with_value, spec)
+        _cache[key] = art
+        return art
+
+
+_split_cache: Dict[Any, tuple] = {}
+
+
+def split_pair(fn):
+    """(fwd_fn, bwd_fn) for a recursive function: fwd_fn(*args) -> (out, saved) and
+    bwd_fn(saved, dout) -> one gradient per argument (see kform.split_calls)."""
+    key = _key(fn)
+    with _cache_lock:
+        hit = _split_cache.get(key)
+        if hit is not None and hit[0].valid():
+            return hit[1]
+        with failures.transforming(fn):
+            art, pair = _split_pair(fn)
+        _split_cache[key] = (art, pair)
+        return pair
+
+
+def _split_pair(fn):
+    parsed, func, out = _lower(fn)
+    n = len(func.params) - len(getattr(func, "kwonly", []))
+    base = _name_of(fn)
+    fwd_name, bwd_name = out.names.fresh(f"fwd_{base}"), out.names.fresh(f"bwd_{base}")
+    f = kform.fprop_function(func, out, fwd_name, list(range(n)),
+                             self_ref=(parsed.fn, fwd_name, bwd_name))
+    fwd, bwd = kform_flow.closure_convert(f, bwd_name, out.names)
+    for g in (fwd, bwd):
+        ir.validate(g)
+        optimize.optimize(g, getattr(f, "shape_of", {}))
+        ir.validate(g)
+    header = (f"{fwd_name}(...) -> (result, saved) and {bwd_name}(saved, dout) -> the "
+              f"gradients: {base} is recursive, so it is called, not inlined. From "
+              f"{_where(parsed)}.")
+    module = codegen.generate(fwd, out.externals, out.names, header, parsed.world.globals,
+                              others=[bwd])
+    module.origin = f"from {_where(parsed)}"
+    module.guards = list(out.guards) + parsed.guards
+    art = _Artifact(module, module.guards)
+    pair = (module.function(np), module.sibling(bwd_name, np))
+    return art, pair
+
+
+_jvp_rec_cache: Dict[Any, tuple] = {}
+
+
+def jvp_recursive(fn):
+    """jvp_fn(*args, *tangents) -> (out, tangent): the forward-mode code of a recursive
+    function, generated once and called where fn is called (see jform.recursive_call)."""
+    key = _key(fn)
+    with _cache_lock:
+        hit = _jvp_rec_cache.get(key)
+        if hit is not None and hit[0].valid():
+            return hit[1]
+        with failures.transforming(fn):
+            art, f = _jvp_recursive(fn)
+        _jvp_rec_cache[key] = (art, f)
+        return f
+
+
+def _jvp_recursive(fn):
+    parsed, func, out = _lower(fn)
+    n = len(func.params) - len(getattr(func, "kwonly", []))
+    base = _name_of(fn)
+    name = out.names.fresh(f"jvp_{base}")
+    g = jform.jvp_function(func, out, list(range(n)), name, self_ref=(parsed.fn, name))
+    ir.validate(g)
+    optimize.optimize(g, getattr(g, "shape_of", {}))
+    ir.validate(g)
+    header = (f"{name}(*args, *tangents) -> (result, tangent): {base} is recursive, so "
+              f"its forward-mode code is called, not inlined. From {_where(parsed)}.")
+    module = codegen.generate(g, out.externals, out.names, header, parsed.world.globals)
+    module.origin = f"from {_where(parsed)}"
+    module.guards = list(out.guards) + parsed.guards
+    art = _Artifact(module, module.guards)
+    f = module.function(np)
+    return art, f

@@ -1,0 +1,487 @@
+"""Transformed: the callable every public transform of s2sad returns.
+
+It transforms its target the first time it is called with a new kind of
+arguments (through the driver, cached), checks the call, runs the generated
+code and shapes the result like the user's arguments.  ``has_aux=True`` is
+carried out here: at the top level with the target's fprop, inside another
+derivative through a small Python function written around the target.
+"""
+
+import functools
+import inspect
+import itertools
+import linecache
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+from . import failures, registry
+from .calls import (_a, _backend, _check_tangent, _checking_bprop,
+                    _container_hint, _definite_result, _describe, _finish, _output_problem,
+                    _positional_defaults, _refuse_target, _target, _type_name, _CONTAINER,
+                    call_spec, positional_params)
+from .errors import ArgumentError, OutputError
+from .pipeline import _Artifact, _artifact, _cache_lock, _key, _lower, _name_of
+
+
+def _raise_from_run(e: BaseException):
+    """Raise what an error of generated code means (see failures.at_run_time): the
+    user's own error with a note naming their line, or an S2SADError."""
+    err = failures.at_run_time(e)
+    if err is e:
+        raise e
+    raise err from e
+
+
+_synthetic_ids = itertools.count(1)
+
+
+def _synthetic(what: str, text: str, namespace: dict) -> dict:
+    """Run source s2sad wrote (kept in linecache, so s2sad can read it again)."""
+    filename = f"<s2sad {what} {next(_synthetic_ids)}>"
+    lines = text.splitlines(True)
+    linecache.cache[filename] = (len(text), None, lines, filename)
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace
+
+
+def _identifier(name: str) -> str:
+    out = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "f"
+    return out if not out[0].isdigit() else "f_" + out
+
+
+def _fresh(base: str, taken) -> str:
+    name, k = base, 1
+    while name in taken:
+        name, k = f"{base}_{k}", k + 1
+    return name
+
+
+def _signature_text(fn, what: str):
+    """(parameters text, call text, namespace of defaults) mirroring fn's signature."""
+    params = positional_params(fn)
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        sig = None
+    defaults, kwonly = {}, []
+    if sig is not None:
+        for p in sig.parameters.values():
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise ArgumentError(f"{what}: {_describe(fn)} takes *args or **kwargs; give "
+                                    "each input its own parameter")
+            if p.kind == p.KEYWORD_ONLY:
+                kwonly.append((p.name, p.default))
+            elif p.default is not p.empty and p.name in params:
+                defaults[p.name] = p.default
+    ns, parts = {}, []
+    for p in params:
+        if p in defaults:
+            ns[f"_s2sad_default_{p}"] = defaults[p]
+            parts.append(f"{p}=_s2sad_default_{p}")
+        else:
+            parts.append(p)
+    if kwonly:
+        parts.append("*")
+        for k, d in kwonly:
+            if d is inspect.Parameter.empty:
+                parts.append(k)
+            else:
+                ns[f"_s2sad_default_{k}"] = d
+                parts.append(f"{k}=_s2sad_default_{k}")
+    call = ", ".join(list(params) + [f"{k}={k}" for k, _ in kwonly])
+    return ", ".join(parts), call, ns, set(params) | {k for k, _ in kwonly}
+
+
+def aux_item(out, k, where):
+    """k, once out is checked to be the pair (output, aux) that has_aux asks for."""
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise OutputError(f"{where} is differentiated with has_aux=True, so it must return a "
+                          f"pair (output, aux); it returned {_aux_got(out)}")
+    return k
+
+
+def _aux_got(out) -> str:
+    if isinstance(out, (tuple, list)):
+        return f"{_a(type(out).__name__)} of {len(out)} items"
+    return _type_name(out)
+
+
+registry.defnondiff(aux_item)
+
+
+class _AuxParts:
+    """What ``grad(f, has_aux=True)`` runs: at the top level, f's fprop once, its bprop
+    with a cotangent of ones for the output and zeros for aux; inside another
+    derivative, ``wrapper``: a Python function s2sad reads and differentiates again."""
+
+    def __init__(self, t: "Transformed"):
+        self.desc = _describe(t.fn)
+        self.fprop = Transformed(t.fn, "fprop")
+        self._t = t
+        self._wrapper = None
+
+    @property
+    def wrapper(self):
+        if self._wrapper is None:
+            with _cache_lock:
+                if self._wrapper is None:
+                    self._wrapper = self._write()
+        return self._wrapper
+
+    @property
+    def source(self) -> str:
+        self.wrapper           # noqa: B018  (written on first use)
+        return self._source
+
+    def _write(self):
+        t = self._t
+        fn = t.fn
+        what = f"s2sad.{t.kind}({_name_of(fn)}, has_aux=True)"
+        sig, call, ns, taken = _signature_text(fn, what)
+        base = _identifier(_name_of(fn))
+        o = _fresh("out", taken)
+        w = repr(self.desc)
+        pick = lambda k: f"{o}[_s2sad_item({o}, {k}, {w})]"     # noqa: E731
+        if t.with_value:
+            ret = f"({pick(0)}, {pick(1)}), _s2sad_grad({call})"
+        else:
+            ret = f"_s2sad_grad({call}), {pick(1)}"
+        text = (f"def output_of_{base}({sig}):\n"
+                f"    {o} = _s2sad_f({call})\n"
+                f"    return {pick(0)}\n\n\n"
+                f"def {t.kind}_aux_{base}({sig}):\n"
+                f"    {o} = _s2sad_f({call})\n"
+                f"    return {ret}\n")
+        ns.update(_s2sad_f=fn, _s2sad_item=aux_item)
+        ns = _synthetic(f"has_aux: {base}", text, ns)
+        ns["_s2sad_grad"] = Transformed(ns[f"output_of_{base}"], "grad", t.wrt)
+        self._source = text
+        return ns[f"{t.kind}_aux_{base}"]
+
+
+class Transformed(registry.Derived):
+    """A function made by s2sad: call it like the original; see ``source()``."""
+
+    def __init__(self, fn, kind, wrt=None, with_value=False, has_aux=False):
+        _refuse_target(fn, kind)
+        self.fn = fn
+        self.kind = kind
+        self.wrt = wrt
+        self.with_value = with_value
+        self.has_aux = has_aux
+        functools.update_wrapper(self, fn, updated=())
+        self._arts = {}
+        self._params = None
+        self._signature = None
+        self._aux = None            # has_aux: _AuxParts, made at the first use
+        self._last_spec = None      # the kind of call source() shows: the last one made
+        self.__name__ = f"{kind}_{_name_of(fn)}"
+
+    def __repr__(self):
+        w = "" if self.wrt is None else f", wrt={self.wrt!r}"
+        a = ", has_aux=True" if self.has_aux else ""
+        return f"<s2sad.{self.kind}({_name_of(self.fn)}{w}{a})>"
+
+    def params(self):
+        if self._params is None:
+            ps = positional_params(self.fn)
+            if self.kind == "jvp":      # jvp_f(*args, *tangents): as many as its code takes
+                _, func, _ = _lower(self.fn)
+                ps = list(func.params[:len(func.params) - len(getattr(func, "kwonly", []))])
+                ps = ps + [f"d{p}" for p in ps]
+            self._params = ps
+        return self._params
+
+    def _aux_parts(self) -> _AuxParts:
+        if self._aux is None:
+            with _cache_lock:
+                if self._aux is None:
+                    self._aux = _AuxParts(self)
+        return self._aux
+
+    def artifact(self, spec: Optional[str] = None) -> _Artifact:
+        """The transform for a call whose arguments have the given spec (see call_spec)."""
+        if self.has_aux:            # the code that runs at the top level: f's fprop
+            return self._aux_parts().fprop.artifact(spec)
+        art = self._arts.get(spec)
+        if art is None or not art.valid():
+            self._check_spec(spec)
+            art = _artifact(self.fn, self.kind, self.wrt, self.with_value, spec)
+            if not getattr(art, "result_checked", False):   # once per transform made
+                self._check_result(spec)
+                art.result_checked = True
+            self._arts[spec] = art
+        return art
+
+    def generated_function(self, xp=np, spec: Optional[str] = None):
+        """The generated Python function itself (bound to NumPy by default).
+
+        spec says which arguments a call passes and which are differentiable
+        (see call_spec); by default every positional parameter is passed and
+        differentiable.  With has_aux it is the Python function s2sad wrote
+        around the target, which a derivative of it differentiates again.
+        """
+        if self.has_aux:
+            return self._aux_parts().wrapper
+        return self.artifact(spec).function(xp)
+
+    @property
+    def source(self) -> str:
+        """The generated module for the last call's kinds of arguments (before any call:
+        every argument passed and an array)."""
+        if self.has_aux:
+            parts = self._aux_parts()
+            return (f"# {self!r} runs fprop_{_name_of(self.fn)} once and its bprop with a "
+                    "cotangent of ones for the output and zeros for aux.\n# Inside another "
+                    "derivative, s2sad differentiates this instead:\n#\n" +
+                    "".join(f"#   {line}\n" if line.strip() else "#\n"
+                            for line in parts.source.splitlines()) + "\n" +
+                    parts.fprop.artifact(self._last_spec).module.source)
+        return self.artifact(self._last_spec).module.source
+
+    # -- checks ----------------------------------------------------------------------------
+    def _call_name(self) -> str:
+        w = "" if self.wrt is None or self.kind == "grad_all" else f", wrt={self.wrt!r}"
+        a = ", has_aux=True" if self.has_aux else ""
+        return f"s2sad.{self.kind}({_name_of(self.fn)}{w}{a})"
+
+    def _check_spec(self, spec, args=None, kwargs=None):
+        """wrt names parameters that the call passes, and passes differentiable values."""
+        if self.wrt is None or self.kind not in ("grad", "value_and_grad"):
+            return          # derivative: its transform refuses (a TransformError)
+        w = self.wrt
+        if spec is not None and type(w) is int and 0 <= w < len(spec) and spec[w] in "dc":
+            return          # the common case, first
+        params = self.params()
+        n = len(params)
+        chosen = [self.wrt] if isinstance(self.wrt, int) else list(self.wrt)
+        for i in chosen:
+            if not -n <= i < n:
+                code = getattr(_target(self.fn), "__code__", None)
+                if code is not None and code.co_flags & inspect.CO_VARARGS:
+                    return          # *args: the transform refuses it, and says so
+                raise ArgumentError(
+                    f"{self._call_name()}: wrt={self.wrt!r} is not a parameter index of "
+                    f"{_describe(self.fn)}, which takes {n} positional parameter"
+                    f"{'' if n == 1 else 's'} ({', '.join(params)})")
+        if spec is None:
+            return
+        for i in chosen:
+            i %= n
+            c = spec[i] if i < len(spec) else "-"
+            if c == "-":
+                raise ArgumentError(
+                    f"{self._call_name()}: wrt={self.wrt!r} names parameter {i} "
+                    f"({params[i]}) of {_describe(self.fn)}, but the call passes no "
+                    "argument for it")
+            if c == "n":
+                if args is not None:
+                    v = args[i] if i < len(args) else (kwargs or {}).get(params[i])
+                    what = _type_name(v)
+                else:
+                    what = "a value that is not differentiable (an int, say)"
+                raise ArgumentError(
+                    f"{self._call_name()}: wrt={self.wrt!r} names parameter {i} "
+                    f"({params[i]}) of {_describe(self.fn)}, but the call passes {what}, "
+                    "which is not differentiable (floats, complex numbers and float "
+                    "arrays are)", hint="Leave it out of wrt, or pass a float (2.0, not 2; "
+                    "an array of dtype float).")
+
+    def _check_result(self, spec):
+        """Refuse, before running, a result that the code shows is a tuple, list or dict
+        (grad, value_and_grad) or not a number (a string, None)."""
+        if self.kind not in ("grad", "value_and_grad", "grad_all"):
+            return
+        _, func, _ = _lower(self.fn, spec)
+        n = len(func.params) - len(getattr(func, "kwonly", []))
+        cparams = {func.params[i] for i, c in enumerate((spec or "")[:n]) if c == "c"}
+        what, desc = _definite_result(func, cparams)
+        if what is None or (what == _CONTAINER and self.kind == "grad_all"):
+            return
+        loc = getattr(func.body[-1], "src", None)
+        if what == _CONTAINER:
+            raise OutputError(f"{self._call_name()}: {_describe(self.fn)} returns {desc}",
+                              loc, _container_hint(self.kind))
+        raise OutputError(f"{self._call_name()}: {_describe(self.fn)} returns {desc}, "
+                          "which is not a number or an array: there is nothing to "
+                          "differentiate", loc)
+
+    def _check_value(self, value):
+        problem = _output_problem(value)
+        if problem is None:
+            return
+        if isinstance(value, (tuple, list, dict)):
+            raise OutputError(f"{self._call_name()}: {_describe(self.fn)} returned {problem}",
+                              hint=_container_hint(self.kind))
+        raise OutputError(f"{self._call_name()}: {_describe(self.fn)} returned {problem}, "
+                          "which is not a number or an array: there is nothing to "
+                          "differentiate")
+
+    def _check_binding(self, args, kwargs, error=None):
+        """An ArgumentError naming the user's function when args do not fit it."""
+        if self._signature is None:
+            try:        # the jvp code takes tangents too: its signature is not the target's
+                self._signature = inspect.signature(self.fn) if self.kind != "jvp" else False
+            except (TypeError, ValueError):
+                self._signature = False
+        sig = self._signature
+        msg = None
+        if sig:
+            try:
+                sig.bind(*args, **kwargs)
+            except TypeError as b:
+                msg = str(b)
+        if msg is None and error is not None:
+            msg = str(error)
+        if msg is not None:
+            shown = f"{_describe(self.fn)}, whose signature is {sig}" if sig else \
+                _describe(self.fn)
+            raise ArgumentError(f"{self._call_name()} was called with arguments that do not "
+                                f"fit {shown}: {msg}")
+
+    # -- calls -----------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if self.has_aux:
+            return self._call_aux(args, kwargs)
+        if self.kind == "jvp" and not kwargs:
+            # the jvp code as a function of (*args, *tangents): None is a zero tangent
+            n = len(self.params()) // 2
+            if len(args) > n:
+                tangents = args[n:] + (None,) * (2 * n - len(args))
+                return jvp(self.fn, args[:n], tangents)
+        params = self.params()
+        spec = call_spec(params, args, kwargs)
+        self._last_spec = spec
+        if self.wrt is not None:
+            self._check_spec(spec, args, kwargs)
+        art = self.artifact(spec)
+        if len(args) > len(params) or "-" in spec:
+            self._check_binding(args, kwargs)
+        xp = _backend(args)
+        f = art.function(xp)
+        if xp is not np:        # Python floats become 0-d device arrays (ints stay counts)
+            args = tuple(xp.asarray(a) if type(a) is float else a for a in args)
+        try:
+            result = f(*args, **kwargs)
+        except TypeError as e:
+            if e.__traceback__ is not None and e.__traceback__.tb_next is None:
+                self._check_binding(args, kwargs, e)    # the call itself did not fit
+            _raise_from_run(e)
+        except Exception as e:
+            _raise_from_run(e)
+        if self.kind == "fprop":
+            out, bprop = result
+            return out, _checking_bprop(bprop, out, _describe(self.fn))
+        if self.kind in ("derivative", "jvp"):
+            return result
+        values = [args[i] if i < len(args) else kwargs.get(p) for i, p in enumerate(art.params)]
+        if self.with_value:
+            value, grads = result
+            self._check_value(value)
+            return value, self._finish_grads(grads, art, values)
+        return self._finish_grads(result, art, values)
+
+    def _call_aux(self, args, kwargs):
+        """grad(f, has_aux=True)(*args): one forward and one backward pass of f."""
+        from .runtime import as_cotangent, ones_like_tree, zeros_like_tree
+        parts = self._aux_parts()
+        params = self.params()
+        spec = call_spec(params, args, kwargs)
+        self._last_spec = spec
+        self._check_spec(spec, args, kwargs)
+        out, bprop = parts.fprop(*args, **kwargs)
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise OutputError(f"{self._call_name()}: {parts.desc} must return a pair "
+                              f"(output, aux); it returned {_aux_got(out)}")
+        value, aux = out
+        problem = _output_problem(value)
+        if problem is not None:
+            hint = "Differentiate one output: return (output, aux) with output an array " \
+                "or a number." if isinstance(value, (tuple, list, dict)) else ""
+            raise OutputError(f"{self._call_name()}: the output of {parts.desc} (the first "
+                              f"of the pair it returns) is {problem}", hint=hint)
+        seed = 1.0 if type(value) is float else ones_like_tree(value)
+        try:
+            grads = getattr(bprop, "__wrapped__", bprop)(
+                as_cotangent((seed, zeros_like_tree(aux))))
+        except Exception as e:
+            _raise_from_run(e)
+        n = len(params)
+        passed = {i: k for k, i in enumerate(i for i, c in enumerate(spec) if c != "-")}
+        values = [args[i] if i < len(args) else kwargs.get(p) for i, p in enumerate(params)]
+
+        def one(i):
+            i %= n
+            return _finish(grads[passed[i]], values[i])
+        if self.wrt is None:
+            g = tuple(one(i) for i in sorted(passed))
+        elif isinstance(self.wrt, int):
+            g = one(self.wrt)
+        else:
+            g = tuple(one(i) for i in self.wrt)
+        if self.with_value:
+            return (value, aux), g
+        return g, aux
+
+    def _finish_grads(self, grads, art, values):
+        """Gradients shaped and typed like their arguments (see _finish)."""
+        if isinstance(self.wrt, int):
+            return _finish(grads, values[self.wrt % len(values)])
+        if self.wrt is None:
+            chosen = [i for i, c in enumerate(art.spec) if c != "-"]
+        else:
+            chosen = [i % len(values) for i in self.wrt]
+        return tuple(_finish(g, values[i]) for g, i in zip(grads, chosen))
+
+
+_jvp_transforms: Dict[Any, "Transformed"] = {}
+
+
+def jvp(fn, primals, tangents):
+    """Forward mode: ``(fn(*primals), J @ tangents)`` from one pass of generated code.
+
+    ``primals`` and ``tangents`` are tuples with one entry per positional
+    argument; a non-differentiable argument's tangent is ignored (pass None).
+    """
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise ArgumentError(f"jvp needs one tangent per primal: got {len(primals)} primals and "
+                        f"{len(tangents)} tangents")
+    with _cache_lock:
+        t = _jvp_transforms.get(_key(fn))
+        if t is None:
+            t = _jvp_transforms[_key(fn)] = Transformed(fn, "jvp")
+    params = positional_params(fn)
+    n_given = len(primals)
+    if len(primals) > len(params):
+        raise ArgumentError(f"jvp of {_describe(fn)} takes {len(params)} primals, got "
+                            f"{len(primals)}")
+    if len(primals) < len(params):      # parameters left at their defaults: no tangent
+        defaults = _positional_defaults(fn, params)
+        missing = [p for p in params[len(primals):] if p not in defaults]
+        if missing:
+            raise ArgumentError(f"jvp of {_describe(fn)}: no primal for "
+                                f"{', '.join(missing)}")
+    spec = call_spec(params, primals, {})      # '-' for a parameter left at its default
+    if len(primals) < len(params):
+        rest = tuple(defaults[p] for p in params[len(primals):])
+        primals, tangents = primals + rest, tangents + (None,) * len(rest)
+    from .runtime import zeros_like_tree
+    tangents = tuple(zeros_like_tree(p) if d is None and spec[i] in "dc" else d
+                     for i, (p, d) in enumerate(zip(primals, tangents)))
+    for i, (p, d) in enumerate(zip(primals, tangents)):
+        if spec[i] in "dc":
+            _check_tangent(p, d, f"tangent {i}")
+    t._last_spec = spec
+    art = t.artifact(spec)
+    f = art.function(_backend(primals + tangents))
+    n = len(art.params)        # a primitive's options are not parameters of its code
+    if len(primals) > n:
+        if len(primals) > n_given and n_given > n:
+            raise ArgumentError(f"jvp of {_name_of(fn)} takes {n} primals, got {n_given}")
+        primals, tangents = primals[:n], tangents[:n]
+    try:
+        return f(*primals, *tangents)
+    except Exception as e:
+        _raise_from_run(e)
