@@ -339,11 +339,18 @@ def _definite_result(func, container_params) -> Tuple[Optional[str], str]:
     """What the lowered function's result is on every path, when the code shows it:
     ('container', 'a tuple'), ('nonnumeric', 'a str'), or (None, '') where it is an
     array or a number or is known only at run time."""
-    kinds: Dict[str, Tuple[str, str]] = {p: (_CONTAINER, "a tuple, list or dict")
-                                         for p in container_params}
-    from .runtime import list_append, make_dict
+    kinds = _ResultKinds({p: (_CONTAINER, "a tuple, list or dict") for p in container_params})
+    kinds.block(func.body)
+    return kinds.atom(func.result) or (None, "")
 
-    def const(v):
+
+class _ResultKinds:
+    """name -> (kind, description) for the names whose kind the code shows."""
+
+    def __init__(self, known):
+        self.kinds: Dict[str, Tuple[str, str]] = known
+
+    def const(self, v):
         if isinstance(v, (tuple, list, dict)):
             return _CONTAINER, _a(type(v).__name__)
         if v is None or isinstance(v, (str, bytes)) or not _numeric(v) and \
@@ -351,66 +358,61 @@ def _definite_result(func, container_params) -> Tuple[Optional[str], str]:
             return "nonnumeric", "None" if v is None else _type_name(v)
         return None
 
-    def atom(a):
+    def atom(self, a):
         if isinstance(a, ir.Const):
-            return const(a.value)
+            return self.const(a.value)
         if isinstance(a, ir.Var):
-            return kinds.get(a.name)
+            return self.kinds.get(a.name)
         return None
 
-    def block(stmts):
+    def value(self, v):
+        from .runtime import list_append, make_dict
+        fn = getattr(getattr(v, "callee", None), "fn", None)
+        if isinstance(v, ir.Pack):
+            return _CONTAINER, _a(v.kind)
+        if isinstance(v, (ir.Var, ir.Const)):
+            return self.atom(v)
+        if isinstance(v, ir.Call) and fn is make_dict:
+            return _CONTAINER, "a dict"
+        if isinstance(v, ir.Call) and fn is list_append:
+            return _CONTAINER, "a list"
+        if isinstance(v, ir.Call) and getattr(v.callee, "returns_tuple", False):
+            return _CONTAINER, "a tuple"
+        return None
+
+    def set(self, name, k):
+        if k is None:
+            self.kinds.pop(name, None)
+        else:
+            self.kinds[name] = k
+
+    def join(self, name, a, b):
+        ka, kb = self.atom(a), self.atom(b)
+        self.set(name, ka if ka is not None and kb is not None and ka[0] == kb[0] else None)
+
+    def block(self, stmts):
         for s in stmts:
             if isinstance(s, ir.Assign):
-                v, k = s.value, None
-                if isinstance(v, ir.Pack):
-                    k = _CONTAINER, _a(v.kind)
-                elif isinstance(v, (ir.Var, ir.Const)):
-                    k = atom(v)
-                elif isinstance(v, ir.Call) and (
-                        getattr(v.callee, "fn", None) is make_dict):
-                    k = _CONTAINER, "a dict"
-                elif isinstance(v, ir.Call) and (
-                        getattr(v.callee, "fn", None) is list_append):
-                    k = _CONTAINER, "a list"
-                elif isinstance(v, ir.Call) and getattr(v.callee, "returns_tuple", False):
-                    k = _CONTAINER, "a tuple"
-                if k is None:
-                    kinds.pop(s.target, None)
-                else:
-                    kinds[s.target] = k
+                self.set(s.target, self.value(s.value))
             elif isinstance(s, ir.If):
-                block(s.body)
-                block(s.orelse)
+                self.block(s.body)
+                self.block(s.orelse)
                 for name, a, b in s.outs:
-                    ka, kb = atom(a), atom(b)
-                    if ka is not None and kb is not None and ka[0] == kb[0]:
-                        kinds[name] = ka
-                    else:
-                        kinds.pop(name, None)
+                    self.join(name, a, b)
             elif isinstance(s, ir.Loop):
                 # a carried name is a container after the loop when it is one before the
                 # first iteration and at the end of every iteration
                 for name, init, _ in s.carried:
-                    k = atom(init)
-                    if k is None:
-                        kinds.pop(name, None)
-                    else:
-                        kinds[name] = k
-                block(s.cond)
-                block(s.body)
+                    self.set(name, self.atom(init))
+                self.block(s.cond)
+                self.block(s.body)
                 for name, init, nxt in s.carried:
-                    ka, kb = atom(init), atom(nxt)
-                    if ka is not None and kb is not None and ka[0] == kb[0]:
-                        kinds[name] = ka
-                    else:
-                        kinds.pop(name, None)
+                    self.join(name, init, nxt)
                 if s.index is not None:
-                    kinds.pop(s.index, None)
+                    self.kinds.pop(s.index, None)
             else:
                 for name in ir.targets(s):
-                    kinds.pop(name, None)
-    block(func.body)
-    return atom(func.result) or (None, "")
+                    self.kinds.pop(name, None)
 
 
 def _check_cotangent(p, d, where: str, desc: str):
