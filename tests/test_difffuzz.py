@@ -31,6 +31,9 @@ CI_OPEN_BUGS = frozenset({
     "setitem_fancy",
     # for k in D: ... D[k] over a dict argument: KeyError: 0 inside s2sad
     "dict_iter",
+    # d = s2sad.derivative(helper) at module level, f calling both helper (a zip loop) and
+    # d: TransformError "IR: i assigned twice in f"
+    "inner_grad",
 })
 # constructs s2sad refuses today (no rule for builtin sum/min/max, np.sort, floor, np.array of
 # scalars, ...; see s2sad.fuzz.gen.REFUSED_TODAY): left out so that CI's time goes to programs
@@ -48,7 +51,7 @@ def _fail_report(summary):
     return "\n".join(parts)
 
 
-@pytest.mark.parametrize("checks,n", [(("grad", "vjp"), 300), (("jvp",), 120),
+@pytest.mark.parametrize("checks,n", [(("grad", "vjp"), 250), (("jvp",), 120),
                                       (("order2",), 60)])
 def test_campaign(checks, n):
     summary = run_campaign(n, seed=CI_SEED, checks=checks, config=CI_CONFIG, timeout=30.0)
@@ -160,7 +163,7 @@ def test_instrumented_copy_computes_the_same():
     for i in range(30):
         p = generate(7, i)
         args, _ = pick_inputs(p.source, p.params, np.random.default_rng(i))
-        if args is None:
+        if args is None or "s2sad" in p.source:   # its s2sad.grad is finite differences
             continue
         _, _, got = kinks.margin(p.source, args)
         fn, rec = kinks.load_instrumented(p.source)

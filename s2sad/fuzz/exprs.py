@@ -44,7 +44,8 @@ F_TEMPLATES = [
     (1, "intmix", "({i} * {f})"), (2, "boolval", "({f} or {f2})"),
     (1, "boolval", "({f} and {f2})"),
     (1, "fancy", "np.sum({v}[[0, 0, 2]])"), (1, "fancy", "np.take({v}, [2, 2, 0]) @ {v2}"),
-    (1, "einsum", "np.einsum('i,i->', {v}, {v2})"), (1, "einsum", "np.einsum('ij,ij->', {m}, {m2})"),
+    (1, "einsum", "np.einsum('i,i->', {v}, {v2})"),
+    (1, "einsum", "np.einsum('ij,ij->', {m}, {m2})"),
     (1, "linalg", "np.trace(np.outer({v}, {v2}))"), (1, "reduce", "np.var({v})"),
     (1, "reduce", "np.std({m})"), (1, "ufunc", "np.hypot({f}, 0.5)"),
     (1, "ufunc", "np.arctan2({f}, 1.5 + {f2} * {f2})"), (1, "ufunc", "np.logaddexp({f}, {f2})"),
@@ -52,7 +53,10 @@ F_TEMPLATES = [
     (1, "pow", "(abs({f}) + 0.5) ** {f2}"), (1, "pow", "np.power({f}, 2)"),
     (1, "convert", "float({f})"), (1, "linalg", "np.linalg.det({m} @ {m}.T + np.eye(2))"),
     (1, "linalg", "np.linalg.norm({m})"), (1, "cumprod", "np.sum(np.cumprod({v}))"),
-    (1, "method", "{v}.mean()"), (1, "method", "{m}.std()"), (1, "method", "{v}.dot({v2})"), 
+    (1, "method", "{v}.mean()"), (1, "method", "{m}.std()"), (1, "method", "{v}.dot({v2})"),
+    (2, "dyn_slice", "np.sum({v}[:{i}])"), (1, "dyn_slice", "np.sum({v}[{i}:] * 2.0)"),
+    (1, "dyn_slice", "np.sum({m}[:, :{i}])"), (1, "dyn_slice", "np.sum({v}[-{i} - 1:])"),
+    (2, "intpow", "({f} ** {i})"), (1, "intpow", "pow({f}, {i} + 1)"), 
     (1, "listcomp", "np.sum(np.array([np.sin(e) for e in {v} if e > {f}]))"),
     (1, "listcomp", "np.sum(np.array([a * b for a, b in zip({v}, {v2})]))"),
 ]
@@ -87,7 +91,7 @@ V_TEMPLATES = [
     (1, "pow", "(np.abs({v}) + 0.5) ** {f}"), (1, "shape", "np.squeeze({m}[:1])"),
     (1, "shape", "np.expand_dims({v}, 0)[0]"), (1, "shape", "{v}.reshape(1, 3)[0]"),
     (1, "shape", "np.ravel({m})[1:4]"), (1, "shape", "{m}.flatten()[::2]"),
-    (1, "broadcast", "({v}[:, None] * {u}[None, :]).sum(axis=1)"),
+    (1, "broadcast", "({v}[:, None] * {u}[None, :]).sum(axis=1)"), (1, "intpow", "({v} ** {i})"),
 ]
 
 U_TEMPLATES = [
@@ -173,6 +177,7 @@ class Scope:
         self.fresh = set(parent.fresh) if parent else set()   # arrays safe to change in place
         self.lists = dict(parent.lists) if parent else {}     # local list name -> item type
         self.params = set(parent.params) if parent else set()  # f's parameter names
+        self.module_fns = set(parent.module_fns) if parent else set()  # plain helpers
 
     def child(self):
         return Scope(self)
@@ -261,6 +266,24 @@ class ExprGen:
                 continue
             if ret == t and all(a in ARRAY_TYPES or a in ("i", "fn") for a in args):
                 out.append(self.call(name, args, scope, depth))
+        if self.allowed("inner_grad_expr") and self.rng.random() < 0.2:
+            out += self.inner_grads(t, scope, depth)
+        return out
+
+    def inner_grads(self, t, scope, depth):
+        """s2sad.grad(h)(...) / s2sad.derivative(h)(...) of a module-level helper, made and
+        called in one expression inside f."""
+        out = []
+        for name in sorted(scope.module_fns):
+            args, ret = scope.fns[name]
+            if ret == "f" and args[0] == t:
+                out.append("s2sad.grad(" + self.call(name, args, scope, depth)[:-1]
+                           .replace("(", ")(", 1) + ")")
+            if ret == t and args[0] in ARRAY_TYPES:
+                out.append("s2sad.derivative(" + self.call(name, args, scope, depth)[:-1]
+                           .replace("(", ")(", 1) + ")")
+        if out:
+            self.used.add("inner_grad_expr")
         return out
 
     def call(self, name, args, scope, depth):

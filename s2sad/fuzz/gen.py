@@ -26,7 +26,8 @@ from .gen_loops import LoopStatements
 PARAMS = [("x", "v", 1.0), ("y", "f", 0.8), ("M", "m", 0.45), ("n", "i", 0.6),
           ("w", "u", 0.15), ("T", "T", 0.15), ("L", "L", 0.2), ("D", "D", 0.15)]
 READERS = {"T": [("f", "{p}[0]"), ("v", "{p}[1]")],
-           "L": [("v", "{p}[0]"), ("v", "{p}[1]"), ("m", "np.stack({p})"), ("v", "({p}[-1] * 0.5)")],
+           "L": [("v", "{p}[0]"), ("v", "{p}[1]"), ("m", "np.stack({p})"),
+                 ("v", "({p}[-1] * 0.5)")],
            "D": [("f", "{p}['a']"), ("v", "{p}['b']")]}
 RETURNS = [(8, "f"), (3, "v"), (1, "m"), (2, "tuple"), (1, "list"), (1, "dict"), (1, "nested")]
 # module-level constants that f reads (global arrays are read when the code runs)
@@ -44,12 +45,14 @@ STATEMENTS = [  # (weight, construct, method)
     (2, "late_binding", "s_late_closure"), (1, "default_arg", "s_def_default"),
     (2, "helper_tuple", "s_call_tuple"), (1, "setitem_fancy", "s_setitem_fancy"),
     (2, "dict_iter", "s_dict_iter"), (1, "param_rebind", "s_param_rebind"),
+    (2, "kwargs", "s_call_kwargs"), (2, "setitem_slice", "s_setitem_slice"),
+    (1, "setitem_mask", "s_setitem_mask_array"),
 ]
 # constructs s2sad refuses today (no rule for builtin sum/min/max, np.sort, floor, np.array
-# of scalars, cumprod, roll, diag; float(); dict.items/values): `--skip-refused` leaves them
-# out so a campaign's time goes to programs s2sad differentiates
+# of scalars, cumprod, roll, diag; float(); s2sad.grad(h)(x) called in one expression):
+# `--skip-refused` leaves them out so a campaign's time goes to programs s2sad differentiates
 REFUSED_TODAY = frozenset({"builtin_sum", "builtin_minmax", "sort", "floor", "array_lit",
-                           "listcomp", "convert", "cumprod", "roll", "diag"})
+                           "listcomp", "convert", "cumprod", "roll", "diag", "inner_grad_expr"})
 # constructs a statement is also made of: excluding one excludes the statement
 REQUIRES = {"s_while_float": "while", "s_late_closure": "lambda", "s_def_default": "def",
             "s_setitem_loop": "for_range"}
@@ -107,6 +110,7 @@ class Gen(LoopStatements, FunctionStatements, DataStatements):
     # -- programs ----------------------------------------------------------------------
     def program(self):
         scope = Scope()
+        self.root_scope = scope
         for _ in range(self.rng.randint(*self.config.helpers)):
             self.helper(scope)
         params = self.params(scope)
@@ -119,7 +123,9 @@ class Gen(LoopStatements, FunctionStatements, DataStatements):
             scope.readers += [("v", "G"), ("f", "S")]
         body = self.block(scope, 1, 0, self.rng.randint(*self.config.stmts))
         body.append("    return " + self.result(scope))
-        head = "import math\n\nimport numpy as np\n\n" + GLOBALS
+        head = "import math\n\nimport numpy as np\n" + \
+            ("\nimport s2sad\n" if self.used & {"inner_grad", "inner_grad_expr"} else "") + \
+            "\n" + GLOBALS
         helpers = "".join(src + "\n\n" for src, *_ in self.helpers)
         sig = ", ".join(p for p, _ in params)
         return head + helpers + f"def f({sig}):\n" + "\n".join(body) + "\n", params
@@ -174,8 +180,9 @@ class Gen(LoopStatements, FunctionStatements, DataStatements):
     def statement(self, scope, indent, nest, loop):
         for _ in range(20):
             weight, construct, method = self.ex.pick(STATEMENTS)
+            compound = method in LOOPS or method in ("s_if", "s_def")
             if not self.ok(construct) or not self.ok(REQUIRES.get(method, construct)) or \
-                    (method in LOOPS or method in ("s_if", "s_def")) and nest >= self.config.max_nest:
+                    compound and nest >= self.config.max_nest:
                 continue
             if method == "s_return" and nest == 0:
                 continue

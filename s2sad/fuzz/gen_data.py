@@ -120,3 +120,24 @@ class DataStatements:
             return None
         n = self.rng.choice(names)
         return [self.pad(indent, f"{n} = {n} * 0.5 + {self.e(scope.vars[n], scope, 2)}")]
+
+    def s_setitem_slice(self, scope, indent, nest, loop):
+        """z[1:] += v[:2], z[:, 0] *= f, z[:2] = z[1:] * f (overlapping read and write)."""
+        lines, z = self.fresh_array(scope, indent)
+        if scope.vars[z] == "v":
+            forms = [f"{z}[1:] += {self.e('v', scope, 2)}[:2]",
+                     f"{z}[:2] = {z}[1:] * {self.e('f', scope, 1)}",
+                     f"{z}[::2] -= {self.e('f', scope, 2)}"]
+        else:
+            forms = [f"{z}[:, 0] *= {self.e('f', scope, 1)}",
+                     f"{z}[1, 1:] = {z}[0, :2] + {self.e('f', scope, 2)}",
+                     f"{z}[:, 1:] += {self.e('m', scope, 2)}[:, :2]"]
+        return lines + [self.pad(indent, self.rng.choice(forms))]
+
+    def s_setitem_mask_array(self, scope, indent, nest, loop):
+        """z[mask] = v[mask] with an array on the right."""
+        lines, z = self.fresh_array(scope, indent)
+        t = scope.vars[z]
+        mask = self.name("mask")
+        return lines + [self.pad(indent, f"{mask} = {z} > {self.e('f', scope, 1)}"),
+                        self.pad(indent, f"{z}[{mask}] = {self.e(t, scope, 2)}[{mask}]")]

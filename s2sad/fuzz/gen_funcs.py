@@ -63,9 +63,9 @@ class FunctionStatements:
     # -- module-level helpers ------------------------------------------------------------
     def helper(self, scope):
         kinds = [(4, "helper"), (2, "closure_factory"), (2, "higher_order"), (1, "recursion"),
-                 (2, "helper_tuple")]
+                 (2, "helper_tuple"), (1, "kwargs")]
         kind = self.ex.pick([k for k in kinds if self.ok(k[1])] or [(1, "helper")])[1]
-        getattr(self, "h_" + ("tuple_helper" if kind == "helper_tuple" else kind))(scope)
+        getattr(self, "h_" + {"helper_tuple": "tuple_helper"}.get(kind, kind))(scope)
         self.used.add(kind)
 
     def h_helper(self, scope):
@@ -82,6 +82,17 @@ class FunctionStatements:
         body.append(f"    return {self.e(ret, inner, 2)}")
         self.helpers.append((f"def {name}({', '.join(params)}):\n" + "\n".join(body), name))
         scope.fns[name] = (args, ret)
+        scope.module_fns.add(name)
+        if self.ok("inner_grad") and self.rng.random() < 0.5:
+            self.module_derivative(scope, name, args, ret)
+
+    def module_derivative(self, scope, name, args, ret):
+        """d = s2sad.grad(helper) (or derivative) at module level, called inside f."""
+        self.used.add("inner_grad")
+        kind = "grad" if ret == "f" and self.rng.random() < 0.6 else "derivative"
+        d = self.name("d" + kind[0])
+        self.helpers.append((f"{d} = s2sad.{kind}({name})\n", d))
+        scope.fns[d] = (args, args[0] if kind == "grad" else ret)
 
     def h_closure_factory(self, scope):
         name = self.name("make")
@@ -167,3 +178,29 @@ class FunctionStatements:
         body.append(f"    return {self.e('f', inner, 2)}, {self.e('v', inner, 2)}")
         self.helpers.append((f"def {name}({', '.join(params)}):\n" + "\n".join(body), name))
         scope.fns[name] = (args, "pair")
+
+    def h_kwargs(self, scope):
+        """A helper taking a tuple, a default and a keyword-only parameter; f calls it
+        through s_call_kwargs with positional, keyword and default arguments."""
+        name = self.name("kw")
+        t = self.rng.choice(["f", "v"])
+        inner = Scope()
+        inner.vars.update({"a": "f", "b": t, "scale": "f", "shift": "f"})
+        body = self.e(t, inner, 2)
+        src = (f"def {name}(p, scale=0.5, *, shift=0.1):\n    a, b = p\n"
+               f"    return ({body}) * scale + shift * a")
+        self.helpers.append((src, name))
+        scope.kw_helpers = getattr(scope, "kw_helpers", []) + [(name, t)]
+
+    def s_call_kwargs(self, scope, indent, nest, loop):
+        helpers = getattr(self.root_scope, "kw_helpers", [])
+        if not helpers:
+            return None
+        name, t = self.rng.choice(helpers)
+        r = self.name("r")
+        pair = f"({self.e('f', scope, 1)}, {self.e(t, scope, 2)})"
+        extra = self.rng.choice(["", f", {self.e('f', scope, 1)}",
+                                 f", shift={self.e('f', scope, 1)}",
+                                 f", scale={self.e('f', scope, 1)}, shift=0.3"])
+        scope.vars[r] = t
+        return [self.pad(indent, f"{r} = {name}({pair}{extra})")]

@@ -329,6 +329,8 @@ def checks_for(order, jvp=True):
 
 # -- outcomes ------------------------------------------------------------
 _INTERNAL = ("__s2sad", "<s2sad-", "<s2sad rule", "<s2sad:")
+# messages of s2sad's own invariants (its IR checker), not about the user's code
+_INTERNAL_MESSAGE = r"(^|: )IR: |assigned twice|internal error"
 
 
 # S2SADErrors that wrap a failure inside s2sad (its passes, or its derivative code running
@@ -341,7 +343,7 @@ def classify(e, path):
     if not isinstance(e, S2SADError) or type(e).__name__ in _WRAPPED_BUGS:
         return "crash"
     text = str(e)
-    if any(mark in text for mark in _INTERNAL):
+    if any(mark in text for mark in _INTERNAL) or re.search(_INTERNAL_MESSAGE, text):
         return "crash"
     loc = getattr(e, "location", None)
     if loc is not None and loc.filename and os.path.basename(loc.filename) != \
@@ -429,11 +431,14 @@ def pick_inputs(source, params, rng, fname="f", args=None):
 
 
 def run_program(source, params, checks=("grad", "vjp", "jvp"), seed=0, fname="f",
-                args=None, timeout=20.0):
-    """The outcome of one program (see the module docstring)."""
+                args=None, timeout=20.0, kink_filter=True):
+    """The outcome of one program (see the module docstring).  With args given and
+    kink_filter False, the inputs are taken as they are (rechecking a reproducer)."""
     rng = np.random.default_rng(seed)
     try:
         with time_limit(timeout):
+            if args is not None and not kink_filter:
+                return _load_and_check(source, checks, rng, fname, args)
             return _run(source, params, checks, rng, fname, args)
     except FuzzTimeout as e:
         return Outcome("invalid", "", "FuzzTimeout", str(e), detail="timeout", key="timeout")
@@ -443,6 +448,10 @@ def _run(source, params, checks, rng, fname, args):
     args, reason = pick_inputs(source, params, rng, fname, args)
     if args is None:
         return Outcome("invalid", detail=reason, key=reason.split(":")[0])
+    return _load_and_check(source, checks, rng, fname, args)
+
+
+def _load_and_check(source, checks, rng, fname, args):
     try:
         f, path, modname = load(source, fname)
     except Exception as e:
@@ -460,6 +469,10 @@ def _checks(f, path, args, checks, rng):
             given = copy.deepcopy(args)
             out = f(*given)
     except Exception as e:
+        if raised_at(e) or isinstance(e, S2SADError):   # s2sad.grad(h) inside the program
+            o = exception_outcome(e, "plain", path)
+            o.args = saved
+            return o
         return Outcome("invalid", detail=f"plain f raises {type(e).__name__}: {e}", key="raises")
     if not same_tree(given, saved):
         return Outcome("invalid", detail="f changes its arguments in place", key="mutates")
