@@ -227,14 +227,7 @@ def jacobian(fn, wrt: int = 0, mode: str = "auto"):
 
     def jac(*args):
         xp = _backend(args)
-        i = _one_index(fn, wrt, args, what)
-        x = args[i]
-        if not _differentiable(x):
-            raise ArgumentError(f"{what}: {_param_name(fn, i)} of {_describe(fn)} is passed "
-                                f"{_type_name(x)}, which is not differentiable (floats, "
-                                "complex numbers and float arrays are)")
-        out = _call(fn, args, what)
-        _one_output(fn, out, what)
+        i, x, out = _point(fn, wrt, args, what)
         n, m = int(np.size(x)), int(np.size(out))
         forward = mode == "forward" or (mode == "auto" and n <= m)
         if forward:
@@ -248,6 +241,20 @@ def jacobian(fn, wrt: int = 0, mode: str = "auto"):
         return xp.reshape(flat, tuple(np.shape(out)) + tuple(np.shape(x)))
     jac.__name__ = f"jacobian_{_name_of(fn)}"
     return jac
+
+
+def _point(fn, wrt, args, what):
+    """(index, argument, result) where jacobian or hessian is taken: the argument
+    must be differentiable, the result one array or number."""
+    i = _one_index(fn, wrt, args, what)
+    x = args[i]
+    if not _differentiable(x):
+        raise ArgumentError(f"{what}: {_param_name(fn, i)} of {_describe(fn)} is passed "
+                            f"{_type_name(x)}, which is not differentiable (floats, "
+                            "complex numbers and float arrays are)")
+    out = _call(fn, args, what)
+    _one_output(fn, out, what)
+    return i, x, out
 
 
 def _contracted(fn, k: int):
@@ -280,14 +287,7 @@ def hessian(fn, wrt: int = 0):
     per_arity: Dict[int, Any] = {}
 
     def hess(*args):
-        i = _one_index(fn, wrt, args, what)
-        x = args[i]
-        if not _differentiable(x):
-            raise ArgumentError(f"{what}: {_param_name(fn, i)} of {_describe(fn)} is passed "
-                                f"{_type_name(x)}, which is not differentiable (floats, "
-                                "complex numbers and float arrays are)")
-        out = _call(fn, args, what)
-        _one_output(fn, out, what)
+        i, x, out = _point(fn, wrt, args, what)
         if np.ndim(out) == 0:
             return scalar(*args)
         k = len(args)

@@ -132,6 +132,17 @@ def _inner(a, b):
     return sum(float(np.sum(x * y)) for x, y in zip(_flat(a), _flat(b)))
 
 
+def _central_difference(f, args, which, v, eps):
+    """(f(args + eps v) - f(args - eps v)) / 2 eps, output by output (v moves the
+    arguments `which`)."""
+    def shifted(s):
+        a = list(args)
+        for i in which:
+            a[i] = _axpy(a[i], s, v[i])
+        return f(*a)
+    return [(p - m) / (2 * eps) for p, m in zip(_flat(shifted(eps)), _flat(shifted(-eps)))]
+
+
 def check_vjp(f, args, rng, eps=1e-5, rtol=1e-6, atol=1e-9):
     """One directional check of reverse mode at args; raises GradientCheckError."""
     args = [_to64(a) for a in args]
@@ -146,12 +157,7 @@ def check_vjp(f, args, rng, eps=1e-5, rtol=1e-6, atol=1e-9):
     v = {i: _like(rng, args[i]) for i in which}
     lhs = sum(_inner(grads[i], v[i]) for i in which if grads[i] is not None)
 
-    def shifted(s):
-        a = list(args)
-        for i in which:
-            a[i] = _axpy(a[i], s, v[i])
-        return f(*a)
-    fd = [(p - m) / (2 * eps) for p, m in zip(_flat(shifted(eps)), _flat(shifted(-eps)))]
+    fd = _central_difference(f, args, which, v, eps)
     rhs = sum(float(np.sum(x * y)) for x, y in zip(_flat(u), fd))
     # the flat gradient code (grad_all) must agree with the closure code (vjp)
     ones = _ones(out)
@@ -198,12 +204,7 @@ def check_jvp(f, args, seed=0, eps=1e-5, rtol=1e-6, atol=1e-9, directions=2):
             if not np.allclose(x, y, rtol=1e-12, atol=1e-14):
                 raise GradientCheckError(f"jvp of {name} changes the result: {x!r} vs {y!r}")
 
-        def shifted(s):
-            a = list(args)
-            for i in which:
-                a[i] = _axpy(a[i], s, v[i])
-            return f(*a)
-        fd = [(p - m) / (2 * eps) for p, m in zip(_flat(shifted(eps)), _flat(shifted(-eps)))]
+        fd = _central_difference(f, args, which, v, eps)
         jv = _flat(tout)
         if len(jv) != len(fd) or any(np.shape(x) != np.shape(y) for x, y in zip(jv, fd)):
             raise GradientCheckError(f"jvp of {name}: the tangent has shapes "
