@@ -14,7 +14,30 @@ import numpy as np
 
 from .. import registry
 from ..registry import defbprop, defelementwise, defjvp, deflinear, defmultilinear, defnondiff
-from ..runtime import expand_like, matmul_lhs_grad, matmul_rhs_grad, unbroadcast
+from ..runtime import (array_namespace, dtype_of, expand_like, matmul_lhs_grad, matmul_rhs_grad,
+                       unbroadcast)
+
+
+def pow_base(x, power):
+    """x where the derivative of power = x ** y in y, power * log(x), is taken, and 1
+    elsewhere (log 1 = 0).  A real power: x > 0 (for x <= 0, x ** y is defined for whole y
+    only, and its y-derivative is taken as 0).  A complex power: every x != 0, as a complex
+    number, so that the log is the principal one that x ** y used (log(-2) = log 2 + i pi)."""
+    xp = array_namespace(x, power)
+    if not np.iscomplexobj(power):
+        return xp.where(x > 0, x, 1)
+    return xp.where(x == 0, 1, x).astype(dtype_of(power))
+
+
+@defbprop(pow_base)
+def bprop_pow_base(x, power, out, dout):
+    # x itself where out == x (the x > 0 or x != 0 above), a constant 1 elsewhere
+    return (np.where(out == x, dout, 0), None)
+
+
+@defjvp(pow_base)
+def jvp_pow_base(x, power, out, dx, dpower):
+    return (np.where(out == x, dx, 0), None)
 
 
 @defbprop(operator.add, np.add)
@@ -40,10 +63,11 @@ def bprop_div(x, y, out, dout):
 
 @defbprop(operator.pow, np.power)
 def bprop_pow(x, y, out, dout):
-    # d(x**y)/dy = x**y log x, taken as 0 where x <= 0 (there x**y is defined only for integer y);
+    # d(x**y)/dy = x**y log x, taken as 0 where x <= 0 for a real power (there x**y is defined
+    # only for integer y), with the principal complex log for a complex one (see pow_base);
     # np.power, not **: Python floats raise ZeroDivisionError for 0.0 ** -1.0, NumPy gives inf
     return (unbroadcast(dout * y * np.power(x, y - 1), x),
-            unbroadcast(dout * out * np.log(np.where(x > 0, x, 1)), y))
+            unbroadcast(dout * out * np.log(pow_base(x, out)), y))
 
 
 @defbprop(operator.neg, np.negative)
@@ -97,7 +121,7 @@ def jvp_div(x, y, out, dx, dy):
 
 @defjvp(operator.pow, np.power)
 def jvp_pow(x, y, out, dx, dy):
-    return (dx * y * np.power(x, y - 1), dy * out * np.log(np.where(x > 0, x, 1)))
+    return (dx * y * np.power(x, y - 1), dy * out * np.log(pow_base(x, out)))
 
 
 @defjvp(operator.mod, np.mod)

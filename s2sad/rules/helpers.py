@@ -141,9 +141,23 @@ def bprop_add_grads(a, b, out, dout):
     return (dout, dout)
 
 
+def cast_cotangent(g, x, y):
+    """g, the cotangent of y = astype(x, dtype), as the cotangent of x: in x's dtype, and
+    its real part where x or y is real (a complex-to-real cast keeps Re x; a real x, or
+    a real y, has a real cotangent).  Its own transpose is cast_cotangent(., y, x)."""
+    if np.iscomplexobj(g) and not (np.iscomplexobj(x) and np.iscomplexobj(y)):
+        g = array_namespace(g).real(g)
+    return astype(g, dtype_of(x))
+
+
+@defbprop(cast_cotangent)
+def bprop_cast_cotangent(g, x, y, out, dout):
+    return (cast_cotangent(dout, y, x), None, None)
+
+
 @defbprop(astype)
 def bprop_astype(x, dtype, out, dout):
-    return (astype(dout, dtype_of(x)), None)
+    return (cast_cotangent(dout, x, out), None)
 
 
 defnondiff(dtype_of, ones_like_tree, ones_like_single, loop_length, zeros_like_tree, tape_new, range, np.ones_like, np.zeros_like, np.shape, np.ndim, np.size, len,
@@ -171,6 +185,7 @@ for _f in (tape_pop, split_last):
 deflinear(unbroadcast, unreduce, expand_like, as_items, unsplit, split_as, unstack, tuple_items, tape_pop,
           split_last, as_cotangent, saved_values, dict_values, astype, args=(0,))
 deflinear(getitem_grad, tuple_cotangent, dict_cotangent, args=(2,))
+deflinear(cast_cotangent, args=(0,))
 deflinear(make_dict, args=(1,))
 deflinear(tape_push, list_append, cotangent_append, add_grads, args=(0, 1))
 defmultilinear(matmul_lhs_grad, args=(0, 2))
@@ -183,7 +198,11 @@ defmultilinear(matmul_rhs_grad, args=(0, 1))
 # (integers from 0 for np.arange(stop)): piecewise constant.
 
 def arange_index(out):
-    """0, 1, ..., len(out) - 1 in out's dtype: np.arange's result is start + index * step."""
+    """0, 1, ..., len(out) - 1 in out's dtype: np.arange's result is start + index * step.
+    Refuses a complex np.arange, whose length jumps with its arguments in NumPy."""
+    if np.iscomplexobj(out):
+        from ..errors import S2SADError
+        raise S2SADError("the derivative of np.arange with complex arguments is not supported")
     return array_namespace(out).arange(np.size(out)).astype(dtype_of(out))
 
 

@@ -25,6 +25,14 @@ Two families of helpers keep every rule closed under differentiation:
   gradients use the same pair (and BLAS, through xp.tensordot).
 
 Transposes of stacks of matrices are written ``np.einsum('...ij->...ji', x)``.
+
+Complex operands follow the transpose convention of rules/ufuncs.py: the products
+(matmul, dot, einsum, tensordot, kron, ...) are bilinear without conjugation, so their
+rules hold as they are; det, inv and solve are holomorphic.  np.vdot conjugates its first
+operand, and its rule conjugates accordingly; np.linalg.norm of a complex array is real,
+with differential Re(sum(conj(x) dx)) / norm (2-norms) or Re(sum(conj_sign(x) dx)) at the
+entries that count (ord 1, inf, ...); the second derivative of the latter kind, for a
+complex array, is refused (norm_two).
 """
 
 import functools
@@ -36,6 +44,7 @@ from ..errors import S2SADError
 from ..registry import (defbprop, defbprop_varargs, defjvp, deflinear, defmultilinear,
                         defnondiff)
 from ..runtime import array_namespace, matmul_lhs_grad, unbroadcast, unreduce
+from .ufuncs import conj_sign
 
 # ---------------------------------------------------------------------------------------
 # einsum
@@ -368,8 +377,10 @@ def bprop_outer(a, b, out, dout):
 
 @defbprop(np.vdot)
 def bprop_vdot(a, b, out, dout):
-    # vdot flattens its operands (same size); real operands only (vdot conjugates a)
-    return (dout * np.reshape(b, np.shape(a)), dout * np.reshape(a, np.shape(b)))
+    # vdot flattens its operands (same size) and conjugates a: out = sum(conj(a) b), so
+    # Re(dout conj(da) b) = Re(conj(dout b) da) (for real operands: dout b and dout a)
+    return (np.conj(dout * np.reshape(b, np.shape(a))),
+            dout * np.reshape(np.conj(a), np.shape(b)))
 
 
 defnondiff(einsum_grad_spec, einsum_expand_spec, einsum_flip, dot_axes, inner_axes)
@@ -498,22 +509,30 @@ def _norm_kind(x, ord, axis):
 
 
 def norm_two(x, ord=None, axis=None):
-    """1.0 when np.linalg.norm(x, ord, axis) is a 2-norm or Frobenius norm, else 0.0.
+    """1.0 when np.linalg.norm(x, ord, axis) is a 2-norm or Frobenius norm, else 0.0: the
+    derivative of norm_dir is 0 for the others, whose norm_dir is piecewise constant.
 
-    Raises S2SADError for a norm whose derivative s2sad does not support.
+    Raises S2SADError for a norm whose derivative s2sad does not support, and for the
+    second derivative of a piecewise-linear norm (ord 1, inf, ...) of a complex x, whose
+    norm_dir (conj(x) / |x| entry by entry) is not piecewise constant.
     """
-    return 1.0 if _norm_kind(x, ord, axis) == "two" else 0.0
+    kind = _norm_kind(x, ord, axis)
+    if kind != "two" and ord != 0 and np.iscomplexobj(x):
+        raise S2SADError(f"the second derivative of np.linalg.norm with ord={ord!r} of a complex "
+                         "array is not supported (its first derivative is; for 2-norms and "
+                         "Frobenius norms, every order is)")
+    return 1.0 if kind == "two" else 0.0
 
 
 def _norm_subgrad(xp, x, kind, ord, axis):
     """The derivative of a piecewise-linear norm (ord 0, 1, +-inf; matrix +-1, +-inf) in x.
 
     The entries (vector) or columns/rows (matrix) that attain the max or min
-    share the gradient equally; sign(0) = 0.
+    share the gradient equally; sign(0) = 0 (conj(x) / |x| for complex x).
     """
     if ord == 0:
         return xp.zeros(x.shape, dtype=x.dtype)
-    s = xp.sign(x)
+    s = conj_sign(x)
     if kind == "vector" and ord == 1:
         return s
     nd = x.ndim
@@ -538,29 +557,35 @@ def norm_dir(x, n, ord=None, axis=None, keepdims=False):
     """The derivative of n = np.linalg.norm(x, ord, axis, keepdims) in x, entry by entry.
 
     x / n for 2-norms and Frobenius norms, 0 where n = 0 (at x = 0 the
-    subgradient 0 is taken); sign(x), split among ties, for ord 0, 1 and inf.
+    subgradient 0 is taken); sign(x), split among ties, for ord 0, 1 and inf.  For a
+    complex x: conj(x) / n and conj(x) / |x| (dn = Re(sum(norm_dir * dx))).  n, the
+    norm, is real.
     """
     xp = array_namespace(x, n)
     x = xp.asarray(x)
     kind = _norm_kind(x, ord, axis)
     if kind == "two":
         n = xp.asarray(n)
-        return x / unreduce(xp.where(n == 0, 1, n), x, axis, keepdims)
+        return (xp.conj(x) if np.iscomplexobj(x) else x) / unreduce(xp.where(n == 0, 1, n), x,
+                                                                      axis, keepdims)
     return _norm_subgrad(xp, x, kind, ord, axis)
 
 
 @defbprop(np.linalg.norm)
 def bprop_norm(x, out, dout, ord=None, axis=None, keepdims=False):
-    return (unreduce(dout, x, axis, keepdims) * norm_dir(x, out, ord, axis, keepdims),)
+    # the norm is real, so is its cotangent
+    return (unreduce(np.real(dout), x, axis, keepdims) * norm_dir(x, out, ord, axis, keepdims),)
 
 
 @defbprop(norm_dir)
 def bprop_norm_dir(x, n, out, dout, ord=None, axis=None, keepdims=False):
-    # 2-norms: d(x / n) = dx / n - x dn / n**2 (n made safe at 0, as in norm_dir);
-    # the other norms' norm_dir is piecewise constant: norm_two(...) is 0 for them
-    return (dout * unreduce(norm_two(x, ord, axis) / np.where(n == 0, 1, n), x, axis, keepdims),
-            -np.sum(dout * x, axis=axis, keepdims=keepdims) * norm_two(x, ord, axis)
-            / np.where(n == 0, 1, n) ** 2)
+    # 2-norms: d(conj(x) / n) = conj(dx) / n - conj(x) dn / n**2 (n made safe at 0, as in
+    # norm_dir; n is real); the other norms' norm_dir is piecewise constant for real x:
+    # norm_two(...) is 0 for them (and refuses a complex x)
+    return (np.conj(dout) * unreduce(norm_two(x, ord, axis) / np.where(n == 0, 1, n), x, axis,
+                                     keepdims),
+            -np.real(np.sum(dout * np.conj(x), axis=axis, keepdims=keepdims))
+            * norm_two(x, ord, axis) / np.where(n == 0, 1, n) ** 2)
 
 
 defnondiff(norm_two)
@@ -622,14 +647,16 @@ def bprop_solve(a, b, out, dout):
 
 @defjvp(np.linalg.norm)
 def jvp_norm(x, out, dx, ord=None, axis=None, keepdims=False):
-    return (np.sum(dx * norm_dir(x, out, ord, axis, keepdims), axis=axis, keepdims=keepdims),)
+    return (np.real(np.sum(dx * norm_dir(x, out, ord, axis, keepdims), axis=axis,
+                           keepdims=keepdims)),)
 
 
 @defjvp(norm_dir)
 def jvp_norm_dir(x, n, out, dx, dn, ord=None, axis=None, keepdims=False):
-    # 2-norms: d(x / n) = dx / n - (x / n) dn / n, with out = x / n (n made safe at 0);
-    # the other norms' norm_dir is piecewise constant: norm_two(...) is 0 for them
-    return (dx * unreduce(norm_two(x, ord, axis) / np.where(n == 0, 1.0, n), x, axis, keepdims),
+    # 2-norms: d(conj(x) / n) = conj(dx) / n - out dn / n, with out = conj(x) / n (n made
+    # safe at 0); the other norms' norm_dir is piecewise constant: norm_two(...) is 0
+    return (np.conj(dx) * unreduce(norm_two(x, ord, axis) / np.where(n == 0, 1.0, n), x, axis,
+                                   keepdims),
             -(out * unreduce(dn * norm_two(x, ord, axis) / np.where(n == 0, 1.0, n), x, axis,
                              keepdims)))
 

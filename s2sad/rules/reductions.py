@@ -13,6 +13,11 @@ Conventions at non-differentiable points:
   each group has one element (an axis of length 1): there std is identically 0 and so is
   its gradient.  var needs no exception (its gradient is 2 (a - mean) / n, 0 there).
 
+Complex arrays: sum, mean, prod and cumsum are holomorphic (or linear); max and min
+compare as NumPy does (lexicographically) and give the gradient to the element picked;
+var and std of a complex array are real (mean(|a - mean|^2)), so their rules take the
+real part of dout and conjugate the centered values (see rules/ufuncs.py).
+
 The helpers below (``group_axes``, ``ungroup_axes``, ``prod_others``) are
 primitives with rules of their own, so every order of derivative works.
 """
@@ -130,7 +135,8 @@ def bprop_prod(a, out, dout, axis=None, keepdims=False):
 def bprop_var(a, out, dout, axis=None, ddof=0, keepdims=False):
     n = np.size(a) / np.size(out) - ddof
     centered = a - np.mean(a, axis=axis, keepdims=True)
-    return (unreduce(dout, a, axis, keepdims) * centered * (2 / n),)
+    # complex a: var = mean(|a - mean|^2), real, so d var = 2 Re(sum(conj(centered) da)) / n
+    return (unreduce(np.real(dout), a, axis, keepdims) * np.conj(centered) * (2 / n),)
 
 
 @defbprop(np.std)
@@ -140,8 +146,8 @@ def bprop_std(a, out, dout, axis=None, ddof=0, keepdims=False):
     # the gradient is 0 (a Python bool, not np.where: CuPy's where needs an array condition)
     n = np.size(a) / np.size(out) - ddof
     centered = a - np.mean(a, axis=axis, keepdims=True)
-    return (unreduce(dout / (out + (np.size(a) == np.size(out))), a, axis, keepdims)
-            * centered / n,)
+    return (unreduce(np.real(dout) / (out + (np.size(a) == np.size(out))), a, axis, keepdims)
+            * np.conj(centered) / n,)
 
 
 @defbprop(np.cumsum)
@@ -182,7 +188,7 @@ def jvp_prod(a, out, da, axis=None, keepdims=False):
 def jvp_var(a, out, da, axis=None, ddof=0, keepdims=False):
     n = np.size(a) / np.size(out) - ddof
     centered = a - np.mean(a, axis=axis, keepdims=True)
-    return (np.sum(da * centered, axis=axis, keepdims=keepdims) * (2 / n),)
+    return (np.real(np.sum(da * np.conj(centered), axis=axis, keepdims=keepdims)) * (2 / n),)
 
 
 @defjvp(np.std)
@@ -190,7 +196,7 @@ def jvp_std(a, out, da, axis=None, ddof=0, keepdims=False):
     # at std == 0 the tangent is nan (0/0), as the gradient is; 0 over groups of one element
     n = np.size(a) / np.size(out) - ddof
     centered = a - np.mean(a, axis=axis, keepdims=True)
-    return (np.sum(da * centered, axis=axis, keepdims=keepdims)
+    return (np.real(np.sum(da * np.conj(centered), axis=axis, keepdims=keepdims))
             / (out + (np.size(a) == np.size(out))) / n,)
 
 

@@ -4,6 +4,18 @@ Each rule is one straight line of NumPy; where the derivative is a function
 of the result it reuses ``out`` (exp, tan, tanh, sqrt, cbrt, reciprocal).
 Binary rules undo broadcasting with ``unbroadcast``.
 
+Complex numbers follow the transpose convention (JAX's): for a holomorphic f the rule
+is ``dout * f'(z)``, no conjugation, and a real input's gradient is the real part of its
+complex cotangent.  A real-valued function of a complex z whose differential is
+``dw = Re(a * dz)`` has the cotangent ``dout * a``: abs (a = conj(z) / |z|), real (1),
+imag (-1j), angle (-1j / z); conj's cotangent is conj(dout).  The cotangent of a real
+result is real: these rules take ``np.real(dout)``, which drops the imaginary part that
+a complex use of the real value downstream (``np.abs(z) * 1j``) leaves in it.  Their
+forward rules give real tangents, ``Re(a * dz)``.  Among the rules here, only
+arccosh needed care for complex z: 1 / (sqrt(z - 1) sqrt(z + 1)), not sqrt((z-1)(z+1)).
+np.sign is declared non-differentiable: right for real x, but for complex z it is
+z / |z|, whose derivative is not zero -- the one silently wrong complex case left here.
+
 Conventions at points where the function is not differentiable:
 
 * abs, fabs: the derivative at 0 is 0 (``sign(0) == 0``).
@@ -23,7 +35,7 @@ Conventions at points where the function is not differentiable:
 import numpy as np
 
 from ..registry import defbprop, defelementwise, defjvp, deflinear, defnondiff
-from ..runtime import unbroadcast
+from ..runtime import array_namespace, unbroadcast
 
 # Written as Python floats so that float32 inputs stay float32 (NEP 50); a
 # np.float64 constant would promote the gradient to float64.
@@ -120,8 +132,10 @@ def bprop_arcsinh(x, out, dout):
 
 @defbprop(np.arccosh)
 def bprop_arccosh(x, out, dout):
-    # 1 / sqrt(x^2 - 1), factored to keep precision near x = 1
-    return (dout / np.sqrt((x - 1) * (x + 1)),)
+    # 1 / sqrt(x^2 - 1) as 1 / (sqrt(x - 1) sqrt(x + 1)): precise near x = 1, and the
+    # derivative of NumPy's complex arccosh too (sqrt((x-1)(x+1)) has the wrong sign
+    # where Re x < 0)
+    return (dout / (np.sqrt(x - 1) * np.sqrt(x + 1)),)
 
 
 @defbprop(np.arctanh)
@@ -201,10 +215,30 @@ def bprop_reciprocal(x, out, dout):
 
 
 # -- absolute value, maximum, minimum, clip ------------------------------------------------------
+def conj_sign(x):
+    """conj(sign(x)), the direction of abs's derivative, d|x| = Re(conj_sign(x) * dx):
+    np.sign(x) for real x (0 at 0), conj(x) / |x| for complex x (0 at 0)."""
+    xp = array_namespace(x)
+    if not np.iscomplexobj(x):
+        return xp.sign(x)
+    r = xp.abs(x)
+    return xp.conj(x) / xp.where(r == 0, 1, r)
+
+
+@defbprop(conj_sign)
+def bprop_conj_sign(x, out, dout):
+    # complex x: d out = -1j out Im(out dx) / |x|, a real-linear map that is its own
+    # transpose; written (|out|^2 conj(dx) - out^2 dx) / (2 |x|) it is exactly 0 for real x
+    # (out = +-1) and at x = 0 (out = 0), where sign is constant
+    return ((out * np.conj(out) * np.conj(dout) - out * out * dout)
+            / (2 * np.where(out == 0, 1, np.abs(x))),)
+
+
 @defbprop(np.absolute)          # np.abs is np.absolute; builtin abs is an alias of it
 def bprop_absolute(x, out, dout):
-    # abs'(0) = 0, via sign(0) = 0
-    return (dout * np.sign(x),)
+    # d|x| = Re(conj_sign(x) dx): sign(x) for real x (abs'(0) = 0, via sign(0) = 0),
+    # conj(x) / |x| for complex x; |x| is real, so is its cotangent
+    return (np.real(dout) * conj_sign(x),)
 
 
 @defbprop(np.fabs)
@@ -270,6 +304,31 @@ def bprop_clip(a, a_min, a_max, out, dout):
 def bprop_heaviside(x1, x2, out, dout):
     # heaviside(x1, x2) = x2 where x1 == 0, a constant 0 or 1 elsewhere
     return (None, unbroadcast(np.where(x1 == 0, dout, 0), x2))
+
+
+# -- complex parts: real, imag, conj, angle ------------------------------------------------------
+@defbprop(np.real)
+def bprop_real(val, out, dout):
+    # Re(dz) = Re(1 * dz); the result is real, so is its cotangent
+    return (np.real(dout),)
+
+
+@defbprop(np.imag)
+def bprop_imag(val, out, dout):
+    # Im(dz) = Re(-1j * dz)
+    return (-1j * np.real(dout),)
+
+
+@defbprop(np.conjugate)         # np.conj is np.conjugate
+def bprop_conjugate(x, out, dout):
+    # Re(dout * conj(dz)) = Re(conj(dout) * dz)
+    return (np.conj(dout),)
+
+
+@defbprop(np.angle)
+def bprop_angle(z, out, dout):
+    # angle = atan2(Im z, Re z): d angle = Im(dz / z) = Re(-1j / z * dz) (nan at z = 0)
+    return (-1j * np.real(dout) / z,)
 
 
 # np.where(condition, x, y): bprop_where is kept here with the elementwise family
@@ -353,7 +412,7 @@ def jvp_arcsinh(x, out, dx):
 
 @defjvp(np.arccosh)
 def jvp_arccosh(x, out, dx):
-    return (dx / np.sqrt((x - 1) * (x + 1)),)
+    return (dx / (np.sqrt(x - 1) * np.sqrt(x + 1)),)
 
 
 @defjvp(np.arctanh)
@@ -429,9 +488,16 @@ def jvp_reciprocal(x, out, dx):
 
 
 # -- absolute value, maximum, minimum, clip ------------------------------------------------------
+@defjvp(conj_sign)
+def jvp_conj_sign(x, out, dx):
+    return ((out * np.conj(out) * np.conj(dx) - out * out * dx)
+            / (2 * np.where(out == 0, 1, np.abs(x))),)
+
+
 @defjvp(np.absolute)
 def jvp_absolute(x, out, dx):
-    return (dx * np.sign(x),)
+    # Re(conj_sign(x) dx): dx * sign(x) for real x, and real for complex x
+    return (np.real(dx * conj_sign(x)),)
 
 
 @defjvp(np.fabs)
@@ -487,10 +553,17 @@ def jvp_heaviside(x1, x2, out, dx1, dx2):
     return (None, np.where(x1 == 0, dx2, 0))
 
 
-# clip_bound is the identity on a given bound; where(condition, x, y) is linear in x, y
+@defjvp(np.angle)
+def jvp_angle(z, out, dz):
+    return (np.imag(dz / z),)
+
+
+# clip_bound is the identity on a given bound; where(condition, x, y) is linear in x, y;
+# real, imag and conj are real-linear
 deflinear(clip_bound)
 deflinear(np.where, args=(1, 2))
 deflinear(np.deg2rad, np.radians, np.rad2deg, np.degrees)
+deflinear(np.real, np.imag, np.conjugate)
 
 
 defelementwise(
@@ -499,7 +572,8 @@ defelementwise(
     np.sinh, np.cosh, np.tanh, np.arcsinh, np.arccosh, np.arctanh,
     np.exp, np.exp2, np.expm1, np.log, np.log2, np.log10, np.log1p, np.logaddexp, np.logaddexp2,
     np.sqrt, np.cbrt, np.square, np.reciprocal,
-    np.absolute, np.fabs, np.maximum, np.minimum, np.fmax, np.fmin, np.clip, np.where,
+    np.absolute, conj_sign, np.fabs, np.real, np.imag, np.conjugate, np.angle,
+    np.maximum, np.minimum, np.fmax, np.fmin, np.clip, np.where,
     np.sign, np.floor, np.ceil, np.trunc, np.rint, np.fix, np.round, np.around,
     np.isnan, np.isinf, np.isfinite, np.heaviside, np.signbit)
 

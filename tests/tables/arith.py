@@ -6,6 +6,7 @@ import operator
 import numpy as np
 
 from rule_table import BINARY_SHAPES, Row
+from s2sad.rules.arith import pow_base
 
 
 def _pow_case(rng):
@@ -67,4 +68,25 @@ ROWS += [
         also=(np.divmod,), id="divmod-quotient"),
     Row(lambda x, y: divmod(x, y)[1] * x, make=_mod_case(((), ()), -1.0),
         also=(divmod,), id="divmod-builtin-floats"),
+]
+
+
+# complex powers (real inputs, complex values): d(x ** y)/dy = x ** y log x with the
+# principal log, also for a negative real base under a complex exponent (pow_base)
+def _pos(rng, shape):
+    return rng.uniform(0.5, 2.0, size=shape)
+
+
+ROWS += [
+    Row(lambda x, y: np.real((x + 1j * y) ** (y - 0.5j * x) * (1 - 2j)),
+        make=lambda rng: ((_pos(rng, (3, 2)), _pos(rng, (3, 2))), {}), also=(operator.pow,),
+        id="pow-complex"),
+    Row(lambda x, y: np.imag(np.power(-x, 0.5 + 1j * y)),
+        make=lambda rng: ((_pos(rng, (3,)), _pos(rng, (3,))), {}), also=(np.power, pow_base),
+        id="power-negative-base-complex-exponent"),
+    Row(lambda x, y: np.abs((1j * x - y) ** y), make=lambda rng: ((_pos(rng, (2,)),
+                                                                  _pos(rng, (3, 1))), {}),
+        also=(operator.pow,), id="pow-complex-base-broadcast"),
+    Row(lambda x: pow_base(x, x * 1.0), shapes=[(3,)], domain=(-2.0, 2.0), also=(pow_base,),
+        id="pow_base-real"),
 ]

@@ -8,6 +8,7 @@ import numpy as np
 
 from rule_table import Row
 from s2sad import runtime
+from s2sad.rules.helpers import cast_cotangent
 
 
 def _case(*shapes, **opts):
@@ -54,6 +55,16 @@ ROWS = [
         also=(runtime.tuple_items,), id="tuple_items"),
     Row(lambda x: runtime.astype(x, np.float64), make=_case((3,)), also=(runtime.astype,),
         id="astype"),
+    # casts between real and complex: the cotangent of the real side is real
+    Row(lambda x, y: np.real(runtime.astype(x, np.complex128) * (y + 2j)), make=_case((3,), (3,)),
+        also=(runtime.astype, cast_cotangent), id="astype-to-complex"),
+    Row(lambda x, y: np.real(runtime.astype(x * (1 + 1j) + y, np.complex128) * (1 - 1j)),
+        make=_case((3,), (3,)), also=(runtime.astype,), id="astype-complex-to-complex"),
+    # complex to real keeps the real part (NumPy warns): its cotangent, used as a complex
+    # number downstream, must come back real
+    Row(lambda x, y: np.real(np.exp(1j * runtime.astype(x * (1 - 1j) + 1j * y, np.float64))
+                             * (y + 2j)), make=_case((3,), (3,)), also=(runtime.astype,),
+        id="astype-complex-to-real"),
     Row(runtime.add_grads, make=_case((3,), (3,)), id="add_grads"),
     Row(lambda a, b: runtime.add_grads(None, a * b), make=_case((3,), (3,)),
         also=(runtime.add_grads,), id="add_grads-none"),

@@ -175,3 +175,44 @@ ROWS = [
     Row(lambda a: linalg.solve_transpose(a, X33), make=_case((2, 3, 3)),
         also=(linalg.solve_transpose,), id="solve_transpose"),
 ]
+
+
+# complex values from real inputs: vdot conjugates its first operand; the norm of a complex
+# array is real (Re(sum(conj(x) dx)) / norm for 2-norms)
+def _cx(shape_a, shape_b=None):
+    def make(rng):
+        arrs = [rng.standard_normal(shape_a), rng.standard_normal(shape_a)]
+        if shape_b is not None:
+            arrs += [rng.standard_normal(shape_b), rng.standard_normal(shape_b)]
+        return tuple(arrs), {}
+    return make
+
+
+ROWS += [
+    Row(lambda a, b, c, d: np.real(np.vdot(a + 1j * b, c - 2j * d)), make=_cx((4,), (4,)),
+        also=(np.vdot,), id="vdot-complex-real"),
+    Row(lambda a, b, c, d: np.imag(np.vdot(a + 1j * b, c - 2j * d)), make=_cx((2, 3), (3, 2)),
+        also=(np.vdot,), id="vdot-complex-imag"),
+    Row(lambda x, y: np.linalg.norm(x + 1j * y), make=_cx((3, 2)), also=(np.linalg.norm,),
+        id="norm-complex"),
+    Row(lambda x, y: np.linalg.norm(x - 1j * y, axis=1, keepdims=True) * x[:, :1],
+        make=_cx((3, 4)), also=(np.linalg.norm,), id="norm-complex-axis"),
+    Row(lambda x, y: np.linalg.norm(x + 1j * y, "fro"), make=_cx((3, 4)),
+        also=(np.linalg.norm,), id="norm-complex-fro"),
+    # ord 1 / inf of a complex array: first derivatives only (the second is refused)
+    Row(lambda x, y: np.linalg.norm(x + 1j * y, 1), make=_cx((5,)), order=1,
+        also=(np.linalg.norm,), id="norm-complex-ord1"),
+    Row(lambda x, y: np.linalg.norm(x + 1j * y, np.inf, axis=0), make=_cx((3, 4)), order=1,
+        also=(np.linalg.norm,), id="norm-complex-inf"),
+    Row(lambda x, y: np.linalg.norm(x + 1j * y, 1), make=_cx((3, 4)), order=1,
+        also=(np.linalg.norm,), id="norm-complex-matrix1"),
+    # the products and det/inv/solve with complex values: bilinear or holomorphic
+    Row(lambda a, b, c: np.real(np.linalg.det(a + 1j * b) * np.sum(c @ (a - 0.5j * b))),
+        make=lambda rng: ((3 * np.eye(3) + 0.3 * rng.standard_normal((3, 3)),
+                           0.3 * rng.standard_normal((3, 3)), rng.standard_normal((2, 3))), {}),
+        also=(np.linalg.det,), id="det-matmul-complex"),
+    Row(lambda a, b, c: np.imag(np.linalg.solve(a + 1j * b, c + 1j * c[::-1])),
+        make=lambda rng: ((3 * np.eye(3) + 0.3 * rng.standard_normal((3, 3)),
+                           0.3 * rng.standard_normal((3, 3)), rng.standard_normal((3, 2))), {}),
+        also=(np.linalg.solve,), id="solve-complex"),
+]

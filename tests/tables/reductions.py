@@ -125,3 +125,25 @@ ROWS = (
             shapes=[(3, 4)], also=(), id="max-shift"),
     ]
 )
+
+
+# var and std of complex arrays (real results: mean(|a - mean|^2)), from real inputs
+def _xy(shape):
+    def make(rng):
+        return (rng.uniform(-2, 2, size=shape), rng.uniform(-2, 2, size=shape)), {}
+    return make
+
+
+ROWS += [
+    Row(lambda x, y: np.var(x + 1j * y), make=_xy((3, 2)), also=(np.var,), id="var-complex"),
+    Row(lambda x, y: np.var(x * (1 - 2j) + 1j * y, axis=0, ddof=1), make=_xy((3, 2)),
+        also=(np.var,), id="var-complex-axis"),
+    Row(lambda x, y: np.std(x + 1j * y, axis=-1, keepdims=True) * x,
+        make=_xy((3, 4)), also=(np.std,), id="std-complex"),
+    Row(lambda x, y: np.real(np.std(x - 1j * y) * np.exp(1j * x)), make=_xy((4,)),
+        also=(np.std,), id="std-complex-reused"),
+    Row(lambda x, y: np.real(np.prod(x + 1j * y, axis=0) * np.cumsum(y - 1j * x, axis=0)[-1]),
+        make=_xy((3, 2)), also=(np.prod, np.cumsum), id="prod-cumsum-complex"),
+    Row(lambda x, y: np.real(np.max(x + 1j * y, axis=1) * (1 + 1j)), make=_xy((3, 4)),
+        also=(np.max,), id="max-complex"),
+]

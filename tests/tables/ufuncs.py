@@ -11,7 +11,7 @@ tests/test_ufunc_conventions.py, since finite differences do not hold there.
 import numpy as np
 
 from rule_table import BINARY_SHAPES, UNARY_SHAPES, Row
-from s2sad.rules.ufuncs import clip_bound
+from s2sad.rules.ufuncs import clip_bound, conj_sign
 
 
 def _draw(rng, sample, shape):
@@ -161,4 +161,61 @@ ROWS += [
     Row(np.heaviside, make=_heaviside_case((3, 2), (3, 2), zeros=False), id="heaviside-floats"),
     Row(np.heaviside, make=_heaviside_case((3, 1), (1, 2), zeros=False),
         id="heaviside-floats-broadcast"),
+]
+
+
+# complex intermediates from real inputs (the checks perturb real inputs): each real-valued
+# function of a complex z = x + 1j y, and conj, against finite differences in x and y.
+# Complex arguments themselves are checked in tests/test_complex.py.  Python-float inputs
+# are left out here: their complex gradients are tests/test_complex.py's (api's) concern.
+_Z = 0.6 - 0.8j
+_SHAPES = [(3,), (3, 2), (1, 2)]
+_PAIRS = [((3,), (3,)), ((3, 2), (3, 2)), ((3, 2), (2,)), ((3, 1), (1, 2))]
+
+
+def _xy(x_sampler, y_sampler, shape):
+    def make(rng):
+        return (_draw(rng, x_sampler, shape), _draw(rng, y_sampler, shape)), {}
+    return make
+
+
+ROWS += [
+    # abs of a complex value: conj(z) / |z|, and its second derivative through conj_sign
+    *[Row(lambda x, y: np.abs(x + 1j * y), make=_xy(_uniform(-2, 2), _away(0.3, 2.0), shp),
+          also=(np.absolute,), id=f"abs-complex-{'x'.join(map(str, shp))}")
+      for shp in _SHAPES],
+    Row(lambda x, y: abs(x * 1j - y), make=_xy(_away(0.3, 2.0), _uniform(-2, 2), (3,)),
+        also=(np.absolute,), id="builtin-abs-complex"),
+    # |z| used as a complex number again: the cotangent of the real |z| must be real
+    Row(lambda x, y: np.real(np.exp(1j * np.abs(x + 1j * y)) * (y - 2j)),
+        make=_xy(_uniform(-2, 2), _away(0.3, 2.0), (3, 2)), also=(np.absolute,),
+        id="abs-complex-reused"),
+    Row(conj_sign, make=lambda rng: ((_away(0.3, 2.0)(rng, (3, 2)),), {}), id="conj_sign"),
+    *[Row(lambda x, y: np.real(conj_sign(x + 1j * y) * (x - 0.5j))
+          + np.imag(conj_sign(y - 1j * x)), make=_xy(_uniform(-2, 2), _away(0.3, 2.0), shp), also=(conj_sign,),
+          id=f"conj_sign-complex-{'x'.join(map(str, shp))}") for shp in [(4,), (3, 2)]],
+    # real, imag, conj, angle
+    Row(lambda x, y: np.real((x + 1j * y) * (y - 2j * x)), nargs=2, shapes=_PAIRS,
+        also=(np.real,), id="real-complex"),
+    Row(np.real, id="real"),
+    Row(lambda x, y: np.imag(np.exp(1j * x) * (y + 0.5j)), nargs=2, shapes=_PAIRS,
+        also=(np.imag,), id="imag-complex"),
+    Row(lambda x: np.imag(x) + x, shapes=_SHAPES, id="imag-of-real", also=(np.imag,)),
+    Row(lambda x, y: np.real(np.exp(1j * np.imag(x * y + 1j * y * y)) * (x - 1j)), nargs=2,
+        shapes=_PAIRS, also=(np.imag,), id="imag-complex-reused"),
+    Row(lambda x, y: np.imag(np.exp(1j * np.real(x * y - 1j * x)) * (y + 2j)), nargs=2,
+        shapes=_PAIRS, also=(np.real,), id="real-complex-reused"),
+    Row(lambda x, y: np.real(np.conj(x + 1j * y) * np.exp(1j * x) * _Z), nargs=2,
+        shapes=_PAIRS, also=(np.conjugate,), id="conj-complex"),
+    Row(lambda x, y: np.imag(np.conjugate((x + 1j * y) ** 2)), nargs=2, shapes=_PAIRS,
+        also=(np.conjugate,), id="conjugate-complex"),
+    Row(np.conj, id="conj"),
+    *[Row(lambda x, y: np.angle(x + 1j * y), make=_xy(_away(0.3, 2.0), _uniform(-2, 2), shp),
+          also=(np.angle,), id=f"angle-{'x'.join(map(str, shp))}") for shp in _SHAPES],
+    Row(lambda x, y: np.angle((x + 2j) * (y - 1j)) * x, nargs=2, shapes=_PAIRS,
+        also=(np.angle,), id="angle-product"),
+    # arccosh of complex values: 1 / (sqrt(z - 1) sqrt(z + 1)), right for Re z < 0 too
+    Row(lambda x, y: np.real(np.arccosh(x + 1j * y) * _Z),
+        make=_xy(_uniform(-2, 2), _away(0.3, 2.0), (3, 2)), also=(np.arccosh,),
+        id="arccosh-complex"),
 ]
