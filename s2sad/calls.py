@@ -162,7 +162,7 @@ def _any_differentiable(a) -> bool:
 def _finish(g, a):
     """A gradient shaped, typed and owned like its argument a (a container: alike)."""
     if type(a) is float:                 # the common cases, first
-        return None if g is None else float(g)
+        return None if g is None else float(np.real(g))
     if type(a) is np.ndarray and g is not None and type(g) is np.ndarray and \
             g.shape == a.shape and g.dtype == a.dtype and g.flags.writeable:
         return g
@@ -176,6 +176,8 @@ def _finish(g, a):
         return None
     if g is None:
         return None
+    if np.iscomplexobj(g) and not np.iscomplexobj(a):
+        g = np.real(g) if isinstance(g, (complex, np.generic, np.ndarray)) else g.real
     if isinstance(a, np.generic):
         return a.dtype.type(g)
     if isinstance(a, float):

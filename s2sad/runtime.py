@@ -388,7 +388,13 @@ def setitem(x, index, value):
         from .errors import S2SADError
         raise S2SADError("item assignment into a tuple: tuples cannot be changed")
     xp = array_namespace(x, value)
-    y = xp.array(x, dtype=np.result_type(x, value), copy=True)
+    y = xp.array(x, copy=True)          # NumPy's rule: the array keeps its dtype
+    if y.dtype.kind in "biu" and np.result_type(getattr(value, "dtype", value)).kind in "fc":
+        from .errors import S2SADError
+        raise S2SADError(
+            f"assigning floats into an array of dtype {y.dtype}: NumPy truncates them, "
+            "and a derivative through that would be zero", None,
+            "Make the array a float array (np.zeros(n), not np.zeros(n, dtype=int)).")
     y[index] = value
     return y
 

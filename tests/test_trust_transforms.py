@@ -375,3 +375,15 @@ def test_a_loop_over_a_dict_is_refused_at_the_users_line():
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="dict") as e:
         grad_all(loop_over_a_dict)({"a": 0.5, "b": X3})
     assert e.value.location.filename == __file__ and "for k in D" in str(e.value)
+
+
+def float_into_int_array(x):
+    a = np.zeros(3, dtype=int)
+    a[0] = x
+    return a * x
+
+
+def test_floats_written_into_an_integer_array_are_refused():
+    # NumPy truncates them: the derivative through them would be zero, not dout
+    with pytest.raises(s2sad.S2SADError, match="truncates"):
+        grad_all(float_into_int_array)(1.5)
