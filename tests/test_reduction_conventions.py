@@ -2,7 +2,7 @@
 
 * max/min split the gradient evenly among all elements equal to the extremum (as JAX);
 * prod is exact where its input has zeros (no division);
-* std of constant data has a nan gradient (0/0), as in JAX.
+* std of constant data has the gradient 0, a subgradient at its minimum (JAX: nan).
 """
 
 import numpy as np
@@ -96,9 +96,11 @@ def test_prod_second_derivative_with_a_zero():
     assert np.array_equal(s2sad.grad(s2sad.grad(prod_all))(x), [3.0, 5.0, 2.0])
 
 
-def test_std_of_constant_data_is_nan():
-    with np.errstate(divide="ignore", invalid="ignore"):
-        assert np.all(np.isnan(s2sad.grad(std_all)(np.ones(3))))
+def test_std_of_constant_data_has_the_subgradient_zero():
+    # std is convex with its minimum 0 at constant data: 0 is a subgradient there (the
+    # formula reads 0/0; central differences see 0)
+    assert np.array_equal(s2sad.grad(std_all)(np.ones(3)), np.zeros(3))
+    assert np.array_equal(s2sad.derivative(std_all)(np.ones(3)), 0.0)
 
 
 def test_atleast_1d_of_several_arrays_is_refused():

@@ -9,9 +9,10 @@ Conventions at non-differentiable points:
   extremum (as JAX does), so ``grad(np.max)([1, 3, 3]) == [0, .5, .5]``.
 * prod: exact with zeros; an element's gradient is the product of the other
   elements of its group (computed without division by ``prod_others``).
-* std: at a zero standard deviation the gradient is nan (0/0), as in JAX, except where
-  each group has one element (an axis of length 1): there std is identically 0 and so is
-  its gradient.  var needs no exception (its gradient is 2 (a - mean) / n, 0 there).
+* std: at a zero standard deviation (every element of a group equal, or a group of one
+  element) the gradient is 0: std is convex and 0 there is its minimum, so 0 is a
+  subgradient (the one central differences see), where the formula reads 0/0.  JAX gives
+  nan there.  var needs no exception (its gradient is 2 (a - mean) / n, 0 there).
 
 Complex arrays: sum, mean, prod and cumsum are holomorphic (or linear); max and min
 compare as NumPy does (lexicographically) and give the gradient to the element picked;
@@ -141,12 +142,11 @@ def bprop_var(a, out, dout, axis=None, ddof=0, keepdims=False):
 
 @defbprop(np.std)
 def bprop_std(a, out, dout, axis=None, ddof=0, keepdims=False):
-    # at std == 0 the gradient is nan (0/0), as in JAX, except over groups of one element,
-    # where std is identically 0 (centered is 0): there out is read as 0 + True = 1, and
-    # the gradient is 0 (a Python bool, not np.where: CuPy's where needs an array condition)
+    # at std == 0 (centered is 0 there) out is read as 0 + True = 1 and the gradient is 0,
+    # a subgradient (not np.where: CuPy's where needs an array condition)
     n = np.size(a) / np.size(out) - ddof
     centered = a - np.mean(a, axis=axis, keepdims=True)
-    return (unreduce(np.real(dout) / (out + (np.size(a) == np.size(out))), a, axis, keepdims)
+    return (unreduce(np.real(dout) / (out + (out == 0)), a, axis, keepdims)
             * np.conj(centered) / n,)
 
 
@@ -158,7 +158,7 @@ def bprop_cumsum(a, out, dout, axis=None):
 
 # -- forward mode -----------------------------------------------------------------------
 # Each rule is the transpose of the reverse rule above, with the same conventions: ties of
-# max/min share the tangent evenly, prod is exact at zeros, std's tangent is nan at std == 0.
+# max/min share the tangent evenly, prod is exact at zeros, std's tangent is 0 at std == 0.
 
 @defjvp(prod_others)
 def jvp_prod_others(a, out, da, axis=None):
@@ -193,11 +193,11 @@ def jvp_var(a, out, da, axis=None, ddof=0, keepdims=False):
 
 @defjvp(np.std)
 def jvp_std(a, out, da, axis=None, ddof=0, keepdims=False):
-    # at std == 0 the tangent is nan (0/0), as the gradient is; 0 over groups of one element
+    # at std == 0 the tangent is 0, as the gradient is (centered is 0 there)
     n = np.size(a) / np.size(out) - ddof
     centered = a - np.mean(a, axis=axis, keepdims=True)
     return (np.real(np.sum(da * np.conj(centered), axis=axis, keepdims=keepdims))
-            / (out + (np.size(a) == np.size(out))) / n,)
+            / (out + (out == 0)) / n,)
 
 
 # the linear reductions: their tangent is the reduction of the tangent
