@@ -18,7 +18,10 @@ named constructs out.  ``draw_inputs`` draws arguments of the parameter types.
 import random
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .exprs import ExprGen, Scope
+from .gen_alias import AliasStatements
 from .gen_data import DataStatements
 from .gen_funcs import FunctionStatements
 from .gen_loops import LoopStatements
@@ -29,7 +32,8 @@ READERS = {"T": [("f", "{p}[0]"), ("v", "{p}[1]")],
            "L": [("v", "{p}[0]"), ("v", "{p}[1]"), ("m", "np.stack({p})"),
                  ("v", "({p}[-1] * 0.5)")],
            "D": [("f", "{p}['a']"), ("v", "{p}['b']")]}
-RETURNS = [(8, "f"), (3, "v"), (1, "m"), (2, "tuple"), (1, "list"), (1, "dict"), (1, "nested")]
+RETURNS = [(8, "f"), (3, "v"), (1, "m"), (2, "tuple"), (1, "list"), (1, "dict"), (1, "nested"),
+           (1, "int_tuple")]
 # module-level constants that f reads (global arrays are read when the code runs)
 GLOBALS = "G = np.array([0.5, -1.0, 2.0])\nS = 0.7\n\n\n"
 STATEMENTS = [  # (weight, construct, method)
@@ -46,7 +50,10 @@ STATEMENTS = [  # (weight, construct, method)
     (2, "helper_tuple", "s_call_tuple"), (1, "setitem_fancy", "s_setitem_fancy"),
     (2, "dict_iter", "s_dict_iter"), (1, "param_rebind", "s_param_rebind"),
     (2, "kwargs", "s_call_kwargs"), (2, "setitem_slice", "s_setitem_slice"),
-    (1, "setitem_mask", "s_setitem_mask_array"),
+    (1, "setitem_mask", "s_setitem_mask_array"), (2, "alias_view", "s_view_alias"),
+    (1, "alias_container", "s_container_alias"), (1, "alias_row", "s_row_loop_write"),
+    (2, "swap", "s_swap"), (1, "flag", "s_flag"), (1, "closure_append", "s_closure_append"),
+    (1, "listcomp_arrays", "s_listcomp_arrays"), (1, "broadcast3d", "s_broadcast3d"),
 ]
 # constructs s2sad refuses today (no rule for builtin sum/min/max, np.sort, floor, np.array
 # of scalars, cumprod, roll, diag; float(); s2sad.grad(h)(x) called in one expression):
@@ -55,9 +62,10 @@ REFUSED_TODAY = frozenset({"builtin_sum", "builtin_minmax", "sort", "floor", "ar
                            "listcomp", "convert", "cumprod", "roll", "diag", "inner_grad_expr"})
 # constructs a statement is also made of: excluding one excludes the statement
 REQUIRES = {"s_while_float": "while", "s_late_closure": "lambda", "s_def_default": "def",
-            "s_setitem_loop": "for_range"}
+            "s_setitem_loop": "for_range", "s_closure_append": "def", "s_swap": "for_range"}
 LOOPS = {"s_for_range", "s_for_array", "s_for_list", "s_enumerate", "s_zip", "s_enum_zip",
-         "s_while", "s_while_float", "s_setitem_loop"}
+         "s_while", "s_while_float", "s_setitem_loop", "s_row_loop_write", "s_swap", "s_flag",
+         "s_closure_append"}
 
 
 @dataclass
@@ -80,7 +88,7 @@ class Program:
     fname: str = "f"
 
 
-class Gen(LoopStatements, FunctionStatements, DataStatements):
+class Gen(LoopStatements, FunctionStatements, DataStatements, AliasStatements):
     """Programs, blocks and the plain statements; loops, functions and containers come
     from the mixins, expressions from ExprGen."""
 
@@ -158,6 +166,9 @@ class Gen(LoopStatements, FunctionStatements, DataStatements):
             return f"({items[0]}, {items[1]})"
         if self.ret == "list":
             return f"[{items[0]}, {items[1]}]"
+        if self.ret == "int_tuple":
+            ints = scope.of("i") or ["3"]
+            return f"({items[0]}, {self.rng.choice(ints)})"
         if self.ret == "nested":
             return f"{{'p': ({items[0]}, {items[1]}), 'q': [{self.e('f', scope, 1)}]}}"
         return f"{{'p': {items[0]}, 'q': {items[1]}}}"
@@ -265,8 +276,9 @@ def generate(seed, index, config=None):
 
 def draw_inputs(params, rng):
     """Arguments for f of the given parameter types (rng: a numpy Generator)."""
-    def scalar():
-        return float(rng.choice([-1, 1]) * rng.uniform(0.2, 1.4))
+    def scalar():       # a Python float, now and then a NumPy scalar
+        value = float(rng.choice([-1, 1]) * rng.uniform(0.2, 1.4))
+        return np.float64(value) if rng.random() < 0.2 else value
     makers = {"f": scalar, "v": lambda: rng.normal(0, 0.8, 3),
               "u": lambda: rng.normal(0, 0.8, 2), "m": lambda: rng.normal(0, 0.8, (2, 3)),
               "i": lambda: int(rng.integers(0, 4)),

@@ -182,6 +182,8 @@ def inner(a, b):
 
 def flat_like(t, out):
     """flat(t) for a tangent of out, a zero (0 or None) standing for zeros of out's leaf."""
+    if out is None or isinstance(out, (bool, int, np.integer, np.bool_)):
+        return []                   # no derivative: whatever zero the tangent holds
     if isinstance(out, dict) and isinstance(t, dict):
         return [a for k in sorted(out) for a in flat_like(t.get(k), out[k])]
     if isinstance(out, (tuple, list)) and isinstance(t, (tuple, list)) and len(t) == len(out):
@@ -189,6 +191,13 @@ def flat_like(t, out):
     if (t is None or isinstance(t, (int, np.integer)) and t == 0) and flat(out):
         return [np.zeros_like(a) for a in flat(out)]
     return flat(t)
+
+
+def module_state(f):
+    """The arrays, lists and dicts held by f's module (a program must not change them)."""
+    g = getattr(f, "__globals__", {})
+    return [g[k] for k in sorted(g) if isinstance(g[k], (np.ndarray, list, dict))
+            and not k.startswith("__")]
 
 
 def same_tree(a, b):
@@ -464,6 +473,7 @@ def _load_and_check(source, checks, rng, fname, args):
 
 def _checks(f, path, args, checks, rng):
     saved = copy.deepcopy(args)
+    state = copy.deepcopy(module_state(f))
     try:
         with np.errstate(all="ignore"):
             given = copy.deepcopy(args)
@@ -476,6 +486,8 @@ def _checks(f, path, args, checks, rng):
         return Outcome("invalid", detail=f"plain f raises {type(e).__name__}: {e}", key="raises")
     if not same_tree(given, saved):
         return Outcome("invalid", detail="f changes its arguments in place", key="mutates")
+    if not same_tree(module_state(f), state):
+        return Outcome("invalid", detail="f changes a global in place", key="mutates")
     if not finite(out) or not flat(out):
         return Outcome("invalid", detail="plain result not finite or not float", key="nonfinite")
     for name in checks:

@@ -123,14 +123,23 @@ def finding_key(source, outcome):
 
 
 def same_finding(key, known):
-    """A crash is known by its exact key; a wrong value is known when its minimized
-    program has every feature of a known one of the same check (a superset of a smaller
-    reproducer is, almost always, the same bug seen through more code)."""
+    """A crash is known by its exact key; a wrong value is known when the skeleton of
+    its minimized program (statements, loops, kinds of item assignment) holds that of a
+    known one of the same check, or is held by it: almost always the same bug."""
     if key[0] != known[0] or key[1] != known[1]:
         return False
     if key[0] == "crash":
         return key == known
-    return set(known[2]) <= set(key[2])
+    a, b = _core(key[2]), _core(known[2])
+    return a <= b or b <= a
+
+
+def _core(features):
+    """The skeleton of a minimized program: no calls or operators, and a plain in-place
+    change (x[i] = v, x[1:] = v, x += v) counted as one kind."""
+    merged = {"setitem_index": "mutate", "setitem_slice": "mutate", "augassign": "mutate"}
+    core = {merged.get(f, f) for f in features if not f.startswith(("call:", "op:"))}
+    return core or set(features)      # a bare expression: its calls are all there is
 
 
 # constructors of values: no bug is told apart by them

@@ -41,10 +41,18 @@ class _Exprs(ast.NodeTransformer):
         self.target = target
         self.make = make
         self.found = []
+        self.inside = 0         # only expressions inside functions: module constants stay
+
+    def visit_FunctionDef(self, node):
+        self.inside += 1
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.inside -= 1
 
     def generic_visit(self, node):
-        if isinstance(node, ast.expr) and not isinstance(getattr(node, "ctx", None),
-                                                         (ast.Store, ast.Del)):
+        if self.inside and isinstance(node, ast.expr) and \
+                not isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del)):
             k = self.n
             self.n += 1
             self.found.append(node)

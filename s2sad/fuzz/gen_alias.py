@@ -1,0 +1,132 @@
+"""Statements about shared state (a mixin of :class:`s2sad.fuzz.gen.Gen`).
+
+NumPy and Python share objects: a slice, ``.T`` or ``.reshape`` of an array
+is a *view* of it, a row of a loop over a matrix is a view, a list or dict
+holds the array itself, ``b = a`` is the same array.  Changing one in place
+changes what the other reads.  These statements make such programs (always
+on arrays the program made itself, never on an argument): s2sad must either
+follow NumPy or refuse, never differentiate as if the other name were
+unchanged.  Also here: loop-carried swaps (``a, b = b, a + b``), boolean
+flags set under ``break``, closures that append to a list they capture,
+list comprehensions of arrays, 3-d broadcasting, and integer results.
+"""
+
+
+class AliasStatements:
+    """s_* methods for views, aliases, swaps, flags and friends."""
+
+    def s_view_alias(self, scope, indent, nest, loop):
+        """w = z[:2] / z[::-1] / z.T / z (a view or the same array), then z or w changes."""
+        lines, z = self.fresh_array(scope, indent)
+        w = self.name("w")
+        if scope.vars[z] == "v":
+            view, wt = self.rng.choice([(f"{z}[:2]", "u"), (f"{z}[::-1]", "v"), (z, "v"),
+                                        (f"{z}.reshape(3)", "v"), (f"{z}[1:]", "u")])
+        else:
+            view, wt = self.rng.choice([(f"{z}[0]", "v"), (f"{z}.T.T", "m"), (f"{z}[:, 1]", "u"),
+                                        (z, "m"), (f"{z}.reshape(2, 3)", "m")])
+        change = self.rng.choice([f"{z}[0] = {self.e('f', scope, 1)}",
+                                  f"{z} += {self.e(scope.vars[z], scope, 1)}",
+                                  f"{w}[0] = {self.e('f', scope, 1)}",
+                                  f"{w} *= {self.e('f', scope, 1)}"])
+        scope.vars[w] = wt
+        return lines + [self.pad(indent, f"{w} = {view}"), self.pad(indent, change)]
+
+    def s_container_alias(self, scope, indent, nest, loop):
+        """A list or dict holds an array that then changes in place."""
+        lines, z = self.fresh_array(scope, indent)
+        t = scope.vars[z]
+        c = self.name("box")
+        if self.rng.random() < 0.5:
+            lines.append(self.pad(indent, f"{c} = [{z}, {self.e(t, scope, 1)}]"))
+            read = f"{c}[0]"
+        else:
+            lines.append(self.pad(indent, f"{c} = {{'k': {z}}}"))
+            read = f"{c}['k']"
+        lines.append(self.pad(indent, self.rng.choice([f"{z}[-1] = {self.e('f', scope, 1)}",
+                                                       f"{z} *= {self.e('f', scope, 1)}"])))
+        r = self.name("r")
+        lines.append(self.pad(indent, f"{r} = {read} * 1.0"))
+        scope.vars[r] = t
+        return lines
+
+    def s_row_loop_write(self, scope, indent, nest, loop):
+        """for r in Z: r[0] = ... changes Z through the row views."""
+        z = self.name("z")
+        r = self.name("row")
+        inner = scope.child()
+        inner.vars[r] = "v"
+        lines = [self.pad(indent, f"{z} = {self.e('m', scope, 2)} * 1.0"),
+                 self.pad(indent, f"for {r} in {z}:"),
+                 self.pad(indent + 1, f"{r}[{self.rng.randrange(3)}] = "
+                                      f"{self.e('f', inner, 2)}")]
+        scope.vars[z] = "m"
+        scope.fresh.add(z)
+        return lines
+
+    def s_swap(self, scope, indent, nest, loop):
+        """a, b = b, a * s + e in a loop (a tuple assignment reading the old values)."""
+        t = self.rng.choice(["f", "v"])
+        a, b, i = self.name("a"), self.name("b"), self.name("i")
+        inner = scope.child()
+        inner.vars.update({a: t, b: t, i: "i"})
+        lines = [self.pad(indent, f"{a}, {b} = {self.e(t, scope, 2)}, {self.e(t, scope, 2)}"),
+                 self.pad(indent, f"for {i} in {self.count(scope)}:"),
+                 self.pad(indent + 1, f"{a}, {b} = {b}, np.tanh({a} * 0.5 + {b} * "
+                                      f"{self.e('f', inner, 1)})")]
+        scope.vars.update({a: t, b: t})
+        return lines
+
+    def s_flag(self, scope, indent, nest, loop):
+        """found = False; for ...: if cond: found = True; break; then branch on it."""
+        flag, e, c = self.name("found"), self.name("e"), self.name("c")
+        inner = scope.child()
+        inner.vars[e] = "f"
+        t = self.rng.choice(["f", "v"])
+        lines = [self.pad(indent, f"{flag} = False"),
+                 self.pad(indent, f"for {e} in {self.e('v', scope, 1)}:"),
+                 self.pad(indent + 1, f"if {self.e('b', inner, 1)}:"),
+                 self.pad(indent + 2, f"{flag} = True"),
+                 self.pad(indent + 2, "break"),
+                 self.pad(indent, f"{c} = {self.e(t, scope, 2)} if {flag} else "
+                                  f"{self.e(t, scope, 2)}")]
+        scope.vars[c] = t
+        return lines
+
+    def s_closure_append(self, scope, indent, nest, loop):
+        """A nested def that appends to a list it captures, called in a loop."""
+        lst, h, a, i = self.name("lst"), self.name("h"), self.name("p"), self.name("i")
+        inner = scope.child()
+        inner.vars[a] = "v"
+        body = self.e("v", inner, 2)
+        lines = [self.pad(indent, f"{lst} = [{self.e('v', scope, 1)}]"),
+                 self.pad(indent, f"def {h}({a}):"),
+                 self.pad(indent + 1, f"{lst}.append({body})"),
+                 self.pad(indent, f"for {i} in {self.count(scope)}:"),
+                 self.pad(indent + 1, f"{h}({lst}[-1] * 0.5)")]
+        scope.readers.append(("v", f"{lst}[-1]"))
+        return lines
+
+    def s_listcomp_arrays(self, scope, indent, nest, loop):
+        """A list comprehension over the rows of a matrix, stacked back."""
+        r, name = self.name("row"), self.name("v")
+        inner = scope.child()
+        inner.vars[r] = "v"
+        comp = f"[{self.e('v', inner, 2)} for {r} in {self.e('m', scope, 1)}]"
+        if self.rng.random() < 0.5:
+            read, t = f"np.stack({comp})", "m"
+        else:
+            read, t = f"np.sum(np.stack({comp}), axis=0)", "v"
+        scope.vars[name] = t
+        return [self.pad(indent, f"{name} = {read}")]
+
+    def s_broadcast3d(self, scope, indent, nest, loop):
+        """A 3-d intermediate from broadcasting, reduced back over two axes."""
+        name = self.name("v")
+        m, v = self.e("m", scope, 1), self.e("v", scope, 1)
+        form = self.rng.choice([
+            (f"np.sum({m}[:, None, :] * {v}[None, :, None], axis=(1, 2))", "u"),
+            (f"np.mean({m}[:, :, None] * {m}[:, None, :], axis=(0, 2))", "v"),
+            (f"np.einsum('ij,ik,j->k', {m}, {m}, {v})", "v")])
+        scope.vars[name] = form[1]
+        return [self.pad(indent, f"{name} = {form[0]}")]
