@@ -19,6 +19,8 @@ from s2sad.fuzz.gen import REFUSED_TODAY, GenConfig, generate
 from s2sad.fuzz.oracle import classify, pick_inputs, run_program
 from s2sad.fuzz.shrink import shrink
 
+from fuzz_regressions import REGRESSIONS
+
 CI_SEED = 20240611
 # constructs with an open s2sad bug (see the fuzzer's findings); empty when none
 CI_OPEN_BUGS = frozenset({
@@ -51,6 +53,12 @@ def test_campaign(checks, n):
     summary = run_campaign(n, seed=CI_SEED, checks=checks, config=CI_CONFIG, timeout=30.0)
     assert not summary.failures, _fail_report(summary)
     assert summary.counts["ok"] >= n // 4, summary.report()
+
+
+@pytest.mark.parametrize("name,source,args,check", REGRESSIONS, ids=[r[0][:3] for r in REGRESSIONS])
+def test_fuzz_regressions(name, source, args, check):
+    outcome = run_program(source, [], [check], seed=0, args=args, kink_filter=False)
+    assert outcome.cls in ("ok", "refused"), f"{name}: {outcome}"
 
 
 # -- the fuzzer itself ------------------------------------------------------------

@@ -66,11 +66,15 @@ _MAIN = {
     print("finite diffs:  ", fd_vjp(f, ARGS))
 ''',
     "vjp": '''    out, pullback = s2sad.vjp(f, *ARGS)
+    print("s2sad vjp's result:", out)
+    print("plain f's result:  ", f(*copy.deepcopy(ARGS)))
     got = pullback(COT)
     print("s2sad vjp(COT):", np.concatenate([a.ravel() for a in _flat(got)]))
     print("finite diffs:  ", fd_vjp(f, ARGS, COT))
 ''',
     "jvp": '''    out, tangent = s2sad.jvp(f, tuple(ARGS), tuple(TAN))
+    print("s2sad jvp's result:", out)
+    print("plain f's result:  ", f(*copy.deepcopy(ARGS)))
     print("s2sad jvp:   ", [a.tolist() for a in _flat(tangent)])
     h = 1e-6
     plus = _flat(f(*[_axpy(a, h, t) for a, t in zip(ARGS, TAN)]))

@@ -1,0 +1,97 @@
+"""Minimized programs from the differential fuzzer's findings, kept as regressions.
+
+Each entry is (name, source, args, check): tests/test_difffuzz.py runs the
+program through s2sad.fuzz's oracle on exactly these inputs and asserts it
+is neither wrong nor a crash (a clear refusal is fine: 004 and 006 are
+refused today).  The names are those of the reproducers the fuzzer wrote.
+"""
+
+import numpy as np
+
+HEAD = "import math\n\nimport numpy as np\n\n\n"
+
+REGRESSIONS = [
+    ("001 dict item assignment, dict returned from a loop", HEAD + '''def f(x, y):
+    for k3, a4 in enumerate(x):
+        d6 = {'a': x, 'b': x}
+        d6['a'] = y
+        acc8 = 0.5
+        for i7 in range(k3):
+            acc8 = d6
+        acc5 = acc8
+    c12 = acc5
+    acc25 = c12
+    return acc25
+''', [np.array([-0.402332719948808, 0.9743123496702035, -0.21689552556381675]),
+      -1.3208340899472368], "grad"),
+
+    ("002 nested range loops with an empty inner body", HEAD + '''def f(x, M, n):
+    v5 = M
+    acc7 = v5
+    for i6 in range(len(x)):
+        for i8 in range(n):
+            for i11 in range(1, i6):
+                pass
+    return acc7
+''', [np.array([-0.6775066024479068, 0.05105634587720555, 0.44879427653252857]),
+      np.array([[0.04881209678515019, -0.9853580453562183, -0.3635243732055008],
+                [-0.3411629275872123, 0.9832516640864262, 0.4000803858728779]]), 1], "grad"),
+
+    ("003 a new dict key, the dict returned", HEAD + '''def f(x, y):
+    acc10 = x
+    acc14 = acc10
+    d15 = {'a': y, 'b': acc14}
+    d15['c'] = y
+    c18 = d15
+    return c18
+''', [np.array([0.7100077172825019, 0.591984844253134, 0.07684916690812976]),
+      1.2553985544272197], "grad"),
+
+    ("004 acc -= v in a loop while another name holds acc", HEAD + '''def f(x, L):
+    acc3 = np.arange(6.0).reshape(2, 3)
+    c6 = acc3
+    acc11 = x
+    for k9, a10 in enumerate(L):
+        acc3 -= acc11
+    return c6
+''', [np.array([1.3382507632059069, -0.0713280195741291, -0.5841086820557486]),
+      [np.array([-0.8004891927331838, 0.8530211034453208, 0.6782205511247517]),
+       np.array([0.7560528363331851, 0.6787204703132637, 0.5191488383417526])]], "grad"),
+
+    ("005 a list item assigned and not read again", HEAD + '''def f(x, y):
+    lst = [y, x[0]]
+    lst[1] = math.cos(y)
+    return np.sum(x) + lst[0]
+''', [np.array([1.0, 2.0, 3.0]), 2.0], "grad"),
+
+    ("006 for k in D over a dict argument", HEAD + '''def f(D):
+    for k4 in D:
+        acc3 = D[k4]
+    return acc3
+''', [{'a': -0.6245860570939786,
+       'b': np.array([-0.20381236374543252, 0.17981283829554412, 0.9758881729291832])}], "grad"),
+
+    ("008 z[[1, 0, 1]] += v with a repeated index", HEAD + '''def f(L):
+    z8 = np.zeros(3)
+    z8[[1, 0, 1]] += L[1]
+    return z8
+''', [[np.array([0.08723268144539703, -0.47040378439025493, -1.31027825231159]),
+       np.array([-0.056176268548470555, -1.5329845803199769, -0.1343799802060349])]], "grad"),
+
+    ("010 std of a vector with no spread", HEAD + '''def f(y):
+    v5 = np.std(np.ones(3) * y)
+    return v5
+''', [1.38493398822376], "grad"),
+
+    ("009 std at no spread in forward mode", HEAD + '''def helper3(a4, a5):
+    z6 = np.zeros(3)
+    z6[z6 > 1.1] += np.dot(a4, a5)
+    return np.std(z6)
+
+
+def f(x):
+    lst17 = [x, x]
+    c16 = helper3(lst17[1], x)
+    return c16
+''', [np.array([0.4964507652478893, -0.5867316687464461, 0.3280144357081693])], "jvp"),
+]
