@@ -23,7 +23,7 @@ import numpy as np
 
 from . import failures, generated, ir, registry
 from .errors import TransformError
-from .transforms import anf, codegen, fence, jform, kform, kform_flow, optimize, parse, resolve
+from .transforms import codegen, fence, jform, kform, kform_flow, lower, optimize, parse, resolve
 
 
 _cache: Dict[Any, Any] = {}
@@ -95,7 +95,7 @@ def _lower(fn, spec=None):
     parsed = parse.parse(fn, spec)
     parsed.spec = spec
     fence.fence(parsed)
-    func, out = anf.lower(parsed, resolve.resolve(parsed))
+    func, out = lower.lower(parsed, resolve.resolve(parsed))
     # what the transforms call for a recursive function: its code, made here
     out.split_pair, out.jvp_recursive = split_pair, jvp_recursive
     return parsed, func, out

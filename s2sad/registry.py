@@ -115,6 +115,7 @@ class Primitive:
         self.index_args = ()
         self.elementwise = False    # output shape is the broadcast of the inputs
         self.returns_tuple = False  # the result is a tuple (anf makes x[0] an Item)
+        self.view = False           # the result may be a view of argument 0 (see defview)
         self.varargs = False        # every positional argument is an input (einsum)
         # False for functions whose calls differ though their arguments agree (random
         # numbers): the optimizer never merges two calls of them
@@ -349,6 +350,14 @@ def active_index_error(prim, position, src):
         "s2sad differentiates x[i] in x, with i an integer, slice or boolean mask. To build "
         "an array from values (np.r_[x, y], np.c_[x, y]) use np.concatenate, np.stack or "
         "np.array.")
+
+
+def defview(*fns):
+    """Declare functions whose result may be a view of their first argument (transpose,
+    reshape, x[i]): the lowering refuses an in-place update of an array while such a
+    view of it is still read, as NumPy would change both."""
+    for fn in fns:
+        primitive(fn).view = True
 
 
 def defelementwise(*fns):

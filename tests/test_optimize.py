@@ -11,13 +11,13 @@ import pytest
 
 from s2sad import ir
 from s2sad.errors import TransformError
-from s2sad.transforms import anf, codegen, fence, optimize, parse, resolve
+from s2sad.transforms import codegen, fence, lower, optimize, parse, resolve
 
 
 def optimized(fn) -> str:
     p = parse.parse(fn)
     fence.fence(p)
-    func, out = anf.lower(p, resolve.resolve(p))
+    func, out = lower.lower(p, resolve.resolve(p))
     optimize.optimize(func)
     ir.validate(func)
     pr = codegen.Printer(out.externals, out.names)

@@ -150,6 +150,15 @@ defelementwise(operator.add, np.add, operator.sub, np.subtract, operator.mul, np
                np.negative, operator.pos, np.positive, operator.mod, np.mod, np.fmod)
 
 registry.alias(math.fmod, np.fmod)
+# builtins and math functions that mean a NumPy function (or an operator): a call of one
+# is a call of the other
+for _f, _np in [(abs, np.abs), (math.sin, np.sin), (math.cos, np.cos), (math.tan, np.tan),
+                (math.exp, np.exp), (math.log, np.log), (math.sqrt, np.sqrt),
+                (math.tanh, np.tanh), (math.sinh, np.sinh), (math.cosh, np.cosh),
+                (math.asin, np.arcsin), (math.acos, np.arccos), (math.atan, np.arctan),
+                (math.atan2, np.arctan2), (math.log1p, np.log1p), (math.expm1, np.expm1),
+                (pow, operator.pow)]:
+    registry.alias(_f, _np)
 # builtin divmod is not an alias of np.divmod: on Python ints (divmod(k, n) of loop
 # counters) it must stay Python's, whose results are ints
 for _f in (np.divmod, divmod):

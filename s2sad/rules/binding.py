@@ -46,58 +46,72 @@ def bind(prim, args, kwargs, loc=None):
                              "which s2sad does not differentiate", loc,
                              "Drop `out=` and use the returned value.")
     names, options = rule.inputs, rule.options
-    mapping = {}
-    sig = prim.signature
-    if sig is not None:
-        try:
-            ba = sig.bind(*[_Slot(a) for a in args], **{k: _Slot(v) for k, v in kwargs.items()})
-        except TypeError as e:
-            raise TransformError(f"bad call of {prim.name}: {e}", loc) from None
-        position = 0
-        for pname, value in ba.arguments.items():
-            param = sig.parameters[pname]
-            if param.kind == inspect.Parameter.VAR_KEYWORD:
-                pairs = list(value.items())
-            elif param.kind == inspect.Parameter.VAR_POSITIONAL:
-                raise TransformError(f"{prim.name} with a variable number of arguments "
-                                     "needs a rule that accepts them", loc)
-            else:
-                pairs = [(pname, value)]
-            for name, slot in pairs:
-                if name in names or name in options:
-                    mapping[name] = slot.atom
-                elif _is_default(slot.atom, param):
-                    pass            # dtype=None, out=None written out: the same as leaving it
-                elif param.kind == inspect.Parameter.POSITIONAL_ONLY and position < len(names):
-                    mapping[names[position]] = slot.atom
-                else:
-                    raise TransformError(
-                        f"the argument '{name}' of {prim.name} is not supported by its "
-                        f"derivative rule", loc,
-                        f"Supported: {', '.join(names + list(options))}.")
-                if param.kind in _POS:
-                    position += 1
+    if prim.signature is not None:
+        mapping = _by_signature(prim, names, options, args, kwargs, loc)
     else:
-        if len(args) > len(names) + len(options):
-            raise TransformError(f"too many arguments for {prim.name}", loc)
-        for name, a in zip(names + list(options), args):
-            mapping[name] = a
-        for k, v in kwargs.items():
-            if k not in names and k not in options:
-                raise TransformError(f"the argument '{k}' of {prim.name} is not supported "
-                                     "by its derivative rule", loc)
-            mapping[k] = v
-    inputs = []
-    for n in names:
-        if n in mapping:
-            inputs.append(mapping[n])
-        else:
-            default = None
-            if sig is not None and n in sig.parameters:
-                default = sig.parameters[n].default
-            if default is inspect.Parameter.empty or (sig is not None and n in sig.parameters
-                                                      and repr(default) == "<no value>"):
-                raise TransformError(f"{prim.name}() is missing its argument '{n}'", loc)
-            inputs.append(ir.Const(default))
+        mapping = _by_rule(prim, names, options, args, kwargs, loc)
+    inputs = [mapping[n] if n in mapping else _default_input(prim, n, loc) for n in names]
     opts = {k: mapping[k] for k in options if k in mapping}
     return inputs, opts
+
+
+def _by_signature(prim, names, options, args, kwargs, loc):
+    """{rule parameter: atom}, the call bound through the primitive's own signature."""
+    sig = prim.signature
+    mapping = {}
+    try:
+        ba = sig.bind(*[_Slot(a) for a in args], **{k: _Slot(v) for k, v in kwargs.items()})
+    except TypeError as e:
+        raise TransformError(f"bad call of {prim.name}: {e}", loc) from None
+    position = 0
+    for pname, value in ba.arguments.items():
+        param = sig.parameters[pname]
+        if param.kind == inspect.Parameter.VAR_KEYWORD:
+            pairs = list(value.items())
+        elif param.kind == inspect.Parameter.VAR_POSITIONAL:
+            raise TransformError(f"{prim.name} with a variable number of arguments "
+                                 "needs a rule that accepts them", loc)
+        else:
+            pairs = [(pname, value)]
+        for name, slot in pairs:
+            if name in names or name in options:
+                mapping[name] = slot.atom
+            elif _is_default(slot.atom, param):
+                pass            # dtype=None, out=None written out: the same as leaving it
+            elif param.kind == inspect.Parameter.POSITIONAL_ONLY and position < len(names):
+                mapping[names[position]] = slot.atom
+            else:
+                raise TransformError(
+                    f"the argument '{name}' of {prim.name} is not supported by its "
+                    f"derivative rule", loc,
+                    f"Supported: {', '.join(names + list(options))}.")
+            if param.kind in _POS:
+                position += 1
+    return mapping
+
+
+def _by_rule(prim, names, options, args, kwargs, loc):
+    """{rule parameter: atom} for a primitive without a signature: by the rule's names."""
+    mapping = {}
+    if len(args) > len(names) + len(options):
+        raise TransformError(f"too many arguments for {prim.name}", loc)
+    for name, a in zip(names + list(options), args):
+        mapping[name] = a
+    for k, v in kwargs.items():
+        if k not in names and k not in options:
+            raise TransformError(f"the argument '{k}' of {prim.name} is not supported "
+                                 "by its derivative rule", loc)
+        mapping[k] = v
+    return mapping
+
+
+def _default_input(prim, n, loc):
+    """An input the call leaves out: the primitive's default, if it has one."""
+    sig = prim.signature
+    default = None
+    if sig is not None and n in sig.parameters:
+        default = sig.parameters[n].default
+    if default is inspect.Parameter.empty or (sig is not None and n in sig.parameters
+                                              and repr(default) == "<no value>"):
+        raise TransformError(f"{prim.name}() is missing its argument '{n}'", loc)
+    return ir.Const(default)

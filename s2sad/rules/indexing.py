@@ -10,7 +10,7 @@ import operator
 
 import numpy as np
 
-from ..registry import defbprop, defindex, deflinear
+from ..registry import defbprop, defindex, deflinear, defview
 from ..runtime import (array_namespace, getitem_grad, setitem, setitem_grad, unbroadcast,
                        written, zeros_like_tree)
 
@@ -137,3 +137,7 @@ deflinear(written, args=(0,))
 # the index of a read or a write gets no gradient; one that depends on a differentiated
 # input is refused (np.r_[x, y] subscripts an object with data)
 defindex(operator.getitem, setitem, getitem_grad, setitem_grad, written)
+
+# x[i] may be a view of x (a basic index): an in-place update of x while it is read
+# is refused
+defview(operator.getitem)

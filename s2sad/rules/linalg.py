@@ -42,7 +42,7 @@ import numpy as np
 
 from ..errors import S2SADError
 from ..registry import (defbprop, defbprop_varargs, defjvp, deflinear, defmultilinear,
-                        defnondiff)
+                        defnondiff, defview)
 from ..runtime import array_namespace, matmul_lhs_grad, unbroadcast, unreduce
 from .ufuncs import conj_sign
 
@@ -687,3 +687,4 @@ defmultilinear(np.tensordot, np.dot, np.inner, np.outer, np.vdot, np.kron, np.cr
 defmultilinear(tensordot_lhs_grad, args=(0, 2))
 defmultilinear(tensordot_rhs_grad, args=(0, 1))
 deflinear(einsum_expand, np.diagonal, np.trace, diagonal_grad, trace_grad, solve_transpose)
+defview(np.diagonal, np.linalg.diagonal)     # a view of the array

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import registry
 from ..errors import RuleError
-from ..registry import defbprop, defbprop_varargs, deflinear, defnondiff
+from ..registry import defbprop, defbprop_varargs, deflinear, defnondiff, defview
 from ..runtime import Cotangent, array_namespace, split_as, unbroadcast, unstack
 
 
@@ -307,3 +307,8 @@ deflinear(np.reshape, np.ravel, np.squeeze, np.expand_dims, np.transpose, np.swa
           np.vstack, np.tile, np.repeat, unhstack, unvstack, untile, unrepeat, r_concat,
           c_concat, r_unconcat, c_unconcat)
 deflinear(np.atleast_1d, np.atleast_2d, args=None)
+
+# results that may be views of the array: an in-place update of it while one is read
+# is refused
+defview(np.reshape, np.ravel, np.squeeze, np.expand_dims, np.transpose, np.swapaxes,
+        np.moveaxis, np.flip, np.broadcast_to, np.atleast_1d, np.atleast_2d)

@@ -107,7 +107,7 @@ def _statements(block, refuse, top=False):
         if isinstance(s, gast.Expr):
             doc = top and i == 0 and isinstance(s.value, gast.Constant) and \
                 isinstance(s.value.value, str)
-            if not doc and not _is_append(s.value):
+            if not doc and not is_append(s.value):
                 refuse(s, "an expression statement (a call whose result is unused)",
                        "s2sad differentiates pure functions; assign the result or drop the call.")
         if isinstance(s, gast.Assign):
@@ -121,7 +121,7 @@ def _statements(block, refuse, top=False):
             _check_target(s.target, refuse)
 
 
-def _is_append(call) -> bool:
+def is_append(call) -> bool:
     """`name.append(value)`: the one call whose result may go unused."""
     return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
         call.func.attr == "append" and isinstance(call.func.value, gast.Name) and \

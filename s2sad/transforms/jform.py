@@ -39,7 +39,7 @@ import numpy as np
 
 from .. import ir, registry, runtime
 from ..errors import MissingRuleError, RuleError, TransformError
-from .anf import hint_for
+from .names import hint_for
 from .kform import KTransform, inline_body, rule_ir
 from .kform_flow import _add, _containers
 

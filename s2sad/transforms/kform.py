@@ -39,17 +39,17 @@ import numpy as np
 from .. import ir, registry, runtime
 from ..errors import RuleError, TransformError
 from .kform_flow import FlowTransform, _add, _containers, _maybe_none
-from .anf import hint_for
+from .names import hint_for
 
 def rule_ir(rule: registry.Rule) -> ir.Function:
     """The functional form of a rule's source, parsed once."""
     if rule._ir is None:
-        from . import anf, fence, parse, resolve
+        from . import fence, lower, parse, resolve
         try:
             parsed = parse.parse(rule.fn)
             fence.fence(parsed)
             res = resolve.resolve(parsed)
-            func, out = anf.lower(parsed, res)
+            func, out = lower.lower(parsed, res)
         except Exception as e:
             raise RuleError(f"cannot read the rule {rule.fn.__qualname__}: {e}") from e
         if any(v[0] != "global" for v in out.externals.values()) or out.externals:

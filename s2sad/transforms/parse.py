@@ -61,6 +61,8 @@ class Parsed:
     fn: Any = None
     # for code s2sad generated: what its transform assumed (a nested transform must too)
     guards: List[tuple] = field(default_factory=list)
+    # the kind of call being transformed (api.call_spec's letters), set by the driver
+    spec: Any = None
 
     def location(self, node) -> Location:
         line = getattr(node, "lineno", None) or getattr(self.node, "lineno", 1)

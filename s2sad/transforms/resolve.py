@@ -5,11 +5,11 @@ with, for each ``Call`` node, its target, and for each free name, where it
 lives.  A target is one of::
 
     Target("prim", Primitive)   a primitive with rules (np.sin, operator.add, a helper)
-    Target("user", function)    a Python function with source: lowered by anf
+    Target("user", function)    a Python function with source: inlined by the lowering
     Target("method", "sum")     a method of a local value (x.sum(axis=0))
     Target("const", value)      a module attribute used as a value (np.pi, np.float32)
     Target("local", name)       a function value held in a local name (a nested def, a
-                                lambda, a parameter): anf finds which at the call
+                                lambda, a parameter): the lowering finds which at the call
 
 A callable with no rule and no source (``np.random.normal``, a C function)
 becomes a primitive without rules: the K-transform refuses it only where a
@@ -21,7 +21,6 @@ recorded in ``guards`` so that a later call can check it and transform again
 if it changed, instead of running stale code.
 """
 
-import math
 import types
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Tuple
@@ -31,6 +30,7 @@ import numpy as np
 
 from .. import registry
 from ..errors import TransformError, UnsupportedSyntaxError
+from .fence import is_append
 
 # array methods and attributes -> the NumPy function they mean
 METHODS = {
@@ -77,25 +77,28 @@ def scope_nodes(root):
         stack.extend(gast.iter_child_nodes(n))
 
 
-def local_names(root) -> set:
-    """A function's parameters and the names it assigns (its nested functions' names too)."""
+def stored_names(root) -> set:
+    """The names the statements of root's own scope assign: targets, nested functions'
+    names, a list appended to (``lst.append(v)`` assigns lst) and an array written
+    into (``x[i] = v`` assigns x)."""
     names = set()
-    a = root.args
-    for p in a.posonlyargs + a.args + a.kwonlyargs:
-        names.add(p.id)
     for n in scope_nodes(root):
         if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
             names.add(n.id)
         elif isinstance(n, gast.FunctionDef):
             names.add(n.name)
-        elif isinstance(n, gast.Expr) and isinstance(n.value, gast.Call) and \
-                isinstance(n.value.func, gast.Attribute) and n.value.func.attr == "append" \
-                and isinstance(n.value.func.value, gast.Name):
-            names.add(n.value.func.value.id)      # lst.append(v) assigns lst
+        elif isinstance(n, gast.Expr) and is_append(n.value):
+            names.add(n.value.func.value.id)
         elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and \
                 isinstance(n.value, gast.Name):
-            names.add(n.value.id)                 # x[i] = v assigns x
+            names.add(n.value.id)
     return names
+
+
+def local_names(root) -> set:
+    """A function's parameters and the names it assigns (its nested functions' names too)."""
+    a = root.args
+    return {p.id for p in a.posonlyargs + a.args + a.kwonlyargs} | stored_names(root)
 
 
 def _library(fn) -> bool:
@@ -106,38 +109,52 @@ def _library(fn) -> bool:
 
 
 def resolve(parsed) -> Resolution:
-    res = Resolution()
-    world = parsed.world
+    """What each call and free name of parsed refers to; see the module docstring."""
+    res = _Resolver(parsed).visit(parsed.node, set())
+    res.locals = local_names(parsed.node)
+    return res
 
-    def fail(node, msg, hint=""):
-        raise TransformError(msg, parsed.location(node), hint)
 
-    def lookup_free(node, name):
+class _Resolver:
+    """Walks one function and the functions nested in it, filling a Resolution."""
+
+    def __init__(self, parsed):
+        self.parsed = parsed
+        self.world = parsed.world
+        self.res = Resolution()
+
+    def fail(self, node, msg, hint=""):
+        raise TransformError(msg, self.parsed.location(node), hint)
+
+    def lookup_free(self, node, name):
+        """The value of a free name in the function's world (recorded in res.free)."""
+        res = self.res
         if name in res.free:
             return res.free[name][1]
         try:
-            kind, value = world.lookup(name)
+            kind, value = self.world.lookup(name)
         except KeyError:
-            fail(node, f"name '{name}' is not defined")
+            self.fail(node, f"name '{name}' is not defined")
         res.free[name] = (kind, value)
         return value
 
-    def guard(name):
-        kind, value = res.free[name]
+    def guard(self, name):
+        """The generated code assumes that the free name keeps its value."""
+        kind, value = self.res.free[name]
         if kind == "cell":
-            res.guards.append(("cell", world.cells[name], name, value))
+            self.res.guards.append(("cell", self.world.cells[name], name, value))
         elif kind == "global":
-            res.guards.append(("global", world.globals, name, value))
+            self.res.guards.append(("global", self.world.globals, name, value))
 
-    def chain(node):
+    def chain(self, node):
         """Evaluate a dotted name (np.linalg.norm) rooted at a free name; None if local."""
         if isinstance(node, gast.Name):
-            if node.id in res.locals:
+            if node.id in self.res.locals:
                 return None
-            value = lookup_free(node, node.id)
+            value = self.lookup_free(node, node.id)
             return ([node.id], value)
         if isinstance(node, gast.Attribute):
-            inner = chain(node.value)
+            inner = self.chain(node.value)
             if inner is None:
                 return None
             names, base = inner
@@ -146,63 +163,56 @@ def resolve(parsed) -> Resolution:
             try:
                 value = getattr(base, node.attr)
             except AttributeError:
-                fail(node, f"'{'.'.join(names)}' has no attribute '{node.attr}'")
+                self.fail(node, f"'{'.'.join(names)}' has no attribute '{node.attr}'")
             return (names + [node.attr], value)
         return None
 
-    def classify_callable(node, obj, label):
-        return classify(obj, parsed, node, label)
-
-    def visit(root, outer_locals):
+    def visit(self, root, outer_locals) -> Resolution:
         """Resolve one function scope; nested functions see the enclosing locals."""
+        res = self.res
         scope = outer_locals | local_names(root)
         saved, res.locals = res.locals, scope
         for node in scope_nodes(root):
             if isinstance(node, FUNCTIONS):
-                visit(node, scope)
+                self.visit(node, scope)
             elif isinstance(node, gast.Call):
-                resolve_call(node)
+                res.targets[id(node)] = self.call(node)
             elif isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
-                c = chain(node)
+                c = self.chain(node)
                 if c is not None and id(node) not in res.targets:
                     names, value = c
                     res.targets[id(node)] = Target("const", value)
             elif isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
                 if node.id not in res.locals:
-                    lookup_free(node, node.id)
+                    self.lookup_free(node, node.id)
         res.locals = saved
+        return res
 
-    def resolve_call(node):
+    def call(self, node) -> Target:
+        """The target of a call."""
         func = node.func
         if isinstance(func, gast.Attribute):
-            c = chain(func.value)
+            c = self.chain(func.value)
             if c is None:            # method of a local value
-                res.targets[id(node)] = Target("method", func.attr)
-                return
+                return Target("method", func.attr)
             names, base = c
             if not isinstance(base, types.ModuleType):
-                res.targets[id(node)] = Target("method", func.attr)
-                return
+                return Target("method", func.attr)
             obj = getattr(base, func.attr, None)
-            guard(names[0])
-            res.targets[id(node)] = classify_callable(node, obj, f"{'.'.join(names)}.{func.attr}")
-        elif isinstance(func, gast.Name):
-            if func.id in res.locals:
-                # a function value held in a local: anf finds which, where it is called
-                res.targets[id(node)] = Target("local", func.id)
-                return
-            obj = lookup_free(func, func.id)
-            guard(func.id)
-            res.targets[id(node)] = classify_callable(node, obj, func.id)
-        elif isinstance(func, gast.Lambda):
-            res.targets[id(node)] = Target("local", None)      # (lambda y: ...)(x)
-        else:
-            raise UnsupportedSyntaxError("calling the result of an expression",
-                                         parsed.location(func), "Call a function by its name.")
-
-    visit(parsed.node, set())
-    res.locals = local_names(parsed.node)
-    return res
+            self.guard(names[0])
+            return classify(obj, self.parsed, node, f"{'.'.join(names)}.{func.attr}")
+        if isinstance(func, gast.Name):
+            if func.id in self.res.locals:
+                # a function value held in a local: the lowering finds which, where it
+                # is called
+                return Target("local", func.id)
+            obj = self.lookup_free(func, func.id)
+            self.guard(func.id)
+            return classify(obj, self.parsed, node, func.id)
+        if isinstance(func, gast.Lambda):
+            return Target("local", None)      # (lambda y: ...)(x)
+        raise UnsupportedSyntaxError("calling the result of an expression",
+                                     self.parsed.location(func), "Call a function by its name.")
 
 
 def classify(obj, parsed, node, label=None) -> Target:
@@ -225,12 +235,3 @@ def classify(obj, parsed, node, label=None) -> Target:
     # refuses it, naming the function, if a derivative has to flow through it
     return Target("prim", registry.primitive(obj))
 
-
-# builtins and math functions that mean a NumPy function
-for _f, _np in [(abs, np.abs), (math.sin, np.sin), (math.cos, np.cos), (math.tan, np.tan),
-                (math.exp, np.exp), (math.log, np.log), (math.sqrt, np.sqrt),
-                (math.tanh, np.tanh), (math.sinh, np.sinh), (math.cosh, np.cosh),
-                (math.asin, np.arcsin), (math.acos, np.arccos), (math.atan, np.arctan),
-                (math.atan2, np.arctan2), (math.log1p, np.log1p), (math.expm1, np.expm1),
-                (pow, __import__("operator").pow)]:
-    registry.alias(_f, _np)
