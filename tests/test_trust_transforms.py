@@ -387,3 +387,40 @@ def test_floats_written_into_an_integer_array_are_refused():
     # NumPy truncates them: the derivative through them would be zero, not dout
     with pytest.raises(s2sad.S2SADError, match="truncates"):
         grad_all(float_into_int_array)(1.5)
+
+
+# -- aliases held by dicts and joins, seen by an in-place update (fuzzer findings) -------------
+def dict_holds_the_array(w):
+    z = np.zeros(3) + w[0]
+    box = {"k": z}
+    z[1] = 1.0
+    return box
+
+
+def join_holds_the_array(y):
+    z = np.zeros(3)
+    if y > 100.0:
+        c = z * 2.0
+    else:
+        c = z
+    z[1] += y
+    return c
+
+
+def update_inside_a_branch(x):
+    y = x * 3.0
+    if x < 2.0:
+        tmp = np.exp(x)
+        y += tmp * tmp
+    return y * x
+
+
+@pytest.mark.parametrize("f", [dict_holds_the_array, join_holds_the_array])
+def test_an_update_seen_through_a_dict_or_a_join_is_refused(f):
+    # was: the dict's or the join's old value (NumPy changes both): a wrong gradient
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="in-place update"):
+        grad_all(f)(np.array([0.3, 0.6]) if f is dict_holds_the_array else 0.6)
+
+
+def test_the_joined_current_value_after_an_update_is_not_an_alias():
+    both(update_inside_a_branch, (0.7,))

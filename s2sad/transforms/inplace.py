@@ -26,46 +26,60 @@ def _is_view(value) -> bool:
 
 def _alias_roots(order):
     """(ident, holds): for each name, the names of the objects it may *be* (itself, what it
-    copies, the array it is a view of, the item of a container it was taken from), and
-    the objects it may be or *hold* (a tuple or list holds its items).  An in-place
-    update of x changes the objects ident[x]; a name v sees the change where holds[v]
-    meets them.  A list's items are not the list: replacing lst[1] leaves them alone."""
+    copies, the array it is a view of, the item of a container it was taken from, either
+    side of a join, a loop's start and end values), and the objects it may be or *hold*
+    (a tuple, list or dict holds its items; what a runtime helper builds holds its
+    arguments).  An in-place update of x changes the objects ident[x]; a name v sees the
+    change where holds[v] meets them.  A list's items are not the list: replacing
+    lst[1] leaves them alone.  Joins and loops feed each other: to a fixed point."""
     ident: Dict[str, set] = {}
     holds: Dict[str, set] = {}
 
     def get(table, name):
         return table.get(name, {name})
-    for s in order:
-        if isinstance(s, ir.If):
-            for t, a, b in s.outs:
-                # a join is a new name for whichever path ran; reads of the old value
-                # itself after an in-place update are still caught by name
-                ident[t] = holds[t] = {t}
-        if isinstance(s, ir.Loop):
-            # a carried name starts as its init; each iteration's element is a view
-            pairs = [(t, init) for t, init, _ in s.carried]
-            if s.index is not None:
-                pairs.append((s.index, s.iter))
-            for t, a in pairs:
-                if isinstance(a, ir.Var):
-                    ident[t] = get(ident, a.name) | {t}
-                    holds[t] = get(holds, a.name) | {t}
-        if not isinstance(s, ir.Assign):
-            continue
-        v, t = s.value, s.target
-        i, h = {t}, {t}
-        if isinstance(v, ir.Var) or _is_view(v):
-            a = v.name if isinstance(v, ir.Var) else v.args[0].name
-            i, h = get(ident, a) | i, get(holds, a) | h
-        elif isinstance(v, ir.Pack):
-            for a in v.atoms():
-                if isinstance(a, ir.Var):
-                    h |= get(holds, a.name)
-        elif isinstance(v, ir.Item):
-            inner = get(holds, v.value.name) - {v.value.name}
-            i, h = i | inner, h | inner
+
+    def join(t, atoms):
+        i, h = set(ident.get(t, {t})), set(holds.get(t, {t}))
+        for a in atoms:
+            if isinstance(a, ir.Var):
+                i |= get(ident, a.name)
+                h |= get(holds, a.name)
         ident[t], holds[t] = i, h
+    for _ in range(4):
+        before = sum(len(v) for v in ident.values()) + sum(len(v) for v in holds.values())
+        for s in order:
+            if isinstance(s, ir.If):
+                for t, a, b in s.outs:
+                    join(t, (a, b))
+            elif isinstance(s, ir.Loop):
+                # a carried name starts as its init and ends as its next value; each
+                # iteration's element is a view of what the loop runs over
+                for t, init, nxt in s.carried:
+                    join(t, (init, nxt))
+                if s.index is not None:
+                    join(s.index, (s.iter,))
+            elif isinstance(s, ir.Assign):
+                _assign_roots(s, ident, holds, get)
+        if sum(len(v) for v in ident.values()) + sum(len(v) for v in holds.values()) == before:
+            break
     return ident, holds
+
+
+def _assign_roots(s, ident, holds, get):
+    v, t = s.value, s.target
+    i, h = set(ident.get(t, {t})), set(holds.get(t, {t}))
+    if isinstance(v, ir.Var) or _is_view(v):
+        a = v.name if isinstance(v, ir.Var) else v.args[0].name
+        i, h = get(ident, a) | i, get(holds, a) | h
+    elif isinstance(v, ir.Pack) or (isinstance(v, ir.Call) and isinstance(
+            v.callee, registry.Primitive) and v.callee.printing == registry.HELPER):
+        for a in v.atoms():         # a dict or list built by a helper holds its values
+            if isinstance(a, ir.Var):
+                h |= get(holds, a.name)
+    elif isinstance(v, ir.Item):
+        inner = get(holds, v.value.name) - {v.value.name}
+        i, h = i | inner, h | inner
+    ident[t], holds[t] = i, h
 
 
 def _carrying_loop(stmts, stmt, name):
@@ -94,11 +108,15 @@ def check_inplace(func, inplace):
         loop = _carrying_loop(func.body, stmt, old)
         if loop is not None:
             scope = _after_loop(func, order, index, loop, stmt, group, holds, name, loc)
+        new = getattr(stmt, "target", None)
         for s in scope:
             if isinstance(s, ir.If):
                 continue            # its blocks' statements come next in `order`
             for v in ir.reads(s):
-                if v.name == old or (holds.get(v.name, {v.name}) & group):
+                seen = holds.get(v.name, {v.name})
+                # a name that may hold the updated value too is the variable's current
+                # value (a join of the paths that updated it and those that did not)
+                if v.name == old or (seen & group and new not in seen):
                     _refuse_alias(name, loc)
 
 
