@@ -424,3 +424,23 @@ def test_an_update_seen_through_a_dict_or_a_join_is_refused(f):
 
 def test_the_joined_current_value_after_an_update_is_not_an_alias():
     both(update_inside_a_branch, (0.7,))
+
+
+# -- a derivative called inside a function next to its target (fuzzer finding) ---------------
+def zip_helper(a, b):
+    acc = b
+    for u, v in zip(a, b):
+        acc = acc * 1.0 + u * v
+    return acc
+
+
+d_zip_helper = s2sad.derivative(zip_helper, wrt=1)
+
+
+def helper_and_its_derivative(x, T):
+    return zip_helper([0.6, 0.2], T) + d_zip_helper(x, T)
+
+
+def test_inlined_loops_of_a_function_and_its_derivative_get_distinct_names():
+    # was: "IR: i assigned twice" (a fresh loop index reused as a user variable's name)
+    both(helper_and_its_derivative, (np.array([0.3, -0.1, 0.8]), np.array([1.0, 2.0, 3.0])))

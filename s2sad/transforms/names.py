@@ -35,6 +35,7 @@ class Names:
         self.taken = set(taken) | RESERVED | set(keyword.kwlist) | helpers | BUILTINS
         self.reserved_only = RESERVED | set(keyword.kwlist) | helpers | BUILTINS
         self._next = {}     # hint -> the last suffix tried (names are never given back)
+        self.made = set()   # every name fresh() gave out: never a user variable's name
 
     def fresh(self, hint: str) -> str:
         hint = re.sub(r"\W", "_", hint or "t").strip("_") or "t"
@@ -49,6 +50,7 @@ class Names:
             name = f"{hint}_{k}"
         self._next[hint] = k
         self.taken.add(name)
+        self.made.add(name)
         return name
 
 
