@@ -2,8 +2,8 @@
 
 Each entry is (name, source, args, check): tests/test_difffuzz.py runs the
 program through s2sad.fuzz's oracle on exactly these inputs and asserts it
-is neither wrong nor a crash (a clear refusal is fine: 004 and 006 are
-refused today).  The names are those of the reproducers the fuzzer wrote.
+is neither wrong nor a crash (a clear refusal is fine: 004, 006, 014, 017
+and 018 are refused today).  The names are those of the reproducers the fuzzer wrote.
 """
 
 import numpy as np
@@ -82,6 +82,55 @@ REGRESSIONS = [
     v5 = np.std(np.ones(3) * y)
     return v5
 ''', [1.38493398822376], "grad"),
+
+    ("012 module-level s2sad.derivative of a helper with a zip loop", HEAD.replace(
+        "import numpy as np\n", "import numpy as np\n\nimport s2sad\n") + '''def helper1(a2, a3):
+    acc6 = a3
+    for a4, b5 in zip(a2, a3):
+        acc6 = acc6
+    return acc6
+
+
+dd14 = s2sad.derivative(helper1)
+
+
+def f(x, w, T):
+    acc22 = helper1([0.6, 0.2], T[1])
+    acc22 += dd14(w, x)
+    return 0.7
+''', [np.array([0.3073614879843385, -0.11084706456923091, 0.8605489579484294]),
+      np.array([-0.5510364002635691, 1.7550978030694033]),
+      (1.2242967947384054, np.array([-1.3169270096158285, 0.500380677971071,
+                                     -0.8818474241571022]))], "grad"),
+
+    ("014 a dict holds an array changed in place", HEAD + '''def f(x):
+    z10 = np.expand_dims(-x, 0)[0]
+    box11 = {'k': z10}
+    z10[1] = 1
+    r12 = box11
+    return r12
+''', [np.array([0.027354213802547336, 1.0877980322479694, 0.979776862868746])], "grad"),
+
+    ("017 a dict holds an array changed in place, forward mode", HEAD + '''def f(w):
+    z3 = np.zeros(3)
+    box4 = {'k': z3}
+    z3[1] = 1.0
+    r5 = box4
+    c9 = r5
+    return c9
+''', [np.array([-0.7927597316041592, -0.5088891747091627])], "jvp"),
+
+    ("018 an alias made in a branch, then z[1] += y", HEAD + '''def f(y):
+    z1 = np.zeros(3)
+    if 0:
+        pass
+    else:
+        c3 = z1
+    acc17 = 0.5
+    z1[1] += y
+    acc17 += c3
+    return acc17
+''', [0.6100509730667206], "grad"),
 
     ("009 std at no spread in forward mode", HEAD + '''def helper3(a4, a5):
     z6 = np.zeros(3)

@@ -24,11 +24,11 @@ from fuzz_regressions import REGRESSIONS
 CI_SEED = 20240611
 # constructs with an open s2sad bug (see the fuzzer's findings); empty when none
 CI_OPEN_BUGS = frozenset({
-    # d = s2sad.derivative(helper) at module level, f calling both helper (a zip loop) and
-    # d: TransformError "IR: i assigned twice in f"
-    "inner_grad",
-    # box = {'k': z} (or [z, ...]), then z[1] = v or z *= s: NumPy changes what box holds,
-    # s2sad's gradient of box['k'] ignores the change (a wrong gradient)
+    # x ** i with i == 0 at x == 0 (x ** 0 is 1 everywhere): the pow rule's i * x ** (i - 1)
+    # gives 0 * inf = nan, in reverse and in forward mode (findings 020, 023)
+    "intpow",
+    # box = z3 with z3 a list, then z3[1] = v: s2sad's result and gradient read the list
+    # as it was (finding 022)
     "alias_container",
 })
 # constructs s2sad refuses today (no rule for builtin sum/min/max, np.sort, floor, np.array of
@@ -47,8 +47,8 @@ def _fail_report(summary):
     return "\n".join(parts)
 
 
-@pytest.mark.parametrize("checks,n", [(("grad", "vjp"), 250), (("jvp",), 120),
-                                      (("order2",), 60)])
+@pytest.mark.parametrize("checks,n", [(("grad", "vjp"), 400), (("jvp",), 200),
+                                      (("order2",), 100)])
 def test_campaign(checks, n):
     summary = run_campaign(n, seed=CI_SEED, checks=checks, config=CI_CONFIG, timeout=30.0)
     assert not summary.failures, _fail_report(summary)

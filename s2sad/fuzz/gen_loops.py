@@ -103,9 +103,11 @@ class LoopStatements:
         return self.loop(scope, indent, nest, f"for {k}, {a} in enumerate({src}):",
                          {k: "i", a: t}, "for", loop)
 
-    def zipped(self, scope):
+    def zipped(self, scope, parts=False):
         (s1, t1), (s2, t2) = [self.list_source(scope) if self.rng.random() < 0.4 else
                               (self.e("v", scope, 1), "f") for _ in range(2)]
+        if parts:
+            return s1, s2, t1, t2
         return f"zip({s1}, {s2})", t1, t2
 
     def s_zip(self, scope, indent, nest, loop):
@@ -115,10 +117,22 @@ class LoopStatements:
                          loop)
 
     def s_enum_zip(self, scope, indent, nest, loop):
-        src, t1, t2 = self.zipped(scope)
+        """enumerate(zip(..)), zip(enumerate(..), ..), zip of three, enumerate from 1."""
+        s1, s2, t1, t2 = self.zipped(scope, parts=True)
         k, a, b = self.name("k"), self.name("a"), self.name("b")
-        return self.loop(scope, indent, nest, f"for {k}, ({a}, {b}) in enumerate({src}):",
-                         {k: "i", a: t1, b: t2}, "for", loop)
+        binds = {k: "i", a: t1, b: t2}
+        form = self.rng.randrange(4)
+        if form == 0:
+            head = f"for {k}, ({a}, {b}) in enumerate(zip({s1}, {s2})):"
+        elif form == 1:
+            head = f"for ({k}, {a}), {b} in zip(enumerate({s1}), {s2}):"
+        elif form == 2:
+            c = self.name("c")
+            head = f"for {a}, {b}, {c} in zip({s1}, {s2}, {self.e('v', scope, 1)}):"
+            binds = {a: t1, b: t2, c: "f"}
+        else:
+            head = f"for {k}, ({a}, {b}) in enumerate(zip({s1}, {s2}), 1):"
+        return self.loop(scope, indent, nest, head, binds, "for", loop)
 
     def s_while(self, scope, indent, nest, loop):
         pre, acc, t = self.accumulator(scope, indent)

@@ -207,6 +207,14 @@ def same_tree(a, b):
                                       for x, y in zip(fa, fb))
 
 
+def is_complex(x):
+    if isinstance(x, dict):
+        return any(is_complex(v) for v in x.values())
+    if isinstance(x, (tuple, list)):
+        return any(is_complex(v) for v in x)
+    return isinstance(x, complex) or np.iscomplexobj(x) and not isinstance(x, (str, bytes))
+
+
 def finite(x):
     return all(np.all(np.isfinite(a)) for a in flat(x))
 
@@ -429,8 +437,8 @@ def pick_inputs(source, params, rng, fname="f", args=None):
             raise
         except Exception as e:
             return None, f"the program raises {type(e).__name__}: {str(e)[:200]}"
-        if not finite(result):
-            reason = "non-finite result"
+        if is_complex(result) or not finite(result):
+            reason = "non-finite or complex result"
             continue
         if m < kinks.THRESHOLD:
             reason = f"kink: {where} at relative margin {m:.2g}"
@@ -488,8 +496,9 @@ def _checks(f, path, args, checks, rng):
         return Outcome("invalid", detail="f changes its arguments in place", key="mutates")
     if not same_tree(module_state(f), state):
         return Outcome("invalid", detail="f changes a global in place", key="mutates")
-    if not finite(out) or not flat(out):
-        return Outcome("invalid", detail="plain result not finite or not float", key="nonfinite")
+    if is_complex(out) or not finite(out) or not flat(out):
+        return Outcome("invalid", detail="plain result complex, not finite or not float",
+                       key="nonfinite")
     for name in checks:
         try:
             with np.errstate(all="ignore"):
