@@ -1,0 +1,97 @@
+"""Optimize, dead code: statements nobody reads are dropped.
+
+Part of pass 6 (:mod:`optimize`), run to its fixed point.  Input and output:
+an :class:`ir.Function`.  One line::
+
+    t = <pure expr>, t unused  =>  (removed)              (dead code)
+
+Also dropped: nested functions never read, If results never read, loop-carried
+names that nothing needed reads, and branches and loops left with nothing to
+do.  A loop's liveness runs to a fixed point over its back edge.
+"""
+
+from typing import Optional
+
+from .. import ir
+
+
+def dce(func) -> bool:
+    return _dce_block(func.body, set())
+
+
+def _dce_block(stmts, live) -> bool:
+    """Drop assignments nobody reads; `live` holds the names read after stmts."""
+    keep = []
+    changed = False
+    for s in reversed(stmts):
+        if isinstance(s, ir.Assign) and s.target not in live:
+            changed = True
+            continue
+        if isinstance(s, ir.Def):
+            if s.func.name not in live:
+                changed = True
+                continue
+            changed |= dce(s.func)
+        if isinstance(s, ir.If):
+            outs = [o for o in s.outs if o[0] in live]
+            if len(outs) != len(s.outs):
+                s.outs = outs
+                changed = True
+            for k, block in ((1, s.body), (2, s.orelse)):
+                inner = set(live) | {o[k].name for o in outs if isinstance(o[k], ir.Var)}
+                changed |= _dce_block(block, inner)
+            if not s.outs and not s.body and not s.orelse:
+                changed = True
+                continue
+        if isinstance(s, ir.Loop):
+            r = _dce_loop(s, live)
+            if r is None:
+                changed = True
+                continue
+            changed |= r
+        keep.append(s)
+        for v in ir.reads(s):
+            live.add(v.name)
+    stmts[:] = list(reversed(keep))
+    return changed
+
+
+def _dce_loop(s: ir.Loop, live) -> Optional[bool]:
+    """Liveness over the back edge, to a fixed point; None when the loop does nothing needed."""
+    keep = {c for c, _, _ in s.carried if c in live}
+    while True:
+        out = {x.name for c, _, x in s.carried if c in keep and isinstance(x, ir.Var)}
+        for a in (s.stop, s.test):
+            if isinstance(a, ir.Var):
+                out.add(a.name)
+        needed = _live_in(s.body, set(out)) | _live_in(s.cond, set(out))
+        more = {c for c, _, _ in s.carried if c in needed} - keep
+        if not more:
+            break
+        keep |= more
+    if not keep and s.test is None and s.index not in live:
+        return None
+    changed = len(keep) != len(s.carried)
+    s.carried = [c for c in s.carried if c[0] in keep]
+    changed |= _dce_block(s.body, set(out))
+    changed |= _dce_block(s.cond, set(out))
+    return changed
+
+
+def _live_in(stmts, live) -> set:
+    """The names stmts read to compute what is live after them (nothing is changed)."""
+    for s in reversed(stmts):
+        if isinstance(s, ir.Assign) and s.target not in live:
+            continue
+        if isinstance(s, ir.If):
+            outs = [o for o in s.outs if o[0] in live]
+            for k, block in ((1, s.body), (2, s.orelse)):
+                live |= _live_in(block, {o[k].name for o in outs if isinstance(o[k], ir.Var)}
+                                 | set(live))
+            if isinstance(s.test, ir.Var):
+                live.add(s.test.name)
+            for o in outs:
+                live.update(x.name for x in (o[1], o[2]) if isinstance(x, ir.Var))
+            continue
+        live.update(v.name for v in ir.reads(s))
+    return live
