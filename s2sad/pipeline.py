@@ -23,7 +23,8 @@ import numpy as np
 
 from . import failures, generated, ir, registry
 from .errors import TransformError
-from .transforms import codegen, fence, jform, kform, kform_flow, lower, optimize, parse, resolve
+from .transforms import (codegen, fence, forward, lower, optimize, parse, resolve, reverse,
+                         reverse_control)
 
 
 _cache: Dict[Any, Any] = {}
@@ -114,25 +115,25 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Ar
     base = _name_of(fn)
     slots = _slots(spec, None if kind in ("fprop", "jvp") else wrt, n, base)
     if kind == "jvp":
-        g = jform.jvp_function(func, out, [i if spec[i] in "dc" else None for i in range(n)],
-                               out.names.fresh(f"jvp_{base}"))
+        g = forward.jvp_function(func, out, [i if spec[i] in "dc" else None for i in range(n)],
+                                 out.names.fresh(f"jvp_{base}"))
         header = f"{g.name}(*args, *tangents) -> (result, tangent of the result): forward " \
                  f"mode. From {_where(parsed)}."
     elif kind == "derivative":
         if slots[0] is None:
             raise TransformError(f"derivative with respect to {func.params[wrt]}, which the "
                                  "call passes as a non-differentiable value (an int, say)")
-        g = jform.derivative_function(func, out, slots[0], out.names.fresh(f"d_{base}"))
+        g = forward.derivative_function(func, out, slots[0], out.names.fresh(f"d_{base}"))
         header = f"{g.name}: the forward-mode derivative of {base} for a tangent of ones in " \
                  f"{func.params[slots[0]]}. From {_where(parsed)}."
     elif kind == "fprop":
-        g = kform.fprop_function(func, out, out.names.fresh(f"fprop_{base}"), slots)
+        g = reverse.fprop_function(func, out, out.names.fresh(f"fprop_{base}"), slots)
         header = f"fprop_{base}(...) -> (result, bprop); bprop(dout) returns the gradients " \
                  f"of the inputs. From {_where(parsed)}."
     else:
-        g = kform.grad_function(func, out, slots, isinstance(wrt, int), with_value,
-                                out.names.fresh(f"{kind}_{base}"),
-                                single_output=kind in ("grad", "value_and_grad"))
+        g = reverse.grad_function(func, out, slots, isinstance(wrt, int), with_value,
+                                  out.names.fresh(f"{kind}_{base}"),
+                                  single_output=kind in ("grad", "value_and_grad"))
         what = "every input" if wrt is None else ", ".join(
             func.params[i] for i in ([wrt] if isinstance(wrt, int) else wrt))
         value = f"the value of {base} and its gradient" if with_value else \
@@ -195,7 +196,7 @@ _split_cache: Dict[Any, tuple] = {}
 
 def split_pair(fn):
     """(fwd_fn, bwd_fn) for a recursive function: fwd_fn(*args) -> (out, saved) and
-    bwd_fn(saved, dout) -> one gradient per argument (see kform.split_calls)."""
+    bwd_fn(saved, dout) -> one gradient per argument (see reverse_control.RecursiveCalls)."""
     key = _key(fn)
     with _cache_lock:
         hit = _split_cache.get(key)
@@ -212,9 +213,9 @@ def _split_pair(fn):
     n = len(func.params) - len(getattr(func, "kwonly", []))
     base = _name_of(fn)
     fwd_name, bwd_name = out.names.fresh(f"fwd_{base}"), out.names.fresh(f"bwd_{base}")
-    f = kform.fprop_function(func, out, fwd_name, list(range(n)),
-                             self_ref=(parsed.fn, fwd_name, bwd_name))
-    fwd, bwd = kform_flow.closure_convert(f, bwd_name, out.names)
+    f = reverse.fprop_function(func, out, fwd_name, list(range(n)),
+                               self_ref=(parsed.fn, fwd_name, bwd_name))
+    fwd, bwd = reverse_control.closure_convert(f, bwd_name, out.names)
     for g in (fwd, bwd):
         ir.validate(g)
         optimize.optimize(g, getattr(f, "shape_of", {}))
@@ -236,7 +237,7 @@ _jvp_rec_cache: Dict[Any, tuple] = {}
 
 def jvp_recursive(fn):
     """jvp_fn(*args, *tangents) -> (out, tangent): the forward-mode code of a recursive
-    function, generated once and called where fn is called (see jform.recursive_call)."""
+    function, generated once and called where fn is called (see forward.py, recursive_call)."""
     key = _key(fn)
     with _cache_lock:
         hit = _jvp_rec_cache.get(key)
@@ -253,7 +254,7 @@ def _jvp_recursive(fn):
     n = len(func.params) - len(getattr(func, "kwonly", []))
     base = _name_of(fn)
     name = out.names.fresh(f"jvp_{base}")
-    g = jform.jvp_function(func, out, list(range(n)), name, self_ref=(parsed.fn, name))
+    g = forward.jvp_function(func, out, list(range(n)), name, self_ref=(parsed.fn, name))
     ir.validate(g)
     optimize.optimize(g, getattr(g, "shape_of", {}))
     ir.validate(g)

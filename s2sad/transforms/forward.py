@@ -1,6 +1,6 @@
-"""Pass 5': the forward-mode transform (tangents, JVPs).
+"""The forward-mode transform (tangents, JVPs).
 
-Input: an :class:`ir.Function` in functional form, as kform takes it.
+Input: an :class:`ir.Function` in functional form, as reverse mode takes it.
 Output: a function that computes the primal and, next to each statement,
 the tangent of what it defines, in one of two shapes::
 
@@ -27,10 +27,11 @@ Rewrites, one line each::
                         (jvp_g: g's forward-mode code, generated once, calls itself)
 
 A tangent that is zero is known at transform time (None here): no code is
-emitted for it, and nothing computed from it.  The output is plain code
-with primitives only, so it is valid input to the forward transform again
-(forward over forward, Taylor-like nesting) and to the K-transform (reverse
-over forward), which is how `grad` of a PDE residual is taken.
+emitted for it, and nothing computed from it.  Which names can have one is
+``ir.analysis.varied``.  The output is plain code with primitives only, so it
+is valid input to the forward transform again (forward over forward,
+Taylor-like nesting) and to the K-transform (reverse over forward), which is
+how `grad` of a PDE residual is taken.
 """
 
 from typing import Dict, List, Optional
@@ -38,10 +39,10 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from .. import ir, registry, runtime
-from ..errors import MissingRuleError, RuleError, TransformError
+from ..errors import MissingRuleError, TransformError
+from ..ir import analysis
 from .names import hint_for
-from .kform import KTransform, inline_body, rule_ir
-from .kform_flow import _add, _containers
+from .inline import check_arity, inline_body, plus, rule_ir, rule_results, rule_scope
 
 
 def _missing_jvp(prim, src) -> MissingRuleError:
@@ -62,10 +63,10 @@ def _const_zero(v):
     return None
 
 
-class JForm:
-    _varied = KTransform._varied
+class ForwardTransform:
+    """The tangents of one function: jvp_function and derivative_function drive it."""
 
-    def __init__(self, func: ir.Function, out, wrt: List[int]):
+    def __init__(self, func: ir.Function, out, wrt: List[int], self_ref=None):
         self.f = func
         self.out = out
         self.names = out.names
@@ -75,23 +76,19 @@ class JForm:
         self.base = dict(func.base)
         self.tan: Dict[str, Optional[ir.Atom]] = {}
         self.packs: Dict[str, List[Optional[ir.Atom]]] = {}   # static tuple tangents
-        self.containers = _containers(func.body, getattr(func, "containers", set()))
-        self.block: List = []
+        self.containers = analysis.containers(func.body, func.containers)
+        self.block: List = []           # where statements are emitted now
+        self.body_out: List = []        # the transformed body (before its return)
         self.shape_of: Dict[str, str] = {}
-        self.self_ref = None        # (function, name) while making a recursive one's jvp code
-        varied = {func.params[i] for i in wrt}
-        KTransform._varied(self, func.body, varied)
-        self.varied = varied
+        self.self_ref = self_ref    # (function, name) while making a recursive one's jvp code
+        self.varied = analysis.varied(func.body, {func.params[i] for i in wrt})
 
     # -- emitting ------------------------------------------------------------------------
     def emit(self, target, value, src, temp=True) -> ir.Var:
         self.block.append(ir.Assign(target, value, src))
         if temp:
             self.temps.add(target)
-        if isinstance(value, ir.Pack):
-            self.tuples[target] = len(value.items)
-        elif isinstance(value, ir.Call) and getattr(value.callee, "returns_tuple", False):
-            self.tuples[target] = None
+        analysis.record_tuple(self.tuples, target, value)
         return ir.Var(target)
 
     def tangent_name(self, var: str) -> str:
@@ -233,6 +230,8 @@ class JForm:
 
     # -- calls -------------------------------------------------------------------------
     def call_tangent(self, s: ir.Assign, call: ir.Call) -> Optional[ir.Atom]:
+        """The tangent of y = p(args): the sum of the contributions of the arguments
+        with a tangent, None where none has one."""
         prim = call.callee
         if prim.nondiff:
             return None
@@ -247,13 +246,32 @@ class JForm:
                                      "Pass it positionally.")
         if all(t is None for t in targs):
             return None
-        out = ir.Var(s.target)
-        narrow = False
+        parts, narrow = self.contributions(s, call, targs)
+        if not parts:
+            return None
+        if s.target in self.tuples or s.target in self.containers:
+            add = registry.primitive(runtime.add_grads)
+        else:
+            add = plus()
+        total = parts[0]
+        for p in parts[1:]:
+            total = self.emit(self.names.fresh("dsum"), ir.Call(add, (total, p)), s.src)
+        if narrow and prim.elementwise:
+            # an input without a tangent may broadcast the result beyond the contributions
+            total = self.emit(self.names.fresh("d" + s.target), ir.Call(
+                registry.primitive(runtime.expand_like), (total, ir.Var(s.target))), s.src)
+        return total
+
+    def contributions(self, s: ir.Assign, call: ir.Call, targs):
+        """(the contributions to the tangent of y = p(args), narrow): from p's forward
+        rule, or p applied to the tangents where p is linear or multilinear.  narrow:
+        a contribution may have a smaller shape than the result (see inline_rule)."""
+        prim = call.callee
         if prim.jvp is not None:
-            parts, narrow = self.inline_rule(s, call, targs)
-        elif prim.multilinear is not None or prim.multilinear_all:
+            return self.inline_rule(s, call, targs)
+        parts = []
+        if prim.multilinear is not None or prim.multilinear_all:
             idx = range(len(call.args)) if prim.multilinear_all else prim.multilinear
-            parts = []
             for i in idx:
                 if i < len(targs) and targs[i] is not None:
                     args = list(call.args)
@@ -262,9 +280,7 @@ class JForm:
                                            ir.Call(prim, tuple(args), call.kwargs), s.src))
         elif prim.linear is not None:
             idx = range(len(call.args)) if prim.linear == "all" else prim.linear
-            if all(targs[i] is None for i in idx if i < len(targs)):
-                parts = []
-            else:
+            if any(targs[i] is not None for i in idx if i < len(targs)):
                 args = list(call.args)
                 for i in idx:
                     if i < len(args):
@@ -273,43 +289,16 @@ class JForm:
                                    ir.Call(prim, tuple(args), call.kwargs), s.src)]
         else:
             raise _missing_jvp(prim, s.src)
-        if not parts:
-            return None
-        if s.target in self.tuples or s.target in self.containers:
-            add = registry.primitive(runtime.add_grads)
-        else:
-            add = _add()
-        total = parts[0]
-        for p in parts[1:]:
-            total = self.emit(self.names.fresh("dsum"), ir.Call(add, (total, p)), s.src)
-        if narrow and prim.elementwise:
-            # an input without a tangent may broadcast the result beyond the contributions
-            total = self.emit(self.names.fresh("d" + s.target), ir.Call(
-                registry.primitive(runtime.expand_like), (total, out)), s.src)
-        return total
+        return parts, False
 
-    def inline_rule(self, s: ir.Assign, call: ir.Call, targs) -> List[ir.Atom]:
-        """The contributions of the inputs with a tangent, from the rule's source."""
-        prim = call.callee
-        rule = prim.jvp
+    def inline_rule(self, s: ir.Assign, call: ir.Call, targs):
+        """The contributions of the inputs with a tangent, from the rule's source, and
+        whether they may be narrower than the result."""
+        rule = call.callee.jvp
         rf = rule_ir(rule)
-        n = len(rule.inputs)
-        if len(call.args) != n:
-            raise TransformError(f"{prim.name} called with {len(call.args)} inputs; its "
-                                 f"forward rule takes {n}", s.src)
+        check_arity(rule, call, "forward rule", s.src)
         # the rule's result: a tuple literal of contributions
-        r = rf.result
-        defs = {st.target: st.value for st in rf.body[:-1]}
-        if isinstance(r, ir.Var) and isinstance(defs.get(r.name), ir.Pack):
-            parts = list(defs[r.name].items)
-        elif isinstance(r, ir.Const) and isinstance(r.value, tuple):
-            parts = [ir.Const(x) for x in r.value]
-        else:
-            raise RuleError(f"forward rule {rule.fn.__qualname__} must return a tuple literal "
-                            "(one contribution per input)")
-        if len(parts) != n:
-            raise RuleError(f"forward rule {rule.fn.__qualname__} returns {len(parts)} "
-                            f"contributions for {n} inputs")
+        parts = rule_results(rule, rf, "forward rule", "contribution")
         wanted = [p for p, t in zip(parts, targs) if t is not None and
                   not (isinstance(p, ir.Const) and p.value is None)]
         # only the statements the wanted contributions need
@@ -323,15 +312,8 @@ class JForm:
                    if t is None and not (isinstance(a, ir.Const) and
                                          isinstance(a.value, (bool, int, float, complex)))}
         narrow = "out" not in need and not missing <= need
-        sub: Dict[str, ir.Atom] = dict(zip(rule.inputs, call.args))
-        sub["out"] = ir.Var(s.target)
-        for name, t in zip(rule.tangents, targs):
-            if t is not None:
-                sub[name] = t
-        kw = dict(call.kwargs)
-        for k, default in rule.options.items():
-            sub[k] = kw.get(k, ir.Const(default))
-
+        sub = rule_scope(rule, call, s.target,
+                         {name: t for name, t in zip(rule.tangents, targs) if t is not None})
         atom = inline_body(rf, sub, lambda t, v: self.emit(t, v, s.src), self.names.fresh,
                            f"forward rule {rule.fn.__qualname__}",
                            skip=lambda st: st.target not in need)
@@ -391,24 +373,23 @@ class JForm:
         self.block.append(ir.Loop(new_carried, body, L.iter, L.index, cond, L.test, L.stop,
                                   L.src))
 
+    # -- the whole function ------------------------------------------------------------
+    def run(self):
+        """Transform the body (all but its return): (the result, its tangent)."""
+        func = self.f
+        self.body_out = self.transform_block(func.body[:-1])
+        r = func.result
+        src = func.body[-1].src
+        self.block = self.body_out
+        t = self.full(r, src) if isinstance(r, ir.Var) else self.zeros(r, src)
+        return r, t
 
-def _finish(j: JForm, func: ir.Function, name: str, params, ret) -> ir.Function:
-    g = ir.Function(name, params, j.body_out + [ir.Return(ret, func.body[-1].src)],
-                    func.src, j.temps, j.base)
-    g.defaults = getattr(func, "defaults", {})
-    g.kwonly = getattr(func, "kwonly", [])
-    g.tuples = j.tuples
-    g.shape_of = j.shape_of
-    return g
-
-
-def _run(j: JForm, func: ir.Function):
-    j.body_out = j.transform_block(func.body[:-1])
-    r = func.result
-    src = func.body[-1].src
-    j.block = j.body_out
-    t = j.full(r, src) if isinstance(r, ir.Var) else j.zeros(r, src)
-    return r, t
+    def function(self, name: str, params, ret) -> ir.Function:
+        """The transformed function: params, the transformed body, return ret."""
+        func = self.f
+        return ir.Function(name, params, self.body_out + [ir.Return(ret, func.body[-1].src)],
+                           func.src, self.temps, self.base, defaults=func.defaults,
+                           kwonly=func.kwonly, tuples=self.tuples, shape_of=self.shape_of)
 
 
 def jvp_function(func: ir.Function, out, slots, name: str, self_ref=None) -> ir.Function:
@@ -417,8 +398,7 @@ def jvp_function(func: ir.Function, out, slots, name: str, self_ref=None) -> ir.
     slots: one per argument whose tangent is a parameter: its index, or None
     for a non-differentiable argument (its tangent parameter is ignored).
     """
-    j = JForm(func, out, [i for i in slots if i is not None])
-    j.self_ref = self_ref
+    j = ForwardTransform(func, out, [i for i in slots if i is not None], self_ref)
     tparams = []
     for i in slots:
         p = func.params[i] if i is not None else f"arg{len(tparams)}"
@@ -429,10 +409,10 @@ def jvp_function(func: ir.Function, out, slots, name: str, self_ref=None) -> ir.
             j.shape_of[tname] = func.params[i]
             if func.params[i] in j.containers:
                 j.containers.add(tname)
-    r, t = _run(j, func)
+    r, t = j.run()
     pair = j.emit(j.names.fresh("jvp_result"), ir.Pack((r, t)), None)
     n = len(slots)          # tangents follow the positional parameters (before keyword-only)
-    g = _finish(j, func, name, list(func.params[:n]) + tparams + list(func.params[n:]), pair)
+    g = j.function(name, list(func.params[:n]) + tparams + list(func.params[n:]), pair)
     if any(p in g.defaults for p in func.params[:n]):
         # after a parameter with a default, every one needs a default too
         g.defaults = dict(g.defaults, **{t: None for t in tparams})
@@ -441,7 +421,7 @@ def jvp_function(func: ir.Function, out, slots, name: str, self_ref=None) -> ir.
 
 def derivative_function(func: ir.Function, out, wrt: int, name: str) -> ir.Function:
     """derivative_f(*args) -> the tangent of the result for a ones tangent of args[wrt]."""
-    j = JForm(func, out, [wrt])
+    j = ForwardTransform(func, out, [wrt])
     p = func.params[wrt]
     ones = runtime.ones_like_tree if p in j.containers else np.ones_like
     j.block = []
@@ -450,6 +430,6 @@ def derivative_function(func: ir.Function, out, wrt: int, name: str) -> ir.Funct
     j.tan[p] = seed
     j.shape_of[seed.name] = p
     head = j.block
-    r, t = _run(j, func)
+    r, t = j.run()
     j.body_out = head + j.body_out
-    return _finish(j, func, name, list(func.params), t)
+    return j.function(name, list(func.params), t)

@@ -1,8 +1,8 @@
-"""The functional form (ANF) that every pass after ``anf.py`` works on.
+"""The node classes of the functional form (ANF) that every pass after the lowering works on.
 
 s2sad keeps its own small IR rather than editing gast trees: gast is read by
-the front end only (``parse``, ``fence``, ``resolve``, ``anf``), so a gast or
-Python upgrade touches those modules and nothing after them.
+the front end only (parsing, the fence, resolution and the lowering), so a
+gast or Python upgrade touches those modules and nothing after them.
 
 Grammar (straight-line code; control flow extends ``Stmt``)::
 
@@ -29,13 +29,13 @@ Grammar (straight-line code; control flow extends ``Stmt``)::
 Every name is assigned once (SSA).  Names read but never assigned are free:
 the function's parameters, globals, closure cells, or (in a nested
 function) variables of the enclosing one.  ``validate`` checks these
-invariants and the tests run it after each pass.
+invariants (``validator.py``) and the driver runs it after each pass.
 """
 
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple, Union
 
-from .errors import Location, TransformError
+from ..errors import Location
 
 
 @dataclass(frozen=True)
@@ -201,6 +201,15 @@ class Function:
     # for each SSA name, the user-facing variable it is a version of
     base: Dict[str, str] = field(default_factory=dict)
     doc: str = ""
+    # the parameters' default values (codegen writes them), and the keyword-only ones
+    defaults: Dict[str, Any] = field(default_factory=dict)
+    kwonly: List[str] = field(default_factory=list)
+    # names that hold tuples: their length, None where it is not known
+    tuples: Dict[str, Optional[int]] = field(default_factory=dict)
+    # a derivative's name -> the primal whose shape it has (for optimize)
+    shape_of: Dict[str, str] = field(default_factory=dict)
+    # parameters passed as containers (tuples, lists, dicts of arrays)
+    containers: set = field(default_factory=set)
 
     @property
     def result(self) -> Atom:
@@ -262,36 +271,3 @@ def free_names(func: Function) -> set:
                 free.add(v.name)
         defined.update(targets(s))
     return free
-
-
-def validate(func: Function, outer: frozenset = frozenset()) -> None:
-    """Check the IR invariants; raise TransformError naming the first violation."""
-    seen = set(func.params) | set(outer)
-    if len(set(func.params)) != len(func.params):
-        raise TransformError(f"IR: duplicate parameter in {func.name}")
-    if not func.body or not isinstance(func.body[-1], Return):
-        raise TransformError(f"IR: {func.name} does not end with a return")
-    _validate_block(func.body, seen, func.name, outer, top=True)
-
-
-def _validate_block(block, seen, name, outer, top):
-    for i, s in enumerate(block):
-        if isinstance(s, Return) and (not top or i != len(block) - 1):
-            raise TransformError(f"IR: {name} returns before its end")
-        for t in targets(s):
-            if t in seen and t not in outer:
-                raise TransformError(f"IR: {t} assigned twice in {name}")
-        if isinstance(s, Assign):
-            if isinstance(s.value, Item) and not isinstance(s.value.value, Var):
-                raise TransformError("IR: Item of a non-variable")
-        elif isinstance(s, Def):
-            validate(s.func, frozenset(seen))
-        elif isinstance(s, If):
-            for b in s.blocks():
-                _validate_block(b, seen, name, outer, top=False)
-        elif isinstance(s, Loop):
-            seen.update(targets(s))
-            for b in s.blocks():
-                _validate_block(b, seen, name, outer, top=False)
-            continue
-        seen.update(targets(s))
