@@ -347,7 +347,7 @@ def checks_for(order, jvp=True):
 # -- outcomes ------------------------------------------------------------
 _INTERNAL = ("__s2sad", "<s2sad-", "<s2sad rule", "<s2sad:")
 # messages of s2sad's own invariants (its IR checker), not about the user's code
-_INTERNAL_MESSAGE = r"(^|: )IR: |assigned twice|internal error"
+_INTERNAL_MESSAGE = r"(^|: )IR: |assigned twice|internal error|einsum\('[^']*#"
 
 
 # S2SADErrors that wrap a failure inside s2sad (its passes, or its derivative code running
