@@ -12,7 +12,11 @@ lists, ``enumerate``, ``zip``, ``while`` with ``break``/``continue``, early
 ``return``, nested ``def``/``lambda``, item assignment into arrays, lists and
 dicts, ...); expressions come from :mod:`s2sad.fuzz.exprs`.  Every construct
 used is recorded in ``Program.constructs``; ``GenConfig.exclude`` keeps
-named constructs out.  ``draw_inputs`` draws arguments of the parameter types.
+named constructs out (``REFUSED_TODAY`` names those s2sad refuses today).
+Statements live in mixins: loops in :mod:`.gen_loops`, local functions and
+helpers in :mod:`.gen_funcs`, containers and item assignment in
+:mod:`.gen_data`, views, aliases and shared state in :mod:`.gen_alias`.
+``draw_inputs`` draws arguments of the parameter types.
 """
 
 import random
