@@ -444,3 +444,31 @@ def helper_and_its_derivative(x, T):
 def test_inlined_loops_of_a_function_and_its_derivative_get_distinct_names():
     # was: "IR: i assigned twice" (a fresh loop index reused as a user variable's name)
     both(helper_and_its_derivative, (np.array([0.3, -0.1, 0.8]), np.array([1.0, 2.0, 3.0])))
+
+
+def list_literal_aliased(x):
+    z = [0.6, 0.2]
+    box = z
+    z[1] = 0.5
+    return np.sum(x * box[1])
+
+
+def nested_loop_over_a_list_literal(x, M):
+    s = 0.5
+    for a, b in zip(x, x):
+        for row in [M, x]:
+            z = row * 1.0
+    return s * np.sum(z)
+
+
+def test_a_list_literal_aliased_then_changed_is_refused():
+    # was: the alias kept the old list (Python changes both): a wrong value and gradient
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="in-place update of `z`"):
+        grad_all(list_literal_aliased)(X3)
+
+
+def test_nested_loop_over_a_list_literal():
+    # was: NameError 'pack_item' in the generated code (a loop's next value lost its name
+    # when the optimizer coalesced a copy)
+    M = np.arange(6.0).reshape(2, 3)
+    both(nested_loop_over_a_list_literal, (X3, M))

@@ -117,7 +117,7 @@ def check_inplace(func, inplace):
                 # a name that may hold the updated value too is the variable's current
                 # value (a join of the paths that updated it and those that did not)
                 if v.name == old or (seen & group and new not in seen):
-                    _refuse_alias(name, loc)
+                    refuse_alias(name, loc)
 
 
 def _after_loop(func, order, index, loop, stmt, group, holds, name, loc):
@@ -138,11 +138,11 @@ def _after_loop(func, order, index, loop, stmt, group, holds, name, loc):
             continue
         for v in ir.reads(s):
             if v.name in before and holds.get(v.name, {v.name}) & group:
-                _refuse_alias(name, loc)
+                refuse_alias(name, loc)
     return scope
 
 
-def _refuse_alias(name, loc):
+def refuse_alias(name, loc):
     raise UnsupportedSyntaxError(
         f"the in-place update of `{name}` while another name still refers to the same "
         "array", loc,

@@ -270,9 +270,15 @@ class Lowering:
     def update(self, name, old, value, node):
         """name = value, a new value of `name` that NumPy would have made by changing
         old in place: recorded for the alias check (another name for old would see it)."""
+        others = [k for k, v in self.env.items() if v is old and k != name]
         self.bind_user(name, value, node)
         if isinstance(old, ir.Var):
             self.out.inplace.append((self.out.cur[-1], old.name, name, self.loc(node)))
+        elif isinstance(old, ir.Const) and isinstance(old.value, (list, dict)) and others:
+            # a list or dict of constants has no name of its own: another name bound to
+            # the same literal would see the change in Python
+            from .inplace import refuse_alias
+            refuse_alias(name, self.loc(node))
 
     def append(self, call, s):
         """lst.append(v)  =>  lst = list_append(lst, v): a new list."""

@@ -63,6 +63,14 @@ def _use_counts(stmts) -> Dict[str, int]:
             for b in s.blocks():
                 for k, n in _use_counts(b).items():
                     counts[k] = counts.get(k, 0) + n
+            # an If's outs and a loop's next values may read names their blocks define,
+            # which reads(s) leaves out: they are uses too
+            inner = {t for b in s.blocks() for x in ir.walk(b) for t in ir.targets(x)}
+            ends = [o[k] for o in s.outs for k in (1, 2)] if isinstance(s, ir.If) else \
+                [c[2] for c in s.carried]
+            for a in ends:
+                if isinstance(a, ir.Var) and a.name in inner:
+                    counts[a.name] = counts.get(a.name, 0) + 1
     return counts
 
 
