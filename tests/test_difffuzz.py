@@ -27,12 +27,6 @@ CI_OPEN_BUGS = frozenset({
     # x ** i with i == 0 at x == 0 (x ** 0 is 1 everywhere): the pow rule's i * x ** (i - 1)
     # gives 0 * inf = nan, in reverse and in forward mode (findings 020, 023)
     "intpow",
-    # box = z3 with z3 a list, then z3[1] = v: s2sad's result and gradient read the list
-    # as it was (finding 022)
-    "alias_container",
-    # for c in [x, x]: inside another loop: InternalError, NameError 'pack_item' in the
-    # generated code (finding 024)
-    "for_list",
 })
 # constructs s2sad refuses today (no rule for builtin sum/min/max, np.sort, floor, np.array of
 # scalars, ...; see s2sad.fuzz.gen.REFUSED_TODAY): left out so that CI's time goes to programs
