@@ -114,7 +114,7 @@ class Primitive:
         # computed from a differentiated value is refused (see index_args())
         self.index_args = ()
         self.elementwise = False    # output shape is the broadcast of the inputs
-        self.returns_tuple = False  # the result is a tuple (anf makes x[0] an Item)
+        self.returns_tuple = False  # the result is a tuple (the lowering makes x[0] an Item)
         self.view = False           # the result may be a view of argument 0 (see defview)
         self.varargs = False        # every positional argument is an input (einsum)
         # False for functions whose calls differ though their arguments agree (random

@@ -484,7 +484,7 @@ def astype(x, dtype):
 
 
 
-# helpers whose results are tuples: anf treats `h(...)[0]` as a tuple item
+# helpers whose results are tuples: the lowering treats `h(...)[0]` as a tuple item
 RETURNS_TUPLE = (split_as, unstack, tuple_cotangent, tuple_items, ones_like_tree, tape_pop,
                  split_last, dict_values, saved_values, as_cotangent)
 

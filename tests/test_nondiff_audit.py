@@ -133,7 +133,7 @@ TABLE = [
     (np.empty_like, Entry("structural", args(X), reason=(
         "uninitialized memory shaped like its input: its values depend on no input's value"))),
     # zip and enumerate over arrays iterate their values, which are differentiable: a loop
-    # over them is lowered by the transform (anf_flow), and anywhere else they must be
+    # over them is lowered by the transform (lower_control), and anywhere else they must be
     # refused, not declared non-differentiable
     (zip, Entry("structural", reason="structural: handled by the loop lowering")),
     (enumerate, Entry("structural", reason="structural: handled by the loop lowering")),

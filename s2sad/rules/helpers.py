@@ -164,7 +164,7 @@ defnondiff(dtype_of, ones_like_tree, ones_like_single, loop_length, zeros_like_t
            np.result_type, slice, np.empty_like)
 
 # zip and enumerate are primitives without rules: a `for` loop over them (nested in any
-# order) iterates their arguments element by element (anf_flow.sequence); anywhere else
+# order) iterates their arguments element by element (lower_control.sequence); anywhere else
 # a derivative flowing through them is refused, never taken as zero
 registry.primitive(zip)
 registry.primitive(enumerate)

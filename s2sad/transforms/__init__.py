@@ -1,1 +1,7 @@
-"""The passes, one per module: parse → fence → resolve → anf → kform → optimize → codegen."""
+"""The passes, one concern per module; s2sad/pipeline.py alone runs them, in this order:
+
+parse → fence → resolve → lower (lower, lower_control; the in-place check: inplace)
+→ reverse (reverse, reverse_control) or forward → optimize (optimize, optimize_cse,
+optimize_dce, optimize_flow) → codegen (codegen, codegen_expr, codegen_names,
+codegen_stmts).  See docs/architecture.md.
+"""
