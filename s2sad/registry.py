@@ -113,6 +113,7 @@ class Primitive:
         # arguments that are indices (x[i]: i): no derivative flows into them, and one
         # computed from a differentiated value is refused (see index_args())
         self.index_args = ()
+        self.shape_of_arg = None    # the argument whose shape the result has (unbroadcast: 1)
         self.elementwise = False    # output shape is the broadcast of the inputs
         self.returns_tuple = False  # the result is a tuple (the lowering makes x[0] an Item)
         self.view = False           # the result may be a view of argument 0 (see defview)
@@ -358,6 +359,12 @@ def defview(*fns):
     view of it is still read, as NumPy would change both."""
     for fn in fns:
         primitive(fn).view = True
+
+
+def defshape(fn, arg: int):
+    """Declare that fn's result has the shape of its argument ``arg`` (unbroadcast(g, x):
+    x's), which the optimizer uses to drop no-op broadcasts."""
+    primitive(fn).shape_of_arg = arg
 
 
 def defelementwise(*fns):

@@ -6,4 +6,4 @@ see :mod:`s2sad.registry`.  Every function a rule calls has a rule too, so a
 rule's output can be differentiated again.
 """
 
-from . import arith, helpers, ufuncs, reductions, shape, linalg, indexing  # noqa: F401
+from . import arith, helpers, ufuncs, reductions, shape, einsum, linalg, indexing  # noqa: F401

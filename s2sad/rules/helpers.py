@@ -234,3 +234,8 @@ registry.primitive(np.arange).signature = inspect.Signature([
     inspect.Parameter("step", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=1),
     *[inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=None)
       for k in ("dtype", "device", "like")]])
+
+# the argument whose shape each helper's result has (the optimizer drops a no-op broadcast)
+for _fn, _arg in ((unbroadcast, 1), (expand_like, 1), (unreduce, 1), (getitem_grad, 0),
+                  (matmul_lhs_grad, 1), (matmul_rhs_grad, 2), (astype, 0)):
+    registry.defshape(_fn, _arg)

@@ -175,9 +175,9 @@ class _Simplifier:
                 self.shape[target] = "scalar"
         elif p in (self.ones, self.zeros) and args:
             self.shape[target] = key(args[0])
-        elif p.short in _SHAPE_OF_ARG and len(args) > _SHAPE_OF_ARG[p.short]:
+        elif p.shape_of_arg is not None and len(args) > p.shape_of_arg:
             # helpers whose result has the shape of one argument
-            self.shape[target] = key(args[_SHAPE_OF_ARG[p.short]])
+            self.shape[target] = key(args[p.shape_of_arg])
 
 
 def _folded(fn, args):
@@ -211,6 +211,3 @@ def _with_filled(func, args, ones, zeros, key):
     return None
 
 
-# helper -> the argument whose shape its result has
-_SHAPE_OF_ARG = {"unbroadcast": 1, "expand_like": 1, "unreduce": 1, "getitem_grad": 0, "matmul_lhs_grad": 1,
-                 "matmul_rhs_grad": 2, "astype": 0}
