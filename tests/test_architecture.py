@@ -26,3 +26,20 @@ def test_passes_do_not_import_the_api_or_the_driver():
         for banned in ("from ..api", "from ..pipeline", "from ..transformed", "from ..calls",
                        "from ..cli", "import s2sad.api"):
             assert banned not in text, f"{path.name} imports {banned}"
+
+
+def _sizes():
+    import ast
+    for path in sorted((ROOT / "s2sad").rglob("*.py")):
+        text = path.read_text()
+        tree = ast.parse(text)
+        yield path, len(text.splitlines()), [
+            (node.name, node.end_lineno - node.lineno + 1) for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def test_modules_fit_in_one_sitting_and_functions_on_one_screen():
+    long_modules = [(p.name, n) for p, n, _ in _sizes() if n > 600]
+    long_functions = [(p.name, f, n) for p, _, fs in _sizes() for f, n in fs if n > 60]
+    assert not long_modules, long_modules
+    assert not long_functions, long_functions
