@@ -23,11 +23,7 @@ from fuzz_regressions import REGRESSIONS
 
 CI_SEED = 20240611
 # constructs with an open s2sad bug (see the fuzzer's findings); empty when none
-CI_OPEN_BUGS = frozenset({
-    # x ** i with i == 0 at x == 0 (x ** 0 is 1 everywhere): the pow rule's i * x ** (i - 1)
-    # gives 0 * inf = nan, in reverse and in forward mode (findings 020, 023)
-    "intpow",
-})
+CI_OPEN_BUGS = frozenset()      # every construct the fuzzer writes runs in CI
 # constructs s2sad refuses today (no rule for builtin sum/min/max, np.sort, floor, np.array of
 # scalars, ...; see s2sad.fuzz.gen.REFUSED_TODAY): left out so that CI's time goes to programs
 # s2sad differentiates.  The full fuzzer keeps them and counts their refusals.

@@ -97,6 +97,7 @@ TABLE = [
     (runtime.ones_like_tree, Entry("piecewise", args(X))),
     (runtime.ones_like_single, Entry("piecewise", args(X))),
     (runtime.loop_length, Entry("int", args(X))),
+    ("s2sad.rules.arith:zero_power", Entry("int", args(3))),       # 1 for an int exponent 0
     (runtime.zeros_like_tree, Entry("piecewise", args(X))),
     # the kind of norm (1.0 for a 2-norm), from ord and axis only
     (L.norm_two, Entry("piecewise", args(X))),

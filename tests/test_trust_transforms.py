@@ -472,3 +472,20 @@ def test_nested_loop_over_a_list_literal():
     # when the optimizer coalesced a copy)
     M = np.arange(6.0).reshape(2, 3)
     both(nested_loop_over_a_list_literal, (X3, M))
+
+
+# -- x ** i with an integer exponent 0 at x == 0 (fuzzer findings 020, 023) -------------------
+def polynomial(x):
+    s = 0.0
+    for i in range(4):
+        s = s + (i + 1.0) * x ** i
+    return s
+
+
+def test_integer_power_zero_at_zero_has_derivative_zero():
+    # x ** 0 is 1 everywhere: was 0 * inf = nan in reverse and forward mode
+    assert grad(polynomial)(0.0) == 2.0 and grad(grad(polynomial))(0.0) == 6.0
+    assert s2sad.derivative(polynomial)(0.0) == 2.0
+    both(polynomial, (0.7,))
+    # a float exponent keeps the exact formula: d2/dx dy x ** y at y = 0 is 1 / x
+    assert grad(grad(power, wrt=1), wrt=0)(2.0, 0.0) == pytest.approx(0.5)

@@ -18,6 +18,19 @@ from ..runtime import (array_namespace, dtype_of, expand_like, matmul_lhs_grad, 
                        unbroadcast)
 
 
+def zero_power(y):
+    """1 where y is an integer exponent 0, else 0 (y's shape): x ** 0 is 1 for every x, 0
+    included, so its derivative y * x ** (y - 1) is 0 there, where the formula reads
+    0 * inf.  Integer exponents only: a float exponent that is differentiated keeps
+    the formula (its mixed derivative in x and y at y = 0 is 1/x)."""
+    kind = getattr(y, "dtype", None)
+    kind = kind.kind if kind is not None else ("i" if isinstance(y, int) else "f")
+    if kind not in "iub":
+        return 0
+    zero = y == 0
+    return int(zero) if isinstance(zero, (bool, np.bool_)) else zero
+
+
 def pow_base(x, power):
     """x where the derivative of power = x ** y in y, power * log(x), is taken, and 1
     elsewhere (log 1 = 0).  A real power: x > 0 (for x <= 0, x ** y is defined for whole y
@@ -66,7 +79,7 @@ def bprop_pow(x, y, out, dout):
     # d(x**y)/dy = x**y log x, taken as 0 where x <= 0 for a real power (there x**y is defined
     # only for integer y), with the principal complex log for a complex one (see pow_base);
     # np.power, not **: Python floats raise ZeroDivisionError for 0.0 ** -1.0, NumPy gives inf
-    return (unbroadcast(dout * y * np.power(x, y - 1), x),
+    return (unbroadcast(dout * y * np.power(x, y - 1 + zero_power(y)), x),
             unbroadcast(dout * out * np.log(pow_base(x, out)), y))
 
 
@@ -121,7 +134,7 @@ def jvp_div(x, y, out, dx, dy):
 
 @defjvp(operator.pow, np.power)
 def jvp_pow(x, y, out, dx, dy):
-    return (dx * y * np.power(x, y - 1), dy * out * np.log(pow_base(x, out)))
+    return (dx * y * np.power(x, y - 1 + zero_power(y)), dy * out * np.log(pow_base(x, out)))
 
 
 @defjvp(operator.mod, np.mod)
@@ -165,6 +178,7 @@ for _f in (np.divmod, divmod):
     registry.primitive(_f).returns_tuple = True
     registry.primitive(_f).tuple_length = 2
 
+defnondiff(zero_power)
 defnondiff(operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
            operator.not_, operator.floordiv, np.floor_divide,
            np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,

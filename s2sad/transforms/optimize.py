@@ -9,6 +9,7 @@ and :mod:`optimize_dce` (dead code), each listing its own.  Here, one line
 each::
 
     2 - 1                      =>  1                      (operators on Python numbers)
+    zero_power(2)              =>  0                      (pure helpers of Python numbers)
     x * 1, 1 * x, x / 1        =>  x
     x + 0, 0 + x, x - 0        =>  x
     ones_like(y) * x, zeros_like(y) + x, x - zeros_like(y)  =>  x   (x of y's shape)
@@ -129,8 +130,9 @@ class _Simplifier:
     def rewrite(self, v: ir.Call):
         """The simpler expression v equals, or None."""
         p, args, key = v.callee, v.args, self.key
-        if p.fn in _FOLDABLE and all(_num(a) for a in args) and not v.kwargs:
-            return _folded(p.fn, args)
+        if (p.fn in _FOLDABLE or p.nondiff and p.pure and p.printing == registry.HELPER) \
+                and all(_num(a) for a in args) and not v.kwargs:
+            return _folded(p.fn, args)      # a pure helper of numbers: zero_power(2) => 0
         if p.fn in (operator.mul,) and len(args) == 2:
             if _is(args[1], 1):
                 return args[0]
