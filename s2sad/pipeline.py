@@ -139,10 +139,7 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Ar
         value = f"the value of {base} and its gradient" if with_value else \
             f"the gradient of {base}"
         header = f"{g.name}: {value} with respect to {what}. From {_where(parsed)}."
-    ir.validate(g)                      # the invariants hold after each pass
-    optimize.optimize(g, getattr(g, "shape_of", {}))
-    ir.validate(g)
-    module = codegen.generate(g, out.externals, out.names, header, parsed.world.globals)
+    module = _finish([g], g.shape_of, out, parsed, header)
     inner = generated.MODULES.get(parsed.filename)
     module.origin = inner.origin if inner else f"from {_where(parsed)}"
     fnobj = parsed.fn
@@ -153,12 +150,37 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Ar
     if kind == "jvp" and module.defaults:
         module.defaults = tuple(module.defaults) + (None,) * n     # the tangents
     module.kwdefaults = getattr(fnobj, "__kwdefaults__", None) or {}
-    guards = list(out.guards) + parsed.guards
-    module.guards = guards
-    art = _Artifact(module, guards)
+    art = _Artifact(module, module.guards)
     art.params = list(func.params[:n])
     art.spec = spec
     return art
+
+
+def _finish(functions, shape_of, out, parsed, header):
+    """validate → optimize → validate each function, then write their module (the first
+    is its main function, the others its siblings), with the guards its code assumes."""
+    for g in functions:
+        ir.validate(g)                  # the invariants hold after each pass
+        optimize.optimize(g, shape_of)
+        ir.validate(g)
+    module = codegen.generate(functions[0], out.externals, out.names, header,
+                              parsed.world.globals, others=functions[1:])
+    module.origin = f"from {_where(parsed)}"
+    module.guards = list(out.guards) + parsed.guards
+    return module
+
+
+def _cached(cache, fn, make):
+    """make(fn) -> (artifact, value), once per function while its guards hold."""
+    key = _key(fn)
+    with _cache_lock:
+        hit = cache.get(key)
+        if hit is not None and hit[0].valid():
+            return hit[1]
+        with failures.transforming(fn):
+            hit = make(fn)
+        cache[key] = hit
+        return hit[1]
 
 
 def _where(parsed) -> str:
@@ -197,15 +219,7 @@ _split_cache: Dict[Any, tuple] = {}
 def split_pair(fn):
     """(fwd_fn, bwd_fn) for a recursive function: fwd_fn(*args) -> (out, saved) and
     bwd_fn(saved, dout) -> one gradient per argument (see reverse_control.RecursiveCalls)."""
-    key = _key(fn)
-    with _cache_lock:
-        hit = _split_cache.get(key)
-        if hit is not None and hit[0].valid():
-            return hit[1]
-        with failures.transforming(fn):
-            art, pair = _split_pair(fn)
-        _split_cache[key] = (art, pair)
-        return pair
+    return _cached(_split_cache, fn, _split_pair)
 
 
 def _split_pair(fn):
@@ -216,17 +230,10 @@ def _split_pair(fn):
     f = reverse.fprop_function(func, out, fwd_name, list(range(n)),
                                self_ref=(parsed.fn, fwd_name, bwd_name))
     fwd, bwd = reverse_control.closure_convert(f, bwd_name, out.names)
-    for g in (fwd, bwd):
-        ir.validate(g)
-        optimize.optimize(g, getattr(f, "shape_of", {}))
-        ir.validate(g)
     header = (f"{fwd_name}(...) -> (result, saved) and {bwd_name}(saved, dout) -> the "
               f"gradients: {base} is recursive, so it is called, not inlined. From "
               f"{_where(parsed)}.")
-    module = codegen.generate(fwd, out.externals, out.names, header, parsed.world.globals,
-                              others=[bwd])
-    module.origin = f"from {_where(parsed)}"
-    module.guards = list(out.guards) + parsed.guards
+    module = _finish([fwd, bwd], f.shape_of, out, parsed, header)
     art = _Artifact(module, module.guards)
     pair = (module.function(np), module.sibling(bwd_name, np))
     return art, pair
@@ -238,15 +245,7 @@ _jvp_rec_cache: Dict[Any, tuple] = {}
 def jvp_recursive(fn):
     """jvp_fn(*args, *tangents) -> (out, tangent): the forward-mode code of a recursive
     function, generated once and called where fn is called (see forward.py, recursive_call)."""
-    key = _key(fn)
-    with _cache_lock:
-        hit = _jvp_rec_cache.get(key)
-        if hit is not None and hit[0].valid():
-            return hit[1]
-        with failures.transforming(fn):
-            art, f = _jvp_recursive(fn)
-        _jvp_rec_cache[key] = (art, f)
-        return f
+    return _cached(_jvp_rec_cache, fn, _jvp_recursive)
 
 
 def _jvp_recursive(fn):
@@ -255,14 +254,9 @@ def _jvp_recursive(fn):
     base = _name_of(fn)
     name = out.names.fresh(f"jvp_{base}")
     g = forward.jvp_function(func, out, list(range(n)), name, self_ref=(parsed.fn, name))
-    ir.validate(g)
-    optimize.optimize(g, getattr(g, "shape_of", {}))
-    ir.validate(g)
     header = (f"{name}(*args, *tangents) -> (result, tangent): {base} is recursive, so "
               f"its forward-mode code is called, not inlined. From {_where(parsed)}.")
-    module = codegen.generate(g, out.externals, out.names, header, parsed.world.globals)
-    module.origin = f"from {_where(parsed)}"
-    module.guards = list(out.guards) + parsed.guards
+    module = _finish([g], g.shape_of, out, parsed, header)
     art = _Artifact(module, module.guards)
     f = module.function(np)
     return art, f
