@@ -41,7 +41,7 @@ from .calls import (_backend, _check_cotangent, _describe, _differentiable, _fin
                     _output_problem, _type_name, backend, positional_params)
 from .errors import ArgumentError, OutputError
 from .pipeline import _name_of
-from .transformed import Transformed, _fresh, _identifier, _synthetic, jvp
+from .transformed import Transformed, _fresh, _identifier, _raise_from_run, _synthetic, jvp
 from . import generated
 
 __all__ = ["backend", "grad_all", "grad", "value_and_grad", "vjp", "jvp", "derivative",
@@ -133,7 +133,10 @@ def vjp(fn, *args):
     def pullback(dout):
         from .runtime import as_cotangent
         dout = _check_cotangent(out, dout, "the cotangent", desc)
-        grads = bprop(as_cotangent(dout))
+        try:
+            grads = bprop(as_cotangent(dout))
+        except Exception as e:
+            _raise_from_run(e)
         return tuple(_finish(g, a) for g, a in zip(grads, args))
     pullback.__name__ = f"vjp_{_name_of(fn)}"
     pullback.__wrapped__ = bprop

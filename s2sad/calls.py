@@ -16,7 +16,7 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
-from . import ir, registry
+from . import failures, ir, registry
 from .errors import (ArgumentError, CotangentError, Location, S2SADError, TangentError,
                      UnsupportedSyntaxError)
 from .transforms import parse
@@ -462,7 +462,13 @@ def _checking_bprop(bprop, out, desc: str):
     """fprop's bprop, refusing a cotangent that does not fit the output."""
     def bprop_checked(dout):
         _check_cotangent(out, dout, "the cotangent", desc)
-        return bprop(dout)
+        try:
+            return bprop(dout)
+        except Exception as e:      # as a call of generated code (see failures.at_run_time)
+            err = failures.at_run_time(e)
+            if err is e:
+                raise
+            raise err from e
     bprop_checked.__name__ = getattr(bprop, "__name__", "bprop")
     bprop_checked.__qualname__ = bprop_checked.__name__
     bprop_checked.__wrapped__ = bprop

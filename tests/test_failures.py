@@ -92,3 +92,14 @@ def test_a_failing_formula_at_order_two_points_at_the_users_line():
     with pytest.raises(DerivativeError) as e:
         grad(grad(second_order_det))(1.0)
     assert e.value.location.filename == __file__
+
+
+def test_a_failing_formula_in_a_vjp_pullback_is_a_derivative_error():
+    # the pullback runs generated code too: was the bare LinAlgError
+    out, pullback = s2sad.vjp(determinant, np.zeros((2, 2)))
+    with pytest.raises(DerivativeError) as e:
+        pullback(1.0)
+    assert isinstance(e.value.__cause__, np.linalg.LinAlgError)
+    _, bprop = s2sad.fprop(determinant)(np.zeros((2, 2)))
+    with pytest.raises(DerivativeError):
+        bprop(1.0)
