@@ -407,23 +407,12 @@ def join_holds_the_array(y):
     return c
 
 
-def update_inside_a_branch(x):
-    y = x * 3.0
-    if x < 2.0:
-        tmp = np.exp(x)
-        y += tmp * tmp
-    return y * x
-
-
 @pytest.mark.parametrize("f", [dict_holds_the_array, join_holds_the_array])
 def test_an_update_seen_through_a_dict_or_a_join_is_refused(f):
     # was: the dict's or the join's old value (NumPy changes both): a wrong gradient
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="in-place update"):
         grad_all(f)(np.array([0.3, 0.6]) if f is dict_holds_the_array else 0.6)
 
-
-def test_the_joined_current_value_after_an_update_is_not_an_alias():
-    both(update_inside_a_branch, (0.7,))
 
 
 # -- a derivative called inside a function next to its target (fuzzer finding) ---------------
