@@ -32,7 +32,7 @@ exception the user's own code raises (a singular matrix, unbounded recursion)
 passes through, with a note naming the user's line.
 """
 
-from typing import Any, Dict, Tuple, Union
+from typing import Any, Callable, Dict, Tuple, Union
 
 import numpy as np
 
@@ -46,6 +46,9 @@ from . import generated
 
 __all__ = ["backend", "grad_all", "grad", "value_and_grad", "vjp", "jvp", "derivative",
            "jacobian", "hessian", "hvp", "fprop", "source", "positional_params"]
+
+Function = Callable[..., Any]       # what s2sad differentiates, and what it returns
+Wrt = Union[int, Tuple[int, ...]]   # argument indices
 
 
 def _check_wrt(wrt):
@@ -64,7 +67,7 @@ def _check_flag(has_aux):
     return has_aux
 
 
-def grad_all(fn):
+def grad_all(fn: Function) -> Transformed:
     """The gradients of fn with respect to every positional argument, as a tuple.
 
     Works as ``grad_all(f)(x, y)`` and as the decorator ``@grad_all``.  An
@@ -77,7 +80,7 @@ def grad_all(fn):
     return Transformed(fn, "grad_all")
 
 
-def grad(fn, wrt: Union[int, Tuple[int, ...]] = 0, has_aux: bool = False):
+def grad(fn: Function, wrt: Wrt = 0, has_aux: bool = False) -> Transformed:
     """The gradient of fn with respect to argument ``wrt`` (an int), or several (a tuple).
 
     For a non-scalar array result the output sensitivity is ``ones_like(out)``,
@@ -92,7 +95,7 @@ def grad(fn, wrt: Union[int, Tuple[int, ...]] = 0, has_aux: bool = False):
     return Transformed(fn, "grad", _check_wrt(wrt), has_aux=_check_flag(has_aux))
 
 
-def value_and_grad(fn, wrt: Union[int, Tuple[int, ...]] = 0, has_aux: bool = False):
+def value_and_grad(fn: Function, wrt: Wrt = 0, has_aux: bool = False) -> Transformed:
     """``(fn(*args), grad(fn, wrt)(*args))`` from one forward pass.
 
     With ``has_aux=True`` fn returns ``(output, aux)`` and the result is
@@ -102,7 +105,7 @@ def value_and_grad(fn, wrt: Union[int, Tuple[int, ...]] = 0, has_aux: bool = Fal
                        has_aux=_check_flag(has_aux))
 
 
-def fprop(fn):
+def fprop(fn: Function) -> Transformed:
     """The K-transformed function: ``fprop(f)(*args) -> (out, bprop)``.
 
     ``bprop(dout)`` returns the gradients of every input for the output
@@ -113,7 +116,7 @@ def fprop(fn):
     return Transformed(fn, "fprop")
 
 
-def vjp(fn, *args):
+def vjp(fn: Function, *args: Any) -> Tuple[Any, Function]:
     """``(out, bprop)`` at args: ``bprop(dout)`` returns every argument's gradient.
 
     ``dout`` has the structure and shapes of ``out`` (a tuple for a tuple, a
@@ -143,7 +146,7 @@ def vjp(fn, *args):
     return out, pullback
 
 
-def derivative(fn, wrt: int = 0):
+def derivative(fn: Function, wrt: int = 0) -> Transformed:
     """The forward-mode derivative of fn along a tangent of ones in argument ``wrt``.
 
     ``derivative(f, wrt=k)(*args)`` is ``J_k @ ones``, with ``J_k`` the Jacobian
@@ -215,7 +218,7 @@ def _one_output(fn, out, what):
                           "takes the derivative of one array or number")
 
 
-def jacobian(fn, wrt: int = 0, mode: str = "auto"):
+def jacobian(fn: Function, wrt: int = 0, mode: str = "auto") -> Function:
     """The Jacobian of fn with respect to argument ``wrt``: shape ``out.shape + x.shape``.
 
     ``mode="forward"`` builds it column by column with jvp (one pass per
@@ -276,7 +279,7 @@ def _contracted(fn, k: int):
     return ns[f"contract_{base}"]
 
 
-def hessian(fn, wrt: int = 0):
+def hessian(fn: Function, wrt: int = 0) -> Function:
     """The Hessian of fn with respect to argument ``wrt``.
 
     For a scalar result its shape is ``x.shape * 2``: forward over reverse, one
@@ -307,7 +310,7 @@ def hessian(fn, wrt: int = 0):
     return hess
 
 
-def hvp(fn, primals, v, wrt: int = 0):
+def hvp(fn: Function, primals: Tuple[Any, ...], v: Any, wrt: int = 0) -> Any:
     """The Hessian of a scalar fn at primals, times v: forward over reverse, one pass.
 
     For an array result it is, as ``grad``'s convention has it, the Hessian of
@@ -319,7 +322,7 @@ def hvp(fn, primals, v, wrt: int = 0):
     return jvp(grad(fn, i), primals, _tangents_for(primals, i, v))[1]
 
 
-def source(obj) -> str:
+def source(obj: Any) -> str:
     """The generated module behind anything s2sad made, as Python source."""
     if isinstance(obj, Transformed):
         return obj.source

@@ -12,7 +12,7 @@ import contextvars
 import functools
 import inspect
 import linecache
-from typing import Dict, Optional, Tuple
+from typing import Dict, Iterator, Optional, Tuple
 
 import numpy as np
 
@@ -76,7 +76,7 @@ _forced: contextvars.ContextVar = contextvars.ContextVar("s2sad_backend", defaul
 
 
 @contextlib.contextmanager
-def backend(name: str):
+def backend(name: str) -> Iterator[None]:
     """Run generated code on one array library, whatever the arguments are::
 
         with s2sad.backend("cupy"):

@@ -1,9 +1,14 @@
 """``python -m s2sad``: the demo, and two commands for looking at generated code.
 
     python -m s2sad                                    the demo (s2sad/demo.py)
+    python -m s2sad demo                               the same
+    python -m s2sad --version                          the installed version
     python -m s2sad show FILE.py:FUNC [options]        print the derivative's generated source
     python -m s2sad export FILE.py:FUNC [options] -o OUT.py
                                                        write it as a module that needs only NumPy
+
+After ``pip install``, the ``s2sad`` command is the same as ``python -m s2sad``
+(the console script in setup.cfg calls :func:`main`).
 
 Options shared by ``show`` and ``export``:
 
@@ -40,7 +45,8 @@ import traceback
 from .export import (LOADED_MODULE_PREFIX, ExportError, export_source, generated_dependencies,
                      signature)
 
-PROG = "python -m s2sad"
+# the console script's name when run as `s2sad`, else `python -m s2sad`
+PROG = "s2sad" if os.path.basename(sys.argv[0] or "") == "s2sad" else "python -m s2sad"
 
 
 class CLIError(Exception):
@@ -70,6 +76,7 @@ def _parser() -> argparse.ArgumentParser:
                f"  {PROG} show model.py:u --order 2\n"
                f"  {PROG} export model.py:loss --wrt 0,1 -o loss_grad.py",
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     p.add_argument("--debug", action="store_true",
                    help="show the Python traceback of an unexpected error")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -80,6 +87,11 @@ def _parser() -> argparse.ArgumentParser:
                                       "code, and the gradients next to finite differences.")
     demo.set_defaults(run=_cmd_demo)
     return p
+
+
+def _version() -> str:
+    from . import __version__
+    return __version__
 
 
 def _add_show(sub):
@@ -138,7 +150,20 @@ def _common_options(sp):
 
 
 def main(argv=None) -> int:
-    """Run the command line; returns the exit status (0, or 2 after an error)."""
+    """Run the command line; returns the exit status (0, or 2 after an error).
+
+    The ``s2sad`` console script and ``python -m s2sad`` both call it.
+    """
+    try:
+        status = _main(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:         # `s2sad show f.py:f | head`: not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        status = 0
+    return status
+
+
+def _main(argv) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:
         return _cmd_demo(None)
@@ -154,6 +179,8 @@ def main(argv=None) -> int:
     except (CLIError, ExportError) as e:
         print(f"{PROG} {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        raise
     except Exception as e:           # a bug: still no traceback unless asked for
         if args.debug:
             raise

@@ -438,7 +438,7 @@ class Transformed(registry.Derived):
 _jvp_transforms: Dict[Any, "Transformed"] = {}
 
 
-def jvp(fn, primals, tangents):
+def jvp(fn: Any, primals: Any, tangents: Any) -> Any:
     """Forward mode: ``(fn(*primals), J @ tangents)`` from one pass of generated code.
 
     ``primals`` and ``tangents`` are tuples with one entry per positional

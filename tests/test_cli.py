@@ -5,6 +5,7 @@ end to end.  Exported modules are imported in a separate Python in which
 importing s2sad raises, and must give the numbers s2sad itself gives.
 """
 
+import os
 import pickle
 import re
 import subprocess
@@ -396,3 +397,30 @@ def test_python_m_s2sad_show_and_errors(tmp_path):
     r = python_m_s2sad("export", "model.py:red", "-o", "red_grad.py", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "red_grad.py").exists()
+
+
+def test_version(capsys):
+    import s2sad
+    code, out, _ = run(["--version"], capsys)
+    assert code == 0 and out.strip().endswith(s2sad.__version__)
+    r = python_m_s2sad("--version")
+    assert r.returncode == 0 and r.stdout.split() == ["python", "-m", "s2sad", s2sad.__version__]
+
+
+def test_demo_subcommand_and_closed_pipe():
+    # `python -m s2sad demo | head -1`: the reader closes the pipe early; not an error
+    r = subprocess.run(f"{sys.executable} -m s2sad demo | head -1", shell=True,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.startswith("=====") and r.stderr == "", r.stderr
+
+
+def test_console_script_entry_point():
+    """setup.cfg's console script `s2sad` names s2sad.cli:main (checked against the file, so
+    an editable install without the script still tests it; CI runs the installed script)."""
+    import configparser
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    cfg = configparser.ConfigParser()
+    cfg.read(os.path.join(root, "setup.cfg"))
+    scripts = cfg["options.entry_points"]["console_scripts"].strip().splitlines()
+    assert "s2sad = s2sad.cli:main" in [s.strip() for s in scripts]
+    assert callable(cli.main)
