@@ -100,7 +100,7 @@ def _axpy(a, s, v):
         return {k: _axpy(a[k], s, v[k]) for k in a}
     if isinstance(a, (tuple, list)):
         return type(a)(_axpy(x, s, y) for x, y in zip(a, v))
-    if not _is_float(a):
+    if v is None or not _is_float(a):
         return a
     return a + s * v
 
@@ -143,9 +143,34 @@ def _central_difference(f, args, which, v, eps):
     return [(p - m) / (2 * eps) for p, m in zip(_flat(shifted(eps)), _flat(shifted(-eps)))]
 
 
-def check_vjp(f, args, rng, eps=1e-5, rtol=1e-6, atol=1e-9):
-    """One directional check of reverse mode at args; raises GradientCheckError."""
-    args = [_to64(a) for a in args]
+def _which(args, wrt):
+    """The indices of the arguments to perturb: every float argument (wrt None) or wrt's."""
+    floats = [i for i, a in enumerate(args) if _is_float(a)]
+    if wrt is None:
+        return floats
+    idx = (wrt,) if isinstance(wrt, int) else tuple(wrt)
+    out = []
+    for i in idx:
+        if not isinstance(i, int) or isinstance(i, bool) or not -len(args) <= i < len(args):
+            raise ValueError(f"check_grads: wrt={wrt!r} names no argument of {len(args)}")
+        if i % len(args) not in floats:
+            raise ValueError(f"check_grads: argument {i} is not a float array or float "
+                             f"(wrt={wrt!r}); only those have derivatives to check")
+        out.append(i % len(args))
+    return sorted(set(out))
+
+
+def _name(f):
+    return getattr(f, "__name__", f)
+
+
+def check_vjp(f, args, rng, eps=1e-5, rtol=1e-6, atol=1e-9, wrt=None, float64=True):
+    """One directional check of reverse mode at args; raises GradientCheckError.
+
+    Only the arguments in ``wrt`` (default: every float argument) move in the
+    finite differences and enter the comparison."""
+    args = [_to64(a) for a in args] if float64 else list(args)
+    tight = (1e-9, 1e-12) if float64 else (rtol, atol)
     out, bprop_dev = vjp(f, *_dev(args))
     out = _host(out)
 
@@ -153,7 +178,7 @@ def check_vjp(f, args, rng, eps=1e-5, rtol=1e-6, atol=1e-9):
         return _host(bprop_dev(_dev(u)))
     u = _like(rng, out)
     grads = bprop(u)
-    which = [i for i, a in enumerate(args) if _is_float(a)]
+    which = _which(args, wrt)
     v = {i: _like(rng, args[i]) for i in which}
     lhs = sum(_inner(grads[i], v[i]) for i in which if grads[i] is not None)
 
@@ -165,43 +190,98 @@ def check_vjp(f, args, rng, eps=1e-5, rtol=1e-6, atol=1e-9):
     for i in which:
         a, b = _flat(flat[i]), _flat(bprop(ones)[i])
         for x, y in zip(a, b):
-            if not np.allclose(x, y, rtol=1e-9, atol=1e-12):
+            if not np.allclose(x, y, rtol=tight[0], atol=tight[1]):
                 raise GradientCheckError(
-                    f"grad_all and vjp disagree for {getattr(f, '__name__', f)} on argument {i}: "
+                    f"grad_all and vjp disagree for {_name(f)} on argument {i}: "
                     f"{x!r} vs {y!r}")
     if not abs(lhs - rhs) <= atol + rtol * max(abs(lhs), abs(rhs)):
         raise GradientCheckError(
-            f"reverse mode disagrees with finite differences for {getattr(f, '__name__', f)}: "
+            f"reverse mode disagrees with finite differences for {_name(f)}: "
             f"<vjp(u), v> = {lhs!r}, <u, J v> = {rhs!r} "
             f"(relative error {abs(lhs - rhs) / max(abs(lhs), abs(rhs), 1e-300):.3g})")
     return lhs, rhs
 
 
-def check_grads(f, args, order=1, seed=0, eps=1e-5, rtol=1e-6, atol=1e-9, directions=2):
-    """Check derivatives of f at args up to `order`, by nesting for order >= 2."""
+# (rtol, atol, eps) by the dtype the check computes in: float64 unless float64=False
+# keeps float32 or float16 arguments as they are
+_DEFAULTS = {np.dtype(np.float64): (1e-6, 1e-9, 1e-5),
+             np.dtype(np.float32): (2e-2, 1e-3, 1e-2),
+             np.dtype(np.float16): (1e-1, 1e-2, 1e-1)}
+
+
+def _dtype_of(args):
+    kinds = [np.asarray(a).dtype for a in _flat_raw(args)]
+    floats = [d for d in kinds if d.kind == "f"]
+    return min(floats, key=lambda d: d.itemsize) if floats else np.dtype(np.float64)
+
+
+def _flat_raw(x):
+    if isinstance(x, dict):
+        return _flat_raw(list(x.values()))
+    if isinstance(x, (tuple, list)):
+        return [y for e in x for y in _flat_raw(e)]
+    return [] if x is None or isinstance(x, (bool, int, str)) else [x]
+
+
+def check_grads(f, args, order=1, modes=("rev",), wrt=None, *, atol=None, rtol=None,
+                eps=None, seed=0, directions=2, float64=True):
+    """Check f's derivatives at args against central finite differences, as
+    ``jax.test_util.check_grads`` does.
+
+    * ``order``: check derivatives up to this order; order k checks the
+      (k-1)-fold nested ``grad_all`` of f, code s2sad generated from code it
+      generated.
+    * ``modes``: ``"rev"`` (``vjp`` against finite differences, and ``grad_all``
+      against ``vjp``) and/or ``"fwd"`` (``jvp`` against finite differences, and
+      ``<u, J v>`` against ``<J^T u, v>``).
+    * ``wrt``: the arguments to differentiate and to perturb (an index or a
+      tuple of them); default every float argument.  Data that sits on a kink
+      (a ReLU network's inputs) stays where it is when ``wrt`` leaves it out.
+    * ``rtol``, ``atol``, ``eps``: defaults by dtype (float64: 1e-6, 1e-9, 1e-5);
+      each order above 1 allows 10x more.  Float arguments are converted to
+      float64 unless ``float64=False``.
+    * ``directions``: random directions per check; ``seed`` seeds them.
+
+    Raises :class:`GradientCheckError` (an AssertionError) naming the mode and
+    the two numbers that disagree.
+    """
+    bad = set(modes) - {"rev", "fwd"}
+    if bad or not modes:
+        raise ValueError(f"check_grads: modes must be a tuple of 'rev' and 'fwd', got {modes!r}")
+    if float64:
+        args = [_to64(a) for a in args]
+    d_rtol, d_atol, d_eps = _DEFAULTS.get(_dtype_of(args), _DEFAULTS[np.dtype(np.float64)])
+    rtol = d_rtol if rtol is None else rtol
+    atol = d_atol if atol is None else atol
+    eps = d_eps if eps is None else eps
     rng = np.random.default_rng(seed)
-    args = [_to64(a) for a in args]
-    for _ in range(directions):
-        check_vjp(f, args, rng, eps, rtol, atol)
+    if "rev" in modes:
+        for _ in range(directions):
+            check_vjp(f, args, rng, eps, rtol, atol, wrt=wrt, float64=float64)
+    if "fwd" in modes:
+        check_jvp(f, args, seed, eps, rtol, atol, directions, wrt=wrt, float64=float64)
     if order > 1:
-        check_grads(grad_all(f), args, order - 1, seed + 1, eps, rtol * 10, atol * 10,
-                    directions)
+        check_grads(grad_all(f), args, order - 1, modes, wrt, atol=atol * 10, rtol=rtol * 10,
+                    eps=eps, seed=seed + 1, directions=directions, float64=float64)
 
 
-def check_jvp(f, args, seed=0, eps=1e-5, rtol=1e-6, atol=1e-9, directions=2):
+def check_jvp(f, args, seed=0, eps=1e-5, rtol=1e-6, atol=1e-9, directions=2, wrt=None,
+              float64=True):
     """Forward mode at args: ``J v`` from jvp against central finite differences, and
-    ``<u, J v>`` against ``<vjp(u), v>`` (the two modes must be each other's transpose)."""
+    ``<u, J v>`` against ``<vjp(u), v>`` (the two modes must be each other's transpose).
+    Only the arguments in ``wrt`` (default: every float argument) get a tangent."""
     rng = np.random.default_rng(seed)
-    args = [_to64(a) for a in args]
-    which = [i for i, a in enumerate(args) if _is_float(a)]
-    name = getattr(f, "__name__", f)
+    args = [_to64(a) for a in args] if float64 else list(args)
+    tight = (1e-9, 1e-12) if float64 else (rtol, atol)
+    which = _which(args, wrt)
+    name = _name(f)
     for _ in range(directions):
         v = {i: _like(rng, args[i]) for i in which}
         tangents = [v.get(i) for i in range(len(args))]
         out, tout = _host(jvp(f, _dev(args), _dev(tangents)))
         ref = f(*[_axpy(a, 0.0, v.get(i)) for i, a in enumerate(args)])  # on copies
         for x, y in zip(_flat(out), _flat(ref)):
-            if not np.allclose(x, y, rtol=1e-12, atol=1e-14):
+            if not np.allclose(x, y, rtol=tight[0] * 1e-3, atol=tight[1] * 1e-2):
                 raise GradientCheckError(f"jvp of {name} changes the result: {x!r} vs {y!r}")
 
         fd = _central_difference(f, args, which, v, eps)
@@ -219,6 +299,6 @@ def check_jvp(f, args, seed=0, eps=1e-5, rtol=1e-6, atol=1e-9, directions=2):
         grads = _host(bprop(_dev(u)))
         lhs = sum(_inner(grads[i], v[i]) for i in which if grads[i] is not None)
         rhs = _inner(u, tout)
-        if not abs(lhs - rhs) <= 1e-12 + 1e-9 * max(abs(lhs), abs(rhs)):
+        if not abs(lhs - rhs) <= tight[1] + tight[0] * max(abs(lhs), abs(rhs)):
             raise GradientCheckError(f"forward and reverse mode disagree for {name}: "
                                      f"<J^T u, v> = {lhs!r}, <u, J v> = {rhs!r}")
