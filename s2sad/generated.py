@@ -9,7 +9,9 @@ user (error messages, ``source()``, the parser reading generated code for the
 next order) looks modules up here; codegen registers them.
 """
 
+import linecache
 import types
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Dict, List
 
@@ -81,5 +83,13 @@ def _for_backend(obj, xp):
     return mod._build(xp).get(getattr(obj, "__name__", ""), obj)
 
 
-# every generated module, by its linecache file name (to map errors back to user lines)
-MODULES: Dict[str, Module] = {}
+# every live generated module, by its linecache file name (to map errors back to user
+# lines).  Held weakly: a module lives while a cache entry or a function built from it does.
+MODULES: "weakref.WeakValueDictionary[str, Module]" = weakref.WeakValueDictionary()
+
+
+def register(mod: Module, text: str) -> None:
+    """Make mod's compiled text readable (linecache) and findable (MODULES) while it lives."""
+    linecache.cache[mod.filename] = (len(text), None, text.splitlines(True), mod.filename)
+    MODULES[mod.filename] = mod
+    weakref.finalize(mod, linecache.cache.pop, mod.filename, None)

@@ -179,7 +179,7 @@ def _cached(cache, fn, make):
             return hit[1]
         with failures.transforming(fn):
             hit = make(fn)
-        cache[key] = hit
+        _store(cache, key, hit)
         return hit[1]
 
 
@@ -194,11 +194,35 @@ def _where(parsed) -> str:
     return f"{name}:{line}"
 
 
+# A cache holds a function's generated code only while the function lives: its key is a
+# weak reference, and when the function is collected the reference's callback queues it in
+# _dead; the next cache access drops its entries (not the callback itself: a collection can
+# run in the middle of a dict operation).  The generated modules then die with their last
+# user (generated.MODULES holds them weakly), and their linecache text with them.
+_dead: list = []
+_entries: Dict[Any, list] = {}      # weak reference -> [(cache, key)] stored under it
+
+
 def _key(fn):
     try:
-        return weakref.ref(fn)
+        return weakref.ref(fn, _dead.append)
     except TypeError:
         return fn
+
+
+def _store(cache, key, value):
+    """cache[key] = value, remembered under the key's weak reference (lock held)."""
+    while _dead:
+        try:
+            stored = _entries.pop(_dead.pop(), ())
+        except TypeError:           # a reference that died before anything hashed it
+            stored = ()
+        for c, k in stored:
+            c.pop(k, None)
+    cache[key] = value
+    ref = key[0] if isinstance(key, tuple) else key
+    if isinstance(ref, weakref.ref):
+        _entries.setdefault(ref, []).append((cache, key))
 
 
 def _artifact(fn, kind, wrt, with_value, spec) -> _Artifact:
@@ -209,7 +233,7 @@ def _artifact(fn, kind, wrt, with_value, spec) -> _Artifact:
             return art
         with failures.transforming(fn):
             art = _transform(fn, kind, wrt, with_value, spec)
-        _cache[key] = art
+        _store(_cache, key, art)
         return art
 
 

@@ -435,7 +435,17 @@ class Transformed(registry.Derived):
         return tuple(_finish(g, values[i]) for g, i in zip(grads, chosen))
 
 
-_jvp_transforms: Dict[Any, "Transformed"] = {}
+def _jvp_transform(fn) -> "Transformed":
+    """The jvp Transformed of fn, kept on fn itself where it can be (a cache keyed by fn
+    would keep fn and its generated code alive for ever through the Transformed)."""
+    try:
+        attrs = vars(fn)
+    except TypeError:
+        return Transformed(fn, "jvp")
+    t = attrs.get("__s2sad_jvp__")
+    if t is None:
+        t = attrs["__s2sad_jvp__"] = Transformed(fn, "jvp")
+    return t
 
 
 def jvp(fn: Any, primals: Any, tangents: Any) -> Any:
@@ -449,9 +459,7 @@ def jvp(fn: Any, primals: Any, tangents: Any) -> Any:
         raise ArgumentError(f"jvp needs one tangent per primal: got {len(primals)} primals and "
                         f"{len(tangents)} tangents")
     with _cache_lock:
-        t = _jvp_transforms.get(_key(fn))
-        if t is None:
-            t = _jvp_transforms[_key(fn)] = Transformed(fn, "jvp")
+        t = _jvp_transform(fn)
     params = positional_params(fn)
     n_given = len(primals)
     if len(primals) > len(params):

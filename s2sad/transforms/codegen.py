@@ -26,7 +26,7 @@ import types
 from typing import Any, Dict, List
 
 from .. import ir
-from ..generated import MODULES, Module
+from ..generated import Module, register
 from .codegen_expr import Printer
 from .codegen_stmts import emit_function
 
@@ -70,7 +70,6 @@ def generate(func: ir.Function, externals, names, header: str, user_globals,
     wrapped = f"def __s2sad_module__({', '.join(free)}):\n" + "".join(
         "    " + ln + "\n" if ln else "\n" for ln in text.splitlines()) + \
         f"    return {func.name}\n"
-    linecache.cache[filename] = (len(wrapped), None, wrapped.splitlines(True), filename)
     code = compile(wrapped, filename, "exec")
     factory = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     codes = {c.co_name: c for c in factory.co_consts if isinstance(c, types.CodeType)}
@@ -78,7 +77,7 @@ def generate(func: ir.Function, externals, names, header: str, user_globals,
                  code=codes[func.name], lines={k + offset: v for k, v in where.items()},
                  backward={k + offset for k in pr.backward})
     mod.siblings = {n: codes[n] for n in sibling_names}
-    MODULES[filename] = mod
+    register(mod, wrapped)
     folder = os.environ.get("S2SAD_DUMP_DIR")
     if folder:
         os.makedirs(folder, exist_ok=True)

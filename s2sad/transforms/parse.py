@@ -14,6 +14,7 @@ columns that CPython records for their code.
 
 import ast
 import builtins
+import collections
 import functools
 import linecache
 import threading
@@ -71,7 +72,9 @@ class Parsed:
         return Location(self.filename, line, col, text)
 
 
-_tree_cache: Dict[tuple, Any] = {}
+# the parsed files, most recently used last (bounded: generated code has a file per module)
+_tree_cache: "collections.OrderedDict[tuple, Any]" = collections.OrderedDict()
+_TREES_KEPT = 64
 _lock = threading.Lock()
 
 
@@ -79,10 +82,14 @@ def _file_tree(filename: str, lines: List[str]):
     key = (filename, len(lines), hash("".join(lines)))
     with _lock:
         tree = _tree_cache.get(key)
+        if tree is not None:
+            _tree_cache.move_to_end(key)
     if tree is None:
         tree = ast.parse("".join(lines), filename)
         with _lock:
             _tree_cache[key] = tree
+            while len(_tree_cache) > _TREES_KEPT:
+                _tree_cache.popitem(last=False)
     return tree
 
 

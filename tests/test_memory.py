@@ -1,0 +1,76 @@
+"""Long-running programs: generated code lives as long as the function it belongs to.
+
+A program that transforms thousands of short-lived lambdas (an optimizer that builds its
+loss anew at each step, say) must not keep every generated module, cache entry and
+linecache text for ever.
+"""
+
+import gc
+import linecache
+
+import numpy as np
+
+import s2sad
+from s2sad import generated, pipeline
+
+
+def _make(i):
+    return lambda x: np.sin(x) * i + x * x
+
+
+def _make_scalar(i):
+    return lambda x: np.sum(np.sin(x) * i + x * x)
+
+
+def _use(i, x):
+    s2sad.grad(_make_scalar(i))(x)
+    s2sad.derivative(_make(i))(x)
+    s2sad.jacobian(_make(i))(x)
+    s2sad.hessian(_make_scalar(i))(x)
+    y, pullback = s2sad.vjp(_make(i), x)
+    pullback(x)
+    s2sad.jvp(_make(i), (x,), (x,))
+    s2sad.grad(s2sad.grad(_make_scalar(i)))(1.0)
+    s2sad.source(s2sad.grad_all(_make(i)))
+
+
+def _sizes():
+    gc.collect()
+    return len(generated.MODULES), len(pipeline._cache), len(linecache.cache)
+
+
+def test_short_lived_functions_release_their_generated_code():
+    x = np.linspace(0.5, 1.5, 3)
+    for i in range(3):
+        _use(i, x)
+    before = _sizes()
+    for i in range(150):
+        _use(i, x)
+    after = _sizes()
+    # 150 rounds make about 1,500 modules; what is left is what the last round holds
+    for b, a in zip(before, after):
+        assert a <= b + 20, (before, after)
+
+
+def test_a_living_function_keeps_its_code_and_a_dead_one_does_not():
+    gc.collect()
+    known = set(generated.MODULES)
+    g = s2sad.grad(_make_scalar(2))
+    assert g(1.0) == np.cos(1.0) * 2 + 2.0
+    (filename,) = set(generated.MODULES) - known
+    gc.collect()
+    assert filename in generated.MODULES and filename in linecache.cache
+    assert "def grad_lambda" in s2sad.source(g)
+    del g
+    gc.collect()
+    s2sad.grad(_make_scalar(3))(1.0)     # the next transform drops the dead entries
+    gc.collect()
+    assert filename not in generated.MODULES
+    assert filename not in linecache.cache
+
+
+def test_a_pullback_outlives_its_function():
+    y, pullback = s2sad.vjp(_make(3), np.array([0.5, 1.0]))
+    gc.collect()
+    (g,) = pullback(np.ones(2))
+    np.testing.assert_allclose(g, 3 * np.cos([0.5, 1.0]) + 2 * np.array([0.5, 1.0]))
