@@ -24,7 +24,7 @@ import numpy as np
 from . import failures, generated, ir, registry
 from .errors import TransformError
 from .transforms import (codegen, fence, forward, lower, optimize, parse, resolve, reverse,
-                         reverse_control)
+                         reverse_control, taylor)
 
 
 _cache: Dict[Any, Any] = {}
@@ -113,8 +113,11 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Ar
     spec = (spec + "-" * n)[:n]
     func.containers = {func.params[i] for i, c in enumerate(spec) if c == "c"}
     base = _name_of(fn)
-    slots = _slots(spec, None if kind in ("fprop", "jvp") else wrt, n, base)
-    if kind == "jvp":
+    slots = _slots(spec, None if kind in ("fprop", "jvp") or isinstance(wrt, taylor.Seeds)
+                   else wrt, n, base)
+    if isinstance(wrt, taylor.Seeds):
+        g, header = _taylor(func, out, wrt, spec, base, parsed)
+    elif kind == "jvp":
         g = forward.jvp_function(func, out, [i if spec[i] in "dc" else None for i in range(n)],
                                  out.names.fresh(f"jvp_{base}"))
         header = f"{g.name}(*args, *tangents) -> (result, tangent of the result): forward " \
@@ -154,6 +157,20 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Ar
     art.params = list(func.params[:n])
     art.spec = spec
     return art
+
+
+def _taylor(func, out, seeds, spec, base, parsed):
+    """Taylor mode (transforms/taylor.py) for seeds: a taylor.Seeds."""
+    mode, wrt, K, directions, weights, what, vparams = seeds
+    n = len(spec)
+    for i in wrt:
+        if not -n <= i < n or spec[i % n] not in "dc":
+            raise TransformError(f"{what}: argument {i} of {base} is not a differentiable "
+                                 "value (a float or a float array) that the call passes")
+    name = out.names.fresh(f"{'taylor' if mode == 'jet' else 'd'}_{base}")
+    g = taylor.taylor_function(func, out, [i % n for i in wrt], directions, weights, K, mode,
+                               name, vparams)
+    return g, f"{name}: {what}, in Taylor mode (order {K}). From {_where(parsed)}."
 
 
 def _finish(functions, shape_of, out, parsed, header):

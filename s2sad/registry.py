@@ -105,6 +105,7 @@ class Primitive:
         self.symbol = symbol        # '+' for operator.add, '[]' for getitem
         self.bprop: Optional[Rule] = None
         self.jvp: Optional[Rule] = None
+        self.taylor = None          # Taylor-mode rule (see deftaylor), a plain function
         # forward mode without a rule: the tangent is the primitive applied to the tangents
         self.linear = None          # argument indices in which it is jointly linear
         self.multilinear = None     # indices in which it is linear one at a time
@@ -293,6 +294,18 @@ def defjvp(*fns):
         rule = Rule(rule_fn, "jvp")
         for fn in fns:
             primitive(fn).jvp = rule
+        return rule_fn
+    return register
+
+
+def deftaylor(*fns):
+    """Register a Taylor-mode rule (s2sad/rules/taylor*.py): ``rule(T, *coefficient lists,
+    out, **options)`` maps each input's normalized Taylor coefficients ``[x0, x1, ..., xK]``
+    (None: zero) to the output's ``[out, y1, ..., yK]``, building code with the emitter T
+    (T.K, T.mul, T.add, T.call...); it runs when the code is transformed."""
+    def register(rule_fn):
+        for fn in fns:
+            primitive(fn).taylor = rule_fn
         return rule_fn
     return register
 

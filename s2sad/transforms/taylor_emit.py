@@ -1,0 +1,183 @@
+"""What Taylor rules build code with, and how a rule is applied to a statement.
+
+Taylor mode (transforms/taylor.py) gives each value it differentiates a vector
+of normalized Taylor coefficients ``x_k = x^(k) / k!`` (None: zero, known at
+transform time).  A rule (``registry.deftaylor``, rules/taylor*.py) is a Python
+function that runs while the code is transformed: it gets ``T``, an
+:class:`Emitter`, and each input's coefficient list ``[x0, x1, ..., xK]``
+(``x0`` the primal), and returns ``[out, y1, ..., yK]``.  Every ``T.mul``,
+``T.add``, ``T.call`` emits one primitive call into the generated code, so
+the result is ordinary code that reverse mode differentiates again; a term
+with a zero factor emits nothing.
+
+Input: an ir.Call and its arguments' coefficient vectors.  Output: the
+statements (through the transform's ``emit``) and the result's vector.
+
+A vector holds, for D directions, the orders 1..K-1 of each direction and one
+*collapsed* top coefficient ``sum_d w_d y_K^d`` (Dangel et al. 2025): the top
+order is linear in the inputs' top coefficients, so the rule runs once per
+direction with the top left zero (its nonlinear part) and once with only the
+collapsed tops (its linear part).  One direction of weight 1 is the plain jet.
+"""
+
+import itertools
+import operator
+from typing import List, Optional
+
+import numpy as np
+
+from .. import ir, registry, runtime
+from ..errors import MissingRuleError, TransformError
+
+
+def _number(a) -> bool:
+    return isinstance(a, ir.Const) and isinstance(a.value, (int, float, complex)) and \
+        not isinstance(a.value, bool)
+
+
+class Emitter:
+    """The code builder a Taylor rule gets: T.K, arithmetic on atoms where None is zero."""
+
+    def __init__(self, K: int, emit, fresh):
+        self.K = K
+        self._emit = emit
+        self._fresh = fresh
+
+    def call(self, fn, *args, **kwargs) -> ir.Var:
+        """fn(*args, **kwargs) as one statement of the generated code."""
+        conv = lambda a: a if isinstance(a, (ir.Var, ir.Const)) else ir.Const(a)  # noqa: E731
+        prim = registry.primitive(fn)
+        return self._emit(self._fresh(f"{prim.short}_t"), ir.Call(
+            prim, tuple(conv(a) for a in args), tuple((k, conv(v)) for k, v in kwargs.items())))
+
+    def add(self, a, b):
+        if a is None or b is None:
+            return b if a is None else a
+        return self.call(operator.add, a, b)
+
+    def sub(self, a, b):
+        if b is None:
+            return a
+        return self.neg(b) if a is None else self.call(operator.sub, a, b)
+
+    def neg(self, a):
+        return None if a is None else self.call(operator.neg, a)
+
+    def mul(self, a, b):
+        if a is None or b is None:
+            return None
+        return self.call(operator.mul, a, b)
+
+    def div(self, a, b):
+        return None if a is None else self.call(operator.truediv, a, b)
+
+    def scale(self, c, a):
+        """c * a for a number c known now: nothing for 0, a itself for 1."""
+        if a is None or c == 0:
+            return None
+        if c == 1:
+            return a
+        return self.neg(a) if c == -1 else self.call(operator.mul, ir.Const(c), a)
+
+    def total(self, terms):
+        """The sum of the terms that are not None (None if none is)."""
+        out = None
+        for t in terms:
+            out = self.add(out, t)
+        return out
+
+    def cauchy(self, x, y, k: int, lo: int = 0, hi: Optional[int] = None):
+        """sum_{j=lo}^{hi} x_j y_(k-j): order k of a product of two series."""
+        hi = k if hi is None else hi
+        return self.total(self.mul(x[j], y[k - j]) for j in range(lo, hi + 1))
+
+    def weighted(self, x, y, k: int):
+        """(1/k) sum_{j=1}^{k} j x_j y_(k-j): order k of z with z' = x' y (z_0 aside)."""
+        return self.scale(1.0 / k, self.total(self.scale(j, self.mul(x[j], y[k - j]))
+                                              for j in range(1, k + 1)))
+
+
+class Layout:
+    """Where each coefficient sits in a vector: D directions' orders 1..K-1, then the
+    collapsed top order K (weights w_d)."""
+
+    def __init__(self, K: int, weights):
+        self.K, self.weights, self.D = K, tuple(weights), len(weights)
+        self.size = self.D * (K - 1) + 1
+        self.plain = self.D == 1 and self.weights[0] == 1
+
+    def low(self, d: int, k: int) -> int:
+        return d * (self.K - 1) + k - 1
+
+
+def apply_rule(T: Emitter, L: Layout, rule, primals, vecs, out, kwargs) -> List:
+    """The result's vector from rule(T, *lists, out, **kwargs), per direction and collapsed."""
+    K = L.K
+
+    def run(lists):
+        if all(c is None for lst in lists for c in lst[1:]):
+            return [out] + [None] * K
+        ys = list(rule(T, *lists, out, **kwargs))
+        if len(ys) != K + 1:
+            raise TransformError(f"Taylor rule {rule.__qualname__} returned {len(ys)} "
+                                 f"coefficients for order {K} (K + 1 expected)")
+        return ys
+    if L.plain:
+        return run([[p] + list(v) for p, v in zip(primals, vecs)])[1:]
+    res: List = [None] * L.size
+    nonlinear = []
+    for d in range(L.D):
+        part = slice(L.low(d, 1), L.low(d, K))
+        ys = run([[p] + list(v[part]) + [None] for p, v in zip(primals, vecs)])
+        res[part] = ys[1:K]
+        nonlinear.append(T.scale(L.weights[d], ys[K]))
+    top = run([[p] + [None] * (K - 1) + [v[-1]] for p, v in zip(primals, vecs)])[K]
+    res[-1] = T.total([top] + nonlinear)
+    return res
+
+
+def multilinear_rule(prim, idx):
+    """The Taylor rule of a function linear in each argument of idx: the Cauchy product,
+    each term prim applied to one coefficient of each argument."""
+    def rule(T, *lists, **kw):
+        out = lists[-1]
+        lists = lists[:-1]
+        act = [i for i in idx if i < len(lists) and any(c is not None for c in lists[i][1:])]
+        ys = [out]
+        for k in range(1, T.K + 1):
+            terms = []
+            for orders in itertools.product(range(k + 1), repeat=len(act)):
+                if sum(orders) != k:
+                    continue
+                args = [lst[0] for lst in lists]
+                for i, o in zip(act, orders):
+                    args[i] = lists[i][o]
+                if any(a is None for a in args):
+                    continue
+                terms.append(T.call(prim.fn, *args, **kw))
+            ys.append(T.total(terms))
+        return ys
+    rule.__qualname__ = f"taylor_multilinear_{prim.short}"
+    return rule
+
+
+def missing_taylor(prim, src) -> MissingRuleError:
+    return MissingRuleError(
+        f"no Taylor-mode rule for {prim.name}", src,
+        f"Taylor mode (s2sad.taylor, derivative(order=K), laplacian, biharmonic) needs one: "
+        f"register it with s2sad.registry.deftaylor({prim.name}) in s2sad/rules/taylor*.py, "
+        "or take nested first-order derivatives (derivative(derivative(f))) instead.")
+
+
+def zeros_for(T: Emitter, atom):
+    """A materialized zero coefficient for atom (a number for a number)."""
+    if _number(atom):
+        return ir.Const(0.0)
+    if isinstance(atom, ir.Const):
+        return ir.Const(np.zeros_like(atom.value))
+    return T.call(np.zeros_like, atom)
+
+
+def expand(T: Emitter, c, out):
+    """c broadcast to out's shape: a coefficient always has its primal's shape."""
+    return None if c is None else T.call(runtime.expand_like, c, out)

@@ -1,0 +1,269 @@
+"""Taylor mode (issue 14): derivative(order=K), taylor, mixed partials, laplacian and
+biharmonic, checked against closed forms and nested first-order derivatives, through
+control flow, at float32 and float64; reverse over Taylor against finite differences."""
+
+import math
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad import S2SADError, biharmonic, derivative, laplacian, taylor
+from s2sad.check import check_grads
+
+RNG = np.random.default_rng(14)
+X = np.linspace(-0.9, 1.1, 7)
+
+
+def nested(f, wrt, k):
+    g = f
+    for _ in range(k):
+        g = derivative(g, wrt)
+    return g
+
+
+def poly(x):
+    return x ** 5 + 3.0 * x ** 3 - 2.0 * x
+
+
+def sin_exp(x):
+    return np.sin(x) * np.exp(0.5 * x)
+
+
+@pytest.mark.parametrize("K", [1, 2, 3, 4, 5])
+def test_closed_forms(K):
+    assert np.allclose(derivative(np.sin, order=K)(X), np.sin(X + K * np.pi / 2), atol=1e-12)
+    assert np.allclose(derivative(np.exp, order=K)(X), np.exp(X), rtol=1e-12)
+    p = [lambda x: 5 * x ** 4 + 9 * x ** 2 - 2, lambda x: 20 * x ** 3 + 18 * x,
+         lambda x: 60 * x ** 2 + 18, lambda x: 120 * x, lambda x: 120 + 0 * x][K - 1]
+    assert np.allclose(derivative(poly, order=K)(X), p(X), rtol=1e-12, atol=1e-10)
+
+
+def test_taylor_returns_value_and_all_orders():
+    value, ds = taylor(sin_exp, order=4)(X)
+    assert np.allclose(value, sin_exp(X))
+    assert len(ds) == 4
+    for k, d in enumerate(ds, 1):
+        assert np.allclose(d, nested(sin_exp, 0, k)(X), rtol=1e-12, atol=1e-12)
+
+
+def test_taylor_along_a_direction():
+    v = RNG.normal(size=X.shape)
+    _, ds = taylor(sin_exp, order=3)(X, direction=v)
+    # t -> f(x + t v) is pointwise: its k-th derivative is f^(k)(x) v^k
+    for k, d in enumerate(ds, 1):
+        assert np.allclose(d, nested(sin_exp, 0, k)(X) * v ** k, rtol=1e-12, atol=1e-12)
+
+
+def mlp(x, y, W1, b1, W2, w3):
+    h = np.tanh(np.stack([x, y], axis=1) @ W1 + b1)
+    h = h / (1.0 + np.exp(-h))                  # SiLU
+    h = np.tanh(h @ W2)
+    return h @ w3
+
+
+def mlp_args(n=6, width=8, dtype=np.float64):
+    r = np.random.default_rng(3)
+    a = (r.normal(size=n), r.normal(size=n), r.normal(size=(2, width)),
+         r.normal(size=width), r.normal(size=(width, width)) / 2, r.normal(size=width))
+    return tuple(np.asarray(v, dtype=dtype) for v in a)
+
+
+@pytest.mark.parametrize("K", [2, 3, 4])
+def test_mlp_against_nested(K):
+    args = mlp_args()
+    for wrt in (0, 1):
+        want = nested(mlp, wrt, K)(*args)
+        assert np.allclose(derivative(mlp, wrt=wrt, order=K)(*args), want, rtol=1e-10,
+                           atol=1e-10)
+
+
+def test_float32_stays_float32_and_agrees():
+    a32, a64 = mlp_args(dtype=np.float32), mlp_args()
+    got = derivative(mlp, order=3)(*a32)
+    assert got.dtype == np.float32
+    want = nested(mlp, 0, 3)(*a64)
+    assert np.allclose(got, want, rtol=2e-3, atol=2e-3 * np.abs(want).max())
+    _, ds = taylor(sin_exp, order=4)(X.astype(np.float32))
+    assert all(d.dtype == np.float32 for d in ds)
+    assert np.allclose(ds[3], nested(sin_exp, 0, 4)(X), rtol=1e-4, atol=1e-4)
+
+
+# -- control flow ---------------------------------------------------------------------------
+def with_for(x, n):
+    y = x
+    for i in range(n):
+        y = np.sin(y) + 0.5 * x * y
+    return y
+
+
+def with_while(x):
+    y = x
+    k = 0
+    while k < 3:
+        y = np.tanh(y * x) + y
+        k += 1
+    return y
+
+
+def with_if(x, flag):
+    if flag > 0:
+        y = np.exp(x) * x
+    else:
+        y = np.cos(x) ** 2
+    return y
+
+
+def helper(u):
+    return np.log(1.0 + u * u)
+
+
+def with_call(x):
+    return helper(np.sin(x)) * x
+
+
+def with_closure(x, a):
+    def g(u):
+        return np.sqrt(u * u + a)
+    return g(x) / (1.0 + g(2.0 * x))
+
+
+@pytest.mark.parametrize("f,extra", [(with_for, (3,)), (with_while, ()), (with_if, (1,)),
+                                     (with_if, (-1,)), (with_call, ()), (with_closure, (0.5,))])
+def test_control_flow_against_nested(f, extra):
+    for K in (2, 4):
+        got = derivative(f, order=K)(X, *extra)
+        assert np.allclose(got, nested(f, 0, K)(X, *extra), rtol=1e-9, atol=1e-9)
+
+
+# -- mixed partials, laplacian, biharmonic ------------------------------------------------
+@pytest.mark.parametrize("orders", [(1, 1), (2, 1), (2, 2), (3, 1), (1, 3), (0, 2)])
+def test_mixed_partials_against_nested(orders):
+    args = mlp_args(n=4)
+    want = nested(nested(mlp, 0, orders[0]), 1, orders[1])(*args)
+    got = derivative(mlp, wrt=(0, 1), order=orders)(*args)
+    assert np.allclose(got, want, rtol=1e-9, atol=1e-9)
+
+
+def three(x, y, z):
+    return np.sin(x * y) * np.exp(z * x) + y ** 3 * z
+
+
+def test_mixed_three_arguments():
+    x, y, z = RNG.normal(size=(3, 5))
+    want = derivative(derivative(derivative(three, 0), 1), 2)(x, y, z)
+    assert np.allclose(derivative(three, wrt=(0, 1, 2), order=(1, 1, 1))(x, y, z), want,
+                       rtol=1e-10, atol=1e-10)
+
+
+def wave(x, y):
+    return np.sin(x) * np.sin(2.0 * y) + x ** 2 * y ** 2
+
+
+def test_laplacian_and_biharmonic_closed_forms():
+    x, y = RNG.normal(size=(2, 6))
+    s = np.sin(x) * np.sin(2.0 * y)
+    assert np.allclose(laplacian(wave, wrt=(0, 1))(x, y), -5 * s + 2 * y ** 2 + 2 * x ** 2)
+    assert np.allclose(biharmonic(wave, wrt=(0, 1))(x, y), 25 * s + 8, rtol=1e-10)
+
+
+def test_laplacian_and_biharmonic_against_nested():
+    args = mlp_args(n=5)
+    lap = nested(mlp, 0, 2)(*args) + nested(mlp, 1, 2)(*args)
+    assert np.allclose(laplacian(mlp, wrt=(0, 1))(*args), lap, rtol=1e-10, atol=1e-10)
+    bih = nested(mlp, 0, 4)(*args) + nested(mlp, 1, 4)(*args) + \
+        2 * nested(nested(mlp, 0, 2), 1, 2)(*args)
+    assert np.allclose(biharmonic(mlp, wrt=(0, 1))(*args), bih, rtol=1e-9, atol=1e-9)
+
+
+def test_biharmonic_three_and_one_dimensions():
+    x, y, z = RNG.normal(size=(3, 4)) / 2
+    want = sum(nested(three, i, 4)(x, y, z) for i in range(3)) + 2 * sum(
+        nested(nested(three, i, 2), j, 2)(x, y, z) for i, j in ((0, 1), (0, 2), (1, 2)))
+    assert np.allclose(biharmonic(three, wrt=(0, 1, 2))(x, y, z), want, rtol=1e-9, atol=1e-9)
+    assert np.allclose(biharmonic(three, wrt=(2,))(x, y, z), nested(three, 2, 4)(x, y, z))
+
+
+# -- nesting ----------------------------------------------------------------------------
+def test_nests_with_itself_jvp_and_derivative():
+    assert np.allclose(derivative(derivative(sin_exp, order=2), order=2)(X),
+                       derivative(sin_exp, order=4)(X), rtol=1e-11, atol=1e-11)
+    assert np.allclose(derivative(derivative(sin_exp, order=3))(X),
+                       derivative(sin_exp, order=4)(X), rtol=1e-11, atol=1e-11)
+    _, t = s2sad.jvp(derivative(sin_exp, order=3), (X,), (np.ones_like(X),))
+    assert np.allclose(t, derivative(sin_exp, order=4)(X), rtol=1e-11, atol=1e-11)
+    v = RNG.normal(size=X.shape)
+    _, t = s2sad.jvp(derivative(sin_exp, order=2), (X,), (v,))
+    assert np.allclose(t, nested(sin_exp, 0, 3)(X) * v, rtol=1e-11, atol=1e-11)
+
+
+D3 = derivative(sin_exp, order=3)
+TAY = taylor(sin_exp, order=3)
+
+
+def third(x):
+    return D3(x) * x
+
+
+def jet_sum(x):
+    value, ds = TAY(x)
+    return value + ds[0] * ds[2]
+
+
+def test_reverse_over_taylor_finite_differences():
+    check_grads(third, (X,), order=2, modes=("rev", "fwd"))
+    check_grads(jet_sum, (X,), order=2, modes=("rev", "fwd"))
+
+
+BIH = biharmonic(mlp, wrt=(0, 1))
+D4 = derivative(mlp, wrt=1, order=4)
+
+
+def pinn_loss(W1, b1, W2, w3, x, y):
+    r = BIH(x, y, W1, b1, W2, w3) - np.sin(x)
+    return np.mean(r ** 2) + np.mean(D4(x, y, W1, b1, W2, w3) ** 2)
+
+
+def test_gradient_of_a_pinn_loss_finite_differences():
+    x, y, W1, b1, W2, w3 = mlp_args(n=5, width=5)
+    check_grads(pinn_loss, (W1, b1, W2, w3, x, y), wrt=(0, 1, 2, 3), modes=("rev",))
+
+
+def test_source_shows_the_taylor_code():
+    text = s2sad.source(derivative(sin_exp, order=3))
+    assert "Taylor mode (order 3)" in text and "def d_sin_exp(x)" in text
+    assert "biharmonic" in s2sad.source(BIH)
+
+
+# -- refusals ---------------------------------------------------------------------------
+def no_rule(x):
+    return np.arcsin(x) * 2.0
+
+
+def recursive(x, n):
+    if n == 0:
+        return x
+    return np.sin(recursive(x, n - 1))
+
+
+def test_refusals_name_the_users_line():
+    with pytest.raises(s2sad.MissingRuleError, match="Taylor") as e:
+        derivative(no_rule, order=3)(X / 2)
+    assert "test_taylor.py" in str(e.value) and "arcsin" in str(e.value)
+    with pytest.raises(S2SADError) as e:
+        derivative(recursive, order=2)(X, 2)
+    assert "test_taylor.py" in str(e.value)
+    with pytest.raises(s2sad.ArgumentError):
+        derivative(sin_exp, wrt=(0, 1), order=2)
+    with pytest.raises(s2sad.ArgumentError):
+        taylor(sin_exp, order=0)
+
+
+def test_pow_with_a_varying_and_a_fractional_exponent():
+    def f(x):
+        return x ** x + x ** 2.5
+
+    for K in (2, 3):
+        got = derivative(f, order=K)(X + 1.5)
+        assert np.allclose(got, nested(f, 0, K)(X + 1.5), rtol=1e-10)
+    assert math.isclose(derivative(poly, order=5)(0.0), 120.0)
