@@ -74,6 +74,29 @@ class _ShapeOf:
         self.shape = tuple(shape)
 
 
+class Like:
+    """An array on a loop's tape whose backward pass reads only its shape and dtype (the
+    array that x[i] = v wrote into): kept instead of the array, so that a loop filling a
+    preallocated array saves one small object per iteration, not a copy of the array."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = tuple(shape), dtype
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+
+def shape_like(x):
+    """x as a loop's tape keeps it for a backward pass that reads only its shape: a Like
+    for an array, x itself for a number, a container or a Like."""
+    if getattr(x, "ndim", 0) and not isinstance(x, Like) and hasattr(x, "dtype"):
+        return Like(x.shape, x.dtype)
+    return x
+
+
 def as_items(g, x):
     """g, the gradient of a list or tuple x that NumPy read as an array, as a tuple of
     one gradient per item (nested lists likewise), so it adds to x's other gradients."""
@@ -187,8 +210,8 @@ def getitem_grad(x, index, g):
         z[index] = add_grads(z[index], g)
         return z
     xp = array_namespace(x, g)
-    z = xp.zeros(np.shape(x), dtype=np.result_type(x, g) if not hasattr(g, "dtype")
-                 else g.dtype)
+    z = xp.zeros(np.shape(x), dtype=g.dtype if hasattr(g, "dtype") else
+                 np.result_type(getattr(x, "dtype", x), g))
     if _is_basic_index(index) or _is_mask(index):
         z[index] = g
     elif xp is np:
@@ -300,8 +323,18 @@ def tape_new():
 
 
 def tape_push(tape, values):
-    """The tape with values on top."""
+    """The tape with values on top.  A view much smaller than its array (the row H[t] of
+    a preallocated H) is copied: kept as a view, it would keep the whole array alive."""
+    if any(getattr(v, "base", None) is not None for v in values):
+        values = tuple(_compact(v) for v in values)
     return Tape(values, tape, tape.size + 1)
+
+
+def _compact(v):
+    base = getattr(v, "base", None)
+    if base is not None and getattr(base, "nbytes", 0) > 2 * getattr(v, "nbytes", 0):
+        return v.copy()
+    return v
 
 
 def tape_pop(tape):

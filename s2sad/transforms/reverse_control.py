@@ -186,7 +186,8 @@ class ControlFlow:
         bbody, leftover = self._backward_body(L, active, dpar)
         inner = self._inner_names(L)
         free = [v for v in leftover if v not in inner]
-        tape, prelude, rename = self._tape(L, _needed(bbody, leftover, inner), bbody)
+        needed = _needed(bbody, leftover, inner)
+        tape, prelude, rename = self._tape(L, needed, bbody, _shape_only(bbody, leftover, needed))
         carried = [(tape[1], ir.Var(tape[0]), ir.Var(tape[2]))]
         for c, _, _ in active:
             start = dfinal[c] if dfinal[c] is not None else self._zero(c)
@@ -237,9 +238,10 @@ class ControlFlow:
                 inner.update(self.tapes[id(st)][:3])
         return inner
 
-    def _tape(self, L: ir.Loop, needed: List[str], bbody):
+    def _tape(self, L: ir.Loop, needed: List[str], bbody, like=frozenset()):
         """The tape of L: the forward loop pushes the values of needed (forward_block),
         the backward one pops them, under new names that bbody is rewritten to read.
+        For the names in like, whose shape is all bbody reads, it pushes shape_like(value).
 
         Returns (tape, tape popped from, tape after the pop), the prelude that pops
         and unpacks, and {name: its popped value}.
@@ -249,7 +251,8 @@ class ControlFlow:
         # branch: it leaves the If as an out (None on the other path), and that is saved
         exported = {n: _export(L.body, n, k.names, k.base, self.tapes) for n in needed}
         tape0, tape, pushed = (k.names.fresh("tape") for _ in range(3))
-        self.tapes[id(L)] = (tape0, tape, pushed, [exported[n] for n in needed])
+        self.tapes[id(L)] = (tape0, tape, pushed, [exported[n] for n in needed],
+                             [n in like for n in needed])
         tape_b, popped = k.names.fresh("tape"), k.names.fresh("tape")
         for t in (tape0, tape, pushed, tape_b, popped):
             k.base[t] = "tape"
@@ -316,19 +319,56 @@ class ControlFlow:
         carried = list(s.carried)
         info = self.tapes.get(id(s))
         if info is not None:
-            tape0, tape, pushed, needed = info
+            tape0, tape, pushed, needed, like = info
             out.append(ir.Assign(tape0, ir.Call(registry.primitive(runtime.tape_new), ()),
                                  s.src))
             values = k.names.fresh("saved")
             k.temps.add(values)
+            items = []
+            for n, shape_only in zip(needed, like):
+                if shape_only:
+                    stand_in = k.names.fresh(k.base.get(n, n) + "_like")
+                    k.temps.add(stand_in)
+                    body = body + [ir.Assign(stand_in, ir.Call(
+                        registry.primitive(runtime.shape_like), (ir.Var(n),)), s.src)]
+                    n = stand_in
+                items.append(ir.Var(n))
             body = body + [
-                ir.Assign(values, ir.Pack(tuple(ir.Var(n) for n in needed)), s.src),
+                ir.Assign(values, ir.Pack(tuple(items)), s.src),
                 ir.Assign(pushed, ir.Call(registry.primitive(runtime.tape_push),
                                           (ir.Var(tape), ir.Var(values))), s.src)]
             carried.append((tape, ir.Var(tape0), ir.Var(pushed)))
         out.append(ir.Loop(carried, body, s.iter, s.index, self.forward_block(s.cond),
                            s.test, s.stop, s.src))
         return out
+
+
+# runtime helpers that read an argument only for its shape (and dtype): position -> True
+_SHAPE_ARGS = {runtime.getitem_grad: (0,), runtime.setitem_grad: (0,),
+               runtime.unbroadcast: (1,), runtime.unreduce: (1,)}
+
+
+def _shape_only(bbody, leftover, needed) -> set:
+    """The names of needed that the adjoint of one iteration reads only as the shape
+    argument of a helper (the array that x[i] = v wrote into): the tape keeps their
+    shapes, not copies of the arrays.  Conservative: a read anywhere else keeps the value."""
+    out = set(needed) - {g.name for g in leftover.values() if isinstance(g, ir.Var)}
+    seen = set()
+    for st in bbody:
+        names = {v.name for v in ir.reads(st)} & out
+        if not names:
+            continue
+        v = st.value if isinstance(st, ir.Assign) else None
+        fn = getattr(getattr(v, "callee", None), "fn", None) if isinstance(v, ir.Call) else None
+        spots = _SHAPE_ARGS.get(fn, ()) if fn is not None else ()
+        for i, a in enumerate(v.atoms() if isinstance(v, ir.Call) else ()):
+            if isinstance(a, ir.Var) and a.name in names and (i not in spots or
+                                                               i >= len(v.args)):
+                out.discard(a.name)
+        if not isinstance(v, ir.Call):
+            out -= names
+        seen |= names
+    return out & seen
 
 
 def _needed(bbody, leftover, inner) -> List[str]:
