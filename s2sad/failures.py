@@ -24,13 +24,58 @@ code left unbound is s2sad's bug, an :class:`InternalError`.
 """
 
 import contextlib
+import functools
 import os
+import types
 
 from . import generated
 from .errors import DerivativeError, InternalError, Location, S2SADError
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
+
+# -- the public entry points: the user's frames, not s2sad's ------------------------------------
+
+def _internal_frame(tb) -> bool:
+    return tb.tb_frame.f_code.co_filename.startswith(_PACKAGE + os.sep)
+
+
+def trimmed(tb):
+    """tb without the frames of s2sad's own modules: the user's frames, those of the code
+    s2sad generated for them (shown from linecache, under a note naming the user's line)
+    and library frames stay.  S2SAD_FULL_TRACEBACK=1 keeps every frame."""
+    if os.environ.get("S2SAD_FULL_TRACEBACK"):
+        return tb
+    keep = []
+    while tb is not None:
+        if not _internal_frame(tb):
+            keep.append(tb)
+        tb = tb.tb_next
+    out = None
+    for t in reversed(keep):
+        out = types.TracebackType(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return out
+
+
+def public(fn):
+    """Decorate a public entry point: an exception leaves it (unchanged, the same
+    object) with s2sad's internal frames cut from its traceback and from those of the
+    exceptions chained to it, so a refusal shows the user's line and the message, and the
+    user's own error the user's frames."""
+    @functools.wraps(fn)
+    def entry(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:
+            seen, link = set(), e.__cause__ or e.__context__
+            if isinstance(e, InternalError):
+                link = None         # a bug: its cause keeps every frame, for the report
+            while link is not None and id(link) not in seen:
+                seen.add(id(link))
+                link.__traceback__ = trimmed(link.__traceback__)
+                link = link.__cause__ or link.__context__
+            raise e.with_traceback(trimmed(e.__traceback__))
+    return entry
 
 
 
@@ -74,12 +119,19 @@ def _offset(mod) -> int:
 
 
 def relocate(e: S2SADError) -> S2SADError:
-    """e, pointed at the user's line where it points into generated code."""
+    """e, pointed at the user's line where it points into generated code.  A line of
+    the small wrappers s2sad writes itself (``<s2sad: f>``, to differentiate a NumPy
+    function directly) is no line of the user's: the message keeps no location."""
     loc = e.location
+    if loc is not None and _generated(loc.filename) is None and \
+            str(loc.filename).startswith("<s2sad"):
+        e.location = None
+        e.args = (e._format(),)
+        return e
     if loc is None or _generated(loc.filename) is None:
         return e
     user, hops = _trace_back(loc)
-    e.location = user
+    e.location = None if user is not None and str(user.filename).startswith("<s2sad") else user
     e.message = (f"{e.message} (met while differentiating, at order {hops + 1}, the "
                  "derivative code s2sad generated for this line)")
     e.args = (e._format(),)
