@@ -44,8 +44,9 @@ one place, make_derivatives(mode):
   mode writes large code: 1108 lines for w_xxxx.
 * forward: nested s2sad.derivative (a ones tangent on one argument), the
   natural way to take per-point derivatives: 77 lines for w_xxxx, and a
-  training step about 5x faster (benchmarks/plate.py). The default when this
-  version of s2sad has it.
+  training step about 5x faster (benchmarks/plate.py).
+* taylor (the default): s2sad.derivative(w, wrt=..., order=...), one pass of
+  Taylor mode per derivative, mixed ones (w_xxyy) included (docs/taylor.md).
 
 The loss gradient itself is always reverse mode (value_and_grad of the loss).
 """
@@ -182,6 +183,8 @@ def make_params(sizes=DEFAULT_SIZES, seed=0, dtype=np.float64):
 
 # -- per-point derivatives: built in one place --------------------------------------------
 def default_mode():
+    if hasattr(s2sad, "taylor"):
+        return "taylor"
     return "forward" if hasattr(s2sad, "derivative") else "reverse"
 
 
@@ -194,6 +197,14 @@ def make_derivatives(mode):
     """
     if mode in _DERIVATIVES:
         return _DERIVATIVES[mode]
+    if mode == "taylor":          # one Taylor-mode pass per derivative, mixed ones included
+        def d(a, b):
+            wrt, order = ((1, 2), (a, b)) if a and b else ((1, a) if a else (2, b))
+            return s2sad.derivative(w, wrt=wrt, order=order)
+        _DERIVATIVES[mode] = {"w_" + "x" * a + "y" * b: d(a, b) for a, b in
+                              [(1, 0), (2, 0), (3, 0), (4, 0), (2, 1), (2, 2), (0, 1), (0, 2),
+                               (0, 3), (0, 4)]}
+        return _DERIVATIVES[mode]
     if mode == "reverse":
         d = s2sad.grad
     elif mode == "forward":
@@ -202,7 +213,7 @@ def make_derivatives(mode):
                              "s2sad does not have; use --mode reverse")
         d = s2sad.derivative
     else:
-        raise ValueError(f"mode must be 'forward' or 'reverse', got {mode!r}")
+        raise ValueError(f"mode must be 'taylor', 'forward' or 'reverse', got {mode!r}")
     X, Y = 1, 2                                  # argument positions of x and y
     out = {}
     out["w_x"] = d(w, wrt=X)
@@ -497,7 +508,7 @@ def parse_args(argv=None):
     p.add_argument("--lr", type=float, default=5e-4, help="Adam learning rate (default 5e-4)")
     p.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)),
                    help="layer sizes, input 2 and output 1 (default 2,32,64,32,1)")
-    p.add_argument("--mode", choices=["forward", "reverse"], default=default_mode(),
+    p.add_argument("--mode", choices=["taylor", "forward", "reverse"], default=default_mode(),
                    help="how the per-point derivatives are taken: nested s2sad.derivative "
                         "(forward) or nested s2sad.grad (reverse); default %(default)s")
     p.add_argument("--backend", choices=["numpy", "cupy"], default="numpy",

@@ -304,7 +304,7 @@ def taylor_function(func: ir.Function, out, wrt: List[int], directions, weights,
     j.block.extend(j.transform_block(func.body[:-1]))
     r = func.result
     j.src = func.body[-1].src
-    if isinstance(r, ir.Var) and (r.name in j.tuples or r.name in j.containers):
+    if isinstance(r, ir.Var) and r.name in j.tuples:
         raise TransformError("Taylor mode takes derivatives of one array or number; this "
                              "function returns a tuple, list or dict", j.src)
     v = j.vec(r) or [None] * L.size
