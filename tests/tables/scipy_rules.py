@@ -1,0 +1,59 @@
+"""Rows for s2sad/rules/scipy_special.py and scipy_linalg.py: none without SciPy."""
+
+import numpy as np
+
+from rule_table import Row
+from s2sad.rules import scipy_special as SS
+
+try:
+    from scipy import linalg as sl, special as sc
+except ImportError:          # SciPy is optional: no rows
+    sc = None
+
+
+def _case(*makers, **opts):
+    return lambda rng: (tuple(m(rng) for m in makers), opts)
+
+
+def _normal(*shape):
+    return lambda rng: rng.standard_normal(shape)
+
+
+def _uniform(lo, hi, *shape):
+    return lambda rng: rng.uniform(lo, hi, shape)
+
+
+ROWS = []
+if sc is not None:
+    ROWS += [
+        Row(sc.erf), Row(sc.erfc), Row(sc.expit), Row(sc.ndtr),
+        Row(sc.log_ndtr, domain=(-5.0, 3.0)),
+        Row(sc.erfinv, domain=(-0.9, 0.9)), Row(sc.erfcinv, domain=(0.1, 1.9)),
+        Row(sc.logit, domain=(0.1, 0.9)),
+        Row(sc.gammaln, domain=(0.3, 4.0)), Row(sc.digamma, domain=(0.3, 4.0)),
+        Row(lambda x: sc.polygamma(1, x), domain=(0.3, 4.0), also=(sc.polygamma,),
+            id="polygamma-1"),
+        Row(lambda x: sc.polygamma(3, x), domain=(0.5, 4.0), also=(sc.polygamma,),
+            id="polygamma-3"),
+        Row(sc.xlogy, nargs=2, domain=(0.2, 2.0)),
+        Row(sc.xlog1py, nargs=2, domain=(0.2, 2.0)),
+        # logsumexp's axis sits between a and b, so it is an input of the rule: through
+        # lambdas, as users call it
+        Row(lambda a: sc.logsumexp(a), shapes=[(3,), (3, 4)], also=(sc.logsumexp,),
+            id="logsumexp"),
+        Row(lambda a: sc.logsumexp(a, 0), shapes=[(3, 4)], also=(sc.logsumexp,),
+            id="logsumexp-axis0"),
+        Row(lambda a: sc.logsumexp(a, axis=1, keepdims=True), shapes=[(3, 4)],
+            also=(sc.logsumexp,), id="logsumexp-axis1-keepdims"),
+        Row(lambda a: sc.logsumexp(a, axis=(0, 1)), shapes=[(3, 4)], also=(sc.logsumexp,),
+            id="logsumexp-axes"),
+        Row(lambda a, b: sc.logsumexp(a, axis=1, b=b), make=_case(_normal(3, 4),
+            _uniform(0.5, 2.0, 3, 4)), also=(sc.logsumexp,), id="logsumexp-b"),
+        Row(lambda a, b: sc.logsumexp(a, b=b, keepdims=True), make=_case(_normal(3, 4),
+            _uniform(0.5, 2.0, 4)), also=(sc.logsumexp,), id="logsumexp-b-broadcast"),
+        Row(sc.softmax, shapes=[(4,), (3, 4)]),
+        Row(sc.softmax, shapes=[(3, 4)], options=[{"axis": 0}, {"axis": -1}], id="softmax-axis"),
+        Row(sc.log_softmax, shapes=[(4,), (3, 4)]),
+        Row(sc.log_softmax, shapes=[(3, 4)], options=[{"axis": 1}], id="log_softmax-axis"),
+        Row(SS.weight_or_one, shapes=[(3,)]),
+    ]
