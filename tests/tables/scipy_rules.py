@@ -57,3 +57,41 @@ if sc is not None:
         Row(sc.log_softmax, shapes=[(3, 4)], options=[{"axis": 1}], id="log_softmax-axis"),
         Row(SS.weight_or_one, shapes=[(3,)]),
     ]
+
+
+def _spd(*shape):
+    def make(rng):
+        b = rng.standard_normal(shape)
+        return b @ np.swapaxes(b, -1, -2) / shape[-1] + np.eye(shape[-1])
+    return make
+
+
+def _wellcond(*shape):
+    return lambda rng: 3 * np.eye(shape[-1]) + 0.3 * rng.standard_normal(shape)
+
+
+if sc is not None:
+    from s2sad.rules import scipy_linalg as SL
+    ROWS += [
+        Row(lambda a, b: sl.solve_triangular(a, b), make=_case(_wellcond(3, 3), _normal(3)),
+            also=(sl.solve_triangular,), id="solve_triangular-upper"),
+        Row(lambda a, b: sl.solve_triangular(a, b, lower=True), make=_case(_wellcond(3, 3),
+            _normal(3, 2)), also=(sl.solve_triangular,), id="solve_triangular-lower"),
+        Row(lambda a, b: sl.solve_triangular(a, b, 1, True), make=_case(_wellcond(3, 3),
+            _normal(3, 2)), also=(sl.solve_triangular,), id="solve_triangular-trans"),
+        Row(lambda a, b: sl.solve_triangular(a, b, trans=1), make=_case(_wellcond(3, 3),
+            _normal(3)), also=(sl.solve_triangular,), id="solve_triangular-trans-upper"),
+        Row(lambda a: sl.cholesky(a), make=_case(_spd(3, 3)), also=(sl.cholesky,),
+            id="sl-cholesky"),
+        Row(lambda a: sl.cholesky(a, lower=True), make=_case(_spd(3, 3)), also=(sl.cholesky,),
+            id="sl-cholesky-lower"),
+        Row(sl.expm, make=_case(lambda rng: 0.5 * rng.standard_normal((3, 3))), id="expm"),
+        Row(sl.expm, make=_case(lambda rng: 0.5 * rng.standard_normal((2, 3, 3))),
+            id="expm-batch"),
+        Row(lambda a, b: sl.solve(a, b), make=_case(_wellcond(3, 3), _normal(3, 2)),
+            also=(sl.solve,), id="sl-solve"),
+        Row(lambda a: sl.inv(a), make=_case(_wellcond(3, 3)), also=(sl.inv,), id="sl-inv"),
+        Row(lambda a: sl.det(a), make=_case(_wellcond(3, 3)), also=(sl.det,), id="sl-det"),
+        Row(lambda x: SL.triangle(x, True) + SL.triangle(x), make=_case(_normal(3, 3)),
+            also=(SL.triangle,), id="triangle"),
+    ]
