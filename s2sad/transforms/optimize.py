@@ -16,6 +16,7 @@ each::
     x ** 1, np.power(x, 1)     =>  x
     np.power(x, c)             =>  x ** c                 (c a whole number >= 0: ** cannot raise)
     -(-x)                      =>  x
+    for ...: a = p[k]; ...     =>  a = p[k]; for ...: ...   (optimize_flow: k a constant)
     unbroadcast(g, x)          =>  g   where g and x are known to have one shape
     expand_like(t, x)          =>  t   where t and x are known to have one shape
 
@@ -36,7 +37,7 @@ import numpy as np
 from .. import ir, registry, runtime
 from .optimize_cse import coalesce_copies, cse
 from .optimize_dce import dce
-from .optimize_flow import fuse_loops, merge_equal_flows
+from .optimize_flow import fuse_loops, hoist_reads, merge_equal_flows
 
 _FOLDABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
              operator.neg, operator.floordiv, operator.mod}
@@ -57,6 +58,7 @@ def optimize(func: ir.Function, shape_of: Dict[str, str] = None) -> ir.Function:
         changed |= coalesce_copies(func)
         changed |= cse(func)
         changed |= fuse_loops(func)
+        changed |= hoist_reads(func)
         changed |= merge_equal_flows(func)
         changed |= dce(func)
         if not changed:

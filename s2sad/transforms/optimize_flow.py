@@ -8,8 +8,10 @@ an :class:`ir.Function`.  One line each::
     If outs (t1, a, b), (t2, a, b)  =>  t2 reads t1
     for i in r: A ...; for j in r: B    =>  for i in r: A; B[j := i]
                                (B independent of A; what B needs from between moves up)
+    for ...: a = p[k]; B       =>  a = p[k]; for ...: B   (k a constant, p from outside)
 """
 
+import operator
 from typing import Dict
 
 from .. import ir, registry
@@ -195,3 +197,45 @@ def _fuse_block(stmts, m) -> bool:
         if not fused:
             i += 1
     return changed
+
+
+# -- loop-invariant reads ------------------------------------------------------------------
+def hoist_reads(func) -> bool:
+    """p[k], with k a constant and p from outside the loop, read at the top of a loop's
+    body, is read once before the loop: a parameter in a dict or list read in each
+    iteration is then a name from outside the loop, whose gradient is summed once, not
+    assembled into a whole container's gradient at each iteration."""
+    return _hoist_block(func.body)
+
+
+def _hoist_block(stmts) -> bool:
+    changed, i = False, 0
+    while i < len(stmts):
+        s = stmts[i]
+        if isinstance(s, ir.Def):
+            changed |= _hoist_block(s.func.body)
+        elif isinstance(s, ir.If):
+            changed |= _hoist_block(s.body) | _hoist_block(s.orelse)
+        elif isinstance(s, ir.Loop):
+            changed |= _hoist_block(s.body)
+            inside = _defined_in(s) | {c for c, _, _ in s.carried} | {s.index}
+            moved = [st for st in s.body if _invariant_read(st, inside)]
+            if moved:
+                s.body = [st for st in s.body if not any(st is m for m in moved)]
+                stmts[i:i] = moved
+                i += len(moved)
+                changed = True
+        i += 1
+    return changed
+
+
+def _invariant_read(st, inside) -> bool:
+    if not isinstance(st, ir.Assign):
+        return False
+    v = st.value
+    if isinstance(v, ir.Item):
+        return isinstance(v.value, ir.Var) and v.value.name not in inside
+    return isinstance(v, ir.Call) and isinstance(v.callee, registry.Primitive) and \
+        v.callee.fn is operator.getitem and not v.kwargs and len(v.args) == 2 and \
+        isinstance(v.args[0], ir.Var) and v.args[0].name not in inside and \
+        isinstance(v.args[1], ir.Const) and type(v.args[1].value) in (str, int)
