@@ -46,7 +46,7 @@ one place, make_derivatives(mode):
   natural way to take per-point derivatives: 77 lines for w_xxxx, and a
   training step about 5x faster (benchmarks/plate.py).
 * taylor (the default): s2sad.derivative(w, wrt=..., order=...), one pass of
-  Taylor mode per derivative, mixed ones (w_xxyy) included (docs/taylor.md).
+  Taylor mode per derivative, w_xxyy Taylor mode over Taylor mode (docs/taylor.md).
 
 The loss gradient itself is always reverse mode (value_and_grad of the loss).
 """
@@ -197,10 +197,10 @@ def make_derivatives(mode):
     """
     if mode in _DERIVATIVES:
         return _DERIVATIVES[mode]
-    if mode == "taylor":          # one Taylor-mode pass per derivative, mixed ones included
+    if mode == "taylor":          # Taylor mode: order a in x, then (Taylor over Taylor) b in y
         def d(a, b):
-            wrt, order = ((1, 2), (a, b)) if a and b else ((1, a) if a else (2, b))
-            return s2sad.derivative(w, wrt=wrt, order=order)
+            f = s2sad.derivative(w, wrt=1, order=a) if a else w
+            return s2sad.derivative(f, wrt=2, order=b) if b else f
         _DERIVATIVES[mode] = {"w_" + "x" * a + "y" * b: d(a, b) for a, b in
                               [(1, 0), (2, 0), (3, 0), (4, 0), (2, 1), (2, 2), (0, 1), (0, 2),
                                (0, 3), (0, 4)]}
@@ -362,13 +362,23 @@ def to_host(tree):
 
 # -- training -----------------------------------------------------------------------------
 class Progress:
-    """A one-line text progress bar on stderr, redrawn with \\r."""
+    """A progress bar on stderr: tqdm's where it is installed (pip install ".[examples]"),
+    else a one-line text bar redrawn with \\r."""
 
     def __init__(self, total, width=30, stream=sys.stderr, enabled=True):
         self.total, self.width, self.stream, self.enabled = total, width, stream, enabled
         self.first = None           # when step 1 ended: the rate leaves out the transform
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            tqdm = None
+        self.tqdm = tqdm(total=total, file=stream, unit="step") if tqdm and enabled else None
 
     def update(self, step, loss_value):
+        if self.tqdm is not None:
+            self.tqdm.set_postfix_str(f"loss {loss_value:.3e}", refresh=False)
+            self.tqdm.update(step - self.tqdm.n)
+            return
         if not self.enabled:
             return
         now = time.perf_counter()
@@ -384,12 +394,16 @@ class Progress:
 
     def clear(self):
         """Blank the bar's line, so that a printed line does not run into it."""
-        if self.enabled:
+        if self.tqdm is not None:
+            self.tqdm.clear()
+        elif self.enabled:
             self.stream.write("\r" + " " * (self.width + 70) + "\r")
             self.stream.flush()
 
     def close(self):
-        if self.enabled:
+        if self.tqdm is not None:
+            self.tqdm.close()
+        elif self.enabled:
             self.stream.write("\n")
             self.stream.flush()
 
