@@ -7,7 +7,7 @@ derivative possible, so each is checked to order 2 like any NumPy rule.
 import numpy as np
 
 from rule_table import Row
-from s2sad import runtime
+from s2sad import runtime, values
 from s2sad.rules.helpers import cast_cotangent
 
 
@@ -86,4 +86,16 @@ ROWS = [
         runtime.tape_new(), (a, 2 * a)), (b * a,)))[1][0] * 3,
         make=_case((3,), (3,)), also=(runtime.tape_push, runtime.tape_pop), id="tape_push_pop"),
 
+]
+
+# stop_gradient: its derivative is zero by definition (tests/test_constructs_values.py checks
+# it against the same function with the stopped value a constant); field reads a record's field
+_REC = {"w": np.arange(1.0, 4.0), "b": 0.5}
+ROWS += [
+    Row(lambda x: np.sin(x) * values.stop_gradient(1.0 + 0.0 * x), also=(values.stop_gradient,),
+        id="stop_gradient"),
+    Row(lambda w: values.field({"w": w, "b": 1.0}, _REC, "w") * w, also=(values.field,),
+        id="field"),
+    Row(lambda g: values.field(values.field_grad(_REC, _REC, "w", g), _REC, "w") * g,
+        make=_case((3,)), also=(values.field_grad,), id="field_grad"),
 ]

@@ -1,0 +1,294 @@
+"""The statements of resolve_values: scopes, and the rewrites that bind a name to a
+function value (a choice from a sequence, a partial, a pullback) or unroll a loop
+over functions.  See resolve_values' docstring for the rewrites themselves."""
+
+import copy
+import functools
+from collections import Counter
+
+import gast
+
+from .resolve import local_names, scope_nodes
+
+
+class Scope:
+    """One function's scope: its local names, how often each is assigned, which are
+    only ever called, and the names rewritten so far (``bound``: name -> call(node) ->
+    the call that replaces it; ``sequences``: name -> its functions, as expressions)."""
+
+    def __init__(self, node, outer, parent=None):
+        own = local_names(node)
+        self.locals = frozenset(outer) | own
+        self.stores = Counter(n.id for n in scope_nodes(node) if isinstance(n, gast.Name)
+                              and isinstance(n.ctx, (gast.Store, gast.Del)))
+        for p in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
+            self.stores[p.id] += 1
+        self.uses = _uses(node)
+        inherited = getattr(parent, "bound", {}), getattr(parent, "sequences", {})
+        self.bound = {k: v for k, v in inherited[0].items() if k not in own}
+        self.sequences = {k: v for k, v in inherited[1].items() if k not in own}
+
+    def once(self, name) -> bool:
+        """name is assigned once in this scope and read only as a callee."""
+        return self.stores[name] == 1 and all(u == "call" for u in self.uses.get(name, ()))
+
+
+def _uses(root):
+    """name -> how each Load of it is used: 'call' (the callee), 'index-call' (f[k](x)),
+    'index-assign' (g = f[k]), 'loop' (for a in f), 'len' (len(f)), or 'value'."""
+    parents = {}
+    for n in gast.walk(root):
+        for c in gast.iter_child_nodes(n):
+            parents[id(c)] = n
+    out = {}
+    for n in gast.walk(root):
+        if not (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)):
+            continue
+        p = parents.get(id(n))
+        kind = "value"
+        if isinstance(p, gast.Call) and p.func is n:
+            kind = "call"
+        elif isinstance(p, gast.Subscript) and p.value is n:
+            pp = parents.get(id(p))
+            if isinstance(pp, gast.Call) and pp.func is p:
+                kind = "index-call"
+            elif isinstance(pp, gast.Assign) and pp.value is p and len(pp.targets) == 1 \
+                    and isinstance(pp.targets[0], gast.Name):
+                kind = "index-assign"
+        elif isinstance(p, gast.For) and p.iter is n:
+            kind = "loop"
+        elif isinstance(p, gast.Call) and isinstance(p.func, gast.Name) and \
+                p.func.id == "len" and p.args == [n]:
+            kind = "len"
+        out.setdefault(n.id, []).append(kind)
+    return out
+
+
+def _assign(name, value, where):
+    st = gast.Assign([gast.Name(name, gast.Store(), None, None)], value, None)
+    return gast.fix_missing_locations(gast.copy_location(st, where))
+
+
+def _jumps(body) -> bool:
+    """A break, continue or return in body (outside the functions nested in it)."""
+    stack = list(body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (gast.Break, gast.Continue, gast.Return)):
+            return True
+        if not isinstance(n, (gast.FunctionDef, gast.Lambda)):
+            stack.extend(gast.iter_child_nodes(n))
+    return False
+
+
+def statement(rw, st, scope):
+    """The statements st becomes, hoisted ones first."""
+    if isinstance(st, gast.FunctionDef):
+        st.args.defaults = [rw.expr(d, scope, []) for d in st.args.defaults]
+        inner = Scope(st, scope.locals, scope)
+        st.body = rw.block(st.body, inner)
+        return [st]
+    if isinstance(st, gast.For):
+        return _loop(rw, st, scope)
+    if isinstance(st, gast.While):
+        st.test = rw.expr(st.test, scope, [])
+        st.body, st.orelse = rw.block(st.body, scope), rw.block(st.orelse, scope)
+        return [st]
+    if isinstance(st, gast.If):
+        st.test = rw.expr(st.test, scope, [])
+        st.body, st.orelse = rw.block(st.body, scope), rw.block(st.orelse, scope)
+        return [st]
+    if isinstance(st, gast.Assign) and len(st.targets) == 1:
+        done = _binding(rw, st, scope)
+        if done is not None:
+            return done
+    return [rw.expr(st, scope, [])]
+
+
+def _loop(rw, st, scope):
+    """for a in acts: body  =>  a = acts0; body; a = acts1; body ... (acts known now)."""
+    elems = rw.function_sequence(st.iter, scope)
+    if elems is not None and isinstance(st.target, gast.Name) and not st.orelse:
+        if _jumps(st.body):
+            rw.fail(st, "break, continue or return in a loop over functions",
+                    "s2sad unrolls a loop over a list of functions; compute a flag instead.")
+        out = []
+        for e in elems:
+            out.append(_assign(st.target.id, copy.deepcopy(e), st))
+            out.extend(copy.deepcopy(st.body))
+        return rw.block(out, scope)
+    st.iter = rw.expr(st.iter, scope, [])
+    st.body, st.orelse = rw.block(st.body, scope), rw.block(st.orelse, scope)
+    return [st]
+
+
+def _binding(rw, st, scope):
+    """A name bound to a function value (see the module docstring), or None."""
+    target, value = st.targets[0], st.value
+    if isinstance(target, gast.Tuple) and len(target.elts) == 2 and \
+            all(isinstance(t, gast.Name) for t in target.elts):
+        return _pullback(rw, st, scope)
+    if not isinstance(target, gast.Name):
+        return None
+    name = target.id
+    if isinstance(value, gast.ListComp) and isinstance(value.elt, gast.Lambda):
+        value = _unrolled_lambdas(rw, value, scope) or value
+    if isinstance(value, (gast.List, gast.Tuple)) and scope.stores[name] == 1 and \
+            all(u in ("index-call", "index-assign", "loop", "len")
+                for u in scope.uses.get(name, ())) and value.elts and \
+            all(_function_expr(rw, e, scope) for e in value.elts):
+        pre, elems = [], []
+        for k, e in enumerate(value.elts):
+            elems.append(_frozen_defaults(rw, e, f"{name}_{k}", scope, pre, st))
+        scope.sequences[name] = elems
+        return pre
+    if not scope.once(name):
+        return None
+    if isinstance(value, gast.Subscript):
+        choice = rw.choice(value.value, value.slice, scope)
+        if choice is None:
+            return None
+        if isinstance(value.slice, gast.Constant):
+            scope.bound[name] = choice
+            return []
+        k = rw.fresh(f"{name}_index")
+        held = gast.Name(k, gast.Load(), None, None)
+        scope.bound[name] = rw.choice(value.value, held, scope)
+        return [_assign(k, rw.expr(value.slice, scope, []), st)]
+    if isinstance(value, gast.Call):
+        ok, fn = rw.static(value.func, scope)
+        if ok and fn is functools.partial and value.args:
+            return _partial(rw, st, name, value, scope)
+    return None
+
+
+def _unrolled_lambdas(rw, comp, scope):
+    """[lambda y, i=i: y * i for i in range(3)]  =>  [lambda y, i=0: y * i, ...]: the
+    defaults take each value, the body's free i the last one (Python's late binding).
+    None unless the loop runs over constants known now."""
+    if len(comp.generators) != 1 or comp.generators[0].ifs or \
+            not isinstance(comp.generators[0].target, gast.Name):
+        return None
+    gen = comp.generators[0]
+    it = gen.iter
+    if isinstance(it, gast.Call) and rw.static(it.func, scope) == (True, range) and \
+            not it.keywords and all(rw.static(a, scope)[0] for a in it.args):
+        values = list(range(*[rw.static(a, scope)[1] for a in it.args]))
+    else:
+        ok, values = rw.static(it, scope)
+        if not ok or not isinstance(values, (tuple, list)):
+            return None
+    if not values or not all(isinstance(v, (int, float, str)) for v in values):
+        return None
+    var, lam = gen.target.id, comp.elt
+    own = {a.id for a in lam.args.posonlyargs + lam.args.args + lam.args.kwonlyargs}
+    elts = []
+    for v in values:
+        e = copy.deepcopy(lam)
+        e.args.defaults = [_substitute(d, var, v) for d in e.args.defaults]
+        if var not in own:
+            e.body = _substitute(e.body, var, values[-1])
+        elts.append(e)
+    return gast.copy_location(gast.List(elts, gast.Load()), comp)
+
+
+def _substitute(node, var, value):
+    """node with each read of the name var replaced by the constant value."""
+    if isinstance(node, gast.Name) and node.id == var and isinstance(node.ctx, gast.Load):
+        return gast.copy_location(gast.Constant(value, None), node)
+    for n in gast.walk(node):
+        for fname, child in gast.iter_fields(n):
+            if isinstance(child, gast.Name) and child.id == var and \
+                    isinstance(child.ctx, gast.Load):
+                setattr(n, fname, gast.copy_location(gast.Constant(value, None), child))
+            elif isinstance(child, list):
+                setattr(n, fname, [gast.copy_location(gast.Constant(value, None), c)
+                                   if isinstance(c, gast.Name) and c.id == var and
+                                   isinstance(c.ctx, gast.Load) else c for c in child])
+    return node
+
+
+def _function_expr(rw, e, scope) -> bool:
+    if isinstance(e, gast.Lambda):
+        return True
+    ok, v = rw.static(e, scope)
+    return ok and callable(v) and not isinstance(v, type)
+
+
+def _frozen_defaults(rw, e, hint, scope, pre, where):
+    """A lambda whose defaults that are not constants are held in names assigned now
+    (Python evaluates defaults where the lambda is made)."""
+    if not isinstance(e, gast.Lambda):
+        return e
+    defaults = []
+    for d in e.args.defaults:
+        if isinstance(d, gast.Constant):
+            defaults.append(d)
+            continue
+        k = rw.fresh(f"{hint}_default")
+        pre.append(_assign(k, rw.expr(d, scope, []), where))
+        defaults.append(gast.Name(k, gast.Load(), None, None))
+    e.args.defaults = defaults
+    return e
+
+
+def _hold(rw, expr, hint, scope, pre, where):
+    """expr's value now, in a fresh name (a constant stays itself)."""
+    if isinstance(expr, gast.Constant):
+        return expr
+    k = rw.fresh(hint)
+    pre.append(_assign(k, rw.expr(expr, scope, []), where))
+    return gast.Name(k, gast.Load(), None, None)
+
+
+def _partial(rw, st, name, call, scope):
+    """g = functools.partial(f, a, k=b)  =>  g(x) calls f(a, x, k=b), a and b as they are now."""
+    pre = []
+    f = _hold(rw, call.args[0], f"{name}_fn", scope, pre, st)
+    args = [_hold(rw, a, f"{name}_arg", scope, pre, st) for a in call.args[1:]]
+    kws = [(k.arg, _hold(rw, k.value, f"{name}_{k.arg}", scope, pre, st))
+           for k in call.keywords]
+
+    def bound(node):
+        given = {k.arg for k in node.keywords}
+        new = gast.Call(copy.deepcopy(f), copy.deepcopy(args) + node.args,
+                        [gast.keyword(k, copy.deepcopy(v)) for k, v in kws if k not in given]
+                        + node.keywords)
+        return gast.fix_missing_locations(gast.copy_location(new, node))
+    scope.bound[name] = bound
+    return pre
+
+
+def _pullback(rw, st, scope):
+    """y, pb = vjp(f, x) or fprop(f)(x)  =>  a = x; y = f(a); pb(d) calls P(a, d)."""
+    value = st.value
+    if not isinstance(value, gast.Call):
+        return None
+    out_name, pb = (t.id for t in st.targets[0].elts)
+    ok, fn = rw.static(value.func, scope)
+    role = getattr(fn, "__s2sad_inline__", None) if ok else None
+    if isinstance(role, tuple) and role[0] == "vjp" and value.args:
+        ok, target = rw.static(value.args[0], scope)
+        args, make = value.args[1:], (lambda n: role[1](target, n))
+    else:
+        if isinstance(value.func, gast.Call):
+            fn = rw.evaluated(value.func, scope)
+        if not callable(getattr(fn, "s2sad_pullback", None)):
+            return None
+        ok, target, args, make = True, fn.fn, value.args, fn.s2sad_pullback
+    if not ok or value.keywords or not scope.once(pb):
+        rw.fail(st, "this use of a pullback (vjp or fprop) inside a function being "
+                    "differentiated", "Write `y, pb = vjp(f, x)` with f known by name, "
+                    "positional arguments, and only call pb afterwards.")
+    pre = []
+    held = [_hold(rw, a, f"{pb}_arg", scope, pre, st) for a in args]
+    f = gast.Name(rw.cell(target, "f"), gast.Load(), None, None)
+    pre.append(_assign(out_name, gast.Call(f, copy.deepcopy(held), []), st))
+    p = rw.cell(make(len(args)), f"{pb}_code")
+
+    def bound(node):
+        new = gast.Call(gast.Name(p, gast.Load(), None, None), copy.deepcopy(held) + node.args,
+                        node.keywords)
+        return gast.fix_missing_locations(gast.copy_location(new, node))
+    scope.bound[pb] = bound
+    return pre
