@@ -38,6 +38,8 @@ def unbroadcast(g, x):
     gs = getattr(g, "shape", None)
     if gs is not None and gs == getattr(x, "shape", None):
         return g                        # the common case, first
+    if type(x) in _SCALARS and (gs == () or type(g) in _SCALARS):
+        return g                        # a Python number's, from a number or a 0-d array
     if isinstance(g, tuple) and hasattr(x, "shape"):
         g = _stacked(g)                 # the gradient of a list that was read as an array
     if isinstance(x, (tuple, list, dict)) or x is None:
