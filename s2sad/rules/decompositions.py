@@ -10,10 +10,9 @@ primitives with rules, through the helpers below, so every order works:
 * ``pair_divide(k, w, sign)``: k_ij / (w_j - sign w_i) off the diagonal (the F
   matrices of eigen and singular vectors).  A repeated value (a gap below
   sqrt(eps) max|w|) makes a vector's derivative undefined: its entry is 0 where
-  k_ij is negligible (a function that does not depend on the basis chosen inside the
-  repeated eigenspace, such as V diag(f(w)) V^T, gets its derivative), else a
-  DerivativeError.  Complex w (np.linalg.eig of a matrix with complex eigenvalues):
-  a DerivativeError.
+  k_ij (the vectors' cotangent, V^T dV) is negligible, else a DerivativeError; so only
+  the values' derivative goes through at a repeated value.  Complex w (np.linalg.eig of
+  a matrix with complex eigenvalues): a DerivativeError.
 * ``rank_divide(x, s)``: x / s column by column, for the parts of a non-square svd's
   vectors outside the other factor's span; a zero singular value there is a
   DerivativeError.
@@ -53,7 +52,8 @@ def pair_divide(k, w, sign=1.0):
 
     A pair closer than sqrt(eps) * max|w| is degenerate: its entry is 0 if
     |k_ij| <= sqrt(eps) max|k|, else a DerivativeError (the vectors of a repeated
-    eigenvalue or singular value have no derivative).  Complex w: a DerivativeError.
+    eigenvalue or singular value have no derivative; even V f(w) V^T, whose derivative
+    exists, is refused there: its limit depends on f).  Complex w: a DerivativeError.
     """
     xp = array_namespace(k, w)
     if np.iscomplexobj(w) or np.iscomplexobj(k):
@@ -302,8 +302,10 @@ def jvp_matrix_power(a, out, da, n):
 def bprop_eigh(a, out, dout, UPLO="L"):
     # A = V diag(w) V^T: dw = diag(V^T dA V), dV = V (F o V^T dA V), F_ij = 1 / (w_j - w_i);
     # for a symmetric dA only the skew part of V^T dout[1] counts
-    k = np.swapaxes(out[1], -1, -2) @ dout[1]
-    g = diag_matrix(dout[0]) + pair_divide((k - np.swapaxes(k, -1, -2)) / 2, out[0])
+    # (F o skew(K) = sym(F o K), F antisymmetric; K itself goes to pair_divide, which
+    # refuses it at a repeated eigenvalue)
+    p = pair_divide(np.swapaxes(out[1], -1, -2) @ dout[1], out[0])
+    g = diag_matrix(dout[0]) + (p + np.swapaxes(p, -1, -2)) / 2
     return (symmetric_adj(out[1] @ g @ np.swapaxes(out[1], -1, -2), UPLO),)
 
 
@@ -390,11 +392,11 @@ def bprop_svd(a, out, dout, full_matrices=True):
     # Townsend (2016) with F_ij = 1 / (s_j^2 - s_i^2) split as 1/(s_j - s_i) and 1/(s_j + s_i);
     # the rank_divide terms: the parts of dU, dV outside U's and V's spans (non-square a)
     u, vt = require(out[0], a, "svd", full_matrices), np.swapaxes(out[2], -1, -2)
-    ka = np.swapaxes(u, -1, -2) @ dout[0]
-    ka = (ka - np.swapaxes(ka, -1, -2)) / 2
-    kb = out[2] @ np.swapaxes(dout[2], -1, -2)
-    kb = (kb - np.swapaxes(kb, -1, -2)) / 2
-    core = diag_matrix(dout[1]) + pair_divide(ka + kb, out[1]) + pair_divide(ka - kb, out[1], -1.0)
+    # with a = skew(U^T dU), b = skew(V^T dV): F o skew(X) = sym(F o X) for the antisymmetric
+    # F_ij = 1 / (s_j - s_i), skew(F o X) for the symmetric 1 / (s_j + s_i)
+    ka, kb = np.swapaxes(u, -1, -2) @ dout[0], out[2] @ np.swapaxes(dout[2], -1, -2)
+    p, q = pair_divide(ka + kb, out[1]), pair_divide(ka - kb, out[1], -1.0)
+    core = diag_matrix(dout[1]) + (p + np.swapaxes(p, -1, -2) + q - np.swapaxes(q, -1, -2)) / 2
     gu = dout[0] - u @ (np.swapaxes(u, -1, -2) @ dout[0])
     gv = np.swapaxes(dout[2], -1, -2) - vt @ (out[2] @ np.swapaxes(dout[2], -1, -2))
     return ((u @ core + rank_divide(gu, out[1])) @ out[2]
