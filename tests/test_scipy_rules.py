@@ -1,0 +1,65 @@
+"""scipy.special and scipy.linalg rules beyond the rule table: higher orders through the
+derivatives' own rules, loops, closures, batches, float32.  Skipped without SciPy."""
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad.check import check_grads
+
+sc = pytest.importorskip("scipy.special")
+sl = pytest.importorskip("scipy.linalg")
+
+RNG = np.random.default_rng(7)
+
+
+def test_gammaln_to_order_four_is_polygamma():
+    # gammaln' = digamma, digamma' = polygamma(1), ...: the fourth derivative is polygamma(3)
+    d4 = s2sad.grad(s2sad.grad(s2sad.grad(s2sad.grad(sc.gammaln))))
+    assert np.isclose(d4(1.7), sc.polygamma(3, 1.7))
+
+
+def test_special_functions_order_3():
+    def f(x):
+        return np.sum(sc.erf(x) * sc.expit(x) + sc.log_ndtr(x) + sc.erfinv(x / 3))
+    check_grads(f, (RNG.uniform(-1, 1, 4),), order=3, modes=("rev", "fwd"))
+
+
+def test_logsumexp_and_softmax_in_a_loop_and_a_closure():
+    def f(w, x):
+        def layer(h):
+            return sc.log_softmax(w @ h, axis=0)
+        for _ in range(2):
+            x = sc.softmax(layer(x) + x, axis=0)
+        return sc.logsumexp(x, b=np.arange(1.0, 4.0)[:, None], axis=0)
+    check_grads(f, (RNG.standard_normal((3, 3)), RNG.standard_normal((3, 2))), order=2,
+                modes=("rev", "fwd"))
+
+
+def test_expm_batched_order_2_both_modes():
+    a = 0.4 * RNG.standard_normal((2, 3, 3))
+    check_grads(lambda a: sl.expm(a) @ a, (a,), order=2, modes=("rev", "fwd"))
+
+
+def test_expm_of_a_commuting_direction_is_exact():
+    # d expm(t A)/dt at t = 1 is A expm(A)
+    a = 0.5 * RNG.standard_normal((3, 3))
+    _, tangent = s2sad.jvp(sl.expm, (a,), (a,))
+    assert np.allclose(tangent, a @ sl.expm(a))
+
+
+def test_triangular_and_cholesky_solves_through_a_loop():
+    def f(a, b):
+        c = sl.cholesky(a @ a.T + np.eye(3), lower=True)
+        for _ in range(2):
+            b = sl.solve_triangular(c, b, lower=True) + sl.solve_triangular(c, b, 1, True)
+        return np.sum(b ** 2) + sl.det(c)
+    check_grads(f, (RNG.standard_normal((3, 3)), RNG.standard_normal(3)), order=2,
+                modes=("rev", "fwd"))
+
+
+def test_float32_softmax_gradient_stays_float32():
+    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    g = s2sad.grad(lambda x: np.sum(sc.softmax(x, axis=1) ** 2))(x)
+    assert g.dtype == np.float32
+    check_grads(lambda x: np.sum(sc.softmax(x, axis=1) ** 2), (x,), float64=False)
