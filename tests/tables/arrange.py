@@ -86,7 +86,7 @@ ROWS = [
     Row(lambda g: A.undiag(g, np.zeros((3, 4)), -1), make=_case((2,)), also=(A.undiag,),
         id="undiag-matrix"),
     # append
-    # (as lambdas: s2sad.grad(np.append) reads np.append as a list's .append method)
+    # as written in user code (np.append must not be read as a list's .append)
     Row(lambda a, b: np.append(a, b), make=_case((2, 3), (2,)), also=(np.append,),
         id="append"),
     Row(lambda a, b: np.append(a, b), make=_case((3,), ()), also=(np.append,),
