@@ -138,6 +138,21 @@ TABLE = [
     # refused, not declared non-differentiable
     (zip, Entry("structural", reason="structural: handled by the loop lowering")),
     (enumerate, Entry("structural", reason="structural: handled by the loop lowering")),
+    # -- Python's builtins and the container helpers (s2sad/rules/builtins.py)
+    (int, Entry("int", args(lambda rng: 3 * rng.normal()))),
+    (bool, Entry("bool", args(FLOAT))),
+    (round, Entry("piecewise", args(lambda rng: 3 * rng.normal()))),
+    (isinstance, Entry("bool", args(FLOAT, lambda rng: float))),
+    (operator.contains, Entry("bool", args(_a(3), FLOAT))),
+    (operator.is_, Entry("bool", args(FLOAT, None))),
+    (operator.is_not, Entry("bool", args(FLOAT, None))),
+    (operator.invert, Entry("int", args(3))),
+    ("s2sad.rules.builtins:sort_order", Entry("int", args(_a(4)))),
+    ("s2sad.rules.builtins:insert_position", Entry("int", args(4, -1))),
+    ("s2sad.rules.builtins:keys_of", Entry("structural", reason="the keys of a dict")),
+    *[(f, Entry("structural", reason="run for its effect (print, log, assert): returns None"))
+      for f in (print, "s2sad.rules.builtins:check_assert", "s2sad.rules.builtins:log_call",
+                "warnings:warn")],
 ]
 
 

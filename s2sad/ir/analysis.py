@@ -110,8 +110,14 @@ def _join(s, out: set, or_none: bool = False) -> None:
     none = ir.Const(None)
     pairs = s.outs if isinstance(s, ir.If) else s.carried
     for t, a, b in pairs:
-        if (or_none and none in (a, b)) or _reads_any((a, b), out):
+        if (or_none and none in (a, b)) or _reads_any((a, b), out) or \
+                (not or_none and (_literal_container(a) or _literal_container(b))):
             out.add(t)
+
+
+def _literal_container(a) -> bool:
+    """A constant list, tuple or dict (`items = []` before a loop that appends)."""
+    return isinstance(a, ir.Const) and isinstance(a.value, (list, tuple, dict))
 
 
 def _callee_fn(v):
@@ -156,7 +162,8 @@ def _makes_container(s: ir.Assign, out: set, pops: set) -> bool:
     v = s.value
     fn = _callee_fn(v)
     args = [a for a in ir.expr_atoms(v) if isinstance(a, ir.Var)]
-    if fn in _MAKERS or (isinstance(v, ir.Const) and isinstance(v.value, list)):
+    if fn in _MAKERS or (isinstance(v, ir.Const) and isinstance(v.value, list)) or \
+            getattr(getattr(v, "callee", None), "makes_container", False):
         return True
     if isinstance(v, ir.Pack) or fn in (runtime.zeros_like_tree, runtime.ones_like_tree):
         # a tuple literal, and tree zeros and ones (of arrays too: their own

@@ -5,13 +5,16 @@ unchanged, or an :class:`~s2sad.errors.UnsupportedSyntaxError` naming the
 file, line, column and construct, and saying what is supported.
 
 Accepted: one function or lambda with positional, default and keyword-only
-parameters; assignments to names and tuple unpacking; augmented assignment
+parameters (``*args``/``**kwargs`` in the functions it calls); assignments to
+names and tuple unpacking; augmented assignment
 of names; ``if``/``elif``/``else`` (a ``return`` may sit inside a branch);
 ``for`` over ``range``, arrays, ``enumerate`` and ``zip``, ``while``, with
 ``break``, ``continue`` and ``return`` inside; nested ``def`` and ``lambda``
 (closures), called where s2sad can see which function runs;
 conditional expressions, ``and``/``or``/``not`` and chained comparisons;
 operators, calls, attributes, subscripts, tuple and list literals,
+comprehensions and generator expressions, ``*xs`` in calls and assignment
+targets, ``assert``, calls as statements (lower_effects.py decides which),
 constants; a docstring; a ``return`` at the end.
 """
 
@@ -30,7 +33,6 @@ REFUSED = {
     gast.ClassDef: ("a class definition", "Classes are not supported; use functions."),
     gast.Try: ("a `try` statement", "Exceptions are not differentiable; remove the `try`."),
     gast.Raise: ("a `raise` statement", STRAIGHT_LINE),
-    gast.Assert: ("an `assert` statement", "Check inputs before calling the derivative."),
     gast.With: ("a `with` statement", STRAIGHT_LINE),
     gast.AsyncWith: ("an `async with` statement", STRAIGHT_LINE),
     gast.Global: ("a `global` statement", "Pass values in as arguments instead."),
@@ -41,28 +43,24 @@ REFUSED = {
     gast.Delete: ("a `del` statement", STRAIGHT_LINE),
     gast.Import: ("an `import` inside the function", "Import at module level."),
     gast.ImportFrom: ("an `import` inside the function", "Import at module level."),
-    gast.SetComp: ("a set comprehension", STRAIGHT_LINE),
-    gast.DictComp: ("a dict comprehension", STRAIGHT_LINE),
-    gast.GeneratorExp: ("a generator expression", STRAIGHT_LINE),
     gast.Set: ("a set literal", "Sets are not differentiable."),
     gast.NamedExpr: ("an assignment expression (`:=`)", "Use a separate assignment."),
-    gast.Starred: ("a starred expression (`*args`)", "Pass arguments one by one."),
     gast.JoinedStr: ("an f-string", "Strings are not differentiable; remove it."),
 }
 
 
-def fence(parsed):
-    """Raise UnsupportedSyntaxError for the first construct s2sad refuses."""
+def fence(parsed, top=True):
+    """Raise UnsupportedSyntaxError for the first construct s2sad refuses (top: parsed is
+    the function being differentiated, not one it calls)."""
     root = parsed.node
 
     def refuse(node, construct, hint):
         raise UnsupportedSyntaxError(construct, parsed.location(node), hint)
 
     args = root.args
-    if args.vararg is not None:
-        refuse(root, "a `*args` parameter", "Give each input its own parameter.")
-    if args.kwarg is not None:
-        refuse(root, "a `**kwargs` parameter", "Give each input its own parameter.")
+    if top and (args.vararg is not None or args.kwarg is not None):
+        refuse(root, "a `*args` / `**kwargs` parameter of the function to differentiate",
+               "Give each input its own parameter (a function it calls may take *args).")
 
     body = [root.body] if isinstance(root, gast.Lambda) else root.body
     for node in gast.walk(root):
@@ -80,9 +78,6 @@ def fence(parsed):
                 if s.decorator_list:
                     refuse(s.decorator_list[0], "a decorator on a nested function",
                            "Define the function without a decorator.")
-                if s.args.vararg is not None or s.args.kwarg is not None:
-                    refuse(s, "`*args` / `**kwargs` in a nested function",
-                           "Give each input its own parameter.")
                 _statements(s.body, refuse)
         _statements(body, refuse, top=True)
 
@@ -91,12 +86,22 @@ def fence(parsed):
             entry = REFUSED.get(type(node))
             if entry is not None:
                 refuse(node, *entry)
-            if isinstance(node, gast.Compare) and isinstance(
-                    node.ops[0], (gast.Is, gast.IsNot, gast.In, gast.NotIn)):
-                refuse(node, "`is` / `in` comparisons", "Compare values with == or <.")
-            if isinstance(node, gast.Call) and any(k.arg is None for k in node.keywords):
-                refuse(node, "a `**kwargs` argument", "Pass keyword arguments by name.")
+        _starred(stmt, refuse)
     return parsed
+
+
+def _starred(stmt, refuse):
+    """`*xs` only as a call's argument (f(*xs)) or in an assignment's target (a, *b = x)."""
+    allowed = set()
+    for node in gast.walk(stmt):
+        if isinstance(node, gast.Call):
+            allowed.update(id(a) for a in node.args)
+        elif isinstance(node, (gast.Tuple, gast.List)) and isinstance(node.ctx, gast.Store):
+            allowed.update(id(e) for e in node.elts)
+    for node in gast.walk(stmt):
+        if isinstance(node, gast.Starred) and id(node) not in allowed:
+            refuse(node, "a starred expression here", "Use `*xs` as a call's argument "
+                   "(f(*xs)) or in an assignment's target (first, *rest = xs).")
 
 
 def _statements(block, refuse, top=False):
@@ -104,12 +109,11 @@ def _statements(block, refuse, top=False):
     for i, s in enumerate(block):
         if isinstance(s, gast.Return) and i != len(block) - 1:
             refuse(block[i + 1], "code after a `return`", "Remove the unreachable code.")
-        if isinstance(s, gast.Expr):
-            doc = top and i == 0 and isinstance(s.value, gast.Constant) and \
-                isinstance(s.value.value, str)
-            if not doc and not is_append(s.value):
-                refuse(s, "an expression statement (a call whose result is unused)",
-                       "s2sad differentiates pure functions; assign the result or drop the call.")
+        if isinstance(s, gast.Expr) and not isinstance(s.value, (gast.Call, gast.Constant)):
+            # a call is lowered for its effect (lower_effects.py decides which); a
+            # constant (a docstring, `...`) does nothing
+            refuse(s, "an expression statement that is not a call",
+                   "Assign the value to a name, or remove the line.")
         if isinstance(s, gast.Assign):
             for t in s.targets:
                 _check_target(t, refuse)
@@ -121,19 +125,25 @@ def _statements(block, refuse, top=False):
             _check_target(s.target, refuse)
 
 
+# methods of lists and dicts that change their receiver: `lst.append(v)` assigns lst
+MUTATING_METHODS = ("append", "extend", "insert", "pop", "update")
+
+
 def is_append(call) -> bool:
-    """`name.append(value)`: the one call whose result may go unused."""
+    """`name.append(v)`, `name.pop()`, `name.update(...)`...: a call that assigns name
+    (lowered to a new list or dict bound to name)."""
     return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
-        call.func.attr == "append" and isinstance(call.func.value, gast.Name) and \
-        len(call.args) == 1 and not call.keywords
+        call.func.attr in MUTATING_METHODS and isinstance(call.func.value, gast.Name)
 
 
 def _check_target(t, refuse):
     if isinstance(t, gast.Name):
         return
     if isinstance(t, (gast.Tuple, gast.List)):
+        if sum(isinstance(e, gast.Starred) for e in t.elts) > 1:
+            refuse(t, "two starred names in one assignment", "Python refuses it too.")
         for e in t.elts:
-            _check_target(e, refuse)
+            _check_target(e.value if isinstance(e, gast.Starred) else e, refuse)
         return
     if isinstance(t, gast.Subscript):
         if isinstance(t.value, gast.Name):

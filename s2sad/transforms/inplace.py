@@ -71,6 +71,10 @@ def _assign_roots(s, ident, holds, get):
     if isinstance(v, ir.Var) or _is_view(v):
         a = v.name if isinstance(v, ir.Var) else v.args[0].name
         i, h = get(ident, a) | i, get(holds, a) | h
+    elif isinstance(v, ir.Call) and getattr(v.callee, "copies", False):
+        for a in v.atoms():         # a copy (d.copy(), dict(d)) holds the items, not d
+            if isinstance(a, ir.Var):
+                h |= get(holds, a.name) - {a.name}
     elif isinstance(v, ir.Pack) or (isinstance(v, ir.Call) and isinstance(
             v.callee, registry.Primitive) and v.callee.printing == registry.HELPER):
         for a in v.atoms():         # a dict or list built by a helper holds its values
@@ -130,7 +134,12 @@ def _after_loop(func, order, index, loop, stmt, group, holds, name, loc):
     before = set(func.params)
     for s in order[:index]:
         before.update(ir.targets(s))
+    # the names this loop carries, and the versions of `name` that each loop around it
+    # carries, name the updated value after it; any other name bound before is stale
     before -= {c for c, _, _ in loop.carried} | set(ir.targets(loop))
+    for L in [s for s in ir.walk(func.body) if isinstance(s, ir.Loop) and
+              any(b is loop for b in ir.walk(s.body))]:
+        before -= {c for c in ir.targets(L) if func.base.get(c, c) == name}
     end = next(i for i, s in enumerate(order) if s is loop) + len(list(ir.walk(
         loop.body))) + len(list(ir.walk(loop.cond))) + 1
     for s in order[end:]:

@@ -44,6 +44,7 @@ from ..errors import TransformError, UnsupportedSyntaxError
 from ..rules import binding
 from ..rules.shape import c_concat, r_concat
 from . import resolve
+from . import lower_builtins, lower_comprehension, lower_effects
 from .inplace import check_inplace
 from .lower_control import RUNTIME_FUNCTION, Closure, Control, bind_arguments, function_body
 from .lowered import Output
@@ -54,10 +55,6 @@ BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
     gast.Div: operator.truediv, gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod,
     gast.Pow: operator.pow, gast.MatMult: operator.matmul,
-}
-CMPOPS = {
-    gast.Lt: operator.lt, gast.LtE: operator.le, gast.Gt: operator.gt,
-    gast.GtE: operator.ge, gast.Eq: operator.eq, gast.NotEq: operator.ne,
 }
 
 
@@ -203,7 +200,9 @@ class Lowering:
             kw = {k: ir.Const(v) for k, v in (getattr(fn, "__kwdefaults__", None) or {}).items()}
             self.env.update(bind_arguments(
                 self.fail, self.parsed.name, a, args, kwargs, call_node,
-                lambda j: ir.Const(fn.__defaults__[j]), kw, strict=True))
+                lambda j: ir.Const(fn.__defaults__[j]), kw, strict=True,
+                pack=lambda kind, items: lower_builtins.pack_arguments(self, kind, items,
+                                                                       call_node or root)))
         result = self.control.block(function_body(root))
         if result is None:
             raise TransformError("function has no return", self.loc(root))
@@ -247,9 +246,9 @@ class Lowering:
         elif isinstance(s, gast.FunctionDef):
             self.env[s.name] = self.control.closure(s)
         elif isinstance(s, gast.Expr):
-            if isinstance(s.value, gast.Call):
-                self.append(s.value, s)
-            # else a docstring (fence refused anything else)
+            lower_effects.expression(self, s)
+        elif isinstance(s, gast.Assert):
+            lower_effects.assertion(self, s)
         elif not isinstance(s, gast.Pass):
             raise UnsupportedSyntaxError(f"a `{type(s).__name__}` statement", self.loc(s))
 
@@ -271,7 +270,10 @@ class Lowering:
         """name = value, a new value of `name` that NumPy would have made by changing
         old in place: recorded for the alias check (another name for old would see it)."""
         others = [k for k, v in self.env.items() if v is old and k != name]
-        self.bind_user(name, value, node)
+        if isinstance(value, (ir.Var, ir.Const)):     # made by an inlined template
+            self.env[name] = self.emit(self.version(name), value, node)
+        else:
+            self.bind_user(name, value, node)
         if isinstance(old, ir.Var):
             self.out.inplace.append((self.out.cur[-1], old.name, name, self.loc(node)))
         elif isinstance(old, ir.Const) and isinstance(old.value, (list, dict)) and others:
@@ -279,13 +281,6 @@ class Lowering:
             # the same literal would see the change in Python
             from .inplace import refuse_alias
             refuse_alias(name, self.loc(node))
-
-    def append(self, call, s):
-        """lst.append(v)  =>  lst = list_append(lst, v): a new list."""
-        old = self.read(call.func.value)
-        value = self.atom(call.args[0])
-        self.update(call.func.value.id, old,
-                    ir.Call(registry.primitive(runtime.list_append), (old, value)), s)
 
     def aug_set_element(self, s):
         """x[i] += v  =>  x = setitem(x, i, x[i] + v)"""
@@ -312,6 +307,9 @@ class Lowering:
             return
         if isinstance(target, gast.Subscript):
             self.set_element(target, atom, node)
+            return
+        if any(isinstance(e, gast.Starred) for e in target.elts):
+            lower_builtins.assign_starred(self, target, atom, node)
             return
         elts = target.elts
         n = self.out.tuples.get(atom.name) if isinstance(atom, ir.Var) else None
@@ -366,7 +364,7 @@ class Lowering:
         return self.control.closure(node)
 
     def list_comprehension(self, node, hint=None):
-        return self.control.comprehension(node)
+        return lower_comprehension.comprehension(self, node)
 
     def binop(self, node, hint=None):
         op = BINOPS.get(type(node.op))
@@ -386,8 +384,7 @@ class Lowering:
             return operand
         if isinstance(node.op, gast.Not):
             return ir.Call(registry.primitive(operator.not_), (operand,))
-        raise UnsupportedSyntaxError("the operator ~", self.loc(node),
-                                     "Use np.logical_not for boolean arrays.")
+        return ir.Call(registry.primitive(operator.invert), (operand,))    # ~: bools, ints
 
     def boolop(self, node, hint=None):
         """a and b: b only when a is true, else a (Python's short-circuit, values kept)."""
@@ -455,12 +452,8 @@ class Lowering:
 
     def compare(self, left, ops, comparators, node, hint=None):
         """a < b < c: each comparison only if the ones before it held."""
-        op = ops[0]
-        if type(op) not in CMPOPS:
-            raise UnsupportedSyntaxError("`is` / `in` comparisons", self.loc(node),
-                                         "Compare values with == or <.")
         right = self.atom(comparators[0])
-        first = ir.Call(registry.primitive(CMPOPS[type(op)]), (left, right))
+        first = lower_builtins.comparison(self, ops[0], left, right, node)
         if len(ops) == 1:
             return first
         t = self.temp(first, node)
@@ -498,10 +491,10 @@ class Lowering:
     # -- calls ----------------------------------------------------------------------
     def call(self, node, hint=None):
         target = self.res.targets[id(node)]
-        if any(isinstance(a, gast.Starred) for a in node.args):
-            raise UnsupportedSyntaxError("a starred argument", self.loc(node))
-        args = [self.atom(a) for a in node.args]
-        kwargs = {k.arg: self.atom(k.value) for k in node.keywords}
+        special = lower_builtins.call(self, target, node)
+        if special is not None:
+            return special
+        args, kwargs = lower_builtins.arguments(self, node)
         if target.kind == "method":
             return self.method_call(node, args, kwargs)
         if target.kind == "prim":
@@ -536,8 +529,9 @@ class Lowering:
                 "NumPy functions that take functions (np.vectorize, np.apply_along_axis) "
                 "are not differentiated; write the loop in Python.")
         if prim.fn in (np.array, np.asarray) and args and isinstance(args[0], ir.Var) \
-                and args[0].name in self.out.packs:
-            # np.array([a, b]) of arrays is np.stack([a, b])
+                and args[0].name in self.out.packs and not kwargs:
+            # np.array([a, b]) of arrays is np.stack([a, b]); with dtype= (or other options)
+            # it stays np.array, whose rule gives each item its gradient
             prim = registry.primitive(np.stack)
         args, kwargs = binding.bind(prim, args, kwargs, self.loc(node))
         return ir.Call(prim, tuple(args), tuple(kwargs.items()))
@@ -552,6 +546,8 @@ _BUILDERS = {
     gast.Attribute: Lowering.attribute, gast.Subscript: Lowering.subscript,
     gast.Call: Lowering.call, gast.Lambda: Lowering.function_value,
     gast.Dict: Lowering.dict_literal, gast.ListComp: Lowering.list_comprehension,
+    gast.GeneratorExp: Lowering.list_comprehension, gast.DictComp: Lowering.list_comprehension,
+    gast.SetComp: Lowering.list_comprehension,
 }
 
 

@@ -17,11 +17,10 @@ bodies, emitted into the Lowering's current block.  Rewrites, one line each::
     return inside a loop   =>  a carried returned flag and value; the rest runs if not returned
     def g / lambda         =>  a Closure, inlined where it is called (late binding)
     h(x) for a user h      =>  h's body, inlined (a recursive call stays a call: FnRef)
-    [e for t in xs if c]   =>  a Loop appending e
 
 The interface.  Each Lowering owns one :class:`Control` (``low.control``)
 and calls its public methods ``block``, ``if_stmt``, ``loop_stmt``,
-``choice``, ``comprehension``, ``closure``, ``call_value`` and ``inline``.
+``choice``, ``closure``, ``call_value`` and ``inline``.
 A Control keeps its own state (how many loops enclose the statements it
 lowers, which closures are being inlined) and uses only the Lowering's public
 side: the methods ``loc``, ``fail``, ``atom``, ``build``, ``temp``,
@@ -41,6 +40,7 @@ import gast
 from .. import ir, registry, runtime
 from ..errors import UnsupportedSyntaxError
 from . import fence, parse, resolve
+from .lower_builtins import pack_arguments
 from .names import all_identifiers
 from .resolve import classify, stored_names
 
@@ -70,24 +70,6 @@ class _Stop:
         self.flag = flag
         self.ret = ret if ret is not None else ir.Const(False)
         self.value = value if value is not None else ir.Const(None)
-
-
-def _comprehension_loop(items, node, gen):
-    """`for t in xs: if c: items.append(e)`, placed where the comprehension is."""
-    def at(n):
-        n.lineno, n.col_offset = node.lineno, node.col_offset
-        return n
-    load = gast.Load()
-    append = at(gast.Expr(value=at(gast.Call(
-        func=at(gast.Attribute(value=at(gast.Name(id=items, ctx=load, annotation=None,
-                                                  type_comment=None)),
-                               attr="append", ctx=load)),
-        args=[node.elt], keywords=[]))))
-    body = [append]
-    for cond in reversed(gen.ifs):
-        body = [at(gast.If(test=cond, body=body, orelse=[]))]
-    return at(gast.For(target=gen.target, iter=gen.iter, body=body, orelse=[],
-                       type_comment=None))
 
 
 def lambda_body(node):
@@ -121,18 +103,25 @@ def _exits(node) -> bool:
 
 
 def bind_arguments(fail, name, a, args, kwargs, node, default, kw_defaults,
-                   strict=False) -> Dict[str, Any]:
+                   strict=False, pack=None) -> Dict[str, Any]:
     """{parameter: atom} for a call of the function `name` whose gast arguments are a:
     the arguments, then default(j) for the j-th positional default and kw_defaults
-    for keyword-only ones.  strict: refuse a keyword that names no parameter.
-    fail(node, message) raises the refusal."""
+    for keyword-only ones; `*args` gets pack("tuple", the other arguments) and
+    `**kwargs` pack("dict", {the other keywords}).  strict: refuse a keyword that
+    names no parameter.  fail(node, message) raises the refusal."""
     params = [p.id for p in a.posonlyargs + a.args]
     kwonly = [p.id for p in a.kwonlyargs]
-    if len(args) > len(params):
+    if len(args) > len(params) and a.vararg is None:
         fail(node, f"{name}() takes {len(params)} positional arguments but "
              f"{len(args)} were given")
     bound = dict(zip(params, args))
+    if a.vararg is not None:
+        bound[a.vararg.id] = pack("tuple", args[len(params):])
+    extra = {}
     for k, v in kwargs.items():
+        if a.kwarg is not None and k not in params and k not in kwonly:
+            extra[k] = v
+            continue
         if strict and k not in params and k not in kwonly:
             fail(node, f"{name}() got an unexpected keyword argument '{k}'")
         if k in bound:
@@ -149,6 +138,8 @@ def bind_arguments(fail, name, a, args, kwargs, node, default, kw_defaults,
             if p not in kw_defaults:
                 fail(node, f"{name}() missing keyword argument '{p}'")
             bound[p] = kw_defaults[p]
+    if a.kwarg is not None:
+        bound[a.kwarg.id] = pack("dict", extra)
     return bound
 
 
@@ -428,12 +419,16 @@ class Control:
         target = low.res.targets.get(id(call)) if call is not None else None
         fn = getattr(target.value, "fn", target.value) if target is not None else None
         if fn is enumerate:
-            if len(call.args) != 1 or call.keywords:
-                raise UnsupportedSyntaxError("enumerate with a start", low.loc(call),
-                                             "Write `for i, x in enumerate(X)` and add the "
-                                             "start to i.")
+            starts = call.args[1:] + [k.value for k in call.keywords if k.arg == "start"]
+            if not call.args or len(starts) > 1 or any(k.arg != "start" for k in call.keywords):
+                raise UnsupportedSyntaxError("this form of enumerate", low.loc(call),
+                                             "Write `for i, x in enumerate(X, start=k)`.")
             n, inner = self.sequence(call.args[0], node)
-            return n, (lambda k: (k, inner(k)))
+            if not starts:
+                return n, (lambda k: (k, inner(k)))
+            start = low.atom(starts[0])
+            add = registry.primitive(operator.add)
+            return n, (lambda k: (low.temp(ir.Call(add, (k, start)), node), inner(k)))
         if fn is zip:
             if call.keywords or not call.args or any(isinstance(a, gast.Starred)
                                                      for a in call.args):
@@ -478,28 +473,6 @@ class Control:
         tuple or list a Cotangent, which the K-transform splits into items)."""
         return self.low.temp(ir.Call(registry.primitive(operator.getitem), (seq, k)), node)
 
-    def comprehension(self, node):
-        """[e for t in xs if c]: a loop that appends e; t does not leak out of it."""
-        low = self.low
-        if len(node.generators) != 1:
-            raise UnsupportedSyntaxError("a comprehension with several `for` clauses",
-                                         low.loc(node), "Write nested loops with append.")
-        gen = node.generators[0]
-        items = low.names.fresh("items")
-        low.out.temps.add(items)
-        low.locals = low.locals | {items}
-        targets = {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
-        saved = {t: low.env.get(t) for t in targets}
-        low.env[items] = ir.Const([])
-        loop = _comprehension_loop(items, node, gen)
-        self.loop_stmt(loop)
-        for t, v in saved.items():
-            if v is None:
-                low.env.pop(t, None)
-            else:
-                low.env[t] = v
-        return low.env[items]
-
     # -- function bodies, inlined: user functions and closures -------------------------
     def _call_spec(self, fn, args, kwargs):
         """For a function s2sad made: the kind of call (api.call_spec's letters) that
@@ -532,7 +505,7 @@ class Control:
                     f"a recursive call of {parsed.name} that does not pass every argument by "
                     "position", low.loc(node), "Pass all arguments positionally.")
             return ir.Call(ir.FnRef(parsed.fn), tuple(args))
-        fence.fence(parsed)
+        fence.fence(parsed, top=False)
         res = resolve.resolve(parsed)
         low.out.guards.extend(res.guards + parsed.guards)
         low.names.taken |= all_identifiers(parsed.node)
@@ -569,8 +542,9 @@ class Control:
             raise UnsupportedSyntaxError(f"recursion ({fn.name} calls itself)", low.loc(node),
                                          "Recursive functions are not supported yet.")
         child = low.closure_body(fn, self.closure_stack + (fn.node,))
-        child.env.update(bind_arguments(low.fail, fn.name, fn.node.args, args, kwargs, node,
-                                        lambda j: fn.defaults[j], fn.kw_defaults))
+        child.env.update(bind_arguments(
+            low.fail, fn.name, fn.node.args, args, kwargs, node, lambda j: fn.defaults[j],
+            fn.kw_defaults, pack=lambda kind, items: pack_arguments(low, kind, items, node)))
         result = child.control.block(function_body(fn.node))
         if result is None:
             low.fail(fn.node, f"{fn.name} has no return")

@@ -18,6 +18,7 @@ is passed to each of them explicitly.
 from typing import Any, Dict, List, Optional
 
 from .. import ir
+from ..runtime import make_dict
 from .names import Names
 
 
@@ -37,6 +38,7 @@ class Output:
         self.assigned: set = set()            # user variables and their versions
         self.cur: List[Any] = self.body       # the block statements are emitted into
         self.packs: Dict[str, tuple] = {}     # name -> items, for names bound to a tuple literal
+        self.dicts: Dict[str, dict] = {}      # name -> {key: atom}, for a dict literal (for **d)
         self.tuple_items: Dict[str, tuple] = {}   # name -> which of its items are tuples
         self.ranges: set = set()                  # Vars bound to range(...)
         self.guards: List[tuple] = []         # (kind, namespace, name, object) assumed fixed
@@ -57,6 +59,10 @@ class Output:
         elif isinstance(value, ir.Item) and value.index in \
                 self.tuple_items.get(value.value.name, ()):
             self.tuples[target] = None
+        if isinstance(value, ir.Call) and getattr(value.callee, "fn", None) is make_dict and \
+                isinstance(value.args[0], ir.Const) and isinstance(value.args[1], ir.Var) and \
+                value.args[1].name in self.packs:
+            self.dicts[target] = dict(zip(value.args[0].value, self.packs[value.args[1].name]))
         if isinstance(value, ir.Call) and getattr(value.callee, "fn", None) is range:
             self.ranges.add(ir.Var(target))
         if isinstance(value, ir.Call) and getattr(value.callee, "tuple_items", ()):

@@ -4,6 +4,7 @@ Part of pass 6 (:mod:`optimize`), run to its fixed point.  Input and output:
 an :class:`ir.Function`.  One line::
 
     t = <pure expr>, t unused  =>  (removed)              (dead code)
+    t = print(x), t unused     =>  (kept: an effect, Primitive.effect)
 
 Also dropped: nested functions never read, If results never read, loop-carried
 names that nothing needed reads, and branches and loops left with nothing to
@@ -24,7 +25,7 @@ def _dce_block(stmts, live) -> bool:
     keep = []
     changed = False
     for s in reversed(stmts):
-        if isinstance(s, ir.Assign) and s.target not in live:
+        if isinstance(s, ir.Assign) and s.target not in live and not _effect(s):
             changed = True
             continue
         if isinstance(s, ir.Def):
@@ -69,7 +70,8 @@ def _dce_loop(s: ir.Loop, live) -> Optional[bool]:
         if not more:
             break
         keep |= more
-    if not keep and s.test is None and s.index not in live:
+    if not keep and s.test is None and s.index not in live and \
+            not any(_effect(x) for x in ir.walk(s.body)):
         return None
     changed = len(keep) != len(s.carried)
     s.carried = [c for c in s.carried if c[0] in keep]
@@ -81,7 +83,7 @@ def _dce_loop(s: ir.Loop, live) -> Optional[bool]:
 def _live_in(stmts, live) -> set:
     """The names stmts read to compute what is live after them (nothing is changed)."""
     for s in reversed(stmts):
-        if isinstance(s, ir.Assign) and s.target not in live:
+        if isinstance(s, ir.Assign) and s.target not in live and not _effect(s):
             continue
         if isinstance(s, ir.If):
             outs = [o for o in s.outs if o[0] in live]
@@ -95,3 +97,9 @@ def _live_in(stmts, live) -> set:
             continue
         live.update(v.name for v in ir.reads(s))
     return live
+
+
+def _effect(s) -> bool:
+    """A call run for what it does (print, an assert): kept though its result is unused."""
+    return isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and \
+        getattr(s.value.callee, "effect", False)

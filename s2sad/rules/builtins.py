@@ -1,0 +1,163 @@
+"""Rules for Python's builtins on numbers, and the helpers that lower the methods of
+lists and dicts (transforms/lower_builtins.py and lower_templates.py use them).
+
+Most builtins are not primitives: ``sum``, ``min``, ``max``, ``sorted``,
+``any`` ... are lowered to the loops they run (lower_templates.py), so their
+derivatives are those of indexing and arithmetic.  What is left here:
+
+* ``float(x)``: the identity for the derivative (x a number or a one-element array);
+* ``int``, ``bool``, ``round``, ``isinstance``, ``in``, ``is``, ``~``: integer or
+  boolean values, or piecewise constant (``round``): non-differentiable;
+* ``print`` and ``check_assert`` (an ``assert``): run on the primal, their results
+  unused (``effect``: dead-code elimination keeps them, the optimizer never merges
+  or folds them);
+* the container helpers: ``keys_of(d)``, ``sort_order``, ``insert_position``
+  (indices, non-differentiable), and ``without``/``with_zero`` (``lst.pop(i)``:
+  the list or dict without one item; the adjoint puts a zero back), ``as_tuple``,
+  ``copy_of``, ``dict_copy`` (the identity on the values they hold).
+"""
+
+import builtins
+import logging
+import operator
+import warnings
+
+import numpy as np
+
+from .. import registry
+from ..registry import defbprop, defindex, deflinear, defnondiff
+from ..runtime import Cotangent, CotangentDict, getitem_grad, zeros_like_tree
+
+
+@defbprop(float)
+def bprop_float(x, out, dout):
+    # float(x) is x as a Python number: the gradient has x's shape (() or one element)
+    return (dout * np.ones_like(x),)
+
+
+deflinear(float)
+
+
+def check_assert(test, message=None):
+    """`assert test, message`: raise AssertionError where test is false."""
+    if not test:
+        raise AssertionError(*(() if message is None else (message,)))
+
+
+def log_call(logger, method, *args, **kwargs):
+    """logger.<method>(*args, **kwargs): a log record (logger None: the logging module)."""
+    getattr(logging if logger is None else logger, method)(*args, **kwargs)
+
+
+def keys_of(d):
+    """list(d.keys()) of a dict (a TypeError for anything else, as d.keys() would be)."""
+    if not isinstance(d, dict):
+        raise TypeError(f"'{type(d).__name__}' object has no attribute 'keys'")
+    return list(d)
+
+
+def dict_copy(x):
+    """dict(x) of a dict x: a new dict with the same values."""
+    if not isinstance(x, dict):
+        raise TypeError(f"dict() of a {type(x).__name__}: s2sad builds a dict from a dict, "
+                        "keywords, a list of (key, value) pairs or zip(keys, values)")
+    return CotangentDict(x) if isinstance(x, CotangentDict) else dict(x)
+
+
+def copy_of(x):
+    """x.copy() of an array, list or dict (np.copy of a number)."""
+    return x.copy() if hasattr(x, "copy") else np.copy(x)
+
+
+def as_tuple(x):
+    """tuple(x) of a list s2sad built."""
+    return Cotangent(x) if isinstance(x, Cotangent) else tuple(x)
+
+
+def sort_order(keys, reverse=False):
+    """The indices that sort keys, as sorted() orders them (stable; reverse=True keeps
+    equal keys in their order)."""
+    return sorted(range(len(keys)), key=keys.__getitem__, reverse=reverse)
+
+
+def insert_position(n, index):
+    """Where lst.insert(index, v) puts v in a list of n items."""
+    index = operator.index(index)
+    return min(max(index + n if index < 0 else index, 0), n)
+
+
+def without(x, index):
+    """A copy of the list or dict x without x[index] (what x.pop(index) leaves)."""
+    if isinstance(x, dict):
+        rest = [(k, v) for k, v in x.items() if k != index]
+        if len(rest) == len(x):
+            raise KeyError(index)
+        return type(x)(rest) if isinstance(x, CotangentDict) else dict(rest)
+    items = list(x)
+    del items[index]
+    return Cotangent(items) if isinstance(x, tuple) else items
+
+
+def with_zero(g, x, index):
+    """g, the gradient of without(x, index), with a zero put back at index: shaped like x."""
+    if isinstance(x, dict):
+        return CotangentDict((k, zeros_like_tree(v) if k == index else g[k])
+                             for k, v in x.items())
+    items = list(g)
+    pos = index % len(x)
+    items.insert(pos, zeros_like_tree(x[pos]))
+    return Cotangent(items)
+
+
+def item_of(x, index):
+    """x[index] of a list or dict, which does not see later changes to x (`lst.pop(i)`'s
+    value: unlike x[i] of an array, never a view)."""
+    return x[index]
+
+
+@defbprop(item_of)
+def bprop_item_of(x, index, out, dout):
+    return (getitem_grad(x, index, dout), None)
+
+
+@defbprop(without)
+def bprop_without(x, index, out, dout):
+    return (with_zero(dout, x, index), None)
+
+
+@defbprop(with_zero)
+def bprop_with_zero(g, x, index, out, dout):
+    return (without(dout, index), None, None)
+
+
+@defbprop(as_tuple, copy_of, dict_copy)
+def bprop_identity(x, out, dout):
+    return (dout,)
+
+
+deflinear(without, with_zero, as_tuple, copy_of, dict_copy, item_of)
+defindex(item_of)
+# printed like a user's function: its result holds x's item, not x, for the alias check
+registry.primitive(item_of).printing = registry.USER
+
+defnondiff(int, bool, builtins.round, isinstance, operator.contains, operator.is_,
+           operator.is_not, operator.invert, keys_of, sort_order, insert_position)
+
+# lowered by transforms/lower_builtins.py (a call that reaches the K-transform is refused)
+for _f in (list, tuple, dict, reversed, sorted, set, frozenset, sum, min, max, any, all):
+    registry.primitive(_f)
+
+# their results are lists, tuples or dicts (or hold them): zero adjoints are tree zeros
+for _f in (keys_of, without, with_zero, as_tuple, dict_copy, copy_of, item_of):
+    registry.primitive(_f).makes_container = True
+
+# a new container holding the items of its argument, not the argument (the alias check)
+for _f in (copy_of, dict_copy, as_tuple):
+    registry.primitive(_f).copies = True
+
+# calls run for what they do, not for their value: kept on the primal, never merged
+EFFECTS = (print, check_assert, log_call, warnings.warn)
+defnondiff(*EFFECTS)
+for _f in EFFECTS:
+    registry.primitive(_f).effect = True
+    registry.primitive(_f).pure = False

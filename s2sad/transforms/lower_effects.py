@@ -1,0 +1,139 @@
+"""Pass 4, statements run for their effect: a call whose result is unused, ``assert``,
+and the methods that change a list or a dict.
+
+Input: a gast ``Expr`` or ``Assert`` statement that
+:class:`~s2sad.transforms.lower.Lowering` hands over.  Output: its statements,
+emitted into the Lowering's block.  Rewrites, one line each::
+
+    print(x), logging.info(...), log.info(...), warnings.warn(...)
+                           =>  t = print(x)       (an effect: run on the primal, kept by
+                                                   dead-code elimination, not differentiated)
+    assert c, m            =>  t = check_assert(c, m)              (likewise)
+    f(x), f the user's     =>  f's body, inlined, its result dropped (an in-place update of
+                               an argument inside is refused by inplace.py)
+    lst.append(v)          =>  lst_1 = list_append(lst, v)
+    lst.extend(xs)         =>  lst_1 = <lower_templates.extend_(lst, xs)>
+    lst.insert(i, v)       =>  lst_1 = <lower_templates.insert_(lst, i, v)>
+    lst.pop(i), d.pop(k)   =>  lst_1 = without(lst, i)
+    d.update(e, k=v)       =>  d_1 = <lower_templates.update_(d, e)>, then the keywords
+    x.sort(), a.fill(0), np.copyto(a, b), np.add.at(a, i, v), any other call
+                           =>  refused: it may change an array in place, which the
+                               derivative would have to see
+
+Each new list or dict is recorded as an in-place update of the old one
+(Lowering.update), so another name still bound to it is refused.
+"""
+
+import logging
+
+import gast
+
+from .. import ir, registry, runtime
+from ..errors import UnsupportedSyntaxError
+from ..rules.builtins import EFFECTS, check_assert, log_call
+from . import lower_builtins as B
+from . import lower_templates as T
+from .fence import is_append
+
+LOG_METHODS = ("debug", "info", "warning", "error", "critical", "exception", "log")
+# calls that change an argument in place (named in the refusal)
+MUTATORS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "copyto",
+            "place", "putmask", "fill_diagonal", "at", "clear", "remove", "setdefault",
+            "popitem", "reverse"}
+
+
+def assertion(low, s):
+    """assert test, message: checked where the primal runs."""
+    test = low.atom(s.test)
+    message = low.atom(s.msg) if s.msg is not None else ir.Const(None)
+    _effect(low, check_assert, (test, message), {}, s)
+
+
+def expression(low, s):
+    """A call whose result is unused (a constant, a docstring, does nothing)."""
+    call = s.value
+    if not isinstance(call, gast.Call):
+        return
+    if is_append(call):
+        _mutation(low, call, s)
+        return
+    target = low.res.targets[id(call)]
+    fn = _effect_function(low, target, call)
+    if fn is not None:
+        args, kwargs = B.arguments(low, call)
+        if fn is log_call:          # logging.info(...), log.info(...) of a logging.Logger
+            module = low.res.targets[id(call)].kind != "method"
+            args = [ir.Const(None) if module else low.atom(call.func.value),
+                    ir.Const(call.func.attr if isinstance(call.func, gast.Attribute)
+                             else call.func.id)] + args
+        _effect(low, fn, args, kwargs, s)
+        return
+    if target.kind in ("user", "local"):
+        low.build(call)          # its body, inlined; the result is dropped
+        return
+    name = getattr(call.func, "attr", None) or getattr(call.func, "id", "this call")
+    if name in MUTATORS:
+        raise UnsupportedSyntaxError(
+            f"`{name}(...)`, which changes its argument in place", low.loc(s),
+            "s2sad differentiates code that makes new values: write `x = np.sort(x)`, "
+            "`a = np.full_like(a, 0)`, `a = a + b`, `a[i] = a[i] + v` instead.")
+    raise UnsupportedSyntaxError(
+        f"a call of `{name}` whose result is unused", low.loc(s),
+        "s2sad runs unused calls only where it knows they change nothing it "
+        "differentiates: print, logging, warnings.warn, assert and your own functions. "
+        "Assign the result, or remove the call.")
+
+
+def _effect_function(low, target, call):
+    """The print/logging/warnings function that call runs, or None."""
+    if target.kind in ("prim", "user"):
+        fn = getattr(target.value, "fn", target.value)
+        if any(fn is getattr(logging, m) for m in LOG_METHODS):
+            return log_call
+        return fn if any(fn is f for f in EFFECTS) else None
+    func = call.func
+    if target.kind == "method" and isinstance(func.value, gast.Name) and \
+            func.attr in LOG_METHODS and func.value.id not in low.locals:
+        owner = low.res.free.get(func.value.id, (None, None))[1]
+        if isinstance(owner, logging.Logger):
+            return log_call
+    return None
+
+
+def _effect(low, fn, args, kwargs, node):
+    """t = fn(args): an effect on the primal, never differentiated, never dropped."""
+    prim = registry.primitive(fn)
+    low.temp(ir.Call(prim, tuple(args), tuple(kwargs.items())), node, "effect")
+
+
+def _mutation(low, call, s):
+    """lst.append(v), .extend, .insert, .pop, d.update: a new list or dict for the name."""
+    name, method = call.func.value.id, call.func.attr
+    if method == "pop":
+        B.call(low, low.res.targets[id(call)], call)
+        return
+    old = low.read(call.func.value)
+    if method == "update":
+        args, _ = B.arguments(low, gast.Call(func=call.func, args=call.args, keywords=[]))
+        new = old
+        if len(args) > 1:
+            low.fail(call, f"update expected at most 1 argument, got {len(args)}")
+        if args:
+            new = B.template(low, T.update_, [new, args[0]], {}, call)
+        if call.keywords:
+            made = low.temp(low.dict_literal(B.keywords_dict(call)), call)
+            new = B.template(low, T.update_, [new, made], {}, call)
+        low.update(name, old, new, s)
+        return
+    args, _ = B.checked(low, call, *{"append": (1, 1), "extend": (1, 1), "insert": (2, 2)}[method])
+    more = B.known_items(low, args[0], call) if method == "extend" else None
+    if method == "append" or more:
+        new = old
+        for item in (args if method == "append" else more):      # extend((a, b)): appends
+            if new is not old:
+                new = low.temp(new, call)
+            new = ir.Call(registry.primitive(runtime.list_append), (new, item))
+    else:
+        new = B.template(low, T.extend_ if method == "extend" else T.insert_, [old] + args,
+                         {}, call)
+    low.update(name, old, new, s)

@@ -1,0 +1,32 @@
+"""Rows for s2sad/rules/builtins.py: float() and the helpers that lower the methods of
+lists and dicts (each checked at orders 1 and 2 like any rule)."""
+
+from rule_table import Row
+from s2sad.rules.builtins import (as_tuple, copy_of, dict_copy, item_of, with_zero,
+                                  without)
+
+
+def _items(rng):
+    return [rng.standard_normal(3), rng.standard_normal(()), rng.standard_normal((2,))]
+
+
+def _dict(rng):
+    return {"a": rng.standard_normal(3), "b": rng.standard_normal(())}
+
+
+ROWS = [
+    Row(lambda x: float(x) * 2.0, make=lambda rng: ((rng.standard_normal(()),), {}),
+        also=(float,), id="float-0d"),
+    Row(without, make=lambda rng: ((_items(rng),), {"index": 1}), id="without-list"),
+    Row(without, make=lambda rng: ((_items(rng),), {"index": -1}), id="without-list-last"),
+    Row(without, make=lambda rng: ((_dict(rng),), {"index": "a"}), id="without-dict"),
+    Row(lambda g, x: with_zero(g, x, 1),
+        make=lambda rng: ((_items(rng)[:2], _items(rng)), {}), also=(with_zero,),
+        id="with_zero-list"),
+    Row(as_tuple, make=lambda rng: ((_items(rng),), {}), id="as_tuple"),
+    Row(copy_of, make=lambda rng: ((rng.standard_normal((3, 2)),), {}), id="copy_of-array"),
+    Row(copy_of, make=lambda rng: ((_items(rng),), {}), id="copy_of-list"),
+    Row(dict_copy, make=lambda rng: ((_dict(rng),), {}), id="dict_copy"),
+    Row(item_of, make=lambda rng: ((_items(rng),), {"index": 2}), id="item_of-list"),
+    Row(item_of, make=lambda rng: ((_dict(rng),), {"index": "b"}), id="item_of-dict"),
+]

@@ -1,0 +1,374 @@
+"""Python constructs (issue 13, first half): comprehensions and generator expressions,
+builtins on numbers and arrays, list and dict methods, assert/print, `is`/`in`, `~`,
+star-unpacking, *args/**kwargs.
+
+Each program is what a user would type; each is checked with check_grads at orders 1
+and 2 in reverse and forward mode (finite differences in float64), many inside a loop
+or a closure.  The refusals are checked for their message and the user's line.
+"""
+
+import logging
+import math
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad import grad
+from s2sad.check import check_grads
+from s2sad.errors import S2SADError, UnsupportedSyntaxError
+
+X = np.array([0.7, -1.3, 2.1, 0.4])
+M = np.array([[0.5, -1.2, 0.3], [1.1, 0.2, -0.7]])
+LOG = logging.getLogger("s2sad.tests.constructs")
+
+
+# -- comprehensions and generator expressions -----------------------------------------------
+
+def genexp_sum(x):
+    return sum(v * v for v in x)
+
+
+def listcomp_array(x):
+    return np.sum(np.array([np.sin(v) * v for v in x]))
+
+
+def any_all_conditions(x):
+    s = np.sum(x)
+    if any(v > 2 for v in x):
+        s = s * 2
+    if all(v > -5 for v in x):
+        s = s + np.sum(x ** 2)
+    return s
+
+
+def nested_comprehension_with_filters(x):
+    # a filter on data is an `if` inside the loop
+    pairs = [a * b for a in x if a > 0 for b in x if b < a]
+    return sum(pairs)
+
+
+def dict_comprehension(x):
+    d = {k: v * 2 for k, v in zip(("a", "b", "c"), x)}
+    return d["a"] * d["c"] + d["b"]
+
+
+def comprehension_in_loop_and_closure(x):
+    total = 0.0
+    for i in range(2):
+        scale = lambda t: sum(t * v for v in x)      # noqa: E731
+        total = total + scale(i + 1.0)
+    return total
+
+
+def set_comprehension_nondiff(x):
+    signs = {int(np.sign(v)) for v in x}
+    return np.sum(x) * len(signs)
+
+
+# -- builtins --------------------------------------------------------------------------------
+
+def builtin_min_max_abs_pow(x):
+    return max(x[0], x[1]) + min(x[0], x[1], x[2]) + abs(x[1]) + pow(x[0], 2)
+
+
+def builtin_max_of_iterable(x):
+    return max(x) * min(v * v for v in x) + max(x, key=lambda v: -v)
+
+
+def builtin_max_default(x):
+    return max([v for v in x if v > 10], default=0.0) + max(x, default=1.0)
+
+
+def builtin_sum_array_and_start(x):
+    return np.sum(sum(M)) * sum(x, 1.5) + sum((x[0], x[1]))
+
+
+def builtin_sum_in_loop(x):
+    acc = 0.0
+    for row in M:
+        acc = acc + sum(row * x[:3])
+    return acc
+
+
+def builtin_reversed_sorted(x):
+    s = 0.0
+    for v in reversed(x):
+        s = s * 0.5 + v
+    ranked = sorted(x)
+    top = sorted(x, reverse=True)[:2]
+    by_abs = sorted(x, key=abs)
+    return s + ranked[0] * 3 + top[1] + by_abs[0] * by_abs[-1]
+
+
+def builtin_float_int_round_len_bool(x):
+    n = len(x)
+    k = int(x[2])             # 2: piecewise constant
+    flag = bool(x[0] > 0)
+    r = round(x[1], 1)        # piecewise constant: derivative 0
+    return float(x[0]) * x[1] * n + k * x[3] + (x[2] if flag else 0.0) + r * 0.0 + \
+        float(np.sum(x)) + float(x[3:4].sum()) * r
+
+
+def builtin_enumerate_start_zip3(x):
+    s = 0.0
+    for i, v in enumerate(x, start=1):
+        s = s + i * v
+    for a, b, c in zip(x, x[1:], x[2:]):
+        s = s + a * b * c
+    return s
+
+
+def builtin_isinstance(x, scale=2.0):
+    if isinstance(scale, float) and not isinstance(scale, int):
+        return np.sum(x * scale)
+    return np.sum(x)
+
+
+# -- containers --------------------------------------------------------------------------------
+
+def tuple_list_of_values(x):
+    t = tuple(x)
+    lst = list(x)
+    g = tuple(v * 2 for v in x)
+    return t[0] * lst[1] + g[2] + len(t) * lst[-1] + sum(list((x[0], x[1])))
+
+
+def dict_constructors(x):
+    d = dict(a=x[0], b=x[1])
+    d2 = dict([("c", x[2])])
+    d3 = dict(zip(("p", "q"), (x[0] * 2, x[3])))
+    d4 = dict(d, e=x[3])
+    return d["a"] * d["b"] + d2["c"] + d3["p"] * d3["q"] + d4["e"] * d4["a"]
+
+
+def dict_methods(x):
+    d = {"a": x[0], "b": x[1]}
+    s = 0.0
+    for k, v in d.items():
+        s = s + v * (2.0 if k == "a" else 3.0)
+    for v in d.values():
+        s = s + v * v
+    for k in d.keys():
+        s = s + d[k]
+    c = d.copy()
+    c["a"] = x[3]
+    d.update(c=x[2])
+    d.update({"e": x[3] * 2})
+    return s + d.get("a") + d.get("z", 0.5) + d["c"] * c["a"] + d["e"]
+
+
+def list_methods(x):
+    lst = []
+    for v in x:
+        lst.append(v * 2)
+    lst.extend([x[0], x[1]])
+    last = lst.pop()
+    lst.pop(0)
+    lst.insert(1, x[3] * x[3])
+    return sum(lst) + last * 3 + lst[1]
+
+
+def list_methods_in_loop(x):
+    stack = [x[0]]
+    for v in x[1:]:
+        top = stack.pop()
+        stack.append(top * v)
+        stack.extend([v])
+    return sum(stack)
+
+
+def array_copy(x):
+    y = x.copy()
+    y[0] = 5.0
+    return np.sum(y * x)
+
+
+# -- statements, operators ----------------------------------------------------------------------
+
+def assert_and_print(x):
+    assert x.shape == (4,), "x must have 4 values"
+    print("loss input", x.shape)
+    LOG.debug("value %s", x[0])
+    logging.debug("more")
+    return np.sum(x ** 2)
+
+
+def is_and_in(x, mode=None):
+    s = np.sum(x)
+    if mode is None and 1 in [1, 2] and "a" not in {"b": 1}:
+        s = s * 3
+    if mode is not None:
+        s = s * 0
+    return s
+
+
+def invert_mask(x):
+    m = ~(x > 0.5)
+    k = ~3
+    return np.sum(np.where(m, x, 0.0) * x) * k
+
+
+def star_unpacking(x):
+    a, *rest = x
+    first, *middle, last = (x[0], x[1], x[2], x[3])
+    *init, z = list(x)
+    return a * sum(rest) + first * last * sum(middle) + z * init[0] + len(rest)
+
+
+def _product(*args, **kw):
+    out = kw.get("scale", 1.0)
+    for a in args:
+        out = out * a
+    return out
+
+
+def star_args_and_kwargs(x):
+    xs = (x[0], x[1])
+    opts = {"scale": x[3]}
+    f = lambda *a: sum(a)              # noqa: E731
+    return _product(x[0], x[1], scale=2.0) + _product(*xs, **opts) + f(x[2], x[3]) + \
+        np.sum(_product(x, x))
+
+
+def unused_user_call(x):
+    def note(v):
+        print("note", v)
+        return v
+    note(x[0])
+    return np.sum(x * 2)
+
+
+PROGRAMS = [
+    (genexp_sum, (X,)), (listcomp_array, (X,)), (any_all_conditions, (X,)),
+    (nested_comprehension_with_filters, (X,)), (dict_comprehension, (X,)),
+    (comprehension_in_loop_and_closure, (X,)), (set_comprehension_nondiff, (X,)),
+    (builtin_min_max_abs_pow, (X,)), (builtin_max_of_iterable, (X,)),
+    (builtin_max_default, (X,)), (builtin_sum_array_and_start, (X,)),
+    (builtin_sum_in_loop, (X,)), (builtin_reversed_sorted, (X,)),
+    (builtin_float_int_round_len_bool, (X,)), (builtin_enumerate_start_zip3, (X,)),
+    (builtin_isinstance, (X,)), (tuple_list_of_values, (X,)), (dict_constructors, (X,)),
+    (dict_methods, (X,)), (list_methods, (X,)), (list_methods_in_loop, (X,)),
+    (array_copy, (X,)), (assert_and_print, (X,)), (is_and_in, (X,)), (invert_mask, (X,)),
+    (star_unpacking, (X,)), (star_args_and_kwargs, (X,)), (unused_user_call, (X,)),
+]
+
+
+@pytest.mark.parametrize("fn,args", PROGRAMS, ids=[f.__name__ for f, _ in PROGRAMS])
+def test_construct_orders_1_and_2_reverse_and_forward(fn, args):
+    check_grads(fn, args, order=2, modes=("rev", "fwd"))
+
+
+def test_values_match_python():
+    for fn, args in PROGRAMS:
+        expected = fn(*args)
+        value, _ = s2sad.value_and_grad(fn)(*args) if hasattr(s2sad, "value_and_grad") \
+            else (grad(fn, with_value=True)(*args))
+        assert np.allclose(value, expected), fn.__name__
+
+
+def test_derivative_of_builtins_in_forward_mode():
+    f = lambda t: max(t, 0.5 * t * t) + abs(t) + float(t)      # noqa: E731
+    d = s2sad.derivative(f)(3.0)
+    assert math.isclose(d, 3.0 + 1.0 + 1.0)
+
+
+def test_max_ties_go_to_the_first():
+    g = grad(lambda x: max(x[0], x[1]))(np.array([2.0, 2.0]))
+    assert list(g) == [1.0, 0.0]
+
+
+def test_assert_is_checked_on_the_primal():
+    def f(x):
+        assert np.all(x > 0), "x must be positive"
+        return np.sum(x)
+    with pytest.raises(AssertionError, match="positive"):
+        grad(f)(-X)
+
+
+def test_print_runs_once_per_call(capsys):
+    def f(x):
+        print("called")
+        return np.sum(x * x)
+    grad(f)(X)
+    assert capsys.readouterr().out.count("called") == 1
+
+
+def test_float_of_a_multi_element_array_raises_as_python():
+    with pytest.raises(TypeError):
+        grad(lambda x: float(x) * 2)(X)
+
+
+def _line(fn, offset):
+    return fn.__code__.co_firstlineno + offset
+
+
+def _refused(fn, args, text, line):
+    with pytest.raises(S2SADError) as e:
+        grad(fn)(*args)
+    msg = str(e.value)
+    assert text in msg, msg
+    assert f":{line}:" in msg, msg
+
+
+def test_refused_in_place_sort():
+    def f(x):
+        y = x * 2
+        y.sort()
+        return np.sum(y)
+    _refused(f, (X,), "changes its argument in place", _line(f, 2))
+
+
+def test_refused_copyto_and_add_at():
+    def f(x):
+        y = np.zeros(4)
+        np.copyto(y, x)
+        return np.sum(y)
+    _refused(f, (X,), "copyto", _line(f, 2))
+
+    def g(x):
+        y = np.zeros(4)
+        np.add.at(y, [0, 1], x[:2])
+        return np.sum(y)
+    _refused(g, (X,), "in place", _line(g, 2))
+
+
+def test_refused_unknown_unused_call():
+    def f(x):
+        np.random.normal()
+        return np.sum(x)
+    _refused(f, (X,), "whose result is unused", _line(f, 1))
+
+
+def test_refused_is_between_values():
+    def f(x):
+        y = x
+        return np.sum(x) if y is x else 0.0
+    _refused(f, (X,), "`is` between two values", _line(f, 2))
+
+
+def test_refused_modular_pow():
+    def f(x):
+        return pow(x[0], 2, 3)
+    _refused(f, (X,), "modulus", _line(f, 1))
+
+
+def test_refused_star_of_unknown_length():
+    def f(x):
+        parts = [v for v in x]
+        return _product(*parts)
+    _refused(f, (X,), "`*xs` of a sequence", _line(f, 2))
+
+
+def test_refused_star_args_of_the_differentiated_function():
+    def f(*xs):
+        return xs[0]
+    with pytest.raises(UnsupportedSyntaxError, match="Give each input its own parameter"):
+        grad(f)(1.0)
+
+
+def test_refused_three_arg_min_with_key_on_builtins():
+    def f(x):
+        return sum(x, start=1.0, extra=2)
+    with pytest.raises(S2SADError):
+        grad(f)(X)
