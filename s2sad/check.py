@@ -25,10 +25,15 @@ class GradientCheckError(AssertionError):
 # -- the device the checked code runs on -------------------------------------------------------
 # S2SAD_TEST_BACKEND=cupy runs s2sad's generated code on CuPy arrays (the references,
 # finite differences of the plain function, stay on the host in NumPy float64).
+# S2SAD_TEST_BACKEND=strict runs it on s2sad.testing.strict's CuPy stand-in, on a CPU.
 def _device():
-    if os.environ.get("S2SAD_TEST_BACKEND", "numpy") == "cupy":
+    name = os.environ.get("S2SAD_TEST_BACKEND", "numpy")
+    if name == "cupy":
         import cupy
         return cupy
+    if name == "strict":
+        from .testing import strict
+        return strict.xp
     return None
 
 
@@ -46,13 +51,28 @@ def _dev(x):
     return x
 
 
+def _dev_like(u, out):
+    """u moved to the test device where out, the result it is a cotangent of, is there
+    (a function of Python numbers only runs on the host)."""
+    on = [type(o).__module__.startswith(("cupy", "s2sad.testing")) for o in _leaves(out)]
+    return _dev(u) if any(on) else u
+
+
+def _leaves(x):
+    if isinstance(x, dict):
+        return [e for v in x.values() for e in _leaves(v)]
+    if isinstance(x, (tuple, list)):
+        return [e for v in x for e in _leaves(v)]
+    return [x]
+
+
 def _host(x):
     """x with its device arrays copied back to NumPy."""
     if isinstance(x, dict):
         return {k: _host(v) for k, v in x.items()}
     if isinstance(x, (tuple, list)):
         return type(x)(_host(v) for v in x) if type(x) in (tuple, list) else tuple(map(_host, x))
-    if type(x).__module__.startswith("cupy"):
+    if type(x).__module__.startswith(("cupy", "s2sad.testing")):
         return x.get()
     return x
 
@@ -171,11 +191,11 @@ def check_vjp(f, args, rng, eps=1e-5, rtol=1e-6, atol=1e-9, wrt=None, float64=Tr
     finite differences and enter the comparison."""
     args = [_to64(a) for a in args] if float64 else list(args)
     tight = (1e-9, 1e-12) if float64 else (rtol, atol)
-    out, bprop_dev = vjp(f, *_dev(args))
-    out = _host(out)
+    out_dev, bprop_dev = vjp(f, *_dev(args))
+    out = _host(out_dev)
 
     def bprop(u):
-        return _host(bprop_dev(_dev(u)))
+        return _host(bprop_dev(_dev_like(u, out_dev)))
     u = _like(rng, out)
     grads = bprop(u)
     which = _which(args, wrt)
@@ -295,8 +315,8 @@ def check_jvp(f, args, seed=0, eps=1e-5, rtol=1e-6, atol=1e-9, directions=2, wrt
                 raise GradientCheckError(f"forward mode disagrees with finite differences for "
                                          f"{name}: {x!r} vs {y!r}")
         u = _like(rng, out)
-        _, bprop = vjp(f, *_dev(args))
-        grads = _host(bprop(_dev(u)))
+        out_dev, bprop = vjp(f, *_dev(args))
+        grads = _host(bprop(_dev_like(u, out_dev)))
         lhs = sum(_inner(grads[i], v[i]) for i in which if grads[i] is not None)
         rhs = _inner(u, tout)
         if not abs(lhs - rhs) <= tight[1] + tight[0] * max(abs(lhs), abs(rhs)):

@@ -7,9 +7,10 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 
 def pytest_addoption(parser):
-    parser.addoption("--backend", choices=("numpy", "cupy"), default=None,
+    parser.addoption("--backend", choices=("numpy", "cupy", "strict"), default=None,
                      help="run s2sad's generated code in the gradient checks on this array "
-                          "library (the same as S2SAD_TEST_BACKEND=cupy)")
+                          "library (the same as S2SAD_TEST_BACKEND=cupy); strict is "
+                          "s2sad.testing.strict, a CuPy stand-in that runs on a CPU")
 
 
 def pytest_configure(config):

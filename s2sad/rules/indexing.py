@@ -11,24 +11,15 @@ import operator
 import numpy as np
 
 from ..registry import defbprop, defindex, deflinear, defview
-from ..runtime import (array_namespace, getitem_grad, setitem, setitem_grad, unbroadcast,
-                       written, zeros_like_tree)
+from ..backends import scatter_add
+from ..runtime import (array_namespace, getitem_grad, setitem, setitem_grad,
+                       unbroadcast, written, zeros_like_tree)
 
 
 @defbprop(operator.getitem)
 def bprop_getitem(x, index, out, dout):
     # the adjoint of a read is a scatter-add, correct for repeated indices
     return (getitem_grad(x, index, dout), None)
-
-
-def _scatter_add(z, index, g):
-    xp = array_namespace(z, g)
-    if xp is np:
-        np.add.at(z, index, g)
-    else:
-        import cupyx
-        cupyx.scatter_add(z, index, g)
-    return z
 
 
 def _dtype(*xs):
@@ -55,11 +46,11 @@ def take_grad(a, indices, g, axis=None, mode="raise"):
     if axis is None:
         idx = _take_indices(xp, indices, int(np.prod(shape)), mode)
         flat = xp.reshape(z, (-1,))  # a view of z
-        _scatter_add(flat, idx, g)
+        scatter_add(flat, idx, g)
         return z
     axis = axis % len(shape)
     idx = _take_indices(xp, indices, shape[axis], mode)
-    _scatter_add(z, (slice(None),) * axis + (idx,), g)
+    scatter_add(z, (slice(None),) * axis + (idx,), g)
     return z
 
 
@@ -81,7 +72,7 @@ def take_along_axis_grad(arr, indices, g, axis=-1):
     g = xp.asarray(g)
     indices = xp.asarray(indices)
     if axis is None:
-        _scatter_add(xp.reshape(z, (-1,)), indices, g)
+        scatter_add(xp.reshape(z, (-1,)), indices, g)
         return z
     nd = len(shape)
     axis = axis % nd
@@ -93,7 +84,7 @@ def take_along_axis_grad(arr, indices, g, axis=-1):
         else:
             index.append(xp.reshape(xp.arange(shape[k]),
                                     tuple(-1 if j == k else 1 for j in range(nd))))
-    _scatter_add(z, tuple(index), g)
+    scatter_add(z, tuple(index), g)
     return z
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from .. import registry
 from ..errors import RuleError
 from ..registry import defbprop, defbprop_varargs, deflinear, defnondiff, defview
+from ..backends import scatter_add
 from ..runtime import Cotangent, array_namespace, split_as, unbroadcast, unstack
 
 
@@ -88,11 +89,7 @@ def _unrepeat(xp, g, shape, repeats, ax):
     idx = xp.repeat(xp.arange(n), xp.asarray(reps))
     moved = xp.moveaxis(g, ax, 0)
     z = xp.zeros((n,) + tuple(moved.shape[1:]), dtype=g.dtype)
-    if xp is np:
-        np.add.at(z, idx, moved)
-    else:
-        import cupyx
-        cupyx.scatter_add(z, idx, moved)
+    scatter_add(z, idx, moved)
     return xp.moveaxis(z, 0, ax)
 
 
