@@ -167,13 +167,60 @@ def bprop_kron(a, b, out, dout):
                        np.shape(b)))
 
 
+def cross_axes(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """The vector axes (of a, b, the result) of np.cross(a, b, axisa, axisb, axisc, axis):
+    axis, when given, stands for all three; the result's is None where a and b are both
+    2-vectors (the result is then their z-components)."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    if np.shape(a)[axisa] == 2 and np.shape(b)[axisb] == 2:
+        axisc = None
+    return axisa, axisb, axisc
+
+
+def cross_vectors(v, axis):
+    """v's vectors (along axis) as 3-vectors on the last axis, a 2-vector's z being 0; for
+    axis None, v holds z-components: the vectors (0, 0, v)."""
+    xp = array_namespace(v)
+    if axis is None:
+        z = xp.zeros_like(v)
+        return xp.stack([z, z, v], axis=-1)
+    v = xp.moveaxis(v, axis, -1)
+    if v.shape[-1] == 2:
+        v = xp.concatenate([v, xp.zeros_like(v[..., :1])], axis=-1)
+    return v
+
+
+def cross_vectors_grad(g, v, axis):
+    """The adjoint of cross_vectors(v, axis): g, shaped like its result, back to v's."""
+    if axis is None:
+        return g[..., 2]
+    return array_namespace(g).moveaxis(g[..., :np.shape(v)[axis]], -1, axis)
+
+
 @defbprop(np.cross)
-def bprop_cross(a, b, out, dout):
-    # <dout, a x b> = <a, b x dout> = <b, dout x a> (3-vectors along the last axis)
-    return (unbroadcast(np.cross(b, dout), a), unbroadcast(np.cross(dout, a), b))
+def bprop_cross(a, b, out, dout, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    # <dout, a x b> = <a, b x dout> = <b, dout x a>, on 3-vectors (a 2-vector's z is 0)
+    axes = cross_axes(a, b, axisa, axisb, axisc, axis)
+    u = cross_vectors(a, axes[0])
+    v = cross_vectors(b, axes[1])
+    w = cross_vectors(dout, axes[2])
+    return (cross_vectors_grad(unbroadcast(np.cross(v, w), u), a, axes[0]),
+            cross_vectors_grad(unbroadcast(np.cross(w, u), v), b, axes[1]))
 
 
-defnondiff(kron_shape, kron_spec)
+@defbprop(cross_vectors)
+def bprop_cross_vectors(v, out, dout, axis=-1):
+    return (cross_vectors_grad(dout, v, axis),)
+
+
+@defbprop(cross_vectors_grad)
+def bprop_cross_vectors_grad(g, v, out, dout, axis=-1):
+    return (cross_vectors(dout, axis), None)
+
+
+defnondiff(kron_shape, kron_spec, cross_axes)
+deflinear(cross_vectors, cross_vectors_grad)
 
 
 # ---------------------------------------------------------------------------------------
