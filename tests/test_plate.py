@@ -205,13 +205,19 @@ def test_a_short_run_lowers_the_loss(mode):
     assert np.isfinite(result["rel_l2"])
 
 
+TINY = ["--steps", "3", "--points", "8", "--edge-points", "4", "--sizes", "2,4,4,1",
+        "--lbfgs", "4", "--lbfgs-points", "12", "--lbfgs-edge-points", "6", "--png", ""]
+
+
 def test_command_line(mode, capsys, tmp_path):
-    result = plate.main(["--steps", "2", "--points", "8", "--edge-points", "4", "--sizes",
-                         "2,4,4,1", "--no-progress", "--print-every", "1", "--png", "",
-                         "--mode", mode])
+    result = plate.main(TINY + ["--no-progress", "--print-every", "1", "--mode", mode])
     out = capsys.readouterr().out
     assert "relative L2 error" in out and "max deflection" in out and "step     2" in out
+    assert "centre deflection" in out and "L-BFGS: " in out
+    assert "step     5" in out                 # L-BFGS iterations continue Adam's numbering
     assert result["max_exact"] == pytest.approx(12.18 * MM, abs=0.005 * MM)
+    assert [s for s, _ in result["adam_history"]] == [1, 2, 3]
+    assert 1 <= len(result["lbfgs_history"]) <= 4 and result["lbfgs_history"][0][0] == 4
 
 
 def test_command_line_errors(capsys):
@@ -220,3 +226,105 @@ def test_command_line_errors(capsys):
     if importlib.util.find_spec("cupy") is None:
         with pytest.raises(SystemExit, match="CuPy"):
             plate.array_module("cupy")
+
+
+# -- the L-BFGS stage -------------------------------------------------------------------------
+HAS_SCIPY = importlib.util.find_spec("scipy") is not None
+needs_scipy = pytest.mark.skipif(not HAS_SCIPY, reason="the L-BFGS stage needs SciPy")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_flatten_unflatten_round_trip(dtype):
+    params = plate.make_params((2, 3, 5, 1), seed=7, dtype=dtype)
+    theta = plate.flatten(params)
+    assert theta.dtype == np.float64 and theta.shape == (2 * 3 + 3 + 3 * 5 + 5 + 5 + 1,)
+    back = plate.unflatten(theta, params)
+    assert isinstance(back, list) and len(back) == 3
+    for (W, b), (W2, b2) in zip(params, back):
+        assert W2.shape == W.shape and b2.shape == b.shape
+        assert W2.dtype == W.dtype and b2.dtype == b.dtype
+        np.testing.assert_array_equal(W2, W)
+        np.testing.assert_array_equal(b2, b)
+    # the order is the parameter list's: the first layer's W, then its b, ...
+    np.testing.assert_array_equal(theta[:6], params[0][0].ravel())
+    np.testing.assert_array_equal(theta[6:9], params[0][1])
+    with pytest.raises(ValueError):
+        plate.unflatten(np.zeros(theta.size + 1), params)
+
+
+def test_lbfgs_objective_is_the_loss_and_its_gradient(mode):
+    """What L-BFGS-B gets: the loss and s2sad's gradient, checked against central differences."""
+    params = plate.make_params(SMALL, seed=8)
+    batch = plate.sample_points(np.random.default_rng(9), points=10, edge_points=6)
+    objective = plate.make_objective(batch, params)
+    theta = plate.flatten(params)
+    value, grad = objective(theta)
+    assert isinstance(value, float) and value == pytest.approx(plate.loss(params, *batch),
+                                                               rel=1e-12)
+    np.testing.assert_array_equal(grad, plate.flatten(plate.loss_and_grad(params, *batch)[1]))
+    h = 1e-5
+    for i in np.random.default_rng(10).choice(theta.size, 6, replace=False):
+        e = np.zeros_like(theta)
+        e[i] = h
+        fd = (objective(theta + e)[0] - objective(theta - e)[0]) / (2 * h)
+        assert grad[i] == pytest.approx(fd, rel=1e-6, abs=1e-8 * np.abs(grad).max())
+
+
+@needs_scipy
+def test_lbfgs_stage_lowers_the_loss(mode):
+    """A tiny configuration end to end: Adam, then L-BFGS at fixed points lowers their loss."""
+    params, _ = plate.train(sizes=SMALL, steps=5, points=12, edge_points=6, lr=1e-2, seed=0,
+                            mode=mode, progress=False)
+    batch = plate.sample_points(np.random.default_rng(1), points=16, edge_points=8)
+    before = plate.loss(params, *batch)
+    new, history, res = plate.lbfgs(params, batch, iters=15, progress=False, first_step=6)
+    losses = np.array([v for _, v in history])
+    assert 1 <= len(history) <= 15 and history[0][0] == 6
+    assert np.all(np.diff(losses) <= 0)                  # each line search accepts a decrease
+    assert losses[-1] < 0.5 * before
+    assert plate.loss(new, *batch) == pytest.approx(losses[-1], rel=1e-10)
+    assert res.fun == pytest.approx(losses[-1], rel=1e-12)
+    assert plate.loss(params, *batch) == before          # the starting parameters are untouched
+
+
+def test_plain_progress_bar_without_tqdm(monkeypatch):
+    import io
+    monkeypatch.setitem(sys.modules, "tqdm", None)       # import tqdm raises ImportError
+    stream = io.StringIO()
+    bar = plate.Progress(10, stream=stream, desc="L-BFGS", unit="it")
+    assert bar.tqdm is None
+    for k in (1, 2, 5):
+        bar.update(k, 1.5e-3 / k)
+    bar.close()
+    text = stream.getvalue()
+    assert "L-BFGS [" in text and "5/10" in text and "loss 3.000e-04" in text and "s/it" in text
+
+
+def test_help_prints_the_accurate_configuration(capsys):
+    with pytest.raises(SystemExit):
+        plate.parse_args(["--help"])
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if line.startswith("accurate:")]
+    assert len(lines) == 1
+    args = plate.parse_args(lines[0][len("accurate:"):].split())     # exact, valid arguments
+    assert args.lbfgs > 0 and args.steps > 0
+    assert lines[0] == "accurate: " + plate.ACCURATE
+
+
+def test_report_table():
+    result = {"rel_l2": 0.0123, "max_pinn": 12.0e-3, "max_exact": 12.5e-3,
+              "centre_pinn": 11.0e-3, "centre_exact": 11.0e-3}
+    lines = plate.report(result).splitlines()
+    assert "1.230%" in lines[1]
+    assert lines[2].split()[-3:] == ["12.000", "12.500", "4.000%"]
+    assert lines[3].split()[-3:] == ["11.000", "11.000", "0.000%"]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None,
+                    reason="the picture needs matplotlib")
+def test_picture_with_the_loss_curve(tmp_path):
+    params = plate.make_params(SMALL, seed=0)
+    result = plate.evaluate(params, nx=11, ny=5)
+    path = tmp_path / "plate.png"
+    assert plate.save_png(result, str(path), [(1, 1.0), (2, 0.5)], [(3, 0.2), (4, 0.1)])
+    assert path.stat().st_size > 10_000
