@@ -267,3 +267,103 @@ def test_pow_with_a_varying_and_a_fractional_exponent():
         got = derivative(f, order=K)(X + 1.5)
         assert np.allclose(got, nested(f, 0, K)(X + 1.5), rtol=1e-10)
     assert math.isclose(derivative(poly, order=5)(0.0), 120.0)
+
+
+# -- several directions stacked along a leading axis (taylor_batched.py) --------------------
+def shapes(x, y, M):
+    """Reductions, reshapes, transposes, indexing, stacking and matmul with a vector."""
+    a = np.stack([np.sin(x * y), x * y ** 2], axis=1)            # (n, 2)
+    b = np.tanh(a @ M).T                                           # (2, n)
+    c = np.concatenate([b, b[::-1] * x], axis=0).reshape(4, -1)  # (4, n)
+    d = np.sum(c * c, axis=0) + np.mean(c, axis=-1)[1] + M[0] @ a.T   # (n,)
+    e = np.transpose(np.expand_dims(np.exp(0.3 * d), 1))[0]
+    return np.where(x > 0, e, np.cos(e)) + np.einsum("ij,jk,k->i", a, M, M[1]) + np.sum(d) / 9
+
+
+@pytest.mark.parametrize("dtype,tol", [(np.float64, 1e-9), (np.float32, 2e-3)])
+def test_stacked_directions_against_nested(dtype, tol):
+    x, y = (np.linspace(-0.8, 0.7, 5) + 0.05 * k for k in range(2))
+    M = np.array([[0.4, -0.7], [0.9, 0.2]])
+    a = [v.astype(dtype) for v in (x, y, M)]
+    lap = laplacian(shapes, wrt=(0, 1))(*a)
+    assert lap.dtype == dtype
+    want = nested(shapes, 0, 2)(x, y, M) + nested(shapes, 1, 2)(x, y, M)
+    assert np.allclose(lap, want, rtol=tol, atol=tol * np.abs(want).max())
+    got = derivative(shapes, wrt=(0, 1), order=(2, 1))(*a)
+    want = nested(nested(shapes, 0, 2), 1, 1)(x, y, M)
+    assert got.dtype == dtype
+    assert np.allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+
+
+def loops_branches_closures(x, y, n):
+    s = 0.0
+    h = x
+    for i in range(n):
+        if i % 2 == 0:
+            h = np.sin(h * y) + 0.5 * h
+        else:
+            h = np.exp(-0.2 * h * h) * y
+        s = s + np.sum(h) * 0.1
+
+    def g(u):
+        return u * np.tanh(u + y)
+    k = 0
+    while k < 2:
+        h = g(h)
+        k += 1
+    return h + s
+
+
+@pytest.mark.parametrize("dtype,tol", [(np.float64, 1e-9), (np.float32, 3e-3)])
+def test_stacked_directions_through_control_flow(dtype, tol):
+    x, y = (np.linspace(-0.8, 0.7, 6) + 0.1 * k for k in range(2))
+    a = [v.astype(dtype) for v in (x, y)]
+    f = loops_branches_closures
+    got = biharmonic(f, wrt=(0, 1))(*a, 3)
+    want = nested(f, 0, 4)(x, y, 3) + nested(f, 1, 4)(x, y, 3) + \
+        2 * nested(nested(f, 0, 2), 1, 2)(x, y, 3)
+    assert got.dtype == dtype
+    assert np.allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+    got = derivative(f, wrt=(0, 1), order=(1, 2))(*a, 3)
+    want = nested(nested(f, 0, 1), 1, 2)(x, y, 3)
+    assert np.allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+
+
+LAP = laplacian(shapes, wrt=(0, 1))
+
+
+def lap_loss(M, x, y):
+    return np.mean(LAP(x, y, M) ** 2)
+
+
+def test_reverse_over_stacked_directions_finite_differences():
+    x, y = np.linspace(-0.8, 0.7, 4), np.linspace(-0.5, 0.6, 4)
+    M = np.array([[0.4, -0.7], [0.9, 0.2]])
+    check_grads(lap_loss, (M, x, y), wrt=(0,), order=2, modes=("rev", "fwd"))
+
+
+def flat_cumsum(x, y):
+    return np.cumsum(x * y)
+
+
+def flip_all(x, y):
+    return np.flip(np.sin(x) * y)
+
+
+def dot3(x, y):
+    return np.sin(np.dot(np.sin(x * y).reshape(2, 3, 1), np.ones(1)))
+
+
+def implicit_einsum(x, y):
+    return np.einsum("i,i", np.sin(x), y)
+
+
+@pytest.mark.parametrize("f,what", [(flat_cumsum, "cumsum"), (flip_all, "flip"),
+                                    (implicit_einsum, "einsum"), (dot3, "np.dot")])
+def test_stacked_directions_refuse_what_they_do_not_batch(f, what):
+    x, y = np.linspace(0.1, 0.9, 6), np.linspace(-0.5, 0.6, 6)
+    with pytest.raises(S2SADError, match=what) as e:
+        laplacian(f, wrt=(0, 1))(x, y)
+    assert "test_taylor.py" in str(e.value) or what == "np.dot"
+    # one direction at a time is not refused
+    assert np.all(np.isfinite(derivative(f, wrt=0, order=2)(x, y)))

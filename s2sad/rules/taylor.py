@@ -15,6 +15,7 @@ import operator
 import numpy as np
 
 from ..registry import deftaylor
+from . import taylor_batch  # noqa: F401  (the stacked directions' shape helpers)
 
 
 @deftaylor(operator.add, np.add)

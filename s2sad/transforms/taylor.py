@@ -31,8 +31,10 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from .. import ir, registry
+from ..rules import taylor_batch as runtime_batch
 from ..errors import TransformError
 from ..ir import analysis
+from . import taylor_batched
 from .taylor_emit import (Emitter, Layout, _number, apply_rule, expand, missing_taylor,
                           multilinear_rule, zeros_for)
 
@@ -55,7 +57,7 @@ class TaylorTransform:
         self.shape_of: Dict[str, str] = {}
         self.src = func.src
         self.varied = analysis.varied(func.body, {func.params[i] for i in wrt})
-        self.T = Emitter(layout.K, lambda t, v: self.emit(t, v), self.names.fresh)
+        self.T = Emitter(layout.K, lambda t, v: self.emit(t, v), self.names.fresh, layout.D)
 
     def emit(self, target, value) -> ir.Var:
         self.block.append(ir.Assign(target, value, self.src))
@@ -66,8 +68,11 @@ class TaylorTransform:
     def vec(self, a) -> Optional[List]:
         return self.co.get(a.name) if isinstance(a, ir.Var) else None
 
-    def zero(self, a):
-        """A materialized zero coefficient for a (a tuple's or a list's: zeros alike)."""
+    def zero(self, a, s=None):
+        """A materialized zero coefficient for a in slot s (a tuple's or a list's: zeros
+        alike; stacked directions: shape (D, *a.shape))."""
+        if s is not None and self.L.stacked(s):
+            return taylor_batched.zeros(self.T, a, self.L.D)
         if isinstance(a, ir.Var) and (a.name in self.containers or a.name in self.tuples):
             from ..runtime import zeros_like_tree
             return self.T.call(zeros_like_tree, a)
@@ -76,13 +81,15 @@ class TaylorTransform:
     def full_vec(self, a) -> List:
         """a's vector with every coefficient materialized (loops and branches join them)."""
         v = self.vec(a)
-        z = None
+        z: Dict[bool, ir.Atom] = {}
         out = []
         for s in range(self.L.size):
             c = v[s] if v is not None else None
             if c is None:
-                z = z if z is not None else self.zero(a)
-                c = z
+                st = self.L.stacked(s)
+                if st not in z:
+                    z[st] = self.zero(a, s)
+                c = z[st]
             out.append(c)
         return out
 
@@ -105,7 +112,7 @@ class TaylorTransform:
         return out
 
     def statement(self, s):
-        self.src = getattr(s, "src", None) or self.src
+        self.src = self.T.src = getattr(s, "src", None) or self.src
         if isinstance(s, ir.Assign):
             self.block.append(s)
             if s.target in self.varied:
@@ -133,17 +140,18 @@ class TaylorTransform:
             self.packs[s.target] = items
             if all(t is None for t in items):
                 return None
-            zeros: Dict[int, ir.Atom] = {}
+            zeros: Dict = {}
             res = []
             for k in range(self.L.size):
                 if all(t is None or t[k] is None for t in items):
                     res.append(None)
                     continue
+                st = self.L.stacked(k)
                 for i, t in enumerate(items):
-                    if (t is None or t[k] is None) and i not in zeros:
-                        zeros[i] = self.zero(v.items[i])
+                    if (t is None or t[k] is None) and (i, st) not in zeros:
+                        zeros[i, st] = self.zero(v.items[i], k)
                 res.append(self.emit(self.names.fresh(f"{s.target}_t"), ir.Pack(tuple(
-                    zeros[i] if t is None or t[k] is None else t[k]
+                    zeros[i, st] if t is None or t[k] is None else t[k]
                     for i, t in enumerate(items)), v.kind)))
             return res
         if isinstance(v, ir.Item):
@@ -182,25 +190,42 @@ class TaylorTransform:
             return None
         out = ir.Var(s.target)
         if prim.taylor is None and prim.linear is not None:
-            return self.linear(call, vecs)
+            return self.linear(call, vecs, out)
         rule = prim.taylor
         if rule is None and (prim.multilinear is not None or prim.multilinear_all):
             idx = range(len(call.args)) if prim.multilinear_all else prim.multilinear
             act = [i for i in idx if i < len(vecs) and vecs[i] is not None]
             if len(act) == 1:
-                return self.linear(call, vecs, act)
+                return self.linear(call, vecs, out, act)
             rule = multilinear_rule(prim, tuple(idx))
         if rule is None:
             raise missing_taylor(prim, s.src)
+        if self.L.batched and prim.taylor is not None and not prim.elementwise:
+            raise taylor_batched.refuse(self.T, prim)
         vecs = [v if v is not None else [None] * self.L.size for v in vecs]
+        if self.L.batched and prim.elementwise:
+            vecs = self.lifted(call.args, vecs, out)
         res = apply_rule(self.T, self.L, rule, list(call.args), vecs, out,
                          dict(call.kwargs))
         if prim.elementwise and len(call.args) > 1:
             res = [c if all(v[s] is not None or _number(a) for v, a in zip(vecs, call.args))
-                   else expand(self.T, c, out) for s, c in enumerate(res)]
+                   else self.expand(c, out, s) for s, c in enumerate(res)]
         return res
 
-    def linear(self, call: ir.Call, vecs, idx=None) -> List:
+    def expand(self, c, out, s):
+        if self.L.stacked(s):
+            return taylor_batched.expand(self.T, c, out)
+        return expand(self.T, c, out)
+
+    def lifted(self, args, vecs, out):
+        """The stacked coefficients of an elementwise call's array arguments, reshaped to
+        broadcast against its result (when it has several array arguments)."""
+        if sum(not _number(a) for a in args) < 2:
+            return vecs
+        return [[taylor_batched.lift(self.T, c, out) if c is not None and self.L.stacked(k)
+                 else c for k, c in enumerate(v)] for v in vecs]
+
+    def linear(self, call: ir.Call, vecs, out, idx=None) -> List:
         """Coefficient by coefficient: p applied to the linear arguments' coefficients."""
         prim = call.callee
         if idx is None:
@@ -213,14 +238,20 @@ class TaylorTransform:
                 res.append(None)
                 continue
             args = list(call.args)
+            st = self.L.stacked(s)
             for i in idx:
                 c = vecs[i][s] if vecs[i] is not None else None
                 if c is None:
-                    if i not in zeros:
-                        zeros[i] = self.zero(call.args[i])
-                    c = zeros[i]
+                    if (i, st) not in zeros:
+                        zeros[i, st] = self.zero(call.args[i], s)
+                    c = zeros[i, st]
                 args[i] = c
-            res.append(self.T.call(prim.fn, *args, **dict(call.kwargs)))
+            if st:
+                flags = [i in idx for i in range(len(args))]
+                res.append(taylor_batched.call(self.T, prim, args, call.args, flags,
+                                               dict(call.kwargs), out, self.L.D))
+            else:
+                res.append(self.T.call(prim.fn, *args, **dict(call.kwargs)))
         return res
 
     # -- control flow --------------------------------------------------------------------
@@ -276,14 +307,19 @@ def _seed(j: TaylorTransform, p: str, column, src, v=None):
     if p in j.containers:
         raise TransformError(f"Taylor mode differentiates with respect to an array or a "
                              f"number; {p} is a tuple, list or dict", src)
+    vec: List = [None] * L.size
+    if L.batched:
+        if any(c != 0 for c in column):
+            vec[0] = j.T.call(runtime_batch.seed_directions, ir.Var(p), ir.Const(tuple(column)))
+        j.record(p, vec)
+        return
     ones = ir.Var(v) if v is not None else j.T.call(np.ones_like, ir.Var(p))
-    v: List = [None] * L.size
     for d, c in enumerate(column):
         if L.K == 1:
-            v[-1] = j.T.add(v[-1], j.T.scale(c * L.weights[d], ones))
+            vec[-1] = j.T.add(vec[-1], j.T.scale(c * L.weights[d], ones))
         else:
-            v[L.low(d, 1)] = j.T.scale(c, ones)
-    j.record(p, v)
+            vec[0] = j.T.scale(c, ones)
+    j.record(p, vec)
 
 
 def taylor_function(func: ir.Function, out, wrt: List[int], directions, weights, K: int,
@@ -312,7 +348,7 @@ def taylor_function(func: ir.Function, out, wrt: List[int], directions, weights,
     def scaled(c, k):
         return j.T.scale(float(math.factorial(k)), c if c is not None else zeros_for(j.T, r))
     if mode == "jet":
-        ds = [scaled(v[L.low(0, k)] if k < K else v[-1], k) for k in range(1, K + 1)]
+        ds = [scaled(v[k - 1], k) for k in range(1, K + 1)]
         ret = j.emit(j.names.fresh("jet"), ir.Pack((r, j.emit(j.names.fresh("coefficients"),
                                                               ir.Pack(tuple(ds))))))
     else:

@@ -13,11 +13,12 @@ with a zero factor emits nothing.
 Input: an ir.Call and its arguments' coefficient vectors.  Output: the
 statements (through the transform's ``emit``) and the result's vector.
 
-A vector holds, for D directions, the orders 1..K-1 of each direction and one
-*collapsed* top coefficient ``sum_d w_d y_K^d`` (Dangel et al. 2025): the top
-order is linear in the inputs' top coefficients, so the rule runs once per
-direction with the top left zero (its nonlinear part) and once with only the
-collapsed tops (its linear part).  One direction of weight 1 is the plain jet.
+A vector holds, for D directions, the orders 1..K-1 (with D > 1 each order is
+one array, the directions stacked along a leading axis: taylor_batched.py) and
+one *collapsed* top coefficient ``sum_d w_d y_K^d`` (Dangel et al. 2025): the
+top order is linear in the inputs' top coefficients, so the rule runs once for
+all directions with the top left zero (its nonlinear part) and once with only
+the collapsed tops (its linear part).  One direction of weight 1 is the plain jet.
 """
 
 import itertools
@@ -28,6 +29,7 @@ import numpy as np
 
 from .. import ir, registry, runtime
 from ..errors import MissingRuleError, TransformError
+from . import taylor_batched
 
 
 def _number(a) -> bool:
@@ -38,10 +40,12 @@ def _number(a) -> bool:
 class Emitter:
     """The code builder a Taylor rule gets: T.K, arithmetic on atoms where None is zero."""
 
-    def __init__(self, K: int, emit, fresh):
-        self.K = K
+    def __init__(self, K: int, emit, fresh, D: int = 1):
+        self.K, self.D = K, D
         self._emit = emit
         self._fresh = fresh
+        self.batched = False        # a rule runs on stacked directions (taylor_batched.py)
+        self.src = None             # the user's line being transformed (for refusals)
 
     def call(self, fn, *args, **kwargs) -> ir.Var:
         """fn(*args, **kwargs) as one statement of the generated code."""
@@ -98,20 +102,38 @@ class Emitter:
 
 
 class Layout:
-    """Where each coefficient sits in a vector: D directions' orders 1..K-1, then the
-    collapsed top order K (weights w_d)."""
+    """A vector holds the orders 1..K-1 and, last, the collapsed top order K.  With one
+    direction each is an array of the primal's shape; with D > 1 (batched) the orders
+    1..K-1 are the D directions stacked along a leading axis, shape (D, *s)
+    (taylor_batched.py), and the top is sum_d w_d y_K^d, of the primal's shape."""
 
     def __init__(self, K: int, weights):
         self.K, self.weights, self.D = K, tuple(weights), len(weights)
-        self.size = self.D * (K - 1) + 1
+        self.size = K
         self.plain = self.D == 1 and self.weights[0] == 1
+        self.batched = self.D > 1 and K > 1
 
-    def low(self, d: int, k: int) -> int:
-        return d * (self.K - 1) + k - 1
+    def stacked(self, s: int) -> bool:
+        """Whether slot s holds stacked directions."""
+        return self.batched and s < self.K - 1
+
+
+def collapse(T: Emitter, y, weights):
+    """sum_d w_d y^d of the directions' top coefficients y (stacked if several)."""
+    if y is None:
+        return None
+    if len(weights) == 1:
+        return T.scale(weights[0], y)
+    if len(set(weights)) == 1:
+        return T.scale(weights[0], T.call(np.sum, y, axis=0))
+    return T.total(T.scale(w, T.call(operator.getitem, y, ir.Const(d)))
+                   for d, w in enumerate(weights) if w != 0)
 
 
 def apply_rule(T: Emitter, L: Layout, rule, primals, vecs, out, kwargs) -> List:
-    """The result's vector from rule(T, *lists, out, **kwargs), per direction and collapsed."""
+    """The result's vector from rule(T, *lists, out, **kwargs): once for the orders
+    1..K-1 of every direction (stacked: one run for all) with the nonlinear part of the
+    top collapsed, once for the part linear in the inputs' collapsed tops."""
     K = L.K
 
     def run(lists):
@@ -124,37 +146,43 @@ def apply_rule(T: Emitter, L: Layout, rule, primals, vecs, out, kwargs) -> List:
         return ys
     if L.plain:
         return run([[p] + list(v) for p, v in zip(primals, vecs)])[1:]
-    res: List = [None] * L.size
-    nonlinear = []
-    for d in range(L.D):
-        part = slice(L.low(d, 1), L.low(d, K))
-        ys = run([[p] + list(v[part]) + [None] for p, v in zip(primals, vecs)])
-        res[part] = ys[1:K]
-        nonlinear.append(T.scale(L.weights[d], ys[K]))
+    T.batched = L.batched
+    try:
+        ys = run([[p] + list(v[:K - 1]) + [None] for p, v in zip(primals, vecs)])
+    finally:
+        T.batched = False
     top = run([[p] + [None] * (K - 1) + [v[-1]] for p, v in zip(primals, vecs)])[K]
-    res[-1] = T.total([top] + nonlinear)
-    return res
+    return list(ys[1:K]) + [T.add(top, collapse(T, ys[K], L.weights))]
 
 
 def multilinear_rule(prim, idx):
     """The Taylor rule of a function linear in each argument of idx: the Cauchy product,
-    each term prim applied to one coefficient of each argument."""
+    each term prim applied to one coefficient of each argument (stacked directions where
+    an order >= 1 is taken and T.batched)."""
     def rule(T, *lists, **kw):
         out = lists[-1]
         lists = lists[:-1]
         act = [i for i in idx if i < len(lists) and any(c is not None for c in lists[i][1:])]
+        primals = [lst[0] for lst in lists]
         ys = [out]
         for k in range(1, T.K + 1):
             terms = []
             for orders in itertools.product(range(k + 1), repeat=len(act)):
                 if sum(orders) != k:
                     continue
-                args = [lst[0] for lst in lists]
+                args = list(primals)
                 for i, o in zip(act, orders):
                     args[i] = lists[i][o]
                 if any(a is None for a in args):
                     continue
-                terms.append(T.call(prim.fn, *args, **kw))
+                if T.batched and not prim.elementwise:
+                    flags = [False] * len(args)
+                    for i, o in zip(act, orders):
+                        flags[i] = o > 0
+                    terms.append(taylor_batched.call(T, prim, args, primals, flags, kw, out,
+                                                     T.D))
+                else:
+                    terms.append(T.call(prim.fn, *args, **kw))
             ys.append(T.total(terms))
         return ys
     rule.__qualname__ = f"taylor_multilinear_{prim.short}"

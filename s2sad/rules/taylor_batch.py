@@ -1,0 +1,83 @@
+"""Shape helpers for Taylor mode's stacked directions (transforms/taylor_batched.py).
+
+With D > 1 directions, an order-k coefficient of a value of shape s is one array
+of shape (D, *s): the directions stacked along a leading axis, so that one NumPy
+call serves them all.  Elementwise code broadcasts it against the primal; what
+needs an axis moved (a reduction, a reshape, an index, a matmul with a vector)
+is written with ordinary primitives whose shape or index argument one of these
+helpers computes at run time.  Each returns shapes, axes or indices (integers),
+so each is declared non-differentiable; the code around them is made of
+primitives with rules, and differentiates and nests as usual.
+"""
+
+import numpy as np
+
+from ..errors import DerivativeError
+from ..registry import defnondiff
+from ..runtime import array_namespace, dtype_of
+
+
+def lift_shape(c, ref):
+    """c (D, *s) reshaped for broadcasting against a result of ref's rank: (D, 1.., *s)."""
+    s = np.shape(c)
+    return s[:1] + (1,) * (np.ndim(ref) + 1 - len(s)) + s[1:]
+
+
+def full_shape(c, ref):
+    """The shape of a stacked coefficient of ref: (D, *ref.shape)."""
+    return np.shape(c)[:1] + np.shape(ref)
+
+
+def batch_shape(d, shape):
+    """(d, *shape) for a shape given as NumPy takes it (an int or a tuple)."""
+    return (d,) + (tuple(shape) if np.ndim(shape) else (shape,))
+
+
+def batch_index(index):
+    """x[index] of each direction of a stacked coefficient: c[(:, *index)]."""
+    return (slice(None),) + (index if isinstance(index, tuple) else (index,))
+
+
+def batch_axes(axes):
+    """A permutation of a primal's axes as one of its stacked coefficient's."""
+    return (0,) + tuple(a + 1 if a >= 0 else a for a in axes)
+
+
+def reversed_axes(c):
+    """np.transpose(x)'s order of axes, for x's stacked coefficient c."""
+    return (0,) + tuple(range(np.ndim(c) - 1, 0, -1))
+
+
+def matmul_shape(c, p, q, lhs, dot=False):
+    """The shape for c, the stacked coefficient of matmul's operand p (the other is q), that
+    broadcasts the directions right: a vector gets its matrix axis, and the batch axes of
+    the two operands are aligned.  dot: np.dot, which is matmul up to 2-D only."""
+    if dot and not (1 <= np.ndim(p) <= 2 and 1 <= np.ndim(q) <= 2):
+        raise DerivativeError("Taylor mode with several directions takes np.dot of vectors "
+                              "and matrices only; use np.matmul (@) or np.einsum")
+    core = np.shape(p)
+    if len(core) == 1:
+        core = (1,) + core if lhs else core + (1,)
+    n = max(len(core), np.ndim(q), 2)
+    return np.shape(c)[:1] + (1,) * (n - len(core)) + core
+
+
+def batched_zeros(x, d):
+    """A zero stacked coefficient for x: shape (d, *x.shape), a container's item by item."""
+    if isinstance(x, (tuple, list)):
+        return type(x)(batched_zeros(v, d) for v in x)
+    if isinstance(x, dict):
+        return {k: batched_zeros(v, d) for k, v in x.items()}
+    xp = array_namespace(x)
+    return xp.zeros((d,) + np.shape(x), dtype=dtype_of(x))
+
+
+def seed_directions(x, column):
+    """The order-1 coefficient of x along D directions: column[d] * ones, stacked."""
+    xp = array_namespace(x)
+    col = xp.asarray(column, dtype=dtype_of(x))
+    return xp.reshape(col, (len(column),) + (1,) * np.ndim(x)) * xp.ones_like(x)
+
+
+defnondiff(lift_shape, full_shape, batch_shape, batch_index, batch_axes, reversed_axes,
+           matmul_shape, batched_zeros, seed_directions)
