@@ -79,7 +79,8 @@ class _Simplifier:
     def __init__(self, func, shape_of):
         self.func, self.shape_of = func, shape_of
         self.shape: Dict[str, object] = {}
-        self.ones = registry.primitive(np.ones_like)
+        # np.ones_like, and the seed of a gradient (ones_like, fast for numbers)
+        self.ones = (registry.primitive(np.ones_like), registry.primitive(runtime.ones_like))
         self.zeros = registry.primitive(np.zeros_like)
         self.unb = registry.primitive(runtime.unbroadcast)
         self.expand = registry.primitive(runtime.expand_like)
@@ -177,7 +178,7 @@ class _Simplifier:
                 self.shape[target] = ks.pop()
             elif not ks:
                 self.shape[target] = "scalar"
-        elif p in (self.ones, self.zeros) and args:
+        elif (p in self.ones or p is self.zeros) and args:
             self.shape[target] = key(args[0])
         elif p.shape_of_arg is not None and len(args) > p.shape_of_arg:
             # helpers whose result has the shape of one argument
@@ -196,11 +197,13 @@ def _folded(fn, args):
 
 
 def _filled(func, a, prim) -> bool:
-    """Is a defined as prim(...) (ones_like, zeros_like)?"""
+    """Is a defined as prim(...) (ones_like, zeros_like; prim may be a tuple of them)?"""
     if prim is None or not isinstance(a, ir.Var):
         return False
     d = func._defs.get(a.name)
-    return d is not None and isinstance(d.value, ir.Call) and d.value.callee is prim
+    prims = prim if isinstance(prim, tuple) else (prim,)
+    return d is not None and isinstance(d.value, ir.Call) and \
+        any(d.value.callee is q for q in prims)
 
 
 def _with_filled(func, args, ones, zeros, key):

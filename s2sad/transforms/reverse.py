@@ -207,7 +207,16 @@ class KTransform:
     def refuse_active_index(self, s: ir.Assign, call: ir.Call):
         """An index gets no gradient from the rules, right for integers, slices and
         masks: refused where it depends on a differentiated input and the object
-        indexed computes with it (registry.data_index)."""
+        indexed computes with it (registry.data_index).  A keyword argument is an
+        option of the rule, which gets no gradient either: refused where it depends on
+        a differentiated input (its gradient would be silently zero)."""
+        for k, a in call.kwargs:
+            if isinstance(a, ir.Var) and a.name in self.active:
+                raise TransformError(
+                    f"the keyword argument {k}= of {call.callee.name} depends on a "
+                    "differentiated input, and s2sad differentiates only the arguments its "
+                    "rule takes as inputs", s.src, "Pass it positionally, or compute it "
+                    "from data that is not differentiated.")
         for i in call.callee.index_args:
             a = call.args[i] if i < len(call.args) else None
             if isinstance(a, ir.Var) and a.name in self.active and \
@@ -331,7 +340,7 @@ def _ones_like(k: KTransform, r: ir.Atom, src, single: bool = False) -> Optional
     """The sensitivity ones_like(r), item by item for a tuple.  single: the result must
     be one array or number (grad, value_and_grad); a result that may be a container is
     seeded through a helper that refuses one at run time."""
-    ones = registry.primitive(np.ones_like)
+    ones = registry.primitive(runtime.ones_like)
     pack = _packed_result(k.f)
     if isinstance(r, ir.Var) and k.tuples.get(r.name) is not None and pack is not None:
         tree = registry.primitive(runtime.ones_like_tree)

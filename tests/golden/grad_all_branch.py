@@ -1,6 +1,6 @@
 # grad_all_relu_or_sine: the gradient of relu_or_sine with respect to every input. From golden_examples.py:31.
 # xp is the array module (numpy or cupy), chosen from the arguments at each call.
-# Also bound: unbroadcast (s2sad helpers and constants).
+# Also bound: ones_like, unbroadcast (s2sad helpers and constants).
 
 def grad_all_relu_or_sine(x, y):
     x_gt_0 = x > 0
@@ -11,7 +11,7 @@ def grad_all_relu_or_sine(x, y):
         w = -x
     out = w * y
     # grad of: return w * y
-    dout = xp.ones_like(out)
+    dout = ones_like(out)
     dw = unbroadcast(dout * y, w)
     if x_gt_0:
         # grad of: w = np.sin(z)

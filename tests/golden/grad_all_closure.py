@@ -1,6 +1,6 @@
 # grad_all_smooth_max: the gradient of smooth_max with respect to every input. From golden_examples.py:46.
 # xp is the array module (numpy or cupy), chosen from the arguments at each call.
-# Also bound: unbroadcast (s2sad helpers and constants).
+# Also bound: ones_like, unbroadcast (s2sad helpers and constants).
 
 def grad_all_smooth_max(x, y):
     exp_x = xp.exp(x)
@@ -9,7 +9,7 @@ def grad_all_smooth_max(x, y):
     log = xp.log(exp_x_plus_exp_y)
     out = log * y
     # grad of: return soft(x, y) * y
-    dout = xp.ones_like(out)
+    dout = ones_like(out)
     dlog = unbroadcast(dout * y, log)
     # grad of: soft = lambda a, b: np.log(np.exp(a) + np.exp(b))    # noqa: E731
     dexp_x_plus_exp_y = dlog / exp_x_plus_exp_y

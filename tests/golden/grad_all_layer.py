@@ -1,6 +1,6 @@
 # grad_all_layer: the gradient of layer with respect to every input. From golden_examples.py:22.
 # xp is the array module (numpy or cupy), chosen from the arguments at each call.
-# Also bound: matmul_lhs_grad, matmul_rhs_grad, unbroadcast, unreduce (s2sad helpers and constants).
+# Also bound: matmul_lhs_grad, matmul_rhs_grad, ones_like, unbroadcast, unreduce (s2sad helpers and constants).
 
 def grad_all_layer(x, W, b):
     x_matmul_W = x @ W
@@ -8,7 +8,7 @@ def grad_all_layer(x, W, b):
     h_pow_2 = h ** 2
     out = xp.sum(h_pow_2)
     # grad of: return np.sum(h ** 2)
-    dout = xp.ones_like(out)
+    dout = ones_like(out)
     dh_pow_2 = unreduce(dout, h_pow_2)
     dh = dh_pow_2 * 2 * h
     # grad of: h = np.tanh(x @ W + b)

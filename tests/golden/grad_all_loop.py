@@ -1,6 +1,6 @@
 # grad_all_rnn: the gradient of rnn with respect to every input. From golden_examples.py:40.
 # xp is the array module (numpy or cupy), chosen from the arguments at each call.
-# Also bound: matmul_lhs_grad, matmul_rhs_grad, tape_new, tape_pop, tape_push, unreduce (s2sad helpers and constants).
+# Also bound: matmul_lhs_grad, matmul_rhs_grad, ones_like, tape_new, tape_pop, tape_push, unreduce (s2sad helpers and constants).
 
 def grad_all_rnn(h, W, n):
     tape = tape_new()
@@ -10,7 +10,7 @@ def grad_all_rnn(h, W, n):
         h = h_2
     out = xp.sum(h)
     # grad of: return np.sum(h)
-    dout = xp.ones_like(out)
+    dout = ones_like(out)
     dh = unreduce(dout, h)
     dW = xp.zeros_like(W)
     for k in range(len(tape)):

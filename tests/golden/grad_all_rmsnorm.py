@@ -1,6 +1,6 @@
 # grad_all_rmsnorm: the gradient of rmsnorm with respect to every input. From golden_examples.py:27.
 # xp is the array module (numpy or cupy), chosen from the arguments at each call.
-# Also bound: unbroadcast, unreduce (s2sad helpers and constants).
+# Also bound: ones_like, unbroadcast, unreduce (s2sad helpers and constants).
 
 def grad_all_rmsnorm(x, w):
     x_pow_2 = x ** 2
@@ -9,7 +9,7 @@ def grad_all_rmsnorm(x, w):
     x_over_sqrt_plus = x / sqrt_plus
     out = x_over_sqrt_plus * w
     # grad of: return x / np.sqrt(np.mean(x ** 2) + 1e-6) * w
-    dout = xp.ones_like(out)
+    dout = ones_like(out)
     dx_over_sqrt_plus = unbroadcast(dout * w, x_over_sqrt_plus)
     dw = unbroadcast(dout * x_over_sqrt_plus, w)
     dsqrt_plus = unbroadcast(-dx_over_sqrt_plus * x_over_sqrt_plus / sqrt_plus, sqrt_plus)
