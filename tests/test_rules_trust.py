@@ -217,3 +217,35 @@ def test_r_concat_gradient():
 def test_r_c_concat_against_finite_differences(f, args):
     check_grads(f, args, order=2)
     check_jvp(f, args)
+
+
+# -- a rule's options get no gradient: a differentiated one is refused, in both modes ----------
+def _scaled(a, scale=1.0):
+    return a * scale
+
+
+@s2sad.defbprop(_scaled)
+def _bprop_scaled(a, out, dout, scale=1.0):
+    return (dout * scale,)
+
+
+@s2sad.defjvp(_scaled)
+def _jvp_scaled(a, out, da, scale=1.0):
+    return (da * scale,)
+
+
+def _uses_scale_option(x):
+    return np.sum(_scaled(x, scale=x[0]))
+
+
+@pytest.mark.parametrize("transform", [s2sad.grad, s2sad.derivative])
+def test_a_differentiated_keyword_option_is_refused(transform):
+    with pytest.raises(s2sad.TransformError, match="scale= of"):
+        transform(_uses_scale_option)(np.array([1.0, 2.0]))
+
+
+def test_a_keyword_option_of_data_is_fine():
+    def f(x, s):
+        return np.sum(_scaled(x, scale=s))
+    g = s2sad.grad(f)(np.array([1.0, 2.0]), 3.0)
+    np.testing.assert_allclose(g, [3.0, 3.0])
