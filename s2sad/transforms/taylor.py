@@ -26,6 +26,7 @@ forward mode can nest over it.
 """
 
 import math
+import operator
 from typing import Dict, List, Optional
 
 import numpy as np
@@ -35,7 +36,7 @@ from ..rules import taylor_batch as runtime_batch
 from ..errors import TransformError
 from ..ir import analysis
 from . import taylor_batched
-from .taylor_emit import (Emitter, Layout, _number, apply_rule, expand, missing_taylor,
+from .taylor_emit import (Emitter, Layout, _number, _parts, apply_rule, expand, missing_taylor,
                           multilinear_rule, zeros_for)
 
 
@@ -90,7 +91,7 @@ class TaylorTransform:
                 if st not in z:
                     z[st] = self.zero(a, s)
                 c = z[st]
-            out.append(c)
+            out.append(self.T.value(c))
         return out
 
     def record(self, var: str, v: Optional[List]):
@@ -98,6 +99,7 @@ class TaylorTransform:
             v = None
         self.co[var] = v
         for c in v or ():
+            c = getattr(c, "a", c)                      # a Scaled coefficient's atom
             if isinstance(c, ir.Var):
                 self.shape_of.setdefault(c.name, var)
                 if var in self.containers or var in self.tuples:
@@ -151,7 +153,7 @@ class TaylorTransform:
                     if (t is None or t[k] is None) and (i, st) not in zeros:
                         zeros[i, st] = self.zero(v.items[i], k)
                 res.append(self.emit(self.names.fresh(f"{s.target}_t"), ir.Pack(tuple(
-                    zeros[i, st] if t is None or t[k] is None else t[k]
+                    zeros[i, st] if t is None or t[k] is None else self.T.value(t[k])
                     for i, t in enumerate(items)), v.kind)))
             return res
         if isinstance(v, ir.Item):
@@ -160,8 +162,8 @@ class TaylorTransform:
             vv = self.vec(v.value)
             if vv is None:
                 return None
-            return [None if c is None else self.emit(self.names.fresh(f"{c.name}_{v.index}"),
-                                                     ir.Item(c, v.index)) for c in vv]
+            return [self.T.through(lambda b: self.emit(self.names.fresh(f"{b.name}_{v.index}"),
+                                                       ir.Item(b, v.index)), c) for c in vv]
         if isinstance(v, ir.Call):
             if isinstance(v.callee, ir.FnRef):
                 raise TransformError("Taylor mode does not yet differentiate a call of a "
@@ -233,6 +235,9 @@ class TaylorTransform:
         idx = [i for i in idx if i < len(call.args)]
         zeros: Dict[int, ir.Atom] = {}
         res = []
+        act = [i for i in idx if vecs[i] is not None]
+        if prim.fn in (operator.neg, np.negative) and act == [0]:
+            return [self.T.neg(c) for c in vecs[0]]
         for s in range(self.L.size):
             if all(vecs[i] is None or vecs[i][s] is None for i in idx):
                 res.append(None)
@@ -246,12 +251,16 @@ class TaylorTransform:
                         zeros[i, st] = self.zero(call.args[i], s)
                     c = zeros[i, st]
                 args[i] = c
+            factor = 1
+            if len(act) == 1:               # linear in it: its pending factor stays pending
+                factor, args[act[0]] = _parts(args[act[0]])
             if st:
                 flags = [i in idx for i in range(len(args))]
-                res.append(taylor_batched.call(self.T, prim, args, call.args, flags,
-                                               dict(call.kwargs), out, self.L.D))
+                r = taylor_batched.call(self.T, prim, args, call.args, flags,
+                                        dict(call.kwargs), out, self.L.D)
             else:
-                res.append(self.T.call(prim.fn, *args, **dict(call.kwargs)))
+                r = self.T.call(prim.fn, *args, **dict(call.kwargs))
+            res.append(self.T.scale(factor, r))
         return res
 
     # -- control flow --------------------------------------------------------------------
@@ -346,7 +355,8 @@ def taylor_function(func: ir.Function, out, wrt: List[int], directions, weights,
     v = j.vec(r) or [None] * L.size
 
     def scaled(c, k):
-        return j.T.scale(float(math.factorial(k)), c if c is not None else zeros_for(j.T, r))
+        return j.T.value(j.T.scale(float(math.factorial(k)),
+                                   c if c is not None else zeros_for(j.T, r)))
     if mode == "jet":
         ds = [scaled(v[k - 1], k) for k in range(1, K + 1)]
         ret = j.emit(j.names.fresh("jet"), ir.Pack((r, j.emit(j.names.fresh("coefficients"),

@@ -67,12 +67,12 @@ def _kw(prim, args, kwargs) -> Dict:
 
 def lift(T, c, out):
     """A stacked coefficient reshaped to broadcast against out's rank."""
-    return T.call(np.reshape, c, T.call(tb.lift_shape, c, out))
+    return T.through(lambda b: T.call(np.reshape, b, T.call(tb.lift_shape, b, out)), c)
 
 
 def expand(T, c, out):
     """A stacked coefficient broadcast to (D, *out.shape)."""
-    return None if c is None else T.call(np.broadcast_to, c, T.call(tb.full_shape, c, out))
+    return T.through(lambda b: T.call(np.broadcast_to, b, T.call(tb.full_shape, b, out)), c)
 
 
 def zeros(T, a, D):

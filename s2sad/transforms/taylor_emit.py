@@ -37,8 +37,24 @@ def _number(a) -> bool:
         not isinstance(a.value, bool)
 
 
+class Scaled:
+    """c * a for a number c known now, not written yet: a constant factor (a negation, the
+    1/k of a recurrence) travels with the coefficient into the products and sums that use
+    it, where it folds into another factor or a subtraction instead of costing an array
+    pass.  Emitter.value writes it where an atom is needed (once)."""
+    __slots__ = ("c", "a", "done")
+
+    def __init__(self, c, a):
+        self.c, self.a, self.done = c, a, None
+
+
+def _parts(a):
+    return (a.c, a.a) if isinstance(a, Scaled) else (1, a)
+
+
 class Emitter:
-    """The code builder a Taylor rule gets: T.K, arithmetic on atoms where None is zero."""
+    """The code builder a Taylor rule gets: T.K, arithmetic on atoms where None is zero
+    (results may be Scaled: a constant factor pending, see Scaled)."""
 
     def __init__(self, K: int, emit, fresh, D: int = 1):
         self.K, self.D = K, D
@@ -47,41 +63,68 @@ class Emitter:
         self.batched = False        # a rule runs on stacked directions (taylor_batched.py)
         self.src = None             # the user's line being transformed (for refusals)
 
+    def value(self, a):
+        """a as an atom of the code (a pending factor written now, once)."""
+        if not isinstance(a, Scaled):
+            return a
+        if a.done is None:
+            a.done = self.call(operator.neg, a.a) if a.c == -1 else \
+                self.call(operator.mul, ir.Const(a.c), a.a)
+        return a.done
+
     def call(self, fn, *args, **kwargs) -> ir.Var:
         """fn(*args, **kwargs) as one statement of the generated code."""
-        conv = lambda a: a if isinstance(a, (ir.Var, ir.Const)) else ir.Const(a)  # noqa: E731
+        def conv(a):
+            a = self.value(a)
+            return a if isinstance(a, (ir.Var, ir.Const)) else ir.Const(a)
         prim = registry.primitive(fn)
         return self._emit(self._fresh(f"{prim.short}_t"), ir.Call(
             prim, tuple(conv(a) for a in args), tuple((k, conv(v)) for k, v in kwargs.items())))
 
+    def through(self, f, a):
+        """f(a) for f linear in a: the pending factor of a stays pending."""
+        if a is None:
+            return None
+        c, b = _parts(a)
+        return self.scale(c, f(b))
+
     def add(self, a, b):
         if a is None or b is None:
             return b if a is None else a
-        return self.call(operator.add, a, b)
+        (ca, a1), (cb, b1) = _parts(a), _parts(b)
+        if ca == cb:
+            return self.scale(ca, self.call(operator.add, a1, b1))
+        if ca == -cb:
+            return self.scale(ca, self.call(operator.sub, a1, b1))
+        if ca == 1 or cb == 1:          # one product with a number, on the scaled side
+            return self.call(operator.add, self.value(a), self.value(b))
+        return self.scale(ca, self.call(operator.add, a1, self.scale(cb / ca, b1)))
 
     def sub(self, a, b):
-        if b is None:
-            return a
-        return self.neg(b) if a is None else self.call(operator.sub, a, b)
+        return self.add(a, self.neg(b))
 
     def neg(self, a):
-        return None if a is None else self.call(operator.neg, a)
+        return self.scale(-1, a)
 
     def mul(self, a, b):
         if a is None or b is None:
             return None
-        return self.call(operator.mul, a, b)
+        (ca, a1), (cb, b1) = _parts(a), _parts(b)
+        return self.scale(ca * cb, self.call(operator.mul, a1, b1))
 
     def div(self, a, b):
-        return None if a is None else self.call(operator.truediv, a, b)
+        if a is None:
+            return None
+        (ca, a1), (cb, b1) = _parts(a), _parts(b)
+        return self.scale(ca / cb, self.call(operator.truediv, a1, b1))
 
     def scale(self, c, a):
-        """c * a for a number c known now: nothing for 0, a itself for 1."""
+        """c * a for a number c known now: nothing for 0, a itself for 1 (pending)."""
         if a is None or c == 0:
             return None
-        if c == 1:
-            return a
-        return self.neg(a) if c == -1 else self.call(operator.mul, ir.Const(c), a)
+        c0, b = _parts(a)
+        c = c * c0
+        return b if c == 1 else Scaled(c, b)
 
     def total(self, terms):
         """The sum of the terms that are not None (None if none is)."""
@@ -125,8 +168,8 @@ def collapse(T: Emitter, y, weights):
     if len(weights) == 1:
         return T.scale(weights[0], y)
     if len(set(weights)) == 1:
-        return T.scale(weights[0], T.call(np.sum, y, axis=0))
-    return T.total(T.scale(w, T.call(operator.getitem, y, ir.Const(d)))
+        return T.scale(weights[0], T.through(lambda b: T.call(np.sum, b, axis=0), y))
+    return T.total(T.scale(w, T.through(lambda b: T.call(operator.getitem, b, ir.Const(d)), y))
                    for d, w in enumerate(weights) if w != 0)
 
 
@@ -171,18 +214,19 @@ def multilinear_rule(prim, idx):
                 if sum(orders) != k:
                     continue
                 args = list(primals)
+                factor = 1                  # pending factors: linear in each argument
                 for i, o in zip(act, orders):
-                    args[i] = lists[i][o]
+                    factor, args[i] = factor * _parts(lists[i][o])[0], _parts(lists[i][o])[1]
                 if any(a is None for a in args):
                     continue
                 if T.batched and not prim.elementwise:
                     flags = [False] * len(args)
                     for i, o in zip(act, orders):
                         flags[i] = o > 0
-                    terms.append(taylor_batched.call(T, prim, args, primals, flags, kw, out,
-                                                     T.D))
+                    term = taylor_batched.call(T, prim, args, primals, flags, kw, out, T.D)
                 else:
-                    terms.append(T.call(prim.fn, *args, **kw))
+                    term = T.call(prim.fn, *args, **kw)
+                terms.append(T.scale(factor, term))
             ys.append(T.total(terms))
         return ys
     rule.__qualname__ = f"taylor_multilinear_{prim.short}"
@@ -208,4 +252,4 @@ def zeros_for(T: Emitter, atom):
 
 def expand(T: Emitter, c, out):
     """c broadcast to out's shape: a coefficient always has its primal's shape."""
-    return None if c is None else T.call(runtime.expand_like, c, out)
+    return T.through(lambda b: T.call(runtime.expand_like, b, out), c)
