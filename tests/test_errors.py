@@ -88,7 +88,7 @@ def uses_returned_function(x):   # MARK
 
 def uses_function_in_tuple(x):
     fs = (lambda t: t, np.sin)    # MARK  # noqa: E731
-    return x
+    return x if fs else -x        # a tuple of functions used as a value (only calls are read)
 
 
 def uses_recursive_closure(x):
