@@ -88,9 +88,13 @@ class _Rewriter:
             return True, node.value
         if isinstance(node, gast.Name) and node.id not in scope.locals:
             try:
-                return True, self.world.lookup(node.id)[1]
+                kind, value = self.world.lookup(node.id)
             except KeyError:
                 return False, None
+            if kind in ("global", "cell"):      # the code assumes it: guarded
+                where = self.world.cells[node.id] if kind == "cell" else self.world.globals
+                self.parsed.guards.append((kind, where, node.id, value))
+            return True, value
         if isinstance(node, gast.Attribute):
             ok, base = self.static(node.value, scope)
             if ok and isinstance(base, types.ModuleType) and hasattr(base, node.attr):
