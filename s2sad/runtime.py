@@ -346,6 +346,21 @@ def tape_pop(tape):
     return tape.rest, tape.top
 
 
+def option_value(v, keyword, function):
+    """v, the keyword argument `keyword` of `function`, which its rule takes as an option
+    (no gradient): a number or array of floats there depends on a differentiated input,
+    and is refused rather than given a zero derivative."""
+    if isinstance(v, (float, complex)) or getattr(getattr(v, "dtype", None), "kind", "") \
+            in ("f", "c"):
+        from .errors import DerivativeError
+        raise DerivativeError(
+            f"the keyword argument {keyword}= of {function} depends on a differentiated "
+            "input, and its rule takes it as an option, without a derivative",
+            hint="Pass it positionally if the function's rule takes it as an input, or "
+            "compute it from data that is not differentiated.")
+    return v
+
+
 def ones_like(x):
     """np.ones_like(x), the sensitivity of a result x: a NumPy scalar's 1 of its type, and
     a Python float's 1.0, without making an array (np.ones_like takes microseconds)."""

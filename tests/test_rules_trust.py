@@ -238,10 +238,24 @@ def _uses_scale_option(x):
     return np.sum(_scaled(x, scale=x[0]))
 
 
-@pytest.mark.parametrize("transform", [s2sad.grad, s2sad.derivative])
-def test_a_differentiated_keyword_option_is_refused(transform):
+def test_a_differentiated_keyword_option_is_refused():
+    # reverse mode: at run time, where the option turns out to be a float
+    with pytest.raises(s2sad.DerivativeError, match="scale= of") as info:
+        s2sad.grad(_uses_scale_option)(np.array([1.0, 2.0]))
+    assert "test_rules_trust.py" in str(info.value)
+    # forward mode: at transform time
     with pytest.raises(s2sad.TransformError, match="scale= of"):
-        transform(_uses_scale_option)(np.array([1.0, 2.0]))
+        s2sad.derivative(_uses_scale_option)(np.array([1.0, 2.0]))
+
+
+def test_an_integer_option_from_a_parameter_is_not_refused():
+    def f(x, axis):
+        return np.sum(np.cumsum(x, axis=axis) ** 2)
+    x = np.arange(6.0).reshape(2, 3)
+    src = s2sad.source(s2sad.grad_all(f))        # every parameter taken as differentiable
+    assert "option_value(axis" in src
+    check_grads(f, (x, 1), order=2)
+    np.testing.assert_allclose(s2sad.grad_all(f)(x, 1)[0], s2sad.grad(f)(x, 1))
 
 
 def test_a_keyword_option_of_data_is_fine():

@@ -478,3 +478,16 @@ def test_integer_power_zero_at_zero_has_derivative_zero():
     both(polynomial, (0.7,))
     # a float exponent keeps the exact formula: d2/dx dy x ** y at y = 0 is 1 / x
     assert grad(grad(power, wrt=1), wrt=0)(2.0, 0.0) == pytest.approx(0.5)
+
+
+def test_a_list_bound_to_another_name_in_a_loop_then_appended_to_is_refused():
+    # c = items; items.append(...): Python's c is the same list, which s2sad's functional
+    # lists cannot follow after the loop (the gradient lost the last item): refused
+    def f(x):
+        items = [x[0]]
+        for a in x:
+            c = items
+            items.append(2 * a)
+        return np.sum(np.stack(c))
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="items"):
+        s2sad.grad(f)(np.array([1.0, 2.0, 3.0]))

@@ -163,7 +163,7 @@ def bprop_astype(x, dtype, out, dout):
 defnondiff(dtype_of, ones_like_tree, ones_like_single, loop_length, zeros_like_tree, tape_new, range, np.ones_like, np.zeros_like, np.shape, np.ndim, np.size, len,
            np.result_type, slice, np.empty_like)
 # a loop's tape keeps a stand-in for an array whose backward pass reads only its shape
-defnondiff(runtime.shape_like, runtime.ones_like)
+defnondiff(runtime.shape_like, runtime.ones_like, runtime.option_value)
 registry.defshape(runtime.ones_like, 0)
 
 # zip and enumerate are primitives without rules: a `for` loop over them (nested in any

@@ -136,7 +136,10 @@ def _after_loop(func, order, index, loop, stmt, group, holds, name, loc):
         before.update(ir.targets(s))
     # the names this loop carries, and the versions of `name` that each loop around it
     # carries, name the updated value after it; any other name bound before is stale
-    before -= {c for c, _, _ in loop.carried} | set(ir.targets(loop))
+    # (only the versions of `name` itself: another carried name bound to the list, `c =
+    # items` in the body, still holds the value from before the update after the loop)
+    before -= {c for c, _, _ in loop.carried if func.base.get(c, c) == name}
+    before -= {c for c in ir.targets(loop) if func.base.get(c, c) == name}
     for L in [s for s in ir.walk(func.body) if isinstance(s, ir.Loop) and
               any(b is loop for b in ir.walk(s.body))]:
         before -= {c for c in ir.targets(L) if func.base.get(c, c) == name}

@@ -72,6 +72,35 @@ class KTransform:
         """Split recursive calls into their fwd/bwd pairs, then find the active names."""
         self.calls.split_calls(self.f.body)
         self.active = analysis.active(self.f, self.wrt)
+        self.guard_options(self.f.body)
+
+    def guard_options(self, stmts):
+        """A keyword argument is an option of the rule (axis=, ord=), which gets no
+        gradient: where it may depend on a differentiated input, the call reads it
+        through runtime.option_value, which refuses a float there at run time (an int
+        axis passes; a float would get a silently zero gradient)."""
+        i = 0
+        while i < len(stmts):
+            s = stmts[i]
+            for block in (s.blocks() if isinstance(s, (ir.If, ir.Loop)) else ()):
+                self.guard_options(block)
+            call = s.value if isinstance(s, ir.Assign) else None
+            if isinstance(call, ir.Call) and isinstance(call.callee, registry.Primitive) and \
+                    any(isinstance(a, ir.Var) and a.name in self.active for _, a in call.kwargs):
+                guards, kwargs = [], []
+                for k, a in call.kwargs:
+                    if isinstance(a, ir.Var) and a.name in self.active:
+                        g = self.names.fresh(a.name)
+                        self.temps.add(g)
+                        guards.append(ir.Assign(g, ir.Call(
+                            registry.primitive(runtime.option_value),
+                            (a, ir.Const(k), ir.Const(call.callee.name))), s.src))
+                        a = ir.Var(g)
+                    kwargs.append((k, a))
+                s.value = ir.Call(call.callee, call.args, tuple(kwargs))
+                stmts[i:i] = guards
+                i += len(guards)
+            i += 1
 
     # -- emitting --------------------------------------------------------------------
     def emit(self, target, value, src, temp=True) -> ir.Var:
@@ -207,16 +236,7 @@ class KTransform:
     def refuse_active_index(self, s: ir.Assign, call: ir.Call):
         """An index gets no gradient from the rules, right for integers, slices and
         masks: refused where it depends on a differentiated input and the object
-        indexed computes with it (registry.data_index).  A keyword argument is an
-        option of the rule, which gets no gradient either: refused where it depends on
-        a differentiated input (its gradient would be silently zero)."""
-        for k, a in call.kwargs:
-            if isinstance(a, ir.Var) and a.name in self.active:
-                raise TransformError(
-                    f"the keyword argument {k}= of {call.callee.name} depends on a "
-                    "differentiated input, and s2sad differentiates only the arguments its "
-                    "rule takes as inputs", s.src, "Pass it positionally, or compute it "
-                    "from data that is not differentiated.")
+        indexed computes with it (registry.data_index)."""
         for i in call.callee.index_args:
             a = call.args[i] if i < len(call.args) else None
             if isinstance(a, ir.Var) and a.name in self.active and \
