@@ -491,3 +491,15 @@ def test_a_list_bound_to_another_name_in_a_loop_then_appended_to_is_refused():
         return np.sum(np.stack(c))
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="items"):
         s2sad.grad(f)(np.array([1.0, 2.0, 3.0]))
+
+
+def test_a_parameter_named_like_the_array_module_is_refused():
+    # generated code calls xp.sin: a parameter xp would shadow it
+    def f(x, xp):
+        return np.sum(np.sin(x) * xp)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="parameter named `xp`"):
+        s2sad.grad(f)(np.ones(2), np.ones(2))
+
+    def g(x, input, sum):      # other builtins' names are fine
+        return np.sum(np.sin(x) * input) + sum
+    check_grads(g, (np.ones(2), np.ones(2), 1.0), order=2)

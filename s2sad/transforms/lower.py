@@ -48,7 +48,7 @@ from . import lower_builtins, lower_comprehension, lower_effects
 from .inplace import check_inplace
 from .lower_control import RUNTIME_FUNCTION, Closure, Control, bind_arguments, function_body
 from .lowered import Output
-from .names import Names, all_identifiers, hint_for
+from .names import BUILTINS, Names, all_identifiers, hint_for
 from .resolve import ATTRIBUTES, METHODS, VARARG_METHODS
 
 BINOPS = {
@@ -191,6 +191,12 @@ class Lowering:
         if self.top:
             params = [p.id for p in a.posonlyargs + a.args]
             for p in params + [p.id for p in a.kwonlyargs]:
+                if p in self.names.reserved_only and p not in BUILTINS or \
+                        p in ("len", "range", "slice"):
+                    what = "the array module" if p == "xp" else "a function it calls"
+                    raise UnsupportedSyntaxError(
+                        f"a parameter named `{p}`", self.parsed.location(root),
+                        f"The generated code uses `{p}` for {what}: rename the parameter.")
                 self.env[p] = ir.Var(p)
                 self.out.assigned.add(p)
             spec = self.parsed.spec or ""
@@ -580,8 +586,6 @@ def _defaults(parsed) -> Dict[str, Any]:
     """The default values of the function's parameters, by name."""
     fn, a = parsed.fn, parsed.node.args
     defaults = {}
-    if parsed.filename.startswith("<s2sad: "):
-        fn = None                   # a wrapper around a primitive: its options are not parameters
     if fn is not None and getattr(fn, "__defaults__", None):
         pos = [p.id for p in a.posonlyargs + a.args]
         for p, d in zip(pos[len(pos) - len(fn.__defaults__):], fn.__defaults__):
