@@ -115,6 +115,42 @@ def orders_table(params, xi, yi, orders, repeats):
     return lines
 
 
+def mixed_table(params, xi, yi, repeats):
+    """w_xxyy and w_xxy: Taylor over Taylor (what derivative(wrt=(1, 2), order=(a, b)) does
+    in 2-D) against the exact interpolation directions stacked in one pass."""
+    from s2sad.transformed import Transformed
+    from s2sad.transforms import taylor_directions
+    from s2sad.transforms.taylor import Seeds
+    lines = ["| d^(a+b) w / dx^a dy^b | Taylor over Taylor: value | gradient | "
+             "interpolation (stacked): value | gradient |", "|---|---|---|---|---|"]
+    for orders in ((2, 2), (2, 1)):
+        dirs, weights = taylor_directions.mixed(orders)
+        interp = Transformed(plate.w, "derivative", Seeds("sum", (1, 2), sum(orders), dirs,
+                                                         weights, f"interp{orders}"))
+        tot = s2sad.derivative(plate.w, wrt=(1, 2), order=orders)
+        row = []
+        for f in (tot, interp):
+            step = _mean_square(f)
+            row += [fmt(timed(lambda: f(params, xi, yi), repeats)),
+                    fmt(timed(lambda: step(params, xi, yi), repeats))]
+        lines.append(f"| {orders} ({len(dirs)} directions) | " + " | ".join(row) + " |")
+    return lines
+
+
+MIXED = None
+
+
+def mixed_loss(params, x, y):
+    return np.mean(MIXED(params, x, y) ** 2)
+
+
+def _mean_square(f):
+    """value_and_grad of mixed_loss with MIXED = f (s2sad sees the global change)."""
+    global MIXED
+    MIXED = f
+    return s2sad.value_and_grad(mixed_loss)
+
+
 def fmt(t):
     return f"{t[0]:.2f} ({t[1]:.2f}-{t[2]:.2f})"
 
@@ -144,6 +180,8 @@ def main(argv=None):
               f"{j[1]:.2f} | - |\n\n{j[2]}")
     print(f"\nw itself: {fmt(timed(lambda: plate.w(params, xi, yi), args.repeats))}\n")
     print("\n".join(orders_table(params, xi, yi, args.orders, args.repeats)))
+    print()
+    print("\n".join(mixed_table(params, xi, yi, args.repeats)))
 
 
 if __name__ == "__main__":

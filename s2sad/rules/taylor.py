@@ -14,6 +14,7 @@ import operator
 
 import numpy as np
 
+from .. import ir
 from ..registry import deftaylor
 from . import taylor_batch  # noqa: F401  (the stacked directions' shape helpers)
 
@@ -207,3 +208,33 @@ def taylor_pow(T, x, y, out):
         b = T.total(T.scale(k - i, T.mul(x[i], z[k - i])) for i in range(1, k))
         z.append(T.div(T.sub(T.mul(y[0], a), b), T.scale(float(k), x[0])))
     return z
+
+
+def _log_base(scale):
+    def rule(T, x, out):
+        # log_b x = log x / log b: log's recurrence (it never reads y_0), scaled
+        return [out] + [T.scale(scale, c) for c in _log(T, x, out, x[0])[1:]]
+    return rule
+
+
+deftaylor(np.log10)(_log_base(1 / np.log(10.0)))
+deftaylor(np.log2)(_log_base(1 / np.log(2.0)))
+
+
+def _arcsin_series(T, x, out):
+    # y' = x' g with g = (1 - x^2)^(-1/2), g's series by the power recurrence
+    u = [T.call(operator.sub, 1.0, T.mul(x[0], x[0]))] + \
+        [T.neg(T.cauchy(x, x, k)) for k in range(1, T.K + 1)]
+    g = taylor_pow(T, u, [ir.Const(-0.5)] + [None] * T.K, T.call(np.power, u[0], -0.5))
+    return [out] + [T.weighted(x, g, k) for k in range(1, T.K + 1)]
+
+
+@deftaylor(np.arcsin)
+def taylor_arcsin(T, x, out):
+    return _arcsin_series(T, x, out)
+
+
+@deftaylor(np.arccos)
+def taylor_arccos(T, x, out):
+    # arccos = pi/2 - arcsin
+    return [out] + [T.neg(c) for c in _arcsin_series(T, x, out)[1:]]

@@ -28,6 +28,11 @@ def full_shape(c, ref):
     return np.shape(c)[:1] + np.shape(ref)
 
 
+def stacked_shape(d, ref):
+    """(d, *ref.shape): the shape of a stacked coefficient of ref for d directions."""
+    return (d,) + np.shape(ref)
+
+
 def batch_shape(d, shape):
     """(d, *shape) for a shape given as NumPy takes it (an int or a tuple)."""
     return (d,) + (tuple(shape) if np.ndim(shape) else (shape,))
@@ -48,14 +53,17 @@ def reversed_axes(c):
     return (0,) + tuple(range(np.ndim(c) - 1, 0, -1))
 
 
-def matmul_shape(c, p, q, lhs, dot=False):
+def matmul_shape(c, p, q, lhs, dot=False, alone=False):
     """The shape for c, the stacked coefficient of matmul's operand p (the other is q), that
     broadcasts the directions right: a vector gets its matrix axis, and the batch axes of
-    the two operands are aligned.  dot: np.dot, which is matmul up to 2-D only."""
+    the two operands are aligned.  dot: np.dot, which is matmul up to 2-D only.  alone: q
+    is not stacked; a left operand times a matrix is then one 2-D product, rows (D*N, H)."""
     if dot and not (1 <= np.ndim(p) <= 2 and 1 <= np.ndim(q) <= 2):
         raise DerivativeError("Taylor mode with several directions takes np.dot of vectors "
                               "and matrices only; use np.matmul (@) or np.einsum")
     core = np.shape(p)
+    if lhs and alone and np.ndim(q) == 2 and len(core) >= 1:
+        return (-1, core[-1])
     if len(core) == 1:
         core = (1,) + core if lhs else core + (1,)
     n = max(len(core), np.ndim(q), 2)
@@ -79,5 +87,5 @@ def seed_directions(x, column):
     return xp.reshape(col, (len(column),) + (1,) * np.ndim(x)) * xp.ones_like(x)
 
 
-defnondiff(lift_shape, full_shape, batch_shape, batch_index, batch_axes, reversed_axes,
+defnondiff(lift_shape, full_shape, stacked_shape, batch_shape, batch_index, batch_axes, reversed_axes,
            matmul_shape, batched_zeros, seed_directions)

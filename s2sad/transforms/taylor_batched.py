@@ -116,7 +116,7 @@ def call(T, prim, args, primals, flags, kwargs, out, D):
     if fn is operator.getitem:
         return T.call(operator.getitem, args[0], _batched(T, tb.batch_index, args[1]))
     if fn in (operator.matmul, np.matmul, np.dot):
-        return _matmul(T, args, primals, flags, out, fn is np.dot)
+        return _matmul(T, args, primals, flags, out, fn is np.dot, D)
     if fn is np.einsum:
         return _einsum(T, prim, args, flags, kwargs)
     raise refuse(T, prim)
@@ -151,17 +151,17 @@ def _axis_call(T, prim, args, kwargs, D):
     return T.call(prim.fn, *args, **kwargs)
 
 
-def _matmul(T, args, primals, flags, out, dot):
+def _matmul(T, args, primals, flags, out, dot, D):
     a, b = args[:2]
     pa, pb = primals[:2]
     if flags[0]:
         a = T.call(np.reshape, a, T.call(tb.matmul_shape, a, pa, pb, ir.Const(True),
-                                         ir.Const(dot)))
+                                         ir.Const(dot), ir.Const(not flags[1])))
     if flags[1]:
         b = T.call(np.reshape, b, T.call(tb.matmul_shape, b, pb, pa, ir.Const(False),
                                          ir.Const(dot)))
     r = T.call(np.matmul, a, b)
-    return T.call(np.reshape, r, T.call(tb.full_shape, r, out))
+    return T.call(np.reshape, r, T.call(tb.stacked_shape, ir.Const(D), out))
 
 
 def _einsum(T, prim, args, flags, kwargs):
