@@ -1,6 +1,6 @@
 """Speed of the Kirchhoff-plate PINN (examples/plate.py): s2sad against NumPy, PyTorch and JAX.
 
-Run: python benchmarks/plate.py [--points 1000] [--repeats 5] [--modes forward,reverse]
+Run: python benchmarks/plate.py [--points 1000] [--repeats 5] [--modes taylor,forward,reverse]
 
 For one batch of points (the example's: --points interior points, 50 on each
 pair of edges) and the example's 2-32-64-32-1 SiLU network in float64, it
@@ -11,7 +11,7 @@ times side by side in one run, best of --repeats:
 * one training step: the loss and its gradient with respect to every weight,
   and the Adam update;
 
-for s2sad (each derivative mode: nested s2sad.derivative, nested s2sad.grad),
+for s2sad (each derivative mode: Taylor mode, nested s2sad.derivative, nested s2sad.grad),
 PyTorch eager (nested torch.autograd.grad(create_graph=True), torch.optim.Adam)
 and JAX (nested jax.jvp under vmap, compiled with jax.jit), when they are
 installed. Everything runs on one thread: the thread variables are set before
@@ -66,6 +66,13 @@ def first_call(fn):
     t = time.perf_counter()
     out = fn()
     return out, time.perf_counter() - t
+
+
+def available_modes():
+    """The example's derivative modes that this version of s2sad has."""
+    modes = ["taylor"] if hasattr(s2sad, "taylor") else []
+    modes += ["forward"] if hasattr(s2sad, "derivative") else []
+    return modes + ["reverse"]
 
 
 # -- s2sad -----------------------------------------------------------------------------------
@@ -224,8 +231,9 @@ def main(argv=None):
     p.add_argument("--points", type=int, default=1000, help="interior points (default 1000)")
     p.add_argument("--edge-points", type=int, default=50)
     p.add_argument("--repeats", type=int, default=7, help="best of this many (default 7)")
-    p.add_argument("--modes", default="forward,reverse" if hasattr(s2sad, "derivative")
-                   else "reverse", help="s2sad derivative modes to time (default: all)")
+    p.add_argument("--modes", default=",".join(available_modes()),
+                   help="s2sad derivative modes to time (default: all this s2sad has, "
+                        "%(default)s)")
     p.add_argument("--sizes", default="2,32,64,32,1")
     p.add_argument("--no-torch", action="store_true")
     p.add_argument("--no-jax", action="store_true")
