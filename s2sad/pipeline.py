@@ -147,8 +147,6 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Ar
     module.origin = inner.origin if inner else f"from {_where(parsed)}"
     fnobj = parsed.fn
     defaults = getattr(fnobj, "__defaults__", None) if hasattr(fnobj, "__code__") else None
-    if parsed.filename.startswith("<s2sad: "):
-        defaults = None             # a wrapper s2sad wrote around a primitive: no defaults
     module.defaults = defaults or ()
     if kind == "jvp" and module.defaults:
         module.defaults = tuple(module.defaults) + (None,) * n     # the tangents

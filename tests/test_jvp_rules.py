@@ -8,6 +8,7 @@ over forward and reverse over forward, and checked the same way.
 
 import functools
 import importlib
+import inspect
 import pkgutil
 import zlib
 
@@ -15,7 +16,9 @@ import numpy as np
 import pytest
 
 from s2sad import registry
+from s2sad.calls import positional_params
 from s2sad.transformed import Transformed
+from s2sad.transforms import parse
 from s2sad.check import check_grads, check_jvp
 
 import tables
@@ -29,6 +32,24 @@ CASES = [(row, label, make) for row in ROWS for label, make in row.cases()]
 
 def _call(fn, kwargs):
     return functools.partial(fn, **kwargs) if kwargs else fn
+
+
+def _with_defaults(f, args):
+    """(f, args) for the jvp code of f taken as a function of (*args, *tangents).  That code
+    takes its tangents after every positional parameter, so the parameters after args that
+    the row leaves at their defaults (a lambda's ``mode="same"``, a primitive's
+    ``axis=None``) are passed too: a lambda's by position, a primitive's fixed by name, as a
+    functools.partial (the wrapper s2sad writes around a primitive has its rule's inputs)."""
+    base = getattr(f, "func", f)
+    if registry.lookup(registry.canonical(base)) is None:
+        sig = inspect.signature(f).parameters
+        return f, list(args) + [sig[p].default for p in positional_params(f)[len(args):]]
+    sig = inspect.signature(parse.parse(f).fn).parameters
+    rest = list(sig)[len(args):]
+    if not rest:
+        return f, list(args)
+    fixed = dict(getattr(f, "keywords", {}), **{p: sig[p].default for p in rest})
+    return functools.partial(base, **fixed), list(args)
 
 
 @pytest.mark.parametrize("row,label,make", CASES, ids=[c[1] for c in CASES])
@@ -46,8 +67,9 @@ def test_forward_rule(row, label, make):
                 for a in args]
     if any(t is None for t in tangents):
         return
+    f, primals = _with_defaults(f, args)
     j = Transformed(f, "jvp")
-    both = list(args) + tangents
+    both = primals + tangents + [None] * (len(primals) - len(args))
     check_jvp(j, both, seed=1, rtol=1e-5)
     check_grads(j, both, order=1, seed=2)
 

@@ -16,6 +16,7 @@ import ast
 import builtins
 import collections
 import functools
+import inspect
 import linecache
 import threading
 from dataclasses import dataclass, field
@@ -121,27 +122,47 @@ def _find_node(tree, code):
     return None
 
 
-def _synthesize(prim, name: str, inputs: List[str], keywords: Dict[str, Any]) -> Parsed:
-    """A small source function that calls a primitive directly: ``def tanh(x): return np.tanh(x)``."""
+def _synthesize(prim, name: str, keywords: Dict[str, Any], spec=None) -> Parsed:
+    """A small source function that calls a primitive directly: ``def tanh(x): return np.tanh(x)``.
+
+    Its parameters are the rule's inputs less the keywords a functools.partial fixes, with
+    the primitive's own defaults (``diff(a, n=1, axis=-1, prepend=None, append=None)``).
+    An input the call leaves out (spec '-') is left out of the primitive's call too, so it
+    binds as ``np.diff(a)`` written by hand does; inputs after a gap are passed by name.
+    """
     import numpy
+    pairs = _primitive_inputs(prim, keywords)
+    params = [p for _, p in pairs if p is not None]
+    passed = dict(zip(params, spec or ""))
+    args, gap = [], False
+    for rname, p in pairs:
+        if p is None or passed.get(p) == "-":
+            gap = True
+        else:
+            args.append(f"{rname}={p}" if gap else p)
     kw = "".join(f", {k}={k}_" for k in keywords)
     call = f"np.{prim.name}" if prim.printing == registry.NUMPY else name
-    text = f"def {name}({', '.join(inputs)}):\n    return {call}({', '.join(inputs)}{kw})\n"
+    text = f"def {name}({', '.join(params)}):\n    return {call}({', '.join(args)}{kw})\n"
     filename = f"<s2sad: {name}>"
     lines = text.splitlines(True)
     linecache.cache[filename] = (len(text), None, lines, filename)
-    fn = prim.fn
-    g = {"np": numpy, name: fn, **{f"{k}_": v for k, v in keywords.items()}}
+    g = {"np": numpy, name: prim.fn, **{f"{k}_": v for k, v in keywords.items()}}
+    made: Dict[str, Any] = {}
+    exec(compile(text, filename, "exec"), dict(g), made)
+    fn = made[name]             # the wrapper as a function: its defaults are the primitive's
+    fn.__defaults__ = _input_defaults(prim, pairs) or None
     node = gast.ast_to_gast(ast.parse(text).body[0])
     return Parsed(node, name, filename, lines, World(g), fn)
 
 
-def _primitive_inputs(prim, fixed=()) -> List[str]:
+def _primitive_inputs(prim, fixed=()) -> List[tuple]:
+    """(the rule's name, the wrapper's parameter) for each input; the parameter is None for
+    one that a functools.partial fixes."""
     rule = prim.bprop or prim.jvp
     if prim.varargs:
         rule = None
     if rule is not None:
-        names = [n for n in rule.inputs if n not in fixed]
+        names = list(rule.inputs)
     elif getattr(prim.fn, "nin", None):
         names = ["x", "y", "z"][:prim.fn.nin]
     else:
@@ -149,7 +170,25 @@ def _primitive_inputs(prim, fixed=()) -> List[str]:
             f"{prim.name} takes a variable number of inputs, so s2sad cannot differentiate "
             "it directly", hint=f"Wrap the call in a function, e.g. "
             f"grad(lambda a, b: np.{prim.name}(..., a, b)).")
-    return [n if n.isidentifier() else f"x{i}" for i, n in enumerate(names)]
+    return [(n, None if n in fixed else n if n.isidentifier() else f"x{i}")
+            for i, n in enumerate(names)]
+
+
+def _input_defaults(prim, pairs) -> tuple:
+    """The primitive's defaults for the wrapper's last parameters (those after the last one
+    without a default; NumPy's "no value" counts as none)."""
+    sig = prim.signature
+    out = []
+    for rname, p in pairs:
+        if p is None:
+            continue
+        param = sig.parameters.get(rname) if sig is not None else None
+        d = param.default if param is not None else inspect.Parameter.empty
+        if d is inspect.Parameter.empty or repr(d) == "<no value>":
+            out = []
+        else:
+            out.append(d)
+    return tuple(out)
 
 
 def parse(fn, spec=None) -> Parsed:
@@ -163,15 +202,14 @@ def parse(fn, spec=None) -> Parsed:
     if isinstance(fn, functools.partial) and not fn.args:
         prim = registry.lookup(registry.canonical(fn.func))
         if prim is not None:
-            return _synthesize(prim, prim.short, _primitive_inputs(prim, fn.keywords),
-                               dict(fn.keywords))
+            return _synthesize(prim, prim.short, dict(fn.keywords), spec)
     prim = registry.lookup(registry.canonical(fn))
     if prim is not None and not (prim.bprop or prim.bprop_factory or prim.nondiff) \
             and not hasattr(fn, "__code__"):
         raise registry.missing_rule(fn)
     if prim is not None and (prim.bprop or prim.bprop_factory or prim.nondiff
                              or not hasattr(fn, "__code__")):
-        return _synthesize(prim, prim.short, _primitive_inputs(prim), {})
+        return _synthesize(prim, prim.short, {}, spec)
     code = getattr(fn, "__code__", None)
     if code is None:
         if callable(fn) and hasattr(fn, "__call__") and hasattr(fn.__call__, "__code__"):

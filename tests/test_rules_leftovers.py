@@ -1,0 +1,104 @@
+"""Issue 13's leftovers: a primitive differentiated directly keeps its own defaults
+(np.diff, np.average, np.trapezoid, scipy.special.logsumexp, functools.partial of them),
+and a table row whose function has a parameter with a default runs through the forward
+harness.  Each is checked against central finite differences at orders 1 and 2, reverse
+and forward mode (s2sad.check), and against NumPy's own value where a number is known.
+"""
+
+import functools
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad.check import check_grads, check_jvp
+from s2sad.transformed import Transformed
+
+try:
+    import scipy.special as ss
+except ImportError:             # pragma: no cover - SciPy is optional
+    ss = None
+
+
+def _both_modes(f, args, order=2):
+    check_grads(f, args, order=order)
+    check_jvp(f, args)
+
+
+# -- a primitive called directly: its own signature's defaults apply ---------------------
+
+@pytest.mark.parametrize("fn", [np.diff, np.average, np.trapezoid, np.tanh],
+                         ids=lambda f: f.__name__)
+def test_grad_of_a_primitive_with_defaults(fn):
+    x = np.random.default_rng(0).standard_normal(6)
+    _both_modes(fn, (x,))
+    _both_modes(s2sad.grad(fn), (x,), order=1)      # the generated code, transformed again
+
+
+def test_grad_of_diff_is_the_ends():
+    x = np.random.default_rng(1).standard_normal(5)
+    # sum(diff(x)) = x[-1] - x[0]
+    np.testing.assert_allclose(s2sad.grad(np.diff)(x), [-1, 0, 0, 0, 1])
+
+
+@pytest.mark.parametrize("fn,ref", [
+    (functools.partial(np.average, axis=0), lambda x: np.ones_like(x) / len(x)),
+    (functools.partial(np.average, axis=1), lambda x: np.ones_like(x) / x.shape[1]),
+    (functools.partial(np.trapezoid, dx=0.5), None),
+    (functools.partial(np.diff, axis=0), None),
+    (functools.partial(np.diff, n=2), None),
+], ids=["average-axis0", "average-axis1", "trapezoid-dx", "diff-axis0", "diff-n2"])
+def test_partial_of_a_primitive(fn, ref):
+    x = np.random.default_rng(2).standard_normal((4, 3))
+    _both_modes(fn, (x,))
+    if ref is not None:
+        np.testing.assert_allclose(s2sad.grad(fn)(x), ref(x))
+
+
+def test_partial_fixing_an_input_passes_the_rest_by_name():
+    # average(a, axis, weights) with axis fixed: weights goes by name after it
+    a, w = np.random.default_rng(3).standard_normal((2, 4, 3))
+    w = np.abs(w) + 0.5
+    f = functools.partial(np.average, axis=0)
+
+    def ref(a, w):
+        return np.average(a, axis=0, weights=w)
+    check_grads(ref, (a, w), order=2)
+    got = s2sad.grad_all(f)(a, weights=w)
+    want = s2sad.grad_all(ref)(a, w)
+    for x, y in zip(got, want):
+        np.testing.assert_allclose(x, y, rtol=1e-12)
+
+
+def test_a_later_input_passed_by_keyword():
+    y = np.random.default_rng(4).standard_normal(5)
+    g, gdx = s2sad.grad(np.trapezoid, wrt=(0, 2))(y, None, 0.5)
+    np.testing.assert_allclose(g, 0.5 * np.array([0.5, 1, 1, 1, 0.5]))
+    np.testing.assert_allclose(gdx, np.trapezoid(y))      # trapezoid(y, dx) = dx * T(y)
+    np.testing.assert_allclose(s2sad.grad(np.trapezoid)(y, dx=0.5), g)
+    check_grads(lambda y, dx: np.trapezoid(y, dx=dx), (y, 0.5), order=2)
+
+
+@pytest.mark.skipif(ss is None, reason="needs SciPy")
+def test_logsumexp_directly():
+    x = np.random.default_rng(5).standard_normal((3, 4))
+    _both_modes(ss.logsumexp, (x,))
+    np.testing.assert_allclose(s2sad.grad(ss.logsumexp)(x), np.exp(x - ss.logsumexp(x)))
+    _both_modes(functools.partial(ss.logsumexp, axis=1), (x,))
+
+
+# -- the forward harness: a parameter with a default ----------------------------------
+
+@pytest.mark.parametrize("f", [
+    lambda x, mode="same": np.sum(np.convolve(x, x[::-1], mode=mode)),
+    lambda x, axis=None: np.sum(np.sin(x) * x, axis=axis),
+], ids=["mode", "axis"])
+def test_jvp_code_of_a_function_with_a_default(f):
+    rng = np.random.default_rng(6)
+    x, dx = rng.standard_normal((2, 5))
+    _both_modes(f, (x,))
+    # the jvp code takes its tangents after every positional parameter, the default too
+    j = Transformed(f, "jvp")
+    default = f.__defaults__[0]
+    check_jvp(j, [x, default, dx, None], seed=1, rtol=1e-5)
+    check_grads(j, [x, default, dx, None], order=1, seed=2)
