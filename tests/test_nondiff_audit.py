@@ -33,6 +33,7 @@ from s2sad.rules import helpers as H
 from s2sad.rules import linalg as L
 from s2sad.rules import reductions as R
 from s2sad.rules import shape as S
+from s2sad.rules import arrange as A_, averages as AV, signal as SG, taylor_batch as TB
 
 
 @dataclass
@@ -60,6 +61,10 @@ def _sorted(rng):
     return np.sort(rng.normal(size=5))
 
 
+def _conds(rng):
+    return [rng.normal(size=(3, 2)) > 0, rng.normal(size=(2,)) > 0.5]
+
+
 # (function, or "module:name" for one that may not exist, Entry)
 TABLE = [
     # -- comparisons and logic: booleans
@@ -84,6 +89,11 @@ TABLE = [
     (len, Entry("int", args(X))),
     (np.ndim, Entry("int", args(X))),
     (np.size, Entry("int", args(X))),
+    (A_.inverse_shift, Entry("int", args((2, -1)))),                  # -shift of np.roll
+    (A_.select_mask, Entry("bool", args(_conds, 1))),
+    (AV.cov_divisor, Entry("int", args(_a(2, 5), _a(2, 5)))),           # N - ddof
+    (AV.trapezoid_index, Entry("int", args(_a(3, 5), 1, 1))),
+    (SG.poly_powers, Entry("int", args(_a(4)))),
     ("s2sad.transformed:aux_item", Entry("int", args((X, Y), 1, "f"))),   # returns k, after a check
     # -- piecewise constant in their float inputs
     *[(f, Entry("piecewise", args(lambda rng: 3 * rng.normal(size=(3, 2))))) for f in (
@@ -99,6 +109,22 @@ TABLE = [
     (runtime.loop_length, Entry("int", args(X))),
     ("s2sad.rules.arith:zero_power", Entry("int", args(3))),       # 1 for an int exponent 0
     (runtime.zeros_like_tree, Entry("piecewise", args(X))),
+    (runtime.ones_like, Entry("piecewise", args(X))),          # the gradient seed: ones
+    (TB.batched_zeros, Entry("piecewise", args(X, 3))),
+    # Taylor's seed column[d] * ones: constant in x; column is a literal of the generated
+    # code (ir.Const of the transform's directions), never a traced value
+    (TB.seed_directions, Entry("piecewise", args(X, (1, -2, 0)))),
+    (SG.convolve_full, Entry("piecewise", args(_a(4), _a(3)))),       # zeros of a size
+    (SG.zeros_or_none, Entry("piecewise", args(_a(4)))),              # 0.0 * v
+    # (lo, hi, the shifts that wrap into the period, use): indices, and floats that jump
+    # only where x crosses a knot or x or a knot a multiple of the period; with a period
+    # see test_interp_segments_shifts_are_multiples_of_the_period
+    (SG.interp_segments, Entry("piecewise", args(lambda rng: 3 * rng.normal(size=(6,)),
+                                                 _sorted, left=-1.0, right=2.0))),
+    # the fractions t = i / (num - 1) of np.linspace, from num and the result's shape
+    (AV.linspace_t, Entry("piecewise", args(_a(5, 2), 5, axis=0))),
+    # the powers k (floats) of np.vander's columns, and a slice: from the result's shape
+    (SG.vander_powers, Entry("piecewise", args(_a(4, 3)))),
     # the kind of norm (1.0 for a 2-norm), from ord and axis only
     (L.norm_two, Entry("piecewise", args(X))),
     (L.solve_sign, Entry("piecewise", args(lambda rng: 3 * np.eye(3) + rng.normal(size=(3, 3)),
@@ -126,9 +152,29 @@ TABLE = [
     (L.kron_shape, Entry("meta", args(_a(2, 3), _a(4, 3)))),
     (L.kron_spec, Entry("meta", args(_a(2, 3), _a(4, 3), 1))),
     (slice, Entry("meta", args(1, 3))),
+    (A_.unrollaxis_axes, Entry("meta", args(4, 3, 1))),
+    (L.cross_axes, Entry("meta", args(_a(4, 2), _a(4, 3)))),
+    (SG.convolve_window, Entry("meta", args(_a(5), _a(3), "same"))),
+    (SG.ediff1d_parts, Entry("meta", args(_a(5), _a(2), _a(1)))),
+    (SG.meshgrid_axes, Entry("meta", args(3, 0, 3))),
+    # Taylor mode's stacked directions (s2sad/rules/taylor_batch.py)
+    (TB.lift_shape, Entry("meta", args(_a(3, 2), _a(4, 1, 2)))),
+    (TB.full_shape, Entry("meta", args(_a(3, 2), _a(4, 2)))),
+    (TB.stacked_shape, Entry("meta", args(3, X))),
+    (TB.batch_shape, Entry("meta", args(3, (4, 2)))),
+    (TB.batch_index, Entry("meta", args((1, slice(0, 2))))),
+    (TB.batch_axes, Entry("meta", args((2, 0, -2)))),
+    (TB.reversed_axes, Entry("meta", args(_a(3, 4, 2)))),
+    (TB.matmul_shape, Entry("meta", args(_a(3, 4), _a(4), _a(4, 2), True))),
     (range, Entry("meta", args(3))),
     # -- structural: what generated code needs, with no values to differentiate
     (runtime.tape_new, Entry("structural", args(), reason="an empty tape of a loop")),
+    (runtime.shape_like, Entry("structural", args(X), reason=(
+        "a loop's tape keeps a stand-in for an array whose backward pass reads only its "
+        "shape and dtype (test_shape_like_keeps_no_values)"))),
+    (runtime.option_value, Entry("structural", args(1, "axis", "sum"), reason=(
+        "a rule's keyword option, which gets no gradient by design, passed through; a float "
+        "there is refused at run time (test_option_value_refuses_floats)"))),
     (np.empty, Entry("structural", args((3, 2)), reason=(
         "uninitialized memory of a given shape: its values depend on no input's value"))),
     (np.empty_like, Entry("structural", args(X), reason=(
@@ -298,6 +344,44 @@ def test_classification_holds(fn, entry):
             assert unchanged(fn, a, kw, rng), f"{fn!r} changes when its inputs move"
         else:
             raise AssertionError(f"unknown kind {entry.kind}")
+
+
+def test_interp_segments_shifts_are_multiples_of_the_period():
+    # with a period, the shifts are (x mod p) - x and the wrapped knots' (xp mod p, +-p)
+    # - xp: integer multiples k p, computed up to rounding; k, lo, hi and use stay the same
+    # when x and xp move a little
+    p = 2.5
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        x, xp = 3 * rng.normal(size=(8,)), np.sort(2 * rng.normal(size=(5,)))
+        lo, hi, *shifts, use = SG.interp_segments(x, xp, period=p)
+        k = [np.round(s / p) for s in shifts]
+        for s, m in zip(shifts, k):
+            assert np.allclose(s, m * p, rtol=0, atol=1e-12)
+        for _ in range(3):
+            lo2, hi2, *shifts2, use2 = SG.interp_segments(*_nudge((x, xp), rng, 1e-7),
+                                                          period=p)
+            assert np.array_equal(lo, lo2) and np.array_equal(hi, hi2)
+            assert np.array_equal(use, use2)
+            for s, m in zip(shifts2, k):
+                assert np.allclose(s, m * p, rtol=0, atol=1e-12)
+        assert any(np.any(m != 0) for m in k), "the case wraps nothing"
+
+
+def test_option_value_refuses_floats():
+    from s2sad.errors import DerivativeError
+    assert runtime.option_value((0, 1), "axis", "sum") == (0, 1)
+    for v in (1.5, np.float64(2.0), np.ones(2), 1j):
+        with pytest.raises(DerivativeError):
+            runtime.option_value(v, "axis", "sum")
+
+
+def test_shape_like_keeps_no_values():
+    x = np.random.default_rng(0).normal(size=(3, 2))
+    like = runtime.shape_like(x)
+    assert (like.shape, like.dtype) == (x.shape, x.dtype)
+    assert set(like.__slots__) == {"shape", "dtype"} and not hasattr(like, "__dict__")
+    assert runtime.shape_like(1.5) == 1.5      # a number is kept as it is
 
 
 # -- the check has teeth: it tells the functions that were declared wrongly apart ---------------
