@@ -28,28 +28,47 @@ from .indexing import take_grad
 # -- average ------------------------------------------------------------------------------
 
 
+def _weight_axes(a, axis, weights):
+    """The axes of a that weights lie along, in weights' order; None where np.average reads
+    weights as they are (None, a's shape, or axis None)."""
+    shape = np.shape(a)
+    if weights is None or np.shape(weights) == shape or axis is None:
+        return None
+    return [k % len(shape) for k in ((axis,) if np.ndim(axis) == 0 else tuple(axis))]
+
+
 def average_weights(a, axis=None, weights=None):
-    """weights shaped to broadcast against a as np.average reads them (a 1-D array along
-    axis, or a's shape); 1.0 for weights None."""
+    """weights shaped to broadcast against a as np.average reads them (1-D along axis, or
+    along a tuple of axes in that order: transposed to a's order, then reshaped); 1.0 for
+    weights None."""
     if weights is None:
         return 1.0
-    shape, wshape = np.shape(a), np.shape(weights)
-    if wshape == shape or axis is None:
+    axes = _weight_axes(a, axis, weights)
+    if axes is None:
         return weights
-    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
-    axes = [k % len(shape) for k in axes]
-    target = [1] * len(shape)
-    for k, n in zip(axes, wshape):
-        target[k] = n
-    return array_namespace(weights).reshape(weights, tuple(target))
+    xp = array_namespace(weights)
+    target = [n if k in axes else 1 for k, n in enumerate(np.shape(a))]
+    return xp.reshape(xp.transpose(weights, np.argsort(axes)), tuple(target))
+
+
+def average_weights_grad(g, a, axis=None, weights=None):
+    """The adjoint of average_weights in weights: g, shaped like its result, back to
+    weights' shape and order."""
+    axes = _weight_axes(a, axis, weights)
+    if axes is None:
+        return g
+    xp = array_namespace(g)
+    g = xp.reshape(g, tuple(np.shape(a)[k] for k in sorted(axes)))
+    return xp.transpose(g, np.argsort(np.argsort(axes)))
 
 
 def pick(t, i, returned=False):
     """Item i of a result of np.average: t[i] for returned=True (a pair), else t for i = 0
-    and 0.0 for i = 1 (there is no sum of weights)."""
+    and zeros like t for i = 1 (there is no sum of weights; shaped like the average, so
+    that unreduce can lay it back along a tuple of axes)."""
     if returned:
         return t[i]
-    return t if i == 0 else 0.0
+    return t if i == 0 else 0.0 * t
 
 
 def pack(t0, t1, returned=False):
@@ -71,8 +90,8 @@ def bprop_average(a, axis, weights, out, dout, returned=False, keepdims=False):
     g = unreduce(pick(dout, 0, returned), a, axis, keepdims) / total
     centered = a - unreduce(pick(out, 0, returned), a, axis, keepdims)
     gw = g * centered + unreduce(pick(dout, 1, returned), a, axis, keepdims)
-    return (g * w, None, np.reshape(unbroadcast(gw, average_weights(a, axis, weights)),
-                                    np.shape(weights)))
+    return (g * w, None, average_weights_grad(unbroadcast(gw, average_weights(a, axis, weights)),
+                                              a, axis, weights))
 
 
 @defjvp(np.average)
@@ -89,7 +108,12 @@ def jvp_average(a, axis, weights, out, da, daxis, dweights, returned=False, keep
 
 @defbprop(average_weights)
 def bprop_average_weights(a, axis, weights, out, dout):
-    return (None, None, np.reshape(dout, np.shape(weights)))
+    return (None, None, average_weights_grad(dout, a, axis, weights))
+
+
+@defbprop(average_weights_grad)
+def bprop_average_weights_grad(g, a, axis, weights, out, dout):
+    return (average_weights(a, axis, dout), None, None, None)
 
 
 @defbprop(pick)
@@ -108,6 +132,7 @@ def bprop_pack(t0, t1, out, dout, returned=False):
 
 
 deflinear(average_weights, args=(2,))
+deflinear(average_weights_grad, args=(0,))
 deflinear(pick, unpick)
 deflinear(pack, args=(0, 1))
 

@@ -34,6 +34,14 @@ def _average_returned_axis(a, w):
     return m * s ** 2
 
 
+A234, W42 = np.zeros((2, 3, 4)), np.zeros((4, 2))
+
+
+def _product(pair):
+    m, s = pair
+    return m * s ** 2
+
+
 def _knots(rng):
     knots = np.sort(rng.uniform(-2.0, 2.0, 6))
     return knots + np.arange(6) * 0.1
@@ -78,6 +86,18 @@ ROWS = [
          "average-weights", also=(AV.average_weights,)),
     _row(lambda a, w: np.average(a, axis=1, weights=w, keepdims=True),
          _make((3, 4), (4,), lo=0.5), "average-weights-1d"),
+    # a tuple of axes: weights 1-D (one axis) or shaped like a's along them
+    _row(lambda a, w: np.average(a, axis=(1,), weights=w), _make((2, 3, 4), (3,), lo=0.5),
+         "average-weights-1d-tuple-axis"),
+    _row(lambda a, w: np.average(a, axis=(0, 2), weights=w), _make((2, 3, 4), (2, 4), lo=0.5),
+         "average-weights-tuple-axes"),
+    _row(lambda a, w: np.average(a, axis=(2, 0), weights=w, keepdims=True),
+         _make((2, 3, 4), (4, 2), lo=0.5), "average-weights-tuple-axes-keepdims"),
+    _row(lambda a: np.average(a, axis=(0, 1)), _make((2, 3, 4)), "average-tuple-axes"),
+    _row(lambda g: AV.average_weights_grad(g, A234, (2, 0), W42), _make((2, 1, 4)),
+         "average_weights_grad", also=(AV.average_weights_grad,)),
+    _row(lambda a, w: _product(np.average(a, axis=(0, 2), weights=w, returned=True)),
+         _make((2, 3, 4), (2, 4), lo=0.5), "average-returned-tuple-axes"),
     _row(lambda a, w: np.average(a, axis=0, weights=w), _make((2, 3, 4), (2, 3, 4), lo=0.5),
          "average-weights-axis0"),
     _row(_average_returned, _make((3, 4), (3, 4), lo=0.5), "average-returned",
