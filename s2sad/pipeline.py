@@ -23,8 +23,8 @@ import numpy as np
 
 from . import failures, generated, ir, registry
 from .errors import TransformError
-from .transforms import (codegen, fence, forward, lower, optimize, parse, resolve, reverse,
-                         reverse_control, taylor)
+from .transforms import (codegen, fence, forward, lower, names, optimize, parse, resolve,
+                         reverse, reverse_control, taylor)
 
 
 _cache: Dict[Any, Any] = {}
@@ -97,6 +97,7 @@ def _lower(fn, spec=None):
     parsed.spec = spec
     fence.fence(parsed)
     func, out = lower.lower(parsed, resolve.resolve(parsed))
+    names.check_parameters(parsed, func.params, out.names)
     # what the transforms call for a recursive function: its code, made here
     out.split_pair, out.jvp_recursive = split_pair, jvp_recursive
     return parsed, func, out

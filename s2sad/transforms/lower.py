@@ -48,7 +48,7 @@ from . import lower_builtins, lower_comprehension, lower_effects
 from .inplace import check_inplace
 from .lower_control import RUNTIME_FUNCTION, Closure, Control, bind_arguments, function_body
 from .lowered import Output
-from .names import BUILTINS, Names, all_identifiers, hint_for
+from .names import Names, all_identifiers, hint_for
 from .resolve import ATTRIBUTES, METHODS, VARARG_METHODS
 
 BINOPS = {
@@ -191,12 +191,6 @@ class Lowering:
         if self.top:
             params = [p.id for p in a.posonlyargs + a.args]
             for p in params + [p.id for p in a.kwonlyargs]:
-                if p in self.names.reserved_only and p not in BUILTINS or \
-                        p in ("len", "range", "slice"):
-                    what = "the array module" if p == "xp" else "a function it calls"
-                    raise UnsupportedSyntaxError(
-                        f"a parameter named `{p}`", self.parsed.location(root),
-                        f"The generated code uses `{p}` for {what}: rename the parameter.")
                 self.env[p] = ir.Var(p)
                 self.out.assigned.add(p)
             spec = self.parsed.spec or ""

@@ -25,6 +25,18 @@ RESERVED = {"xp"}
 BUILTINS = {n for n in dir(__import__("builtins")) if not n.startswith("_")}
 
 
+def check_parameters(parsed, params, names: "Names"):
+    """Refuse a parameter of the function being transformed that the generated code would
+    shadow: xp (the array module), a helper's name, or a builtin the transforms call."""
+    for p in params:
+        if p in names.reserved_only and p not in BUILTINS or p in ("len", "range", "slice"):
+            from ..errors import UnsupportedSyntaxError
+            what = "the array module" if p in RESERVED else "a function it calls"
+            raise UnsupportedSyntaxError(
+                f"a parameter named `{p}`", parsed.location(parsed.node),
+                f"The generated code uses `{p}` for {what}: rename the parameter.")
+
+
 class Names:
     """Fresh identifiers that avoid every name the code already uses."""
 
