@@ -102,3 +102,44 @@ def test_jvp_code_of_a_function_with_a_default(f):
     default = f.__defaults__[0]
     check_jvp(j, [x, default, dx, None], seed=1, rtol=1e-5)
     check_grads(j, [x, default, dx, None], order=1, seed=2)
+
+
+# -- keyword options of a primitive that takes any number of inputs ---------------------
+
+def stacked(*xs, scale=1.0, axis=0):
+    """A varargs primitive of this test (a user's: no row needed): scale * stack(xs, axis)."""
+    return scale * np.stack(xs, axis=axis)
+
+
+def _stacked_rule(n):
+    grads = "".join(f"scale * np.take(dout, {i}, axis=axis), " for i in range(n))
+    args = ", ".join(f"a{i}" for i in range(n))
+    return (f"def bprop_stacked({args}, out, dout, scale=1.0, axis=0):\n"
+            f"    return ({grads})\n", {"np": np})
+
+
+s2sad.registry.defbprop_varargs(stacked)(_stacked_rule)
+s2sad.registry.deflinear(stacked, args=None)
+
+
+def uses_stacked(a, b):
+    return np.sum(stacked(a, b * a, scale=3.0) ** 2 * np.arange(2.0)[:, None])
+
+
+def uses_stacked_axis(a, b):
+    return np.sum(stacked(a, b * a, b, scale=0.5, axis=1) ** 3 * np.arange(3.0))
+
+
+@pytest.mark.parametrize("f", [uses_stacked, uses_stacked_axis])
+def test_keyword_options_of_a_varargs_primitive(f):
+    a, b = np.random.default_rng(7).standard_normal((2, 4))
+    _both_modes(f, (a, b))
+
+
+def uses_unknown_keyword(a):
+    return np.sum(stacked(a, a, other=1))
+
+
+def test_a_keyword_the_varargs_rule_does_not_take_is_refused():
+    with pytest.raises(s2sad.S2SADError, match="other"):
+        s2sad.grad(uses_unknown_keyword)(np.ones(3))

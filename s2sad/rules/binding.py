@@ -34,7 +34,12 @@ def bind(prim, args, kwargs, loc=None):
     """(inputs in the rule's order, {option: atom}) for a call of prim."""
     rule = prim.bprop or prim.jvp
     if getattr(prim, "varargs", False):
+        # every positional argument is an input; a keyword is an option of the rule made
+        # for this many inputs (np.meshgrid's indexing=, sparse=, copy=) or refused
         bad = [k for k in kwargs if k not in VALUE_PRESERVING]
+        if bad:
+            made = prim.rule_for(len(args)) if prim.bprop_factory is not None else rule
+            bad = [k for k in bad if made is None or k not in made.options]
         if bad:
             raise TransformError(f"keyword arguments of {prim.name} are not supported by its "
                                  f"derivative rule: {', '.join(bad)}", loc)
