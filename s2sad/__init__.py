@@ -16,13 +16,16 @@ from .errors import (ArgumentError, CotangentError, DerivativeError, InternalErr
                      SourceUnavailableError, TangentError, TransformError,
                      UnsupportedSyntaxError)
 from .registry import defbprop, defjvp, defnondiff
+from .values import stop_gradient
 from .api import (backend, derivative, fprop, grad, grad_all, hessian, hvp, jacobian, jvp, source,
                   value_and_grad, vjp)
+from .api import biharmonic, laplacian, taylor
 
 __version__ = "0.1.0"
 
 __all__ = ["backend", "grad_all", "grad", "value_and_grad", "vjp", "jvp", "derivative", "jacobian",
-           "hessian", "hvp", "fprop", "source", "defbprop",
+           "hessian", "hvp", "fprop", "source", "taylor", "laplacian", "biharmonic", "stop_gradient",
+           "defbprop",
            "defjvp", "defnondiff", "S2SADError", "UnsupportedSyntaxError", "MissingRuleError",
            "SourceUnavailableError", "RuleError", "TransformError", "ArgumentError",
            "OutputError", "CotangentError", "TangentError", "DerivativeError", "InternalError"]

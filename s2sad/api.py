@@ -32,6 +32,7 @@ exception the user's own code raises (a singular matrix, unbounded recursion)
 passes through, with a note naming the user's line.
 """
 
+import functools
 from typing import Any, Callable, Dict, Tuple, Union
 
 import numpy as np
@@ -41,11 +42,15 @@ from .calls import (_backend, _check_cotangent, _describe, _differentiable, _fin
                     _output_problem, _type_name, backend, positional_params)
 from .errors import ArgumentError, OutputError
 from .pipeline import _name_of
+from .transforms import taylor_directions
+from .transforms.taylor import Seeds
+from . import jacobians
 from .transformed import Transformed, _fresh, _identifier, _raise_from_run, _synthetic, jvp
-from . import generated
+from . import failures, generated
 
 __all__ = ["backend", "grad_all", "grad", "value_and_grad", "vjp", "jvp", "derivative",
-           "jacobian", "hessian", "hvp", "fprop", "source", "positional_params"]
+           "jacobian", "hessian", "hvp", "fprop", "source", "positional_params", "taylor",
+           "laplacian", "biharmonic"]
 
 Function = Callable[..., Any]       # what s2sad differentiates, and what it returns
 Wrt = Union[int, Tuple[int, ...]]   # argument indices
@@ -113,9 +118,12 @@ def fprop(fn: Function) -> Transformed:
     a ``dout`` whose structure or shape differs from ``out``'s is a
     CotangentError.
     """
-    return Transformed(fn, "fprop")
+    t = Transformed(fn, "fprop")
+    t.s2sad_pullback = functools.partial(jacobians.pullback_code, fn)   # y, pb = t(x) inside
+    return t
 
 
+@failures.public
 def vjp(fn: Function, *args: Any) -> Tuple[Any, Function]:
     """``(out, bprop)`` at args: ``bprop(dout)`` returns every argument's gradient.
 
@@ -133,6 +141,7 @@ def vjp(fn: Function, *args: Any) -> Tuple[Any, Function]:
                           "which is not a number or an array: there is nothing to "
                           "differentiate")
 
+    @failures.public
     def pullback(dout):
         from .runtime import as_cotangent
         dout = _check_cotangent(out, dout, "the cotangent", desc)
@@ -146,7 +155,8 @@ def vjp(fn: Function, *args: Any) -> Tuple[Any, Function]:
     return out, pullback
 
 
-def derivative(fn: Function, wrt: int = 0) -> Transformed:
+def derivative(fn: Function, wrt: Union[int, Tuple[int, ...]] = 0,
+               order: Union[int, Tuple[int, ...]] = 1) -> Transformed:
     """The forward-mode derivative of fn along a tangent of ones in argument ``wrt``.
 
     ``derivative(f, wrt=k)(*args)`` is ``J_k @ ones``, with ``J_k`` the Jacobian
@@ -157,7 +167,14 @@ def derivative(fn: Function, wrt: int = 0) -> Transformed:
     ``derivative(derivative(f, 1), 1)``, stays cheap at high orders where
     nested reverse mode grows about threefold per order.  It nests with
     ``grad`` both ways.
+
+    ``order=K`` gives the K-th derivative along the same tangent, and
+    ``wrt=(i, j), order=(a, b)`` the mixed partial d^(a+b) f / dx_i^a dx_j^b
+    (any number of arguments), both point by point, in one pass of Taylor
+    mode (see :func:`taylor` and docs/taylor.md).
     """
+    if order != 1 or not isinstance(wrt, int):
+        return _taylor_derivative(fn, wrt, order)
     _check_one(wrt, "derivative")
     return Transformed(fn, "derivative", wrt)
 
@@ -218,6 +235,7 @@ def _one_output(fn, out, what):
                           "takes the derivative of one array or number")
 
 
+@jacobians.readable("jacobian")       # a tuple wrt; readable by s2sad (jacobian(jacobian(f)))
 def jacobian(fn: Function, wrt: int = 0, mode: str = "auto") -> Function:
     """The Jacobian of fn with respect to argument ``wrt``: shape ``out.shape + x.shape``.
 
@@ -231,6 +249,7 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto") -> Function:
         raise ValueError(f"mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
     what = f"s2sad.jacobian({_name_of(fn)}, wrt={wrt})"
 
+    @failures.public
     def jac(*args):
         xp = _backend(args)
         i, x, out = _point(fn, wrt, args, what)
@@ -279,6 +298,7 @@ def _contracted(fn, k: int):
     return ns[f"contract_{base}"]
 
 
+@jacobians.readable("hessian")
 def hessian(fn: Function, wrt: int = 0) -> Function:
     """The Hessian of fn with respect to argument ``wrt``.
 
@@ -292,6 +312,7 @@ def hessian(fn: Function, wrt: int = 0) -> Function:
     scalar = jacobian(grad(fn, wrt), wrt, mode="forward")
     per_arity: Dict[int, Any] = {}
 
+    @failures.public
     def hess(*args):
         i, x, out = _point(fn, wrt, args, what)
         if np.ndim(out) == 0:
@@ -310,6 +331,7 @@ def hessian(fn: Function, wrt: int = 0) -> Function:
     return hess
 
 
+@failures.public
 def hvp(fn: Function, primals: Tuple[Any, ...], v: Any, wrt: int = 0) -> Any:
     """The Hessian of a scalar fn at primals, times v: forward over reverse, one pass.
 
@@ -322,6 +344,7 @@ def hvp(fn: Function, primals: Tuple[Any, ...], v: Any, wrt: int = 0) -> Any:
     return jvp(grad(fn, i), primals, _tangents_for(primals, i, v))[1]
 
 
+@failures.public
 def source(obj: Any) -> str:
     """The generated module behind anything s2sad made, as Python source."""
     if isinstance(obj, Transformed):
@@ -336,3 +359,119 @@ def source(obj: Any) -> str:
         raise TypeError(f"{obj!r} was not made by s2sad; source() shows generated code. "
                         "Use inspect.getsource for ordinary functions.")
     return mod.source
+
+
+# -- Taylor mode (transforms/taylor.py, docs/taylor.md) --------------------------------------
+def _check_order(order, what):
+    if isinstance(order, int) and not isinstance(order, bool) and order >= 1:
+        return order
+    raise ArgumentError(f"{what}: order must be a whole number >= 1, got {order!r}")
+
+
+def _taylor_derivative(fn, wrt, order):
+    what = f"s2sad.derivative({_name_of(fn)}, wrt={wrt!r}, order={order!r})"
+    if isinstance(wrt, int) and not isinstance(wrt, bool):
+        K = _check_order(order, what)
+        return Transformed(fn, "derivative", Seeds("sum", (wrt,), K, [(1,)], [1], what))
+    wrt = _check_wrt(wrt)
+    orders = tuple(order) if isinstance(order, (tuple, list)) else None
+    if orders is None or len(orders) != len(wrt) or not all(
+            isinstance(o, int) and not isinstance(o, bool) and o >= 0 for o in orders) or \
+            sum(orders) < 1 or len(set(i for i in wrt)) != len(wrt):
+        raise ArgumentError(f"{what}: with wrt a tuple of distinct arguments, order is a "
+                            "tuple of as many whole numbers >= 0 (one per argument), not all 0")
+    act = [(i, o) for i, o in zip(wrt, orders) if o > 0]
+    if len(act) == 2:
+        # Taylor over Taylor: in 2-D about 2x cheaper than the interpolation directions
+        # (benchmarks/taylor.py), its gradient 2-2.5x
+        (i, a), (j, b) = act
+        return _taylor_derivative(_taylor_derivative(fn, i, a), j, b)
+    dirs, weights = taylor_directions.mixed(orders)
+    return Transformed(fn, "derivative", Seeds("sum", wrt, sum(orders), dirs, weights, what))
+
+
+def _operator(fn, wrt, K, make, name):
+    wrt = _check_wrt(wrt)
+    if not isinstance(wrt, tuple) or len(set(wrt)) != len(wrt):
+        raise ArgumentError(f"s2sad.{name}: wrt is a tuple of distinct argument indices (the "
+                            f"coordinates), got {wrt!r}")
+    dirs, weights = make(len(wrt))
+    keep = [(d, w) for d, w in zip(dirs, weights) if w != 0]
+    what = f"s2sad.{name}({_name_of(fn)}, wrt={wrt!r})"
+    return Transformed(fn, "derivative", Seeds("sum", wrt, K, [d for d, _ in keep],
+                                               [w for _, w in keep], what))
+
+
+def laplacian(fn: Function, wrt: Tuple[int, ...] = (0, 1)) -> Transformed:
+    """The Laplacian of fn in the coordinates wrt, point by point: sum_i d^2 f / dx_i^2,
+    in one pass of Taylor mode with the second-order terms collapsed."""
+    return _operator(fn, wrt, 2, taylor_directions.laplacian, "laplacian")
+
+
+def biharmonic(fn: Function, wrt: Tuple[int, ...] = (0, 1)) -> Transformed:
+    """The biharmonic operator (the Laplacian of the Laplacian) of fn in the coordinates
+    wrt, point by point, from fourth-order Taylor jets along a few directions whose
+    top coefficients are propagated summed (in 2-D three directions, 60 degrees apart)."""
+    return _operator(fn, wrt, 4, taylor_directions.biharmonic, "biharmonic")
+
+
+class _Taylor(Transformed):
+    """taylor(f, wrt, order): ``(*args, direction=None) -> (f(*args), (d1, ..., dK))``."""
+
+    def __init__(self, fn, wrt, K):
+        self._wrts = (wrt,) if isinstance(wrt, int) else wrt
+        what = f"s2sad.taylor({_name_of(fn)}, wrt={wrt!r}, order={K})"
+        super().__init__(fn, "derivative", Seeds("jet", self._wrts, K, [(1,) * len(self._wrts)],
+                                                 [1], what))
+        self.__name__ = f"taylor_{_name_of(fn)}"
+        self._along = {}
+
+    def __call__(self, *args, direction=None, **kwargs):
+        if direction is None:
+            return super().__call__(*args, **kwargs)
+        dirs = tuple(direction) if len(self._wrts) > 1 else (direction,)
+        if len(dirs) != len(self._wrts):
+            raise ArgumentError(f"{self.wrt!r}: direction is a tuple of {len(self._wrts)} "
+                                "arrays, one per argument of wrt")
+        k = len(args)
+        t = self._along.get(k)
+        if t is None:
+            t = self._along[k] = self._with_direction(k)
+        return t(*args, *dirs, **kwargs)
+
+    def _with_direction(self, k):
+        """The jet along direction parameters: f's code seeded with them instead of ones."""
+        fn, m = self.fn, len(self._wrts)
+        try:
+            ps = positional_params(fn)[:k]
+        except Exception:       # a callable s2sad cannot read: generic names
+            ps = []
+        ps = ps if len(ps) == k else [f"a{j}" for j in range(k)]
+        vs = [_fresh(f"v_{ps[i % k]}", set(ps)) for i in self._wrts]
+        base = _identifier(_name_of(fn))
+        text = (f"def along_{base}({', '.join(ps + vs)}):\n"
+                f"    return _s2sad_f({', '.join(ps)})\n")
+        ns = _synthetic(f"taylor: {base}", text, {"_s2sad_f": fn})
+        _, _, K, dirs, weights, what, _ = self.wrt
+        return Transformed(ns[f"along_{base}"], "derivative", Seeds(
+            "jet", self._wrts, K, dirs, weights, what, range(k, k + m)))
+
+
+def taylor(fn: Function, wrt: Union[int, Tuple[int, ...]] = 0, order: int = 1):
+    """Taylor mode: ``taylor(f, wrt=k, order=K)(*args, direction=v)`` returns
+    ``(f(*args), (d1, ..., dK))``, dk the k-th derivative of ``t -> f(..., x_k + t v, ...)``
+    at 0, from one pass that carries K Taylor coefficients of every value.
+
+    ``direction`` defaults to ones (point by point: dk is then what
+    ``derivative(f, wrt=k, order=k)`` gives); with ``wrt`` a tuple, direction is
+    a tuple of one array per argument.  It nests with grad, jvp and derivative.
+    """
+    K = _check_order(order, f"s2sad.taylor({_name_of(fn)})")
+    if not isinstance(wrt, int) or isinstance(wrt, bool):
+        wrt = _check_wrt(wrt)
+    return _Taylor(fn, wrt, K)
+
+
+# what a call of each of them means inside a function s2sad differentiates
+jacobians.mark_inline(call=(grad, grad_all, value_and_grad, derivative, fprop, jacobian, hessian),
+                      vjp=vjp, jvp=jvp)

@@ -16,9 +16,10 @@ from typing import Dict, Iterator, Optional, Tuple
 
 import numpy as np
 
-from . import failures, ir, registry
+from . import failures, ir, registry, runtime
 from .errors import (ArgumentError, CotangentError, Location, S2SADError, TangentError,
                      UnsupportedSyntaxError)
+from .containers import flatten, is_record, rebuild
 from .transforms import parse
 
 
@@ -62,6 +63,8 @@ def call_spec(params, args, kwargs) -> str:
         if t is np.ndarray:
             out.append("d" if a.dtype.kind in "fc" else "n")
             continue
+        if is_record(a):                 # a namedtuple or dataclass: its fields
+            a = flatten(a)
         if isinstance(a, (tuple, list, dict)):
             out.append("c" if _any_differentiable(a) else "n")    # a container
             continue
@@ -112,16 +115,17 @@ def _backend(args):
     forced = _forced.get()
     if forced is None and all(type(a) in _HOST for a in args):
         return np                        # the common case, first
-    found = {}
+    found, libs = {}, {}
 
     def visit(a, path):
         if isinstance(a, (tuple, list)):
             for i, x in enumerate(a):
                 visit(x, f"{path}[{i}]")
             return
-        mod = type(a).__module__
-        if mod.startswith("cupy"):
-            found.setdefault("cupy", path)
+        b = runtime.backend_of(a)
+        if b is not None:
+            found.setdefault(b.module_name, path)
+            libs.setdefault(b.module_name, b)
         elif isinstance(a, np.ndarray):
             found.setdefault("numpy", path)
     for i, a in enumerate(args):
@@ -133,13 +137,16 @@ def _backend(args):
                              f"array, but s2sad.backend({forced!r}) is in force; convert it "
                              f"first ({'cupy.asarray' if forced == 'cupy' else 'cupy.asnumpy'})")
         return np if forced == "numpy" else _import_cupy()
-    if "cupy" in found:
-        if "numpy" in found:
-            raise S2SADError(f"{found['numpy']} is a NumPy array but {found['cupy']} is a "
-                             "CuPy array; pass all arrays on one device")
-        import cupy
-        return cupy
-    return np
+    if len(libs) > 1 or (libs and "numpy" in found and not _first(libs).host_arrays):
+        a, b = list(found)[:2]          # in the order of the arguments
+        label = {k: b.label for k, b in libs.items()}
+        raise S2SADError(f"{found[a]} is a {label.get(a, 'NumPy')} array but {found[b]} is a "
+                         f"{label.get(b, 'NumPy')} array; pass all arrays on one device")
+    return _first(libs).module if libs else np
+
+
+def _first(d):
+    return next(iter(d.values()))
 
 
 def _differentiable(a) -> bool:
@@ -171,7 +178,12 @@ def _finish(g, a):
     if isinstance(a, (tuple, list)):
         parts = [_finish(None if g is None else gk, v)
                  for gk, v in zip(g if g is not None else [None] * len(a), a)]
+        if is_record(a):
+            return rebuild(a, parts)
         return type(a)(parts) if type(a) in (tuple, list) else parts
+    if is_record(a):            # a dataclass: its gradient is a dict of its fields'
+        return rebuild(a, {k: _finish(None if g is None else g[k], getattr(a, k))
+                           for k in flatten(a)})
     if not _differentiable(a):
         return None
     if g is None:
@@ -186,8 +198,10 @@ def _finish(g, a):
         return complex(g)
     dt = getattr(a, "dtype", None)
     shape = getattr(a, "shape", None)
-    xp = type(a).__module__.startswith("cupy") and __import__("cupy") or np
-    if not hasattr(g, "astype") or (type(a) is np.ndarray and not isinstance(g, np.ndarray)):
+    b = runtime.backend_of(a) or runtime.backend_of(g)
+    xp = b.module if b is not None else np      # a NumPy argument's Dask gradient stays lazy
+    if not hasattr(g, "astype") or (type(a) is np.ndarray and not isinstance(g, np.ndarray)
+                                    and b is None):
         g = xp.asarray(g, dtype=dt)     # a 0-d array gets a 0-d array, not a NumPy scalar
     if getattr(g, "shape", None) != shape:
         g = xp.broadcast_to(g, shape)
@@ -212,8 +226,9 @@ def _target(fn):
 
 def _describe(fn) -> str:
     """How messages name the user's function: ``f (/path/model.py:12)``."""
-    if isinstance(fn, registry.Derived):
-        name = fn.__name__
+    if isinstance(fn, registry.Derived):       # s2sad.grad(f), not its generated name
+        call_name = getattr(fn, "_call_name", None)
+        name = call_name() if callable(call_name) else fn.__name__
     else:
         name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or \
             type(fn).__name__
@@ -460,6 +475,7 @@ def _output_shape(p) -> str:
 
 def _checking_bprop(bprop, out, desc: str):
     """fprop's bprop, refusing a cotangent that does not fit the output."""
+    @failures.public
     def bprop_checked(dout):
         _check_cotangent(out, dout, "the cotangent", desc)
         try:

@@ -521,7 +521,8 @@ def _is_helper_home(modname) -> bool:
     helpers, the rule modules' helpers, and the errors they raise."""
     if not isinstance(modname, str):
         return False
-    if modname in ("s2sad.runtime", "s2sad.errors") or modname.startswith("s2sad.rules."):
+    if modname in ("s2sad.runtime", "s2sad.errors", "s2sad.backends") or \
+            modname.startswith("s2sad.rules."):
         return True
     return any(getattr(p.fn, "__module__", None) == modname
                for p in registry.all_primitives() if p.printing == registry.HELPER)

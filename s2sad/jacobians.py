@@ -66,6 +66,9 @@ def readable(kind):
             if isinstance(wrt, list):
                 wrt = tuple(wrt)
             if isinstance(wrt, tuple):
+                if not wrt:
+                    raise ArgumentError(f"{kind} takes an argument index (an int) or a "
+                                        "non-empty tuple of them, got wrt=()")
                 for i in wrt:
                     factory(fn, i, **options)       # the API checks each index
             else:

@@ -9,15 +9,7 @@ same generated code runs on NumPy and CuPy.
 
 import numpy as np
 
-
-def array_namespace(*xs):
-    """numpy, or cupy when any argument is a CuPy array."""
-    for x in xs:
-        mod = type(x).__module__
-        if mod.startswith("cupy"):
-            import cupy
-            return cupy
-    return np
+from .backends import array_namespace, backend_of, register_backend, scatter_add  # noqa: F401
 
 
 _SCALARS = (int, float, complex, bool)
@@ -216,11 +208,8 @@ def getitem_grad(x, index, g):
                  np.result_type(getattr(x, "dtype", x), g))
     if _is_basic_index(index) or _is_mask(index):
         z[index] = g
-    elif xp is np:
-        np.add.at(z, index, g)
     else:
-        import cupyx
-        cupyx.scatter_add(z, index, g)
+        scatter_add(z, index, g)
     return z
 
 
@@ -270,10 +259,12 @@ def zeros_like_tree(x):
         return Cotangent(zeros_like_tree(e) for e in x)
     if isinstance(x, dict):
         return CotangentDict((k, zeros_like_tree(v)) for k, v in x.items())
-    if x is None:
+    if x is None or isinstance(x, str):       # a dict's key in a (key, value) pair
         return None
     if isinstance(x, (bool, int)) and not isinstance(x, bool):
         return 0
+    if isinstance(x, (float, complex, np.generic)):
+        return type(x)(0)     # a number, not a host 0-d array (CuPy refuses that operand)
     return array_namespace(x).zeros_like(x)
 
 
@@ -577,3 +568,4 @@ def matmul_rhs_grad(g, x, y):
     else:
         r = xp.matmul(xp.swapaxes(x, -1, -2), g)
     return unbroadcast(r, y)
+

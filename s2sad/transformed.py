@@ -20,6 +20,7 @@ from .calls import (_a, _backend, _check_tangent, _checking_bprop,
                     _container_hint, _definite_result, _describe, _finish, _output_problem,
                     _positional_defaults, _refuse_target, _target, _type_name, _CONTAINER,
                     call_spec, positional_params)
+from .containers import flatten
 from .errors import ArgumentError, OutputError
 from .pipeline import _Artifact, _artifact, _cache_lock, _key, _lower, _name_of
 
@@ -227,6 +228,7 @@ class Transformed(registry.Derived):
         return self.artifact(spec).function(xp)
 
     @property
+    @failures.public
     def source(self) -> str:
         """The generated module for the last call's kinds of arguments (before any call:
         every argument passed and an array)."""
@@ -244,7 +246,8 @@ class Transformed(registry.Derived):
     def _call_name(self) -> str:
         w = "" if self.wrt is None or self.kind == "grad_all" else f", wrt={self.wrt!r}"
         a = ", has_aux=True" if self.has_aux else ""
-        return f"s2sad.{self.kind}({_name_of(self.fn)}{w}{a})"
+        inner = self.fn._call_name() if isinstance(self.fn, Transformed) else _name_of(self.fn)
+        return f"s2sad.{self.kind}({inner}{w}{a})"
 
     def _check_spec(self, spec, args=None, kwargs=None):
         """wrt names parameters that the call passes, and passes differentiable values."""
@@ -341,6 +344,7 @@ class Transformed(registry.Derived):
                                 f"fit {shown}: {msg}")
 
     # -- calls -----------------------------------------------------------------------------
+    @failures.public
     def __call__(self, *args, **kwargs):
         if self.has_aux:
             return self._call_aux(args, kwargs)
@@ -363,7 +367,7 @@ class Transformed(registry.Derived):
         if xp is not np:        # Python floats become 0-d device arrays (ints stay counts)
             args = tuple(xp.asarray(a) if type(a) is float else a for a in args)
         try:
-            result = f(*args, **kwargs)
+            result = f(*map(flatten, args), **{k: flatten(v) for k, v in kwargs.items()})
         except TypeError as e:
             if e.__traceback__ is not None and e.__traceback__.tb_next is None:
                 self._check_binding(args, kwargs, e)    # the call itself did not fit
@@ -448,6 +452,7 @@ def _jvp_transform(fn) -> "Transformed":
     return t
 
 
+@failures.public
 def jvp(fn: Any, primals: Any, tangents: Any) -> Any:
     """Forward mode: ``(fn(*primals), J @ tangents)`` from one pass of generated code.
 
@@ -490,6 +495,6 @@ def jvp(fn: Any, primals: Any, tangents: Any) -> Any:
             raise ArgumentError(f"jvp of {_name_of(fn)} takes {n} primals, got {n_given}")
         primals, tangents = primals[:n], tangents[:n]
     try:
-        return f(*primals, *tangents)
+        return f(*map(flatten, primals), *map(flatten, tangents))
     except Exception as e:
         _raise_from_run(e)

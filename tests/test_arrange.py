@@ -183,6 +183,16 @@ def test_array_of_values(f):
     check_all(f, R(3))
 
 
+@pytest.mark.parametrize("f", [
+    lambda x: np.array([x[0], x[1] ** 2, 1.0], dtype=float) * x[0],
+    lambda x: np.asarray([[x[0], x[1] ** 2], [x[2], np.sin(x[0])]], dtype=np.float64) ** 2,
+    lambda x: np.array([x, x ** 2], dtype=float, ndmin=3) ** 2,
+], ids=["array-dtype", "asarray-dtype-nested", "array-dtype-ndmin"])
+def test_array_of_a_list_literal_with_options(f):
+    # with dtype= the lowering keeps np.array (np.stack takes no dtype): np.array's rule
+    check_all(f, R(3))
+
+
 def test_array_of_array_is_a_copy_with_gradient():
     assert np.array_equal(s2sad.grad(lambda x: np.sum(np.array(x) * 3.0))(R(4)), np.full(4, 3.0))
 

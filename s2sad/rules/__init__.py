@@ -6,4 +6,10 @@ see :mod:`s2sad.registry`.  Every function a rule calls has a rule too, so a
 rule's output can be differentiated again.
 """
 
-from . import arith, helpers, ufuncs, reductions, shape, einsum, linalg, indexing  # noqa: F401
+from . import arith, helpers, ufuncs, reductions, shape, einsum, linalg, indexing, values  # noqa: F401
+from . import builtins  # noqa: F401
+from . import arrange, padding  # noqa: F401
+from . import decompositions, scipy_special, scipy_linalg  # noqa: F401  (scipy's: if installed)
+from . import taylor  # noqa: F401  (Taylor-mode rules)
+from . import sorting, statistics  # noqa: F401
+from . import averages, signal  # noqa: F401

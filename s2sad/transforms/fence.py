@@ -132,8 +132,12 @@ MUTATING_METHODS = ("append", "extend", "insert", "pop", "update")
 def is_append(call) -> bool:
     """`name.append(v)`, `name.pop()`, `name.update(...)`...: a call that assigns name
     (lowered to a new list or dict bound to name)."""
-    return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
-        call.func.attr in MUTATING_METHODS and isinstance(call.func.value, gast.Name)
+    if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and
+            call.func.attr in MUTATING_METHODS and isinstance(call.func.value, gast.Name)):
+        return False
+    # np.append(a, v) and np.insert(a, i, v) are functions of a module, not list methods
+    n = len(call.args) + len(call.keywords)
+    return not (call.func.attr == "append" and n != 1 or call.func.attr == "insert" and n != 2)
 
 
 def _check_target(t, refuse):

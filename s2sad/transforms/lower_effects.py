@@ -54,7 +54,7 @@ def expression(low, s):
     call = s.value
     if not isinstance(call, gast.Call):
         return
-    if is_append(call):
+    if is_append(call) and call.func.value.id in low.env:     # not np.append(a, b)
         _mutation(low, call, s)
         return
     target = low.res.targets[id(call)]

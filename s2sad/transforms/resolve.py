@@ -21,6 +21,9 @@ recorded in ``guards`` so that a later call can check it and transform again
 if it changed, instead of running stale code.
 """
 
+import builtins
+import difflib
+import functools
 import types
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Tuple
@@ -87,8 +90,8 @@ def stored_names(root) -> set:
             names.add(n.id)
         elif isinstance(n, gast.FunctionDef):
             names.add(n.name)
-        elif isinstance(n, gast.Expr) and is_append(n.value):
-            names.add(n.value.func.value.id)
+        elif is_append(n):              # lst.append(v), d.update(...), lst.pop()
+            names.add(n.func.value.id)
         elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and \
                 isinstance(n.value, gast.Name):
             names.add(n.value.id)
@@ -98,7 +101,8 @@ def stored_names(root) -> set:
 def local_names(root) -> set:
     """A function's parameters and the names it assigns (its nested functions' names too)."""
     a = root.args
-    return {p.id for p in a.posonlyargs + a.args + a.kwonlyargs} | stored_names(root)
+    star = [p for p in (a.vararg, a.kwarg) if p is not None]       # *args, **kwargs
+    return {p.id for p in a.posonlyargs + a.args + a.kwonlyargs + star} | stored_names(root)
 
 
 def _library(fn) -> bool:
@@ -110,6 +114,8 @@ def _library(fn) -> bool:
 
 def resolve(parsed) -> Resolution:
     """What each call and free name of parsed refers to; see the module docstring."""
+    from .resolve_values import rewrite
+    rewrite(parsed)         # function values and records, into calls the lowering knows
     res = _Resolver(parsed).visit(parsed.node, set())
     res.locals = local_names(parsed.node)
     return res
@@ -134,7 +140,8 @@ class _Resolver:
         try:
             kind, value = self.world.lookup(name)
         except KeyError:
-            self.fail(node, f"name '{name}' is not defined")
+            known = list(self.world.globals) + list(self.world.cells) + dir(builtins)
+            self.fail(node, f"name `{name}` is not defined{_did_you_mean(name, known)}")
         res.free[name] = (kind, value)
         return value
 
@@ -163,7 +170,7 @@ class _Resolver:
             try:
                 value = getattr(base, node.attr)
             except AttributeError:
-                self.fail(node, f"'{'.'.join(names)}' has no attribute '{node.attr}'")
+                self.fail(node, _no_attribute(base, node.attr, "attribute"))
             return (names + [node.attr], value)
         return None
 
@@ -198,7 +205,9 @@ class _Resolver:
             names, base = c
             if not isinstance(base, types.ModuleType):
                 return Target("method", func.attr)
-            obj = getattr(base, func.attr, None)
+            if not hasattr(base, func.attr):
+                self.fail(func, _no_attribute(base, func.attr, "function"))
+            obj = getattr(base, func.attr)
             self.guard(names[0])
             return classify(obj, self.parsed, node, f"{'.'.join(names)}.{func.attr}")
         if isinstance(func, gast.Name):
@@ -215,6 +224,28 @@ class _Resolver:
                                      self.parsed.location(func), "Call a function by its name.")
 
 
+# what to write instead of calling these classes (their objects hide the data flow)
+CLASS_HINTS = {
+    functools.partial: "Write a lambda or a nested def instead, which s2sad inlines: "
+                       "`g = lambda x: scale(x, a=2.0)` for `functools.partial(scale, a=2.0)`.",
+    dict: "Write a dict literal with constant keys instead: `{'a': x, 'b': y}` for "
+          "`dict(a=x, b=y)`.",
+}
+
+
+def _did_you_mean(name, candidates) -> str:
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1)
+    return f" (did you mean `{close[0]}`?)" if close else ""
+
+
+def _no_attribute(module, attr, what) -> str:
+    """'numpy has no function `sinn` (did you mean `sin`?)'"""
+    names = [n for n in dir(module) if not n.startswith("_")]
+    if what == "function":
+        names = [n for n in names if callable(getattr(module, n, None))]
+    return f"{module.__name__} has no {what} `{attr}`{_did_you_mean(attr, names)}"
+
+
 def classify(obj, parsed, node, label=None) -> Target:
     """What calling obj means: a primitive, or a user function to lower."""
     obj = registry.canonical(obj)
@@ -226,11 +257,15 @@ def classify(obj, parsed, node, label=None) -> Target:
     if isinstance(obj, types.FunctionType) and not _library(obj):
         return Target("user", obj)
     if isinstance(obj, type) and not (obj.__module__ or "").startswith("numpy"):
+        if obj in CLASS_HINTS:
+            raise UnsupportedSyntaxError(f"calling `{label or obj.__name__}(...)`",
+                                         parsed.location(node), CLASS_HINTS[obj])
         raise UnsupportedSyntaxError(
             f"creating an object of the class {obj.__name__}", parsed.location(node),
             "Classes are not supported; use functions and arrays.")
     if not callable(obj):
-        raise TransformError(f"'{label or obj!r}' is not callable", parsed.location(node))
+        raise TransformError(f"`{label or type(obj).__name__}` is a {type(obj).__name__}, "
+                             "not a function, and cannot be called", parsed.location(node))
     # no rule and no source: fine while its inputs are constants; the K-transform
     # refuses it, naming the function, if a derivative has to flow through it
     return Target("prim", registry.primitive(obj))
