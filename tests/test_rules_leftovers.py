@@ -143,3 +143,96 @@ def uses_unknown_keyword(a):
 def test_a_keyword_the_varargs_rule_does_not_take_is_refused():
     with pytest.raises(s2sad.S2SADError, match="other"):
         s2sad.grad(uses_unknown_keyword)(np.ones(3))
+
+
+# -- np.linalg.norm: p-norms, 'nuc', matrix 2 and -2 ---------------------------------
+
+def test_p_norm_gradient_is_the_formula():
+    x = np.random.default_rng(8).standard_normal(6)
+    for p in (3.0, 1.5, 0.5, -1.0):
+        n = np.sum(np.abs(x) ** p) ** (1 / p)
+        want = np.sign(x) * np.abs(x) ** (p - 1) * n ** (1 - p)
+        np.testing.assert_allclose(s2sad.grad(lambda x: np.linalg.norm(x, p))(x), want,
+                                   rtol=1e-12)
+
+
+def p_norm_35(x):
+    return np.linalg.norm(x, 3.5, axis=0)
+
+
+def test_p_norm_third_order():
+    x = np.random.default_rng(9).standard_normal((4, 2))
+    check_grads(p_norm_35, (x,), order=3)
+
+
+def nuclear(a):
+    return np.linalg.norm(a, "nuc")
+
+
+def spectral(a):
+    return np.linalg.norm(a, 2)
+
+
+def smallest(a):
+    return np.linalg.norm(a, -2)
+
+
+def test_singular_value_norms_against_svd():
+    a = np.random.default_rng(10).standard_normal((3, 4))
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    np.testing.assert_allclose(s2sad.grad(nuclear)(a), u @ vh, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(s2sad.grad(spectral)(a), np.outer(u[:, 0], vh[0]), rtol=1e-10,
+                               atol=1e-12)
+    np.testing.assert_allclose(s2sad.grad(smallest)(a), np.outer(u[:, -1], vh[-1]),
+                               rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("f", [nuclear, spectral, smallest])
+def test_second_derivative_of_singular_value_norms_is_refused(f):
+    a = np.random.default_rng(11).standard_normal((3, 3))
+    assert np.all(np.isfinite(s2sad.grad(f)(a)))
+    with pytest.raises(s2sad.S2SADError, match="second derivative"):
+        s2sad.grad(lambda a: np.sum(s2sad.grad(f)(a) ** 2))(a)
+    with pytest.raises(s2sad.S2SADError, match="second derivative"):
+        s2sad.jvp(s2sad.grad(f), (a,), (np.ones((3, 3)),))
+
+
+@pytest.mark.parametrize("f,a", [
+    (spectral, np.diag([2.0, 2.0, 1.0])),         # the largest singular value is repeated
+    (smallest, np.diag([3.0, 1.0, 1.0])),         # the smallest is repeated
+    (smallest, np.diag([3.0, 1.0, 0.0])),         # the smallest is 0
+    (nuclear, np.diag([3.0, 1.0, 0.0])),          # rank-deficient
+], ids=["2-repeated", "-2-repeated", "-2-zero", "nuc-rank"])
+def test_undefined_singular_value_norm_derivative_is_refused(f, a):
+    with pytest.raises(s2sad.DerivativeError, match="not defined"):
+        s2sad.grad(f)(a)
+    with pytest.raises(s2sad.DerivativeError, match="not defined"):
+        s2sad.jvp(f, (a,), (np.ones_like(a),))
+
+
+def p_half(x):
+    return np.linalg.norm(x, 0.5)
+
+
+def p_three_halves(x):
+    return np.linalg.norm(x, 1.5)
+
+
+def p_five_halves(x):
+    return np.linalg.norm(x, 2.5)
+
+
+def test_p_norm_at_a_zero_entry():
+    x = np.array([0.7, 0.0, -1.3])
+    with pytest.raises(s2sad.DerivativeError, match="infinite"):      # p < 1: order 1
+        s2sad.grad(p_half)(x)
+    check_grads(p_three_halves, (x,), order=1)                       # 1 < p < 2: order 1 ...
+    with pytest.raises(s2sad.DerivativeError, match="infinite"):      # ... not order 2
+        s2sad.hessian(p_three_halves)(x)
+    # 2 < p < 3: order 2 (the formula: finite differences are off by h^(p - 2) at the 0)
+    n, p = np.linalg.norm(x, 2.5), 2.5
+    g = np.sign(x) * (np.abs(x) / n) ** (p - 1)
+    want = (p - 1) / n * (np.diag((np.abs(x) / n) ** (p - 2)) - np.outer(g, g))
+    np.testing.assert_allclose(s2sad.hessian(p_five_halves)(x), want, rtol=1e-12)
+    with pytest.raises(s2sad.DerivativeError, match="infinite"):      # ... not order 3
+        s2sad.grad(lambda x: np.sum(s2sad.hessian(p_five_halves)(x)))(x)

@@ -1,5 +1,7 @@
 """Linear algebra: dot, vdot, inner, outer, tensordot, trace, diagonal, kron,
-cross, linalg.norm, linalg.det, linalg.inv, linalg.solve (matmul is in arith).
+cross, linalg.norm (2-norms, p-norms, piecewise-linear norms, 'nuc' and matrix 2 / -2
+through the SVD, first derivatives only for those), linalg.det, linalg.inv, linalg.solve
+(matmul is in arith).
 
 Helpers keep every rule closed under differentiation (einsum's: rules/einsum.py):
 
@@ -22,7 +24,7 @@ complex array, is refused (norm_two).
 
 import numpy as np
 
-from ..errors import S2SADError
+from ..errors import DerivativeError, S2SADError
 from ..registry import (defbprop, defjvp, deflinear, defmultilinear,
                         defnondiff, defview)
 from ..runtime import array_namespace, matmul_lhs_grad, unbroadcast, unreduce
@@ -282,7 +284,9 @@ def bprop_trace_grad(g, a, out, dout, offset=0, axis1=0, axis2=1):
 # ---------------------------------------------------------------------------------------
 
 def _norm_kind(x, ord, axis):
-    """'two' (2-norm / Frobenius), 'vector' or 'matrix' (for ord 0, 1, -1, inf, -inf)."""
+    """'two' (2-norm / Frobenius), 'vector' or 'matrix' (piecewise linear: ord 0, 1, -1,
+    inf, -inf), 'p' (a vector p-norm, any other real ord), 'nuc' or 'spectral' (a matrix's
+    ord 'nuc', 2 or -2: through its singular values)."""
     nd = np.ndim(x)
     if axis is None:
         matrix = ord is not None and nd == 2
@@ -291,32 +295,97 @@ def _norm_kind(x, ord, axis):
     if ord is None or (ord == 2 and not matrix) or (isinstance(ord, str) and ord == "fro"):
         return "two"
     if isinstance(ord, str):
+        if matrix and ord == "nuc":
+            return "nuc"
         what = f"ord={ord!r}"
     elif matrix and ord in (1, -1, np.inf, -np.inf):
         return "matrix"
+    elif matrix and ord in (2, -2):
+        return "spectral"
     elif not matrix and ord in (0, 1, np.inf, -np.inf):
         return "vector"
+    elif not matrix and np.isreal(ord) and np.isfinite(ord):
+        return "p"
     else:
         what = f"ord={ord!r} for a {'matrix' if matrix else 'vector'}"
     raise S2SADError(f"the derivative of np.linalg.norm with {what} is not supported "
-                     "(supported: ord None/2/'fro', and 0, 1, inf, -inf for vectors, "
-                     "1, -1, inf, -inf for matrices)")
+                     "(supported: ord None/2/'fro' and any real p, inf, -inf for vectors; "
+                     "'fro', 'nuc', 1, -1, 2, -2, inf, -inf for matrices)")
 
 
-def norm_two(x, ord=None, axis=None):
-    """1.0 when np.linalg.norm(x, ord, axis) is a 2-norm or Frobenius norm, else 0.0: the
-    derivative of norm_dir is 0 for the others, whose norm_dir is piecewise constant.
+def norm_two(x, ord=None, axis=None, what="two", order=2):
+    """Facts about the norm np.linalg.norm(x, ord, axis) that norm_dir's derivative reads,
+    from ord and axis only (piecewise constant in x):
 
-    Raises S2SADError for a norm whose derivative s2sad does not support, and for the
-    second derivative of a piecewise-linear norm (ord 1, inf, ...) of a complex x, whose
-    norm_dir (conj(x) / |x| entry by entry) is not piecewise constant.
+    * what="two": 1.0 for a 2-norm or Frobenius norm, else 0.0 (the piecewise-linear
+      norms' norm_dir is piecewise constant: its derivative is 0);
+    * what="p": 1.0 for a vector p-norm, else 0.0;
+    * what="power": p for a p-norm (norm_dir = sign(x) (|x| / n)^(p - 1)), else 2.0 (a
+      finite power, weighted by the 0.0 of what="p").  A DerivativeError for p < order at
+      an entry that is 0, where the derivative of that order is infinite.
+
+    Raises S2SADError for a norm whose derivative s2sad does not support, for the second
+    derivative of a piecewise-linear or p-norm of a complex x (what="two", which every
+    second derivative reads), and for the second derivative of the norms through singular
+    values ('nuc', matrix 2 and -2).
     """
     kind = _norm_kind(x, ord, axis)
-    if kind != "two" and ord != 0 and np.iscomplexobj(x):
+    if kind in ("nuc", "spectral"):
+        raise S2SADError(f"the second derivative of np.linalg.norm with ord={ord!r} of a "
+                         "matrix is not supported (its first derivative is)")
+    if kind != "two" and ord != 0 and what == "two" and np.iscomplexobj(x):
         raise S2SADError(f"the second derivative of np.linalg.norm with ord={ord!r} of a complex "
                          "array is not supported (its first derivative is; for 2-norms and "
                          "Frobenius norms, every order is)")
-    return 1.0 if kind == "two" else 0.0
+    if what == "two":
+        return 1.0 if kind == "two" else 0.0
+    if kind != "p":
+        return 0.0 if what == "p" else 2.0
+    if what == "power" and ord < order and np.any(x == 0):
+        raise DerivativeError(f"the derivative of order {order} of np.linalg.norm with "
+                              f"ord={ord!r} at an entry that is 0 is infinite")
+    return 1.0 if what == "p" else float(ord)
+
+
+def _norm_axes(nd, axis):
+    if axis is None:
+        return tuple(range(nd))
+    return (axis % nd,) if np.ndim(axis) == 0 else tuple(k % nd for k in axis)
+
+
+def _norm_p_dir(xp, x, n, ord, axis, keepdims):
+    """sign(x) (|x| / n)^(p - 1), the derivative of a p-norm (conj_sign for complex x); 0
+    where n = 0 for p > 1; a DerivativeError at a 0 entry for p < 1 (infinite there)."""
+    if ord < 1 and bool(xp.any(x == 0)):
+        raise DerivativeError(f"the derivative of np.linalg.norm with ord={ord!r} (p < 1) at "
+                              "an entry that is 0 is infinite")
+    n = unreduce(xp.asarray(n), x, axis, keepdims)
+    return conj_sign(x) * (xp.abs(x) / xp.where(n == 0, 1, n)) ** (ord - 1)
+
+
+def _norm_svd_dir(xp, x, ord, axis):
+    """The derivative of a norm of singular values: U V^H for 'nuc' (a DerivativeError at a
+    rank-deficient matrix), u v^H of the largest (ord 2) or smallest (-2) singular value (a
+    DerivativeError where it is repeated, or 0 for -2); conjugated, as norm_dir is."""
+    axes = _norm_axes(x.ndim, axis)
+    m = xp.moveaxis(x, axes, (-2, -1))
+    u, s, vh = xp.linalg.svd(m, full_matrices=False)
+    tol = 1e-10 * xp.max(s, axis=-1, keepdims=True)
+    if ord == "nuc":
+        if bool(xp.any(s <= tol)):
+            raise DerivativeError("the derivative of np.linalg.norm(a, 'nuc') of a "
+                                  "rank-deficient matrix is not defined")
+        d = u @ vh
+    else:
+        k = 0 if ord == 2 else -1
+        near = s[..., 1] if ord == 2 else s[..., -2]
+        if bool(xp.any(xp.abs(s[..., k] - near) <= tol[..., 0])) or (
+                ord == -2 and bool(xp.any(s[..., -1] <= tol[..., 0]))):
+            raise DerivativeError(f"the derivative of np.linalg.norm(a, {ord}) is not defined "
+                                  f"where the {'largest' if ord == 2 else 'smallest'} singular "
+                                  "value is repeated" + (" or 0" if ord == -2 else ""))
+        d = u[..., :, k, None] * vh[..., None, k, :]
+    return xp.moveaxis(xp.conj(d), (-2, -1), axes)
 
 
 def _norm_subgrad(xp, x, kind, ord, axis):
@@ -363,6 +432,10 @@ def norm_dir(x, n, ord=None, axis=None, keepdims=False):
         n = xp.asarray(n)
         return (xp.conj(x) if np.iscomplexobj(x) else x) / unreduce(xp.where(n == 0, 1, n), x,
                                                                       axis, keepdims)
+    if kind == "p":
+        return _norm_p_dir(xp, x, n, ord, axis, keepdims)
+    if kind in ("nuc", "spectral"):
+        return _norm_svd_dir(xp, x, ord, axis)
     return _norm_subgrad(xp, x, kind, ord, axis)
 
 
@@ -375,12 +448,38 @@ def bprop_norm(x, out, dout, ord=None, axis=None, keepdims=False):
 @defbprop(norm_dir)
 def bprop_norm_dir(x, n, out, dout, ord=None, axis=None, keepdims=False):
     # 2-norms: d(conj(x) / n) = conj(dx) / n - conj(x) dn / n**2 (n made safe at 0, as in
-    # norm_dir; n is real); the other norms' norm_dir is piecewise constant for real x:
-    # norm_two(...) is 0 for them (and refuses a complex x)
+    # norm_dir; n is real), weighted by norm_two; p-norms, out = sign(x) (|x| / n)^(p - 1):
+    # d out = (p - 1) (|x| / n)^(p - 2) dx / n - (p - 1) out dn / n, weighted by
+    # norm_two(..., "p"); the piecewise-linear norms' norm_dir is piecewise constant (both 0)
     return (np.conj(dout) * unreduce(norm_two(x, ord, axis) / np.where(n == 0, 1, n), x, axis,
-                                     keepdims),
+                                     keepdims)
+            + dout * norm_dir_p_curvature(x, n, ord, axis, keepdims),
             -np.real(np.sum(dout * np.conj(x), axis=axis, keepdims=keepdims))
-            * norm_two(x, ord, axis) / np.where(n == 0, 1, n) ** 2)
+            * norm_two(x, ord, axis) / np.where(n == 0, 1, n) ** 2
+            - np.sum(dout * out, axis=axis, keepdims=keepdims) * norm_two(x, ord, axis, "p")
+            * (norm_two(x, ord, axis, "power") - 1) / np.where(n == 0, 1, n))
+
+
+def norm_dir_p_curvature(x, n, ord=None, axis=None, keepdims=False):
+    """(p - 1) (|x| / n)^(p - 2) / n, the derivative of a p-norm's norm_dir in x entry by
+    entry (n made safe at 0); 0 for the other norms.  Real, also for a complex x."""
+    xp = array_namespace(x, n)
+    p, w = norm_two(x, ord, axis, "power"), norm_two(x, ord, axis, "p")
+    n = unreduce(xp.asarray(n), x, axis, keepdims)
+    n = xp.where(n == 0, 1, n)
+    return w * (p - 1) * (xp.abs(x) / n) ** (p - 2) / n
+
+
+@defbprop(norm_dir_p_curvature)
+def bprop_norm_dir_p_curvature(x, n, out, dout, ord=None, axis=None, keepdims=False):
+    # out = w (p - 1) |x|^(p - 2) n^(1 - p): d out = (p - 2) out d|x| / |x| + (1 - p) out dn / n
+    # with d|x| = Re(conj(x) dx) / |x| (dx / x for real x)
+    # (norm_two(..., "power", 3) refuses a 0 entry for p < 3, where this is infinite; for
+    # p >= 3, out and its derivative are 0 there; the other norms' p is 2: p - 2 is 0)
+    return (np.real(dout * out) * (norm_two(x, ord, axis, "power", 3) - 2) * np.conj(x)
+            / np.where(x == 0, 1, np.abs(x) ** 2),
+            np.sum(dout * out, axis=axis, keepdims=keepdims)
+            * (1 - norm_two(x, ord, axis, "power")) / np.where(n == 0, 1, n))
 
 
 defnondiff(norm_two)
@@ -450,10 +549,22 @@ def jvp_norm(x, out, dx, ord=None, axis=None, keepdims=False):
 def jvp_norm_dir(x, n, out, dx, dn, ord=None, axis=None, keepdims=False):
     # 2-norms: d(conj(x) / n) = conj(dx) / n - out dn / n, with out = conj(x) / n (n made
     # safe at 0); the other norms' norm_dir is piecewise constant: norm_two(...) is 0
+    # p-norms: d out = (p - 1) (|x| / n)^(p - 2) dx / n - (p - 1) out dn / n, weighted by
+    # norm_two(..., "p")
     return (np.conj(dx) * unreduce(norm_two(x, ord, axis) / np.where(n == 0, 1.0, n), x, axis,
-                                   keepdims),
-            -(out * unreduce(dn * norm_two(x, ord, axis) / np.where(n == 0, 1.0, n), x, axis,
-                             keepdims)))
+                                   keepdims)
+            + dx * norm_dir_p_curvature(x, n, ord, axis, keepdims),
+            -(out * unreduce(dn * (norm_two(x, ord, axis) + norm_two(x, ord, axis, "p")
+                                   * (norm_two(x, ord, axis, "power") - 1))
+                             / np.where(n == 0, 1.0, n), x, axis, keepdims)))
+
+
+@defjvp(norm_dir_p_curvature)
+def jvp_norm_dir_p_curvature(x, n, out, dx, dn, ord=None, axis=None, keepdims=False):
+    return (out * np.real(np.conj(x) * dx) * (norm_two(x, ord, axis, "power", 3) - 2)
+            / np.where(x == 0, 1, np.abs(x) ** 2),
+            out * unreduce(dn * (1 - norm_two(x, ord, axis, "power")) / np.where(n == 0, 1, n), x,
+                           axis, keepdims))
 
 
 @defjvp(np.linalg.det)

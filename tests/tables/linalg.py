@@ -34,6 +34,14 @@ def _einsum(spec, *shapes, id):
     return Row(fn, make=_case(*shapes), also=(np.einsum,), id=f"einsum-{id}")
 
 
+def _positive_n(x_shape, n_shape):
+    """x, then n > 0 (a norm) of its shape."""
+    def make(rng):
+        n = 1.0 + rng.random(n_shape)
+        return (rng.standard_normal(x_shape), float(n) if n_shape == () else n), {}
+    return make
+
+
 X33 = np.zeros((3, 3))
 X234 = np.zeros((2, 3, 4))
 
@@ -153,6 +161,30 @@ ROWS = [
     Row(np.linalg.norm, shapes=[(2, 3, 4)], options=[{"ord": 1, "axis": (2, 0)},
                                                      {"ord": np.inf, "axis": (0, 1)}],
         id="norm-matrix-axes"),
+
+    # p-norms (any real p; p < 1 is defined away from 0 entries), orders 1 and 2
+    Row(np.linalg.norm, shapes=[(5,)], options=[{"ord": 3}, {"ord": 1.5}, {"ord": 0.5},
+                                                {"ord": -1}, {"ord": -2.5}, {"ord": 4.0}],
+        id="norm-p"),
+    Row(np.linalg.norm, shapes=[(3, 4)], options=[{"ord": 3.5, "axis": 1, "keepdims": True},
+                                                  {"ord": 1.25, "axis": 0},
+                                                  {"ord": 2.5, "axis": (-1,)}], id="norm-p-axis"),
+    Row(lambda x: np.linalg.norm(np.linalg.norm(x, 3, axis=0), 1.5), make=_case((3, 4)),
+        also=(np.linalg.norm,), id="norm-p-of-p"),
+    Row(lambda x, n: linalg.norm_dir_p_curvature(x, n, 3.5, 1), make=_positive_n((3, 4), (3,)),
+        also=(linalg.norm_dir_p_curvature,), id="norm_dir_p_curvature"),
+    Row(lambda x, n: linalg.norm_dir(x, n, 1.5, None, False), make=_positive_n((4,), ()),
+        also=(linalg.norm_dir,), id="norm_dir-p"),
+    # norms of singular values ('nuc', matrix 2 and -2): first derivatives (the second is
+    # refused; tests/test_rules_leftovers.py)
+    Row(np.linalg.norm, shapes=[(3, 4), (4, 3)], options=[{"ord": "nuc"}, {"ord": 2},
+                                                          {"ord": -2}], order=1,
+        id="norm-singular"),
+    Row(np.linalg.norm, shapes=[(2, 3, 4)], options=[{"ord": "nuc", "axis": (2, 0)},
+                                                     {"ord": 2, "axis": (1, 2),
+                                                      "keepdims": True},
+                                                     {"ord": -2, "axis": (0, 1)}], order=1,
+        id="norm-singular-axes"),
 
     Row(lambda x, n: linalg.norm_dir(x, n, None, 1), make=_case((3, 4), (3,)),
         also=(linalg.norm_dir,), id="norm_dir-axis"),
