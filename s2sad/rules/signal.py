@@ -156,14 +156,14 @@ registry.defmultilinear(np.convolve, args=(0, 1))
 
 def poly_powers(p):
     """n - 1, ..., 1 for the n coefficients of p: the factors of its derivative's."""
-    return np.arange(np.shape(p)[0] - 1, 0, -1)
+    return array_namespace(p).arange(np.shape(p)[0] - 1, 0, -1)
 
 
 def vander_powers(out, increasing=False):
     """(k, columns) for np.vander's result: the powers k of the columns whose derivative is
     not 0, and the slice that selects those columns."""
     n = np.shape(out)[-1]
-    k = np.arange(1, n, dtype=np.float64)
+    k = array_namespace(out).arange(1, n, dtype=np.float64)
     return (k, slice(1, n)) if increasing else (k[::-1], slice(0, max(n - 1, 0)))
 
 
