@@ -25,14 +25,21 @@ import warnings
 import numpy as np
 
 from .. import registry
-from ..registry import defbprop, defindex, deflinear, defnondiff
+from ..registry import defbprop, defindex, defjvp, deflinear, defnondiff
 from ..runtime import Cotangent, CotangentDict, getitem_grad, zeros_like_tree
 
 
 @defbprop(float)
 def bprop_float(x, out, dout):
-    # float(x) is x as a Python number: the gradient has x's shape (() or one element)
-    return (dout * np.ones_like(x),)
+    # float(x) is x as a Python number: the gradient has x's shape (() or one element);
+    # of a complex NumPy x it is Re x (NumPy warns): the cotangent of Re, real dout
+    return (np.real(dout) * np.ones_like(x),)
+
+
+@defjvp(float)
+def jvp_float(x, out, dx):
+    # Re dx: float() of a Python complex tangent would be a TypeError
+    return (float(np.real(dx)),)
 
 
 deflinear(float)

@@ -1,7 +1,8 @@
 """Matrix decompositions and functions of np.linalg: slogdet, eigh, eigvalsh, eig,
 svd, svdvals, cholesky, qr, pinv, lstsq, matrix_power.
 
-Real matrices, stacks of them too (leading axes), as NumPy batches them.  The
+Real matrices, stacks of them too (leading axes), as NumPy batches them; complex ones
+are refused (``require``), or by ``pair_divide`` (eigh, eig, svd).  The
 formulas (Giles 2008, "Extended collection of matrix derivative results"; Townsend
 2016, "Differentiating the singular value decomposition"; Murray 2016, "Differentiation
 of the Cholesky decomposition"; Walter & Lehmann 2018 for QR) are written in
@@ -22,7 +23,7 @@ primitives with rules, through the helpers below, so every order works:
   f(frechet_block(a, e)) holds the Frechet derivative L_f(a, e) in its upper-right
   block, and L_f(a, .)'s adjoint is L_f(a^T, .) (matrix_power, scipy's expm).
 * ``require(x, a, what, option)``: x itself, after checking what the derivative
-  assumes of a (full rank; a reduced svd).
+  assumes of a (real; full rank; a reduced svd).
 
 Conventions.  Eigenvalues and singular values: their derivative at a repeated value is
 diag(V^T dA V) for the vectors LAPACK returned (JAX's and PyTorch's choice): right for
@@ -170,9 +171,15 @@ def _check_full_rank(a, what):
 
 
 def require(x, a, what, option=None):
-    """x, after checking that a meets what the derivative assumes: what = 'svd' (option:
-    full_matrices; a square unless it is False), 'qr' (m >= n), 'full_rank' (option: the
-    function's name)."""
+    """x, after checking that a meets what the derivative assumes: a real a (the formulas
+    transpose where a complex one needs its conjugate transpose), and what = 'svd'
+    (option: full_matrices; a square unless it is False), 'qr' (m >= n), 'full_rank' or
+    'real' (option: the function's name)."""
+    if np.iscomplexobj(a):
+        name = {"svd": "np.linalg.svd", "qr": "np.linalg.qr"}.get(what, option)
+        raise DerivativeError(f"the derivative of {name} of a complex array is not supported")
+    if what == "real":
+        return x
     if what == "svd":
         _check_svd(a, option)
     elif what == "qr":
@@ -274,11 +281,13 @@ deflinear(frechet_block, args=(0, 1))
 @defbprop(np.linalg.slogdet)
 def bprop_slogdet(a, out, dout):
     # (sign, log|det A|): the sign is piecewise constant; d log|det A| = tr(A^-1 dA)
+    a = require(a, a, "real", "np.linalg.slogdet")
     return (np.einsum("...,...ji->...ij", dout[1], np.linalg.inv(a)),)
 
 
 @defjvp(np.linalg.slogdet)
 def jvp_slogdet(a, out, da):
+    a = require(a, a, "real", "np.linalg.slogdet")
     return ((np.zeros_like(out[0]), np.einsum("...ij,...ji->...", np.linalg.inv(a), da)),)
 
 
@@ -317,13 +326,13 @@ def jvp_eigh(a, out, da, UPLO="L"):
 
 @defbprop(np.linalg.eigvalsh)
 def bprop_eigvalsh(a, out, dout, UPLO="L"):
-    v = np.linalg.eigh(a, UPLO)[1]
+    v = np.linalg.eigh(require(a, a, "real", "np.linalg.eigvalsh"), UPLO)[1]
     return (symmetric_adj(v * np.expand_dims(dout, -2) @ np.swapaxes(v, -1, -2), UPLO),)
 
 
 @defjvp(np.linalg.eigvalsh)
 def jvp_eigvalsh(a, out, da, UPLO="L"):
-    v = np.linalg.eigh(a, UPLO)[1]
+    v = np.linalg.eigh(require(a, a, "real", "np.linalg.eigvalsh"), UPLO)[1]
     return (np.sum(v * (symmetric(da, UPLO) @ v), -2),)
 
 
@@ -351,7 +360,7 @@ def jvp_eig(a, out, da):
 @defbprop(np.linalg.cholesky)
 def bprop_cholesky(a, out, dout, upper=False):
     # S = L L^T: dL = L Phi(L^-1 dS L^-T), so dS's gradient is L^-T Phi(L^T dout) L^-1
-    lt = maybe_transpose(out, not upper)
+    lt = maybe_transpose(require(out, a, "real", "np.linalg.cholesky"), not upper)
     p = np.linalg.solve(lt, lower_half(lt @ maybe_transpose(dout, upper)))
     return (symmetric_adj(np.swapaxes(np.linalg.solve(lt, np.swapaxes(p, -1, -2)), -1, -2),
                           upper),)
@@ -359,7 +368,7 @@ def bprop_cholesky(a, out, dout, upper=False):
 
 @defjvp(np.linalg.cholesky)
 def jvp_cholesky(a, out, da, upper=False):
-    low = maybe_transpose(out, upper)
+    low = maybe_transpose(require(out, a, "real", "np.linalg.cholesky"), upper)
     p = np.linalg.solve(low, np.swapaxes(np.linalg.solve(low, symmetric(da, upper)), -1, -2))
     return (maybe_transpose(low @ lower_half(p), upper),)
 
@@ -419,12 +428,12 @@ if hasattr(np.linalg, "svdvals"):
     @defbprop(np.linalg.svdvals)
     def bprop_svdvals(x, out, dout):
         # ds = diag(U^T dA V): the gradient is U diag(dout) V^T
-        usv = np.linalg.svd(x, full_matrices=False)
+        usv = np.linalg.svd(require(x, x, "real", "np.linalg.svdvals"), full_matrices=False)
         return (usv[0] * np.expand_dims(dout, -2) @ usv[2],)
 
     @defjvp(np.linalg.svdvals)
     def jvp_svdvals(x, out, dx):
-        usv = np.linalg.svd(x, full_matrices=False)
+        usv = np.linalg.svd(require(x, x, "real", "np.linalg.svdvals"), full_matrices=False)
         return (np.sum(usv[0] * (dx @ np.swapaxes(usv[2], -1, -2)), -2),)
 
 
@@ -481,6 +490,7 @@ def bprop_lstsq(a, b, out, dout, rcond=None):
     # x = pinv(A) b at full rank; the residuals |b - A x|^2 (m > n) have the gradients
     # 2 r w and -2 r w x^T (r = b - A x, w their cotangent: x minimizes them); the singular
     # values' is U diag(ds) V^T
+    b = require(b, b, "real", "np.linalg.lstsq")
     p = require(np.linalg.pinv(a), a, "full_rank", "np.linalg.lstsq")
     pt, gt = np.swapaxes(p, -1, -2), np.swapaxes(matmul_lhs_grad(dout[0], p, b), -1, -2)
     r = 2 * (b - a @ out[0]) * residual_weight(dout[1], out[0][0])
@@ -493,6 +503,7 @@ def bprop_lstsq(a, b, out, dout, rcond=None):
 
 @defjvp(np.linalg.lstsq)
 def jvp_lstsq(a, b, out, da, db, rcond=None):
+    b = require(b, b, "real", "np.linalg.lstsq")
     p = require(np.linalg.pinv(a), a, "full_rank", "np.linalg.lstsq")
     pt, dat = np.swapaxes(p, -1, -2), np.swapaxes(da, -1, -2)
     dp = -(p @ da @ p) + p @ pt @ (dat - dat @ a @ p) + (dat - p @ (a @ dat)) @ pt @ p

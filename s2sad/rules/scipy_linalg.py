@@ -3,17 +3,17 @@ inv, det.
 
 Registered only when SciPy is installed.  solve_triangular and cholesky read one triangle
 of a, so a's gradient lies in that triangle (cholesky: the symmetric matrix it reads, as
-np.linalg.cholesky; see rules/decompositions.py).  expm's Frechet derivative is the
-upper-right block of expm([[A, E], [0, A]]) (and its adjoint the same with A^T), written
-in expm itself, so every order works.  Options that change the function beyond these
-(unit_diagonal, assume_a, ...) are refused when passed.
+np.linalg.cholesky, and a complex a is refused; see rules/decompositions.py).  expm's
+Frechet derivative is the upper-right block of expm([[A, E], [0, A]]) (and its adjoint the
+same with A^T), written in expm itself, so every order works.  Options that change the
+function beyond these (unit_diagonal, assume_a, ...) are refused when passed.
 """
 
 import numpy as np
 
 from ..registry import defbprop, defjvp, deflinear
 from ..runtime import array_namespace, matmul_lhs_grad, unbroadcast
-from .decompositions import frechet_block, lower_half, maybe_transpose, symmetric, \
+from .decompositions import frechet_block, lower_half, maybe_transpose, require, symmetric, \
     symmetric_adj, upper_right
 
 try:
@@ -50,14 +50,14 @@ if sl is not None:
     @defbprop(sl.cholesky)
     def bprop_sl_cholesky(a, out, dout, lower=False, check_finite=True):
         # as np.linalg.cholesky (rules/decompositions.py), upper unless lower
-        lt = maybe_transpose(out, lower)
+        lt = maybe_transpose(require(out, a, "real", "scipy.linalg.cholesky"), lower)
         p = np.linalg.solve(lt, lower_half(lt @ maybe_transpose(dout, not lower)))
         return (symmetric_adj(np.swapaxes(np.linalg.solve(lt, np.swapaxes(p, -1, -2)), -1, -2),
                               not lower),)
 
     @defjvp(sl.cholesky)
     def jvp_sl_cholesky(a, out, da, lower=False, check_finite=True):
-        low = maybe_transpose(out, not lower)
+        low = maybe_transpose(require(out, a, "real", "scipy.linalg.cholesky"), not lower)
         p = np.linalg.solve(low, np.swapaxes(np.linalg.solve(low, symmetric(da, not lower)),
                                              -1, -2))
         return (maybe_transpose(low @ lower_half(p), not lower),)

@@ -10,10 +10,11 @@ Conventions where the functions are not differentiable or NaNs are involved:
   Its second derivative at an input with a zero is refused (cumprod_before_grad): the
   masks that make the first one exact there hide how it changes with the zero.
 * nansum, nanmean, nanvar, nanstd: NaNs are left out, so their gradient is 0; an
-  all-NaN group has gradient 0 (its value is NaN whatever the other inputs do).
+  all-NaN group has gradient 0 (its value is NaN whatever the other inputs do).  nanvar
+  and nanstd of a complex array are real, as np.var's (reductions.py).
 * nanmax, nanmin: as np.max and np.min (ties split evenly) among the non-NaN elements.
-* nan_to_num: derivative 1 where x is finite and 0 where it was replaced (a complex x
-  counts as replaced when either part is not finite).
+* nan_to_num: derivative 1 where x is finite and 0 where it was replaced; of a complex x,
+  NumPy replaces the real and imaginary parts separately, and so does the derivative.
 * sinc: every derivative, at x = 0 too (sinc'(0) = 0, sinc''(0) = -pi^2 / 3), from
   sinc_derivative(x, k), a primitive whose rule is sinc_derivative(x, k + 1).
 * interp(x, xp, fp): differentiable in x (the slope of the segment holding x, 0 outside
@@ -130,7 +131,8 @@ def bprop_nanvar(a, out, dout, axis=None, ddof=0, keepdims=False):
     ok = np.logical_not(np.isnan(a))
     n = np.maximum(np.sum(ok, axis=axis, keepdims=True) - ddof, 1)
     centered = np.where(ok, a - np.nanmean(a, axis=axis, keepdims=True), 0)
-    return (unreduce(dout, a, axis, keepdims) * centered * (2 / n),)
+    # complex a: real, mean(|a - mean|^2), as np.var's rule (reductions.py)
+    return (unreduce(np.real(dout), a, axis, keepdims) * np.conj(centered) * (2 / n),)
 
 
 @defbprop(np.nanstd)
@@ -139,7 +141,8 @@ def bprop_nanstd(a, out, dout, axis=None, ddof=0, keepdims=False):
     ok = np.logical_not(np.isnan(a))
     n = np.maximum(np.sum(ok, axis=axis, keepdims=True) - ddof, 1)
     centered = np.where(ok, a - np.nanmean(a, axis=axis, keepdims=True), 0)
-    return (unreduce(dout / (out + (out == 0)), a, axis, keepdims) * centered / n,)
+    return (unreduce(np.real(dout) / (out + (out == 0)), a, axis, keepdims)
+            * np.conj(centered) / n,)
 
 
 @defjvp(np.nansum)
@@ -166,7 +169,8 @@ def jvp_nanvar(a, out, da, axis=None, ddof=0, keepdims=False):
     ok = np.logical_not(np.isnan(a))
     n = np.maximum(np.sum(ok, axis=axis, keepdims=keepdims) - ddof, 1)
     centered = np.where(ok, a - np.nanmean(a, axis=axis, keepdims=True), 0)
-    return (np.sum(np.where(ok, da, 0) * centered, axis=axis, keepdims=keepdims) * (2 / n),)
+    return (np.real(np.sum(np.where(ok, da, 0) * np.conj(centered), axis=axis,
+                           keepdims=keepdims)) * (2 / n),)
 
 
 @defjvp(np.nanstd)
@@ -174,20 +178,35 @@ def jvp_nanstd(a, out, da, axis=None, ddof=0, keepdims=False):
     ok = np.logical_not(np.isnan(a))
     n = np.maximum(np.sum(ok, axis=axis, keepdims=keepdims) - ddof, 1)
     centered = np.where(ok, a - np.nanmean(a, axis=axis, keepdims=True), 0)
-    return (np.sum(np.where(ok, da, 0) * centered, axis=axis, keepdims=keepdims)
-            / (out + (out == 0)) / n,)
+    return (np.real(np.sum(np.where(ok, da, 0) * np.conj(centered), axis=axis,
+                           keepdims=keepdims)) / (out + (out == 0)) / n,)
 
 
 # -- nan_to_num, sinc -------------------------------------------------------------------------
 
+def finite_parts(x, d):
+    """d where x is finite, 0 where np.nan_to_num replaces x.  NumPy replaces a complex x's
+    real and imaginary parts separately: d's parts are kept or zeroed the same way (its
+    own adjoint in d under the transpose convention)."""
+    if not np.iscomplexobj(x):
+        return np.where(np.isfinite(x), d, 0)
+    return (np.where(np.isfinite(np.real(x)), np.real(d), 0)
+            + 1j * np.where(np.isfinite(np.imag(x)), np.imag(d), 0))
+
+
+@defbprop(finite_parts)
+def bprop_finite_parts(x, d, out, dout):
+    return (None, finite_parts(x, dout))
+
+
 @defbprop(np.nan_to_num)
 def bprop_nan_to_num(x, out, dout, nan=0.0, posinf=None, neginf=None):
-    return (np.where(np.isfinite(x), dout, 0),)
+    return (finite_parts(x, dout),)
 
 
 @defjvp(np.nan_to_num)
 def jvp_nan_to_num(x, out, dx, nan=0.0, posinf=None, neginf=None):
-    return (np.where(np.isfinite(x), dx, 0),)
+    return (finite_parts(x, dx),)
 
 
 def sinc_derivative(x, k=1):
@@ -232,4 +251,5 @@ def jvp_sinc_derivative(x, out, dx, k=1):
     return (dx * sinc_derivative(x, k + 1),)
 
 
-defelementwise(np.sinc, sinc_derivative, np.nan_to_num)
+defelementwise(np.sinc, sinc_derivative, np.nan_to_num, finite_parts)
+deflinear(finite_parts, args=(1,))
