@@ -41,8 +41,8 @@ def bind(prim, args, kwargs, loc=None):
             made = prim.rule_for(len(args)) if prim.bprop_factory is not None else rule
             bad = [k for k in bad if made is None or k not in made.options]
         if bad:
-            raise TransformError(f"keyword arguments of {prim.name} are not supported by its "
-                                 f"derivative rule: {', '.join(bad)}", loc)
+            raise TransformError(f"keyword arguments of {prim.name} are not supported by "
+                                 f"its derivative rule: {', '.join(bad)}", loc)
         return list(args), dict(kwargs)
     if rule is None:
         return list(args), dict(kwargs)
