@@ -236,25 +236,41 @@ def _one_output(fn, out, what):
 
 
 @jacobians.readable("jacobian")       # a tuple wrt; readable by s2sad (jacobian(jacobian(f)))
-def jacobian(fn: Function, wrt: int = 0, mode: str = "auto") -> Function:
+def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
+             chunk: int = jacobians.CHUNK) -> Function:
     """The Jacobian of fn with respect to argument ``wrt``: shape ``out.shape + x.shape``.
 
-    ``mode="forward"`` builds it column by column with jvp (one pass per
-    input entry), ``"reverse"`` row by row with vjp (one per output entry);
-    ``"auto"`` picks the one with fewer passes.  fn returns one array or
-    number (a tuple of outputs is an OutputError).
+    ``mode="forward"`` builds it from forward mode: Taylor mode with up to
+    ``chunk`` basis directions stacked along a batch axis, one pass for all
+    of them (one jvp per column where Taylor mode refuses fn, or with
+    ``chunk=1``); ``"reverse"`` row by row with vjp (one per output entry);
+    ``"auto"`` picks forward when x has no more entries than the result.  fn
+    returns one array or number (a tuple of outputs is an OutputError).
     """
     _check_one(wrt, "jacobian")
     if mode not in ("auto", "forward", "reverse"):
         raise ValueError(f"mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
     what = f"s2sad.jacobian({_name_of(fn)}, wrt={wrt})"
+    chunk = jacobians.check_chunk(chunk, what)
+    made: Dict[Any, Any] = {}           # the stacked code, per argument, arity and chunk
 
     @failures.public
     def jac(*args):
         xp = _backend(args)
+        if mode == "forward" and chunk > 1:     # the result comes with the columns
+            i = _one_index(fn, wrt, args, what)
+            _differentiable_at(fn, i, args, what)
+            got = jacobians.stacked_columns(made, fn, i, args, chunk, what)
+            if got is not None and _output_problem(got[0]) is None:
+                out, cols = got
+                return _from_columns(xp, cols, out, args[i])
         i, x, out = _point(fn, wrt, args, what)
         n, m = int(np.size(x)), int(np.size(out))
         forward = mode == "forward" or (mode == "auto" and n <= m)
+        got = jacobians.stacked_columns(made, fn, i, args, chunk, what) \
+            if forward and chunk > 1 else None
+        if got is not None:
+            return _from_columns(xp, got[1], out, x)
         if forward:
             cols = [xp.reshape(xp.asarray(jvp(fn, args, _tangents_for(args, i, e))[1]), (m,))
                     for e in _basis(x, xp)]
@@ -268,15 +284,27 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto") -> Function:
     return jac
 
 
-def _point(fn, wrt, args, what):
-    """(index, argument, result) where jacobian or hessian is taken: the argument
-    must be differentiable, the result one array or number."""
-    i = _one_index(fn, wrt, args, what)
+def _from_columns(xp, cols, out, x):
+    """The Jacobian, shape out.shape + x.shape, from its columns stacked (n, *out.shape)."""
+    n = int(np.size(x))
+    flat = xp.reshape(cols, (n, -1))
+    return xp.reshape(flat.T, tuple(np.shape(out)) + tuple(np.shape(x)))
+
+
+def _differentiable_at(fn, i, args, what):
     x = args[i]
     if not _differentiable(x):
         raise ArgumentError(f"{what}: {_param_name(fn, i)} of {_describe(fn)} is passed "
                             f"{_type_name(x)}, which is not differentiable (floats, "
                             "complex numbers and float arrays are)")
+
+
+def _point(fn, wrt, args, what):
+    """(index, argument, result) where jacobian or hessian is taken: the argument
+    must be differentiable, the result one array or number."""
+    i = _one_index(fn, wrt, args, what)
+    x = args[i]
+    _differentiable_at(fn, i, args, what)
     out = _call(fn, args, what)
     _one_output(fn, out, what)
     return i, x, out
@@ -299,17 +327,21 @@ def _contracted(fn, k: int):
 
 
 @jacobians.readable("hessian")
-def hessian(fn: Function, wrt: int = 0) -> Function:
+def hessian(fn: Function, wrt: int = 0, chunk: int = jacobians.CHUNK) -> Function:
     """The Hessian of fn with respect to argument ``wrt``.
 
-    For a scalar result its shape is ``x.shape * 2``: forward over reverse, one
-    jvp of the generated gradient code per entry of x.  For an array result of
-    shape ``out.shape`` it is the Hessian of every output entry, shape
-    ``out.shape + x.shape * 2`` (one such Hessian per entry of the output).
+    For a scalar result its shape is ``x.shape * 2``: forward over reverse, the
+    Jacobian (see :func:`jacobian`, ``mode="forward"``) of the generated
+    gradient code, all basis directions in one pass of it (up to ``chunk`` per
+    pass; one jvp per entry of x where Taylor mode refuses the gradient code,
+    or with ``chunk=1``).  For an array result of shape ``out.shape`` it is
+    the Hessian of every output entry, shape ``out.shape + x.shape * 2`` (one
+    such Hessian per entry of the output).
     """
     _check_one(wrt, "hessian")
     what = f"s2sad.hessian({_name_of(fn)}, wrt={wrt})"
-    scalar = jacobian(grad(fn, wrt), wrt, mode="forward")
+    chunk = jacobians.check_chunk(chunk, what)
+    scalar = jacobian(grad(fn, wrt), wrt, mode="forward", chunk=chunk)
     per_arity: Dict[int, Any] = {}
 
     @failures.public
@@ -320,7 +352,8 @@ def hessian(fn: Function, wrt: int = 0) -> Function:
         k = len(args)
         h = per_arity.get(k)
         if h is None:
-            h = per_arity[k] = jacobian(grad(_contracted(fn, k), i), i, mode="forward")
+            h = per_arity[k] = jacobian(grad(_contracted(fn, k), i), i, mode="forward",
+                                        chunk=chunk)
         xp = _backend(args)
         rows = [xp.asarray(h(*args, u)) for u in _basis(out, xp)]
         shape = tuple(np.shape(out)) + tuple(np.shape(x)) * 2
@@ -341,7 +374,7 @@ def hvp(fn: Function, primals: Tuple[Any, ...], v: Any, wrt: int = 0) -> Any:
     _check_one(wrt, "hvp")
     primals = tuple(primals)
     i = _one_index(fn, wrt, primals, f"s2sad.hvp({_name_of(fn)}, wrt={wrt})")
-    return jvp(grad(fn, i), primals, _tangents_for(primals, i, v))[1]
+    return jvp(jacobians.gradient(fn, i), primals, _tangents_for(primals, i, v))[1]
 
 
 @failures.public

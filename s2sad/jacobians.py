@@ -14,6 +14,12 @@ any code::
             rows.append(np.ravel(grad(pick_f, wrt=0)(x, y, k)))
         return np.reshape(np.stack(rows), np.shape(out) + np.shape(x))
 
+At the top level the columns of a forward-mode Jacobian (and so of a Hessian, the
+Jacobian of the generated gradient code) come from Taylor mode with every basis
+direction stacked along a leading axis (``taylor_function``'s "stack" mode): one pass
+of generated code for up to ``chunk`` columns (:func:`stacked_columns`).  Where Taylor
+mode refuses the function, the columns come one jvp each, as with ``chunk=1``.
+
 A tuple ``wrt`` gives a tuple, as JAX does: ``jacobian(f, wrt=(0, 1))(x, y)`` is
 ``(J_x, J_y)`` and ``hessian`` ``((H_xx, H_xy), (H_yx, H_yy))``, with ``H_ij`` the
 Jacobian in argument j of the Jacobian in argument i.  ``pullback_code(f, n)`` is
@@ -21,16 +27,20 @@ what ``pb(d)`` becomes for ``y, pb = vjp(f, x)`` inside a differentiated
 function: ``grad`` of ``sum(f(*args) * d)`` in the n arguments.
 """
 
+import collections
 import functools
+import threading
 from typing import Any, Dict
 
 import numpy as np
 
 from . import registry
 from .calls import positional_params
-from .errors import ArgumentError
+from .errors import ArgumentError, S2SADError
 from .pipeline import _key, _name_of
-from .transformed import Transformed, _identifier, _synthetic
+from .runtime import array_namespace
+from .transformed import Transformed, _fresh, _identifier, _synthetic
+from .transforms.taylor import Seeds
 
 
 def _indices(wrt, what):
@@ -105,7 +115,9 @@ class Jacobian(registry.Derived):
             if j is None or i == j:
                 self._made[key] = _TOP[self.kind](self.fn, i, **self._options)
             else:
-                self._made[key] = _TOP["jacobian"](Jacobian(self.fn, i), j, mode="forward")
+                chunk = {k: v for k, v in self._options.items() if k == "chunk"}
+                self._made[key] = _TOP["jacobian"](Jacobian(self.fn, i), j, mode="forward",
+                                                   **chunk)
         return self._made[key]
 
     def params(self):
@@ -200,3 +212,95 @@ def mark_inline(call=(), vjp=None, jvp=None, fprop=None):
         f.__s2sad_inline__ = "call"
     vjp.__s2sad_inline__ = ("vjp", pullback_code)
     jvp.__s2sad_inline__ = ("jvp", jvp_code)
+
+
+# -- forward-mode columns, all basis directions in one pass ---------------------------------
+CHUNK = 4096            # basis directions per pass at most (the jacobian's default chunk)
+ELEMENTS = 2 ** 24      # and at most this many entries in the stacked directions
+
+
+def check_chunk(chunk, what):
+    if isinstance(chunk, int) and not isinstance(chunk, bool) and chunk >= 1:
+        return chunk
+    raise ArgumentError(f"{what}: chunk must be a whole number >= 1 (basis directions per "
+                        f"pass; 1: one jvp per column), got {chunk!r}")
+
+
+_REFUSED = object()
+
+
+def _stacked(fn, i: int, k: int, D: int, what: str):
+    """t(*args, V) -> (fn(*args), (J V,)): Taylor mode along the D directions V stacked,
+    shape (D, *args[i].shape); J V has shape (D, *out.shape)."""
+    ps = _params(fn, k)
+    v = _fresh("basis", set(ps))
+    base = _identifier(_name_of(fn))
+    text = (f"def along_{base}({', '.join(ps + [v])}):\n"
+            f"    return _s2sad_f({', '.join(ps)})\n")
+    ns = _synthetic(f"jacobian: {base}", text, {"_s2sad_f": fn})
+    return Transformed(ns[f"along_{base}"], "derivative",
+                       Seeds("stack", (i,), 1, [(1,)] * D, [1] * D, what, (k,)))
+
+
+def _directions(xp, x, start, count, D):
+    """Basis directions start .. start+count-1 of x's space, stacked (D, *x.shape); the rows
+    past count (the last chunk's) are zero."""
+    n = int(np.size(x))
+    kind = getattr(getattr(x, "dtype", None), "kind", "")
+    dtype = x.dtype if kind in "fc" and kind else (complex if isinstance(x, complex)
+                                                    else np.float64)
+    V = xp.zeros((D, n), dtype=dtype)
+    rows = xp.arange(count)
+    V[rows, start + rows] = 1
+    return xp.reshape(V, (D,) + tuple(np.shape(x)))
+
+
+def stacked_columns(made: Dict, fn, i: int, args, chunk: int, what: str):
+    """(fn(*args), J as (n, *out.shape)): the forward-mode Jacobian in argument i from
+    passes of up to chunk stacked basis directions, or None where Taylor mode refuses fn
+    (at transform time, or a helper at run time): the caller then takes one jvp per column.
+    made caches the transformed code per (i, arity, D)."""
+    x = args[i]
+    n = int(np.size(x))
+    if n == 0:
+        return None
+    D = max(1, min(n, chunk, ELEMENTS // n))
+    key = (i, len(args), D)
+    t = made.get(key)
+    if t is None:
+        t = made[key] = _stacked(fn, i, len(args), D, what)
+    if t is _REFUSED:
+        return None
+    xp = array_namespace(*args)
+    out, parts = None, []
+    for start in range(0, n, D):
+        count = min(D, n - start)
+        try:
+            out, (d1,) = t(*args, _directions(xp, x, start, count, D))
+        except S2SADError:
+            made[key] = _REFUSED
+            return None
+        parts.append(d1[:count] if count < D else d1)
+    return out, (parts[0] if len(parts) == 1 else xp.concatenate(parts))
+
+
+# hvp's gradient code, per function and argument: hvp is a function of (fn, primals, v),
+# so without this each call would make (and transform) a new grad(fn).  Bounded: a
+# program that calls hvp on thousands of short-lived lambdas keeps the last few.
+_GRADIENTS: "collections.OrderedDict[Any, Any]" = collections.OrderedDict()
+_GRADIENTS_KEPT = 32
+_gradients_lock = threading.Lock()
+
+
+def gradient(fn, i: int):
+    """grad(fn, wrt=i), the same object for the same fn and i while it is kept."""
+    key = (_key(fn), i)
+    with _gradients_lock:
+        g = _GRADIENTS.get(key)
+        if g is None:
+            g = _GRADIENTS[key] = Transformed(fn, "grad", i)
+            while len(_GRADIENTS) > _GRADIENTS_KEPT:
+                _GRADIENTS.popitem(last=False)
+        else:
+            _GRADIENTS.move_to_end(key)
+        return g

@@ -166,6 +166,13 @@ TABLE = [
     (TB.batch_axes, Entry("meta", args((2, 0, -2)))),
     (TB.reversed_axes, Entry("meta", args(_a(3, 4, 2)))),
     (TB.matmul_shape, Entry("meta", args(_a(3, 4), _a(4), _a(4, 2), True))),
+    (TB.trailing_axes, Entry("meta", args(_a(3, 4)))),
+    (TB.grad_index, Entry("meta", args((1, slice(0, 2))))),
+    (TB.stacked_like, Entry("structural", args(_a(5, 3, 4), _a(4), True), reason=(
+        "a stand-in holding only the shape (5, 1, 4) that reverse mode's helpers sum a "
+        "stacked coefficient down to (taylor_batched._unbroadcast)"))),
+    (TB.matmul_grad_like, Entry("structural", args(_a(5, 3, 4), _a(3, 4), _a(4, 2)), reason=(
+        "the same stand-in for a stacked gradient of x @ y, operands checked for one rank"))),
     (range, Entry("meta", args(3))),
     # -- structural: what generated code needs, with no values to differentiate
     (runtime.tape_new, Entry("structural", args(), reason="an empty tape of a loop")),

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import DerivativeError
 from ..registry import defnondiff
-from ..runtime import array_namespace, dtype_of
+from ..runtime import _ShapeOf, array_namespace, dtype_of
 
 
 def lift_shape(c, ref):
@@ -87,5 +87,44 @@ def seed_directions(x, column):
     return xp.reshape(col, (len(column),) + (1,) * np.ndim(x)) * xp.ones_like(x)
 
 
+def stacked_like(c, x, lifted=False):
+    """A stand-in (shape only) for a stacked coefficient of x: (D, *x.shape), or with
+    lifted (D, 1.., *x.shape) at c's rank, what runtime.unbroadcast sums c down to."""
+    if isinstance(x, (tuple, list, dict)) or (lifted and np.ndim(c) - 1 < np.ndim(x)):
+        raise DerivativeError("Taylor mode with several directions has no batched form of "
+                              "this gradient of a broadcast, tuple or list")
+    shape = np.shape(x)
+    pad = (1,) * (np.ndim(c) - 1 - len(shape)) if lifted else ()
+    return _ShapeOf(np.shape(c)[:1] + pad + shape)
+
+
+def matmul_grad_like(c, x, y):
+    """stacked_like(c, x) for the gradient of x @ y with respect to x (or y): operands of
+    one rank >= 2, the batch axes of the two operands aligned."""
+    if not np.ndim(x) == np.ndim(y) >= 2:
+        raise DerivativeError("Taylor mode with several directions takes the gradient of "
+                              "a @ b for operands of one rank, 2 or more")
+    return stacked_like(c, x)
+
+
+def trailing_axes(x):
+    """The axes of x's stacked coefficient after the directions' axis: 1, ..., x.ndim."""
+    return tuple(range(1, np.ndim(x) + 1))
+
+
+def grad_index(index):
+    """batch_index(index) with a boolean mask as its integer indices (what scatter-add
+    takes)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    out = []
+    for p in parts:
+        if getattr(p, "dtype", None) == bool:
+            out.extend(p.nonzero())
+        else:
+            out.append(p)
+    return batch_index(tuple(out))
+
+
 defnondiff(lift_shape, full_shape, stacked_shape, batch_shape, batch_index, batch_axes, reversed_axes,
-           matmul_shape, batched_zeros, seed_directions)
+           matmul_shape, batched_zeros, seed_directions, stacked_like, matmul_grad_like,
+           trailing_axes, grad_index)

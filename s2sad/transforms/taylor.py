@@ -317,6 +317,10 @@ def _seed(j: TaylorTransform, p: str, column, src, v=None):
         raise TransformError(f"Taylor mode differentiates with respect to an array or a "
                              f"number; {p} is a tuple, list or dict", src)
     vec: List = [None] * L.size
+    if L.whole:                 # v: the D directions themselves, stacked (D, *p.shape)
+        vec[0] = ir.Var(v)
+        j.record(p, vec)
+        return
     if L.batched:
         if any(c != 0 for c in column):
             vec[0] = j.T.call(runtime_batch.seed_directions, ir.Var(p), ir.Const(tuple(column)))
@@ -336,10 +340,15 @@ def taylor_function(func: ir.Function, out, wrt: List[int], directions, weights,
     """The Taylor-mode code of func (see the module docstring).
 
     wrt: parameter indices; directions: one tuple per direction, one number per wrt;
-    mode: "jet" (one direction: the value and d1..dK) or "sum" (K! sum_d w_d y_K^d);
+    mode: "jet" (one direction: the value and d1..dK) or "sum" (K! sum_d w_d y_K^d), or
+    "stack": the jet of D directions that vparams hold stacked, shape (D, *x.shape) each,
+    every dk stacked (D, *out.shape) (jacobian and hessian's basis, nothing collapsed);
     vparams: the parameters that hold each wrt's direction (empty: ones).
     """
-    L = Layout(K, weights)
+    if mode == "stack" and len(vparams) != len(wrt):
+        raise TransformError("Taylor mode's stacked jet takes its directions as parameters",
+                             func.src)
+    L = Layout(K, weights, whole=mode == "stack")
     j = TaylorTransform(func, out, L, wrt)
     src = func.src
     j.block = []
@@ -355,9 +364,10 @@ def taylor_function(func: ir.Function, out, wrt: List[int], directions, weights,
     v = j.vec(r) or [None] * L.size
 
     def scaled(c, k):
-        return j.T.value(j.T.scale(float(math.factorial(k)),
-                                   c if c is not None else zeros_for(j.T, r)))
-    if mode == "jet":
+        if c is None:
+            c = taylor_batched.zeros(j.T, r, L.D) if L.whole else zeros_for(j.T, r)
+        return j.T.value(j.T.scale(float(math.factorial(k)), c))
+    if mode in ("jet", "stack"):
         ds = [scaled(v[k - 1], k) for k in range(1, K + 1)]
         ret = j.emit(j.names.fresh("jet"), ir.Pack((r, j.emit(j.names.fresh("coefficients"),
                                                               ir.Pack(tuple(ds))))))

@@ -22,7 +22,7 @@ from typing import Dict
 
 import numpy as np
 
-from .. import ir, registry
+from .. import ir, registry, runtime
 from ..errors import TransformError
 from ..rules import taylor_batch as tb
 
@@ -119,7 +119,57 @@ def call(T, prim, args, primals, flags, kwargs, out, D):
         return _matmul(T, args, primals, flags, out, fn is np.dot, D)
     if fn is np.einsum:
         return _einsum(T, prim, args, flags, kwargs)
+    if fn in _GRADS:
+        return _GRADS[fn](T, prim, args, flags, kwargs, D)
     raise refuse(T, prim)
+
+
+# reverse mode's helpers (runtime.py), for Taylor mode over gradient code (hessian): each
+# is called on stand-ins of the stacked shapes (tb.stacked_like), which it reads only the
+# shape of, so that it works per direction
+def _unbroadcast(T, prim, args, flags, kwargs, D):
+    c, x = args
+    r = T.call(prim.fn, c, T.call(tb.stacked_like, c, x, ir.Const(True)))
+    return T.call(np.reshape, r, T.call(tb.stacked_shape, ir.Const(D), x))
+
+
+def _unreduce(T, prim, args, flags, kwargs, D):
+    kw = _kw(prim, args, kwargs)
+    c, x = args[:2]
+    axis = args[2] if len(args) > 2 else kw.get("axis", ir.Const(None))
+    keep = args[3] if len(args) > 3 else kw.get("keepdims", ir.Const(False))
+    if not isinstance(axis, ir.Const) or not isinstance(keep, ir.Const):
+        raise refuse(T, prim, " with axis= or keepdims= computed at run time")
+    if keep.value:
+        axis = ir.Const(None)
+    elif axis.value is None:
+        axis = T.call(tb.trailing_axes, x)
+    else:
+        axis = ir.Const(tuple(a + 1 if a >= 0 else a for a in np.atleast_1d(axis.value).tolist()))
+    return T.call(prim.fn, c, T.call(tb.stacked_like, c, x), axis=axis, keepdims=keep)
+
+
+def _getitem_grad(T, prim, args, flags, kwargs, D):
+    x, index, c = args
+    return T.call(prim.fn, T.call(tb.stacked_like, c, x), _batched(T, tb.grad_index, index), c)
+
+
+def _expand_like(T, prim, args, flags, kwargs, D):
+    c, like = args
+    return T.call(prim.fn, lift(T, c, like), T.call(tb.stacked_like, c, like))
+
+
+def _matmul_grad(T, prim, args, flags, kwargs, D):
+    g, x, y = args
+    c = g if flags[0] else (y if prim.fn is runtime.matmul_lhs_grad else x)
+    if prim.fn is runtime.matmul_lhs_grad:
+        return T.call(prim.fn, g, T.call(tb.matmul_grad_like, c, x, y), y)
+    return T.call(prim.fn, g, x, T.call(tb.matmul_grad_like, c, y, x))
+
+
+_GRADS = {runtime.unbroadcast: _unbroadcast, runtime.unreduce: _unreduce,
+          runtime.getitem_grad: _getitem_grad, runtime.expand_like: _expand_like,
+          runtime.matmul_lhs_grad: _matmul_grad, runtime.matmul_rhs_grad: _matmul_grad}
 
 
 def _batched(T, helper, *args):

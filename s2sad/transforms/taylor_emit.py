@@ -148,17 +148,19 @@ class Layout:
     """A vector holds the orders 1..K-1 and, last, the collapsed top order K.  With one
     direction each is an array of the primal's shape; with D > 1 (batched) the orders
     1..K-1 are the D directions stacked along a leading axis, shape (D, *s)
-    (taylor_batched.py), and the top is sum_d w_d y_K^d, of the primal's shape."""
+    (taylor_batched.py), and the top is sum_d w_d y_K^d, of the primal's shape.  whole:
+    every order stacked, the top too (no collapse; jacobian and hessian's basis)."""
 
-    def __init__(self, K: int, weights):
+    def __init__(self, K: int, weights, whole: bool = False):
         self.K, self.weights, self.D = K, tuple(weights), len(weights)
         self.size = K
-        self.plain = self.D == 1 and self.weights[0] == 1
-        self.batched = self.D > 1 and K > 1
+        self.whole = whole
+        self.plain = self.D == 1 and self.weights[0] == 1 and not whole
+        self.batched = whole or (self.D > 1 and K > 1)
 
     def stacked(self, s: int) -> bool:
         """Whether slot s holds stacked directions."""
-        return self.batched and s < self.K - 1
+        return self.whole or (self.batched and s < self.K - 1)
 
 
 def collapse(T: Emitter, y, weights):
@@ -190,6 +192,11 @@ def apply_rule(T: Emitter, L: Layout, rule, primals, vecs, out, kwargs) -> List:
     if L.plain:
         return run([[p] + list(v) for p, v in zip(primals, vecs)])[1:]
     T.batched = L.batched
+    if L.whole:                     # every order stacked: one run, nothing collapsed
+        try:
+            return run([[p] + list(v) for p, v in zip(primals, vecs)])[1:]
+        finally:
+            T.batched = False
     try:
         ys = run([[p] + list(v[:K - 1]) + [None] for p, v in zip(primals, vecs)])
     finally:
