@@ -1,0 +1,140 @@
+"""Batched tangents (issue 15): the Rosenbrock Hessian (n=32) and an MLP's Jacobian.
+
+s2sad batched (every basis direction stacked, one pass of Taylor mode), s2sad's loop
+(``chunk=1``: one jvp per column, what it did before), and for the Hessian Taylor mode
+at order 2 along the n(n+1)/2 directions e_i + e_j (the other way to a Hessian in one
+pass), next to JAX jit and PyTorch where they are installed.  One thread each, medians
+of repeats, all in one run: compare rows of one run only.
+
+    python benchmarks/jacobians.py
+"""
+
+import os
+
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_v] = "1"
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
+                      "intra_op_parallelism_threads=1")
+
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import s2sad  # noqa: E402
+from s2sad import jacobians  # noqa: E402
+from s2sad.transformed import Transformed, _synthetic  # noqa: E402
+from s2sad.transforms.taylor import Seeds  # noqa: E402
+
+
+def rosen(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+
+
+def mlp(x, W1, b1, W2, b2):
+    h = np.tanh(W1 @ x + b1)
+    return W2 @ h + b2
+
+
+def median_us(f, repeats=200, warm=3):
+    for _ in range(warm):
+        f()
+    ts = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        f()
+        ts.append(time.perf_counter() - t0)
+    return 1e6 * float(np.median(ts))
+
+
+def order2_hessian(fn, n):
+    """H from one pass of order-2 Taylor mode along e_i + e_j, i <= j (stacked):
+    H_ij = (D2(e_i + e_j) - D2(2 e_i)/4 - D2(2 e_j)/4) / 2, with D2(2 e_i) = 4 H_ii."""
+    iu, ju = np.triu_indices(n)
+    V = np.zeros((len(iu), n))
+    V[np.arange(len(iu)), iu] += 1
+    V[np.arange(len(iu)), ju] += 1
+    ns = _synthetic("bench: order2", "def along(x, V):\n    return _f(x)\n", {"_f": fn})
+    D = len(iu)
+    t = Transformed(ns["along"], "derivative",
+                    Seeds("stack", (0,), 2, [(1,)] * D, [1] * D, "order2", (1,)))
+    diag = iu == ju
+
+    def hess(x):
+        _, (_, d2) = t(x, V)
+        H = np.empty((n, n))
+        H[iu[diag], ju[diag]] = d2[diag] / 4
+        hd = np.diag(H).copy()
+        off = (d2[~diag] - hd[iu[~diag]] - hd[ju[~diag]]) / 2
+        H[iu[~diag], ju[~diag]] = off
+        H[ju[~diag], iu[~diag]] = off
+        return H
+    return hess
+
+
+def rows():
+    out = []
+    n = 32
+    x = np.random.default_rng(0).normal(size=n)
+    h, h1, h2 = s2sad.hessian(rosen), s2sad.hessian(rosen, chunk=1), order2_hessian(rosen, n)
+    H = h(x)
+    assert np.allclose(H, h1(x), rtol=1e-12, atol=1e-9)
+    assert np.allclose(H, h2(x), rtol=1e-9, atol=1e-6)
+    hess = [("s2sad batched (Taylor over the gradient code)", lambda: h(x)),
+            ("s2sad order-2 Taylor, n(n+1)/2 directions", lambda: h2(x)),
+            ("s2sad loop (chunk=1, one jvp per column)", lambda: h1(x))]
+    rng = np.random.default_rng(1)
+    P = (rng.normal(size=64), rng.normal(size=(128, 64)), rng.normal(size=128),
+         rng.normal(size=(64, 128)), rng.normal(size=64))
+    j, j1 = s2sad.jacobian(mlp, mode="forward"), s2sad.jacobian(mlp, mode="forward", chunk=1)
+    assert np.allclose(j(*P), j1(*P), rtol=1e-12, atol=1e-12)
+    jac = [("s2sad batched", lambda: j(*P)), ("s2sad loop (chunk=1)", lambda: j1(*P))]
+    try:
+        import jax
+        import jax.numpy as jnp
+        jax.config.update("jax_enable_x64", True)
+
+        def jrosen(x):
+            return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+
+        def jmlp(x, W1, b1, W2, b2):
+            return W2 @ jnp.tanh(W1 @ x + b1) + b2
+        jh = jax.jit(jax.hessian(jrosen))
+        jx = jnp.asarray(x)
+        assert np.allclose(np.asarray(jh(jx)), H, rtol=1e-10, atol=1e-8)
+        hess.append(("JAX jit (jax.hessian)", lambda: jh(jx).block_until_ready()))
+        jj = jax.jit(jax.jacfwd(jmlp))
+        JP = tuple(map(jnp.asarray, P))
+        assert np.allclose(np.asarray(jj(*JP)), j(*P), rtol=1e-10, atol=1e-10)
+        jac.append(("JAX jit (jax.jacfwd)", lambda: jj(*JP).block_until_ready()))
+    except ImportError:
+        pass
+    try:
+        import torch
+        torch.set_num_threads(1)
+        tx = torch.tensor(x)
+        trosen = lambda z: torch.sum(100.0 * (z[1:] - z[:-1] ** 2) ** 2   # noqa: E731
+                                     + (1 - z[:-1]) ** 2)
+        hess.append(("PyTorch (torch.autograd.functional.hessian)",
+                     lambda: torch.autograd.functional.hessian(trosen, tx)))
+        TP = tuple(map(torch.tensor, P))
+        tmlp = lambda z: TP[3] @ torch.tanh(TP[1] @ z + TP[2]) + TP[4]    # noqa: E731
+        jac.append(("PyTorch (jacobian, vectorize=True)",
+                    lambda: torch.autograd.functional.jacobian(tmlp, TP[0], vectorize=True)))
+    except ImportError:
+        pass
+    out.append(("Hessian of Rosenbrock, n=32", hess))
+    out.append(("Jacobian of a 64-128-64 tanh MLP in its input", jac))
+    return out
+
+
+def main():
+    print(f"one thread; median of 200 calls in us (chunk default {jacobians.CHUNK})")
+    for title, entries in rows():
+        print(f"\n{title}")
+        print("| | us |\n|---|---|")
+        for name, f in entries:
+            print(f"| {name} | {median_us(f):,.1f} |")
+
+
+if __name__ == "__main__":
+    main()
