@@ -95,8 +95,8 @@ DEFAULT_SIZES = (2, 32, 64, 32, 1)
 # equal weights; in longer runs the free-edge moment is the term left over, and
 # weighting it alone by 10 (--weights 1,1,1,10,1) reached 3.0% after 3,000 steps,
 # against 5.1% for equal weights (Adam alone). With the L-BFGS stage equal weights are
-# better: the default run with --weights 1,1,1,10,1 and 1,500 L-BFGS iterations was at
-# 0.22-0.38% over its last 800, against 0.06-0.11% for equal weights (docs/plate.md).
+# better: the default run with --weights 1,1,1,10,1 was at 0.22-0.38% from its 700th to
+# its 1,400th L-BFGS iteration, against 0.045-0.096% for equal weights (docs/plate.md).
 WEIGHTS = (1.0, 1.0, 1.0, 1.0, 1.0)
 
 
