@@ -653,7 +653,8 @@ def parse_args(argv=None):
                "(seed 0)\nand 0.096% (seed 1) relative L2 error against Levy's series; it "
                "stops soon after\nthe error falls below 0.2%. The accurate configuration "
                "(17.5 minutes there) goes on\ninto the plateau: 0.088% at the end, "
-               "0.06% to 0.12% at every 100th of its last\n1,400 L-BFGS iterations (docs/plate.md).\n"
+               "0.06% to 0.12% at every 100th of its last\n"
+               "1,400 L-BFGS iterations (docs/plate.md).\n"
                f"accurate: {ACCURATE}",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--steps", type=int, default=d["steps"],
