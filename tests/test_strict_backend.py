@@ -124,18 +124,7 @@ def test_second_derivatives_stay_on_the_device():
 
 # -- the corpus on the stand-in ----------------------------------------------------------
 
-# rows that fail on the stand-in in rule files still being written (s2sad/rules/padding.py,
-# arrange.py): real GPU bugs, reported to their authors; not xfail-strict while they change
-KNOWN = {
-    "pad-constant-per-axis": "rules/padding.py: np.shape/np.asarray of constant_values, a "
-                             "nested tuple holding device scalars (implicit host conversion)",
-    "gradient-spacing-axes": "rules/padding.py:229 vdot_items: a tuple operand on the device",
-}
-
-
 def _rule_case(row, label, make):
-    if label in KNOWN:
-        pytest.xfail(KNOWN[label])
     rng = np.random.default_rng(zlib.crc32(label.encode()))
     args, kwargs = make(rng)
     f = functools.partial(row.fn, **kwargs) if kwargs else row.fn

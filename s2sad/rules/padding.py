@@ -22,7 +22,9 @@ import numpy as np
 from .. import registry
 from ..errors import S2SADError
 from ..registry import defbprop, defjvp, deflinear, defmultilinear
-from ..runtime import Cotangent, array_namespace, as_cotangent, unbroadcast, unsplit
+from ..runtime import (Cotangent, array_namespace, as_cotangent, dtype_of, unbroadcast,
+                       unsplit)
+from ..runtime import Like, as_items
 from .indexing import take_grad
 
 # -- np.pad ----------------------------------------------------------------------------
@@ -47,9 +49,42 @@ def pad(array, pad_width, mode="constant", constant_values=0):
     linear function of array and constant_values (LINEAR_MODES, reflect_type 'even')."""
     _linear_mode(mode)
     xp = array_namespace(array)
+    if mode == "constant" and xp is not np:     # cupy.pad reads constant_values on the host
+        return _fill_constants(xp.pad(array, pad_width), np.shape(array), pad_width,
+                               constant_values)
     if mode == "constant":
         return xp.pad(array, pad_width, mode, constant_values=constant_values)
     return xp.pad(array, pad_width, mode)
+
+
+def _nested_shape(v):
+    """np.shape of v, nested tuples or lists of numbers and arrays, without reading them."""
+    if isinstance(v, (tuple, list)):
+        return (len(v),) + (_nested_shape(v[0]) if len(v) else ())
+    return tuple(getattr(v, "shape", ()))
+
+
+def _constant(values, ax, side):
+    """Item [ax, side] of values broadcast to (ndim, 2), as np.pad reads constant_values."""
+    shape = _nested_shape(values)
+    full = (1,) * (2 - len(shape)) + shape
+    index = (ax if full[0] > 1 else 0, side if full[1] > 1 else 0)[2 - len(shape):]
+    for i in index:
+        values = values[i]
+    return values
+
+
+def _fill_constants(out, shape, pad_width, values):
+    """out, an array of the given shape padded with zeros, with its pad filled with values
+    as np.pad fills it: one axis after the other, over the earlier axes' pad and the later
+    axes' interior (device numbers are written on the device, never read)."""
+    pw = _pairs(pad_width, len(shape))
+    inner = tuple(slice(b, b + n) for (b, _), n in zip(pw, shape))
+    for ax, (b, _) in enumerate(pw):
+        full = (slice(None),) * ax
+        out[full + (slice(0, b),) + inner[ax + 1:]] = _constant(values, ax, 0)
+        out[full + (slice(b + shape[ax], None),) + inner[ax + 1:]] = _constant(values, ax, 1)
+    return out
 
 
 def unpad(g, array, pad_width, mode="constant"):
@@ -79,6 +114,9 @@ def pad_constant_grad(g, array, pad_width, constant_values=0):
         sums.append(xp.sum(g[full + (slice(b + shape[ax], None),) + inner[ax + 1:]]))
     per_axis = xp.reshape(xp.stack(sums), (len(shape), 2)) if sums else \
         xp.zeros((0, 2), dtype=g.dtype)
+    if isinstance(constant_values, (tuple, list)):     # pairs that may hold device numbers
+        like = Like(_nested_shape(constant_values), per_axis.dtype)
+        return as_items(unbroadcast(per_axis, like), constant_values)
     return unbroadcast(per_axis, constant_values)
 
 
@@ -95,8 +133,9 @@ def bprop_unpad(g, array, out, dout, pad_width=0, mode="constant"):
 
 @defbprop(pad_constant_grad)
 def bprop_pad_constant_grad(g, array, pad_width, constant_values, out, dout):
-    # array and constant_values give only their shapes
-    return (pad(np.zeros_like(array), pad_width, "constant", dout), None, None, None)
+    # array and constant_values give only their shapes (dout's dtype: complex stays complex)
+    return (pad(np.zeros_like(array, dtype=dtype_of(dout)), pad_width, "constant", dout),
+            None, None, None)
 
 
 # -- np.diff ---------------------------------------------------------------------------
@@ -268,6 +307,9 @@ def bprop_vdot_items(a, b, out, dout):
 registry.alias(np.pad, pad)
 registry.alias(np.diff, diff)
 registry.alias(np.gradient, gradient)
+# a tuple for several axes: its seed and zeros are tuples (np.ones_like of a tuple of device
+# arrays converts them to the host)
+registry.primitive(gradient).makes_container = True
 
 deflinear(pad, args=(0, 3))
 deflinear(unpad, pad_constant_grad, undiff, diff_ends_grad, gradient_transpose, args=(0,))

@@ -20,7 +20,9 @@ runtime helpers GPU-safe without a GPU (``S2SAD_TEST_BACKEND=strict`` or
   raises TypeError where CuPy has none: the names in ``MISSING`` and every
   ``numpy.linalg`` function outside ``LINALG``.
 - Argument forms CuPy rejects: ``where=`` / ``initial=`` of reductions,
-  ``correction=`` / ``mean=`` of ``var`` / ``std`` (``REJECTED``).
+  ``correction=`` / ``mean=`` of ``var`` / ``std`` (``REJECTED``); a strict array
+  where CuPy reads the argument on the host, as ``pad``'s widths and
+  ``constant_values`` (``_HOST_ARGS``).
 
 The namespace is :data:`xp` (the module ``s2sad.testing.strict.xp``): for each
 function CuPy has, it unwraps the strict arrays, calls NumPy and wraps the
@@ -67,6 +69,9 @@ _UPLOAD = frozenset("array asarray asanyarray ascontiguousarray asfortranarray".
 _DUCK = frozenset(["transpose"])        # cupy.transpose(a) is a.transpose(): any array
 _INDICES = {"take": (1, "indices"), "take_along_axis": (1, "indices"), "put": (1, "ind"),
             "compress": (0, "condition"), "choose": (0, "a")}
+# arguments that CuPy reads on the host (numpy.array): a strict array there raises, e.g.
+# cupy.pad's widths and values ("You cannot specify cupy.ndarray"; name: positions, keywords)
+_HOST_ARGS = {"pad": ((1,), ("pad_width", "constant_values", "end_values", "stat_length"))}
 _HOST_MESSAGE = ("Implicit conversion to a NumPy array is not allowed. "
                  "Please use `.get()` to construct a NumPy array explicitly.")
 _SCALARS = (bool, int, float, complex, np.generic)
@@ -108,6 +113,15 @@ def _index(i):
     return i
 
 
+def _on_host(x):
+    """x, an argument CuPy converts with numpy.array: refused if it holds a strict array."""
+    if type(x) is ndarray:
+        raise TypeError(_HOST_MESSAGE)
+    if isinstance(x, (tuple, list)):
+        for e in x:
+            _on_host(e)
+
+
 def _wrap(r):
     """A NumPy result as CuPy gives it: arrays and scalars as strict arrays (0-d for a
     scalar), tuples item by item."""
@@ -134,9 +148,13 @@ def _function(f, name):
     """f (a NumPy function) as the namespace's: strict arrays in, strict arrays out."""
     upload = name in _UPLOAD or name in _DUCK
     at, key = _INDICES.get(name, (None, None))
+    host_at, host_keys = _HOST_ARGS.get(name, ((), ()))
 
     def call(*args, **kwargs):
         _check_kwargs(name, kwargs)
+        for x in [a for i, a in enumerate(args) if i in host_at] + \
+                [v for k, v in kwargs.items() if k in host_keys]:
+            _on_host(x)
         args = [_unwrap(a, upload or i == at) for i, a in enumerate(args)]
         kwargs = {k: _unwrap(v, upload or k == key) for k, v in kwargs.items()}
         return _wrap(f(*args, **kwargs))
