@@ -323,7 +323,7 @@ def _contracted(fn, k: int):
     text = (f"def contract_{base}({args}{', ' if args else ''}{u}):\n"
             f"    return np.sum(_s2sad_f({args}) * {u})\n")
     ns = _synthetic(f"hessian: {base}", text, {"_s2sad_f": fn, "np": np})
-    return ns[f"contract_{base}"]
+    return ns.pop(f"contract_{base}")   # not in its own globals: see jacobians.stacked_columns
 
 
 @jacobians.readable("hessian")
@@ -486,7 +486,7 @@ class _Taylor(Transformed):
                 f"    return _s2sad_f({', '.join(ps)})\n")
         ns = _synthetic(f"taylor: {base}", text, {"_s2sad_f": fn})
         _, _, K, dirs, weights, what, _ = self.wrt
-        return Transformed(ns[f"along_{base}"], "derivative", Seeds(
+        return Transformed(ns.pop(f"along_{base}"), "derivative", Seeds(
             "jet", self._wrts, K, dirs, weights, what, range(k, k + m)))
 
 

@@ -42,8 +42,9 @@ _NOT_DIFFERENTIABLE = (int, bool, str, type(None))
 
 
 def call_spec(params, args, kwargs) -> str:
-    """For each positional parameter: 'd' passed and differentiable, 'n' passed and not
-    (an int, a bool, an integer array), '-' not passed (its default is used)."""
+    """For each positional parameter: 'd' passed and differentiable, 's' a Python float
+    (differentiable, and a number: its code drops broadcasting), 'n' passed and not (an
+    int, a bool, an integer array), 'c' a container, '-' not passed (its default is used)."""
     out = []
     for i, p in enumerate(params):
         if i < len(args):
@@ -54,6 +55,9 @@ def call_spec(params, args, kwargs) -> str:
             out.append("-")
             continue
         t = type(a)                      # fast paths for the common cases
+        if t is float:                   # a Python number: its code knows it is 0-d
+            out.append("s")
+            continue
         if t in _FLOATS:
             out.append("d")
             continue
@@ -169,7 +173,8 @@ def _any_differentiable(a) -> bool:
 def _finish(g, a):
     """A gradient shaped, typed and owned like its argument a (a container: alike)."""
     if type(a) is float:                 # the common cases, first
-        return None if g is None else float(np.real(g))
+        return None if g is None else float(g) if type(g) in (float, np.float64) else \
+            float(np.real(g))
     if type(a) is np.ndarray and g is not None and type(g) is np.ndarray and \
             g.shape == a.shape and g.dtype == a.dtype and g.flags.writeable:
         return g

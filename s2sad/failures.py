@@ -67,15 +67,21 @@ def public(fn):
         try:
             return fn(*args, **kwargs)
         except Exception as e:
-            seen, link = set(), e.__cause__ or e.__context__
-            if isinstance(e, InternalError):
-                link = None         # a bug: its cause keeps every frame, for the report
-            while link is not None and id(link) not in seen:
-                seen.add(id(link))
-                link.__traceback__ = trimmed(link.__traceback__)
-                link = link.__cause__ or link.__context__
-            raise e.with_traceback(trimmed(e.__traceback__))
+            raise trim(e)
     return entry
+
+
+def trim(e: BaseException) -> BaseException:
+    """e, and the exceptions chained to it, with s2sad's frames cut from their tracebacks:
+    what a public entry point raises (``raise trim(e)``, see public)."""
+    seen, link = set(), e.__cause__ or e.__context__
+    if isinstance(e, InternalError):
+        link = None         # a bug: its cause keeps every frame, for the report
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        link.__traceback__ = trimmed(link.__traceback__)
+        link = link.__cause__ or link.__context__
+    return e.with_traceback(trimmed(e.__traceback__))
 
 
 

@@ -27,7 +27,6 @@ what ``pb(d)`` becomes for ``y, pb = vjp(f, x)`` inside a differentiated
 function: ``grad`` of ``sum(f(*args) * d)`` in the n arguments.
 """
 
-import collections
 import functools
 import threading
 from typing import Any, Dict
@@ -238,7 +237,8 @@ def _stacked(fn, i: int, k: int, D: int, what: str):
     text = (f"def along_{base}({', '.join(ps + [v])}):\n"
             f"    return _s2sad_f({', '.join(ps)})\n")
     ns = _synthetic(f"jacobian: {base}", text, {"_s2sad_f": fn})
-    return Transformed(ns[f"along_{base}"], "derivative",
+    # popped: kept in its own globals, the wrapper would keep the cache entry it keys alive
+    return Transformed(ns.pop(f"along_{base}"), "derivative",
                        Seeds("stack", (i,), 1, [(1,)] * D, [1] * D, what, (k,)))
 
 
@@ -285,22 +285,20 @@ def stacked_columns(made: Dict, fn, i: int, args, chunk: int, what: str):
 
 
 # hvp's gradient code, per function and argument: hvp is a function of (fn, primals, v),
-# so without this each call would make (and transform) a new grad(fn).  Bounded: a
-# program that calls hvp on thousands of short-lived lambdas keeps the last few.
-_GRADIENTS: "collections.OrderedDict[Any, Any]" = collections.OrderedDict()
-_GRADIENTS_KEPT = 32
+# so without this each call would make (and transform) a new grad(fn).  Kept on fn itself
+# where it can be, so it goes when fn does (a global cache would keep fn alive).
 _gradients_lock = threading.Lock()
 
 
 def gradient(fn, i: int):
-    """grad(fn, wrt=i), the same object for the same fn and i while it is kept."""
-    key = (_key(fn), i)
+    """grad(fn, wrt=i), the same object for the same fn and i while fn lives."""
+    try:
+        attrs = vars(fn)
+    except TypeError:
+        return Transformed(fn, "grad", i)
     with _gradients_lock:
-        g = _GRADIENTS.get(key)
+        kept = attrs.setdefault("__s2sad_gradients__", {})
+        g = kept.get(i)
         if g is None:
-            g = _GRADIENTS[key] = Transformed(fn, "grad", i)
-            while len(_GRADIENTS) > _GRADIENTS_KEPT:
-                _GRADIENTS.popitem(last=False)
-        else:
-            _GRADIENTS.move_to_end(key)
+            g = kept[i] = Transformed(fn, "grad", i)
         return g

@@ -38,7 +38,12 @@ class _Artifact:
 
     def __init__(self, module, guards):
         self.module = module
-        self.guards = guards
+        seen, self.guards = set(), []
+        for g in guards:                # each checked at every call: once is enough
+            key = (g[0], id(g[1]), g[2], id(g[3]))
+            if key not in seen:
+                seen.add(key)
+                self.guards.append(g)
         self.functions = {}
 
     def valid(self) -> bool:
@@ -88,7 +93,7 @@ def _slots(spec: str, wrt, n: int, base: str):
             if spec[i] == "-":
                 raise TransformError(f"wrt={wrt!r} names parameter {i} of {base}, but no "
                                      "argument was passed for it")
-    return [i if spec[i] in "dc" else None for i in chosen]
+    return [i if spec[i] in "dcs" else None for i in chosen]
 
 
 def _lower(fn, spec=None):
@@ -119,7 +124,7 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Ar
     if isinstance(wrt, taylor.Seeds):
         g, header = _taylor(func, out, wrt, spec, base, parsed)
     elif kind == "jvp":
-        g = forward.jvp_function(func, out, [i if spec[i] in "dc" else None for i in range(n)],
+        g = forward.jvp_function(func, out, [i if spec[i] in "dcs" else None for i in range(n)],
                                  out.names.fresh(f"jvp_{base}"))
         header = f"{g.name}(*args, *tangents) -> (result, tangent of the result): forward " \
                  f"mode. From {_where(parsed)}."
@@ -143,6 +148,8 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Ar
         value = f"the value of {base} and its gradient" if with_value else \
             f"the gradient of {base}"
         header = f"{g.name}: {value} with respect to {what}. From {_where(parsed)}."
+    # a Python float argument is a number: what is computed from numbers alone is too
+    g.shape_of.update({func.params[i]: optimize.SCALAR for i, c in enumerate(spec) if c == "s"})
     module = _finish([g], g.shape_of, out, parsed, header)
     inner = generated.MODULES.get(parsed.filename)
     module.origin = inner.origin if inner else f"from {_where(parsed)}"
@@ -163,7 +170,7 @@ def _taylor(func, out, seeds, spec, base, parsed):
     mode, wrt, K, directions, weights, what, vparams = seeds
     n = len(spec)
     for i in wrt:
-        if not -n <= i < n or spec[i % n] not in "dc":
+        if not -n <= i < n or spec[i % n] not in "dcs":
             raise TransformError(f"{what}: argument {i} of {base} is not a differentiable "
                                  "value (a float or a float array) that the call passes")
     name = out.names.fresh(f"{'taylor' if mode == 'jet' else 'd'}_{base}")
@@ -226,8 +233,8 @@ def _key(fn):
         return fn
 
 
-def _store(cache, key, value):
-    """cache[key] = value, remembered under the key's weak reference (lock held)."""
+def release_collected():
+    """Drop the cache entries of functions that were collected (lock held, or at rest)."""
     while _dead:
         try:
             stored = _entries.pop(_dead.pop(), ())
@@ -235,6 +242,11 @@ def _store(cache, key, value):
             stored = ()
         for c, k in stored:
             c.pop(k, None)
+
+
+def _store(cache, key, value):
+    """cache[key] = value, remembered under the key's weak reference (lock held)."""
+    release_collected()
     cache[key] = value
     ref = key[0] if isinstance(key, tuple) else key
     if isinstance(ref, weakref.ref):

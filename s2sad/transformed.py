@@ -11,6 +11,8 @@ import functools
 import inspect
 import itertools
 import linecache
+import types
+import weakref
 from typing import Any, Dict, Optional
 
 import numpy as np
@@ -23,6 +25,7 @@ from .calls import (_a, _backend, _check_tangent, _checking_bprop,
 from .containers import flatten
 from .errors import ArgumentError, OutputError
 from .pipeline import _Artifact, _artifact, _cache_lock, _key, _lower, _name_of
+from .transforms.taylor import Seeds
 
 
 def _raise_from_run(e: BaseException):
@@ -43,6 +46,16 @@ def _synthetic(what: str, text: str, namespace: dict) -> dict:
     lines = text.splitlines(True)
     linecache.cache[filename] = (len(text), None, lines, filename)
     exec(compile(text, filename, "exec"), namespace)
+    made = [v for v in namespace.values() if isinstance(v, types.FunctionType) and
+            v.__code__.co_filename == filename]
+    left = [len(made)]
+
+    def forget():                   # the text goes when the last function of it does
+        left[0] -= 1
+        if not left[0]:
+            linecache.cache.pop(filename, None)
+    for f in made:
+        weakref.finalize(f, forget)
     return namespace
 
 
@@ -177,6 +190,7 @@ class Transformed(registry.Derived):
         self._signature = None
         self._aux = None            # has_aux: _AuxParts, made at the first use
         self._last_spec = None      # the kind of call source() shows: the last one made
+        self._fast = None           # (argument types, artifact, runner): see _fast_path
         self.__name__ = f"{kind}_{_name_of(fn)}"
 
     def __repr__(self):
@@ -244,6 +258,8 @@ class Transformed(registry.Derived):
 
     # -- checks ----------------------------------------------------------------------------
     def _call_name(self) -> str:
+        if isinstance(self.wrt, Seeds):         # Taylor mode: what the API call was
+            return self.wrt[5]
         w = "" if self.wrt is None or self.kind == "grad_all" else f", wrt={self.wrt!r}"
         a = ", has_aux=True" if self.has_aux else ""
         inner = self.fn._call_name() if isinstance(self.fn, Transformed) else _name_of(self.fn)
@@ -254,7 +270,7 @@ class Transformed(registry.Derived):
         if self.wrt is None or self.kind not in ("grad", "value_and_grad"):
             return          # derivative: its transform refuses (a TransformError)
         w = self.wrt
-        if spec is not None and type(w) is int and 0 <= w < len(spec) and spec[w] in "dc":
+        if spec is not None and type(w) is int and 0 <= w < len(spec) and spec[w] in "dcs":
             return          # the common case, first
         params = self.params()
         n = len(params)
@@ -344,8 +360,22 @@ class Transformed(registry.Derived):
                                 f"fit {shown}: {msg}")
 
     # -- calls -----------------------------------------------------------------------------
-    @failures.public
     def __call__(self, *args, **kwargs):
+        fast = self._fast
+        try:
+            if fast is not None and not kwargs and fast[0] == tuple(map(type, args)) and \
+                    fast[1].valid():
+                return fast[2](args)
+            return self._call(*args, **kwargs)
+        except Exception as e:
+            raise failures.trim(e)      # the user's frames and the message, not s2sad's
+
+    def _call(self, *args, **kwargs):
+        if isinstance(self.wrt, Seeds) and any(_complex(a) for a in args):
+            raise ArgumentError(f"{self._call_name()}: Taylor mode takes real arguments; a "
+                                "complex one is not supported yet (its rules are written "
+                                "for real numbers)", hint="Use nested s2sad.derivative or "
+                                "jvp for complex arguments.")
         if self.has_aux:
             return self._call_aux(args, kwargs)
         if self.kind == "jvp" and not kwargs:
@@ -380,11 +410,47 @@ class Transformed(registry.Derived):
         if self.kind in ("derivative", "jvp"):
             return result
         values = [args[i] if i < len(args) else kwargs.get(p) for i, p in enumerate(art.params)]
+        if not kwargs and len(args) == len(params) and xp is np:
+            self._fast_path(args, art, f)
         if self.with_value:
             value, grads = result
             self._check_value(value)
             return value, self._finish_grads(grads, art, values)
         return self._finish_grads(result, art, values)
+
+    def _fast_path(self, args, art, f):
+        """For calls with Python numbers only (where the call overhead is most of the
+        time): remember the generated function, so the next call with the same argument
+        types goes straight to it (while the code's guards hold)."""
+        types = tuple(map(type, args))
+        if not all(t in (float, int) for t in types) or \
+                self.kind not in ("grad", "grad_all", "value_and_grad", "derivative"):
+            return
+        with_value, wrt = self.with_value, self.wrt
+        if self.kind == "derivative":
+            def finish(g, args):
+                return g
+        elif wrt is None:              # every argument is passed: a gradient each
+            def finish(g, args):
+                return tuple(map(_finish, g, args))
+        elif isinstance(wrt, int):
+            def finish(g, args):
+                return _finish(g, args[wrt])
+        else:
+            def finish(g, args):
+                return self._finish_grads(g, art, args)
+
+        def run(args):
+            try:
+                result = f(*args)
+            except Exception as e:
+                _raise_from_run(e)
+            if with_value:
+                value, grads = result
+                self._check_value(value)
+                return value, finish(grads, args)
+            return finish(result, args)
+        self._fast = (types, art, run)
 
     def _call_aux(self, args, kwargs):
         """grad(f, has_aux=True)(*args): one forward and one backward pass of f."""
@@ -439,6 +505,14 @@ class Transformed(registry.Derived):
         return tuple(_finish(g, values[i]) for g, i in zip(grads, chosen))
 
 
+def _complex(a) -> bool:
+    if isinstance(a, (tuple, list)):
+        return any(_complex(e) for e in a)
+    if isinstance(a, dict):
+        return any(_complex(e) for e in a.values())
+    return isinstance(a, complex) or getattr(getattr(a, "dtype", None), "kind", "") == "c"
+
+
 def _jvp_transform(fn) -> "Transformed":
     """The jvp Transformed of fn, kept on fn itself where it can be (a cache keyed by fn
     would keep fn and its generated code alive for ever through the Transformed)."""
@@ -481,10 +555,10 @@ def jvp(fn: Any, primals: Any, tangents: Any) -> Any:
         rest = tuple(defaults[p] for p in params[len(primals):])
         primals, tangents = primals + rest, tangents + (None,) * len(rest)
     from .runtime import zeros_like_tree
-    tangents = tuple(zeros_like_tree(p) if d is None and spec[i] in "dc" else d
+    tangents = tuple(zeros_like_tree(p) if d is None and spec[i] in "dcs" else d
                      for i, (p, d) in enumerate(zip(primals, tangents)))
     for i, (p, d) in enumerate(zip(primals, tangents)):
-        if spec[i] in "dc":
+        if spec[i] in "dcs":
             _check_tangent(p, d, f"tangent {i}")
     t._last_spec = spec
     art = t.artifact(spec)

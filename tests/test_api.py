@@ -401,8 +401,13 @@ def test_transform_is_cached(monkeypatch):
     n = len(calls)
     assert n >= 1
     g(2.0)
-    g(np.ones(3))
     assert len(calls) == n
+    g(np.ones(3))           # an array: code that keeps broadcasting, made once
+    m = len(calls)
+    assert m == n + 1
+    g(np.ones(5))
+    assert len(calls) == m
+    n = m
     # a new Transformed for the same function and options reuses the transform
     grad(f)(3.0)
     assert len(calls) == n
@@ -440,8 +445,11 @@ def test_one_transform_serves_every_dtype_and_shape(monkeypatch):
     a = g(np.ones(3, dtype=np.float32))
     n = len(calls)
     b = g(np.ones((2, 2)))
-    c = g(0.5)
     assert len(calls) == n
+    c = g(0.5)              # a Python number: its own code, without broadcasting
+    assert len(calls) == n + 1
+    g(-3.0)
+    assert len(calls) == n + 1
     assert a.dtype == np.float32 and b.dtype == np.float64 and type(c) is float
     np.testing.assert_allclose(b, 2 * np.e * np.ones((2, 2)))
 

@@ -72,6 +72,11 @@ def _frames(e):
     return [fr.filename for fr in traceback.extract_tb(e.__traceback__)]
 
 
+# where a public entry point re-raises: failures.public's wrapper, or the call of a
+# transformed function (which re-raises itself, to keep its fast path one frame deep)
+ENTRY_POINTS = ("failures.py", "transformed.py")
+
+
 def test_a_refusal_shows_the_users_frames_not_s2sads():
     with pytest.raises(UnsupportedSyntaxError) as info:
         grad_all(test_errors.uses_for_else)(np.ones(3))
@@ -79,7 +84,7 @@ def test_a_refusal_shows_the_users_frames_not_s2sads():
     assert files[0] == __file__
     # only the entry point's re-raise is left of s2sad: no pass, no pipeline
     inner = [f for f in files if f.startswith(PACKAGE)]
-    assert [os.path.basename(f) for f in inner] == ["failures.py"], files
+    assert len(inner) == 1 and os.path.basename(inner[0]) in ENTRY_POINTS, files
 
 
 def shape_error(x):
@@ -102,7 +107,8 @@ def test_the_users_own_error_keeps_the_users_frames():
         grad(shape_error)(np.ones(3))
     files = _frames(info.value)
     assert files[0] == __file__
-    assert not any(f.startswith(PACKAGE) and not f.endswith("failures.py") for f in files)
+    assert not any(f.startswith(PACKAGE) and os.path.basename(f) not in ENTRY_POINTS
+                   for f in files)
     assert any("numpy" in f for f in files)         # where NumPy raised it
     notes = info.value.__notes__
     assert any(f"{__file__}, line" in n and "np.reshape(x, (5, 7))" in n for n in notes)

@@ -381,3 +381,15 @@ def test_inverse_trig_and_log_base_rules(fn):
     lap = laplacian(f, wrt=(0, 1))(x, x)
     assert np.allclose(lap, nested(f, 0, 2)(x, x) + nested(f, 1, 2)(x, x), rtol=1e-9,
                        atol=1e-9)
+
+
+def test_complex_arguments_are_refused_in_taylor_mode():
+    # Taylor rules are written for real numbers (|z|'s would be silently wrong)
+    f = lambda z: np.abs(z) ** 2            # noqa: E731
+    with pytest.raises(s2sad.ArgumentError, match="complex"):
+        s2sad.derivative(f, order=2)(np.array([1 + 1j]))
+    with pytest.raises(s2sad.ArgumentError, match="complex"):
+        s2sad.laplacian(lambda x, y: x * y, wrt=(0, 1))(np.array([1j]), np.array([1.0]))
+    # the batched jacobian falls back to forward mode, which handles complex numbers
+    z = np.array([1 + 1j, 0.5j])
+    np.testing.assert_allclose(s2sad.jacobian(np.sin)(z), np.diag(np.cos(z)))

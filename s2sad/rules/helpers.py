@@ -7,6 +7,7 @@ import numpy as np
 from .. import registry, runtime
 from ..registry import defbprop, defjvp, deflinear, defmultilinear, defnondiff
 from ..runtime import array_namespace
+from ..revolve import schedule
 from ..runtime import (RETURNS_TUPLE, add_grads, expand_like, as_cotangent, list_append, split_last, make_dict,
                        saved_values,
                        cotangent_append,
@@ -165,12 +166,16 @@ defnondiff(dtype_of, ones_like_tree, ones_like_single, loop_length, zeros_like_t
 # a loop's tape keeps a stand-in for an array whose backward pass reads only its shape
 defnondiff(runtime.shape_like, runtime.ones_like, runtime.option_value)
 registry.defshape(runtime.ones_like, 0)
+# the gradient's seed ones_like(out) stays where its result is simplified away: the user's
+# function runs in full (its errors are raised) though its value is not needed
+registry.primitive(runtime.ones_like).keepalive = True
 
 # zip and enumerate are primitives without rules: a `for` loop over them (nested in any
 # order) iterates their arguments element by element (lower_control.sequence); anywhere else
 # a derivative flowing through them is refused, never taken as zero
 registry.primitive(zip)
 registry.primitive(enumerate)
+registry.primitive(schedule)        # a checkpointed loop's actions (ints): a constant for AD
 
 # constructors: their arguments are shapes, counts and dtypes (np.arange: rules below)
 defnondiff(np.zeros, np.ones, np.empty, np.eye, np.identity, np.tri, np.indices,

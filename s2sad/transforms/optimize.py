@@ -18,6 +18,7 @@ each::
     -(-x)                      =>  x
     for ...: a = p[k]; ...     =>  a = p[k]; for ...: ...   (optimize_flow: k a constant)
     unbroadcast(g, x)          =>  g   where g and x are known to have one shape
+    ones_like(x), zeros_like(x)  =>  1.0, 0.0   where x is known to be a number (0-d)
     expand_like(t, x)          =>  t   where t and x are known to have one shape
 
 Branches and loops are optimized block by block: an expression computed
@@ -38,6 +39,9 @@ from .. import ir, registry, runtime
 from .optimize_cse import coalesce_copies, cse
 from .optimize_dce import dce
 from .optimize_flow import fuse_loops, hoist_reads, merge_equal_flows
+
+# the shape symbol of a number or a 0-d array (not an identifier, so no variable's name)
+SCALAR = "()"
 
 _FOLDABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
              operator.neg, operator.floordiv, operator.mod}
@@ -73,7 +77,7 @@ def _simplify(func, shape_of) -> bool:
 
 class _Simplifier:
     """The rewrites of one function's expressions.  shape: name -> a symbol of its shape
-    (another name, or "scalar"), for what this function computes; shape_of: the same,
+    (another name, or SCALAR), for what this function computes; shape_of: the same,
     from the transform (an adjoint has its primal's shape)."""
 
     def __init__(self, func, shape_of):
@@ -88,7 +92,7 @@ class _Simplifier:
     def key(self, a):
         """The symbol of a's shape, or None where nothing is known."""
         if isinstance(a, ir.Const):
-            return "scalar" if type(a.value) in (int, float, bool) else None
+            return SCALAR if type(a.value) in (int, float, bool) else None
         k = self.shape.get(a.name)
         if k is None:
             k = self.shape_of.get(a.name)
@@ -167,17 +171,21 @@ class _Simplifier:
             return None
         if p in (self.unb, self.expand) and key(args[0]) == key(args[1]) and key(args[0]) is not None:
             return args[0]
+        if (p is self.ones[0] or p is self.zeros) and len(args) == 1 and not v.kwargs and \
+                key(args[0]) == SCALAR:
+            return ir.Const(1.0 if p is self.ones[0] else 0.0)    # of a number: a number
         return None
 
     def record_shape(self, target, p, args):
         """What the shape of target = p(*args) is, where that is known."""
         key = self.key
         if p.elementwise:
-            ks = {key(a) for a in args if not (isinstance(a, ir.Const) and key(a) == "scalar")}
+            # a 0-d operand broadcasts to the others' shape
+            ks = {key(a) for a in args} - {SCALAR}
             if len(ks) == 1:
                 self.shape[target] = ks.pop()
             elif not ks:
-                self.shape[target] = "scalar"
+                self.shape[target] = SCALAR
         elif (p in self.ones or p is self.zeros) and args:
             self.shape[target] = key(args[0])
         elif p.shape_of_arg is not None and len(args) > p.shape_of_arg:

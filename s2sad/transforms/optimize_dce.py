@@ -5,6 +5,7 @@ an :class:`ir.Function`.  One line::
 
     t = <pure expr>, t unused  =>  (removed)              (dead code)
     t = print(x), t unused     =>  (kept: an effect, Primitive.effect)
+    t = ones_like(out), unused =>  kept only where nothing else reads out (keepalive)
 
 Also dropped: nested functions never read, If results never read, loop-carried
 names that nothing needed reads, and branches and loops left with nothing to
@@ -25,7 +26,8 @@ def _dce_block(stmts, live) -> bool:
     keep = []
     changed = False
     for s in reversed(stmts):
-        if isinstance(s, ir.Assign) and s.target not in live and not _effect(s):
+        if isinstance(s, ir.Assign) and s.target not in live and not _effect(s) and \
+                not _keeps_alive(s, live):
             changed = True
             continue
         if isinstance(s, ir.Def):
@@ -97,6 +99,14 @@ def _live_in(stmts, live) -> set:
             continue
         live.update(v.name for v in ir.reads(s))
     return live
+
+
+def _keeps_alive(s, live) -> bool:
+    """t = ones_like(out), the seed of a gradient (Primitive.keepalive), unused: kept where
+    it is all that reads out, so the user's function runs in full (its errors raised)
+    though the gradient does not need its value."""
+    return isinstance(s.value, ir.Call) and getattr(s.value.callee, "keepalive", False) and \
+        any(isinstance(a, ir.Var) and a.name not in live for a in s.value.args)
 
 
 def _effect(s) -> bool:
