@@ -17,6 +17,7 @@ from .errors import (ArgumentError, CotangentError, DerivativeError, InternalErr
                      UnsupportedSyntaxError)
 from .registry import defbprop, defjvp, defnondiff
 from .values import stop_gradient
+from .checkpoint import checkpointed
 from .api import (backend, derivative, fprop, grad, grad_all, hessian, hvp, jacobian, jvp, source,
                   value_and_grad, vjp)
 from .api import biharmonic, laplacian, taylor
@@ -25,6 +26,7 @@ __version__ = "0.1.0"
 
 __all__ = ["backend", "grad_all", "grad", "value_and_grad", "vjp", "jvp", "derivative", "jacobian",
            "hessian", "hvp", "fprop", "source", "taylor", "laplacian", "biharmonic", "stop_gradient",
+           "checkpointed",
            "defbprop",
            "defjvp", "defnondiff", "S2SADError", "UnsupportedSyntaxError", "MissingRuleError",
            "SourceUnavailableError", "RuleError", "TransformError", "ArgumentError",

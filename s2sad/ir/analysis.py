@@ -253,6 +253,7 @@ def subst_block(stmts, m):
             s.outs = [(t, subst_atom(a, m), subst_atom(b, m)) for t, a, b in s.outs]
         elif isinstance(s, ir.Loop):
             s.iter = subst_atom(s.iter, m) if s.iter is not None else None
+            s.checkpoint = subst_atom(s.checkpoint, m) if s.checkpoint is not None else None
             s.carried = [(c, subst_atom(a, m), subst_atom(b, m)) for c, a, b in s.carried]
             subst_block(s.cond, m)
             subst_block(s.body, m)

@@ -157,6 +157,9 @@ class Loop:
     test: Optional[Atom] = None
     stop: Optional[Atom] = None           # break after this iteration when it holds
     src: Optional[Location] = None
+    # s2sad.checkpointed(iter, snapshots=n): the snapshot count; reverse mode replaces the
+    # tape by binomial checkpointing (transforms/reverse_checkpoint.py)
+    checkpoint: Optional[Atom] = None
 
     def blocks(self):
         return (self.cond, self.body)
@@ -250,7 +253,8 @@ def reads(stmt) -> List[Var]:
         return out
     if isinstance(stmt, Loop):
         inner = set(targets(stmt))
-        out = [a for a in [stmt.iter] + [c[1] for c in stmt.carried] if isinstance(a, Var)]
+        out = [a for a in [stmt.iter, stmt.checkpoint] + [c[1] for c in stmt.carried]
+               if isinstance(a, Var)]
         for block in (stmt.cond, stmt.body):
             for s in block:
                 out.extend(v for v in reads(s) if v.name not in inner)

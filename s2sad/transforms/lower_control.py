@@ -12,6 +12,7 @@ bodies, emitted into the Lowering's current block.  Rewrites, one line each::
     a and b, c if t else d =>  short-circuit Ifs; a < b < c likewise
     for i in range(n): ... =>  Loop(carried=[(s, s_0, s_next)], iter=range(n), index=i)
     for x in X / enumerate / zip  =>  for i in range(len(X)): x = X[i]
+    for i in checkpointed(X, snapshots=s)  =>  the loop over X, Loop.checkpoint = s
     while c: ...           =>  Loop(cond=[...], test=c)
     break / continue       =>  the iteration's stop flag (the rest moves into the other branch)
     return inside a loop   =>  a carried returned flag and value; the rest runs if not returned
@@ -38,6 +39,7 @@ from typing import Any, Dict
 import gast
 
 from .. import ir, registry, runtime
+from ..checkpoint import checkpointed
 from ..errors import UnsupportedSyntaxError
 from . import fence, parse, resolve
 from .lower_builtins import pack_arguments
@@ -300,9 +302,10 @@ class Control:
             kind = "for" if isinstance(node, gast.For) else "while"
             raise UnsupportedSyntaxError(f"an `else` clause on a `{kind}` loop",
                                          low.loc(node.orelse[0]), "Use a flag variable instead.")
-        iter_atom, index, bind_targets = None, None, None
+        iter_atom, index, bind_targets, checkpoint = None, None, None, None
         if isinstance(node, gast.For):
-            iter_atom, index, bind_targets = self.iteration(node)
+            it, checkpoint = self.checkpointed(node.iter)
+            iter_atom, index, bind_targets = self.iteration(node, it)
         # the loop's targets are carried too: after the loop they hold the last
         # iteration's values, or what they held before if it ran no iteration
         carried = sorted(n for n in stored_names(node) if n in low.locals)
@@ -322,8 +325,11 @@ class Control:
         flag = stop.flag if isinstance(stop, _Stop) else None
         if isinstance(flag, ir.Const) and not flag.value:
             flag = None
+        if checkpoint is not None and (flag is not None or returned is not None):
+            raise UnsupportedSyntaxError("`break` or `return` in a checkpointed loop",
+                                         low.loc(node), "Checkpoint a loop that runs to its end.")
         low.out.cur.append(ir.Loop(loop_carried, body, iter_atom, index_name, cond, test, flag,
-                                   low.loc(node)))
+                                   low.loc(node), checkpoint))
         for c in carried:
             low.env[c] = ir.Var(params[c])
         for c in fns:
@@ -377,7 +383,24 @@ class Control:
         loop_carried += [(ret, ir.Const(False), stop.ret), (val, ir.Const(None), stop.value)]
         return ir.Var(ret), ir.Var(val)
 
-    def iteration(self, node):
+    def checkpointed(self, it):
+        """(the iterable, the snapshot count): s2sad.checkpointed(X, snapshots=s) marks the
+        loop over X for binomial checkpointing (reverse_checkpoint.py); else (it, None)."""
+        low = self.low
+        target = low.res.targets.get(id(it)) if isinstance(it, gast.Call) else None
+        if target is None or getattr(target.value, "fn", None) is not checkpointed:
+            return it, None
+        snaps = it.args[1:] + [k.value for k in it.keywords if k.arg == "snapshots"]
+        if len(it.args) < 1 or len(snaps) != 1 or any(k.arg != "snapshots" for k in it.keywords):
+            raise UnsupportedSyntaxError("this form of checkpointed", low.loc(it),
+                                         "Write `for t in s2sad.checkpointed(range(T), "
+                                         "snapshots=s)`.")
+        count = low.atom(snaps[0])
+        if isinstance(count, ir.Const) and (type(count.value) is not int or count.value < 1):
+            low.fail(it, f"checkpointed: snapshots must be an int >= 1, not {count.value!r}")
+        return it.args[0], count
+
+    def iteration(self, node, it):
         """(the iterable, the index's name, a function binding the loop target in the body).
 
         `for i in range(...)` iterates the range itself; `for row in X`
@@ -385,7 +408,6 @@ class Control:
         likewise, so every loop the K-transform sees counts.
         """
         low = self.low
-        it = node.iter
         target = node.target
         rng = registry.primitive(range)
         call = it if isinstance(it, gast.Call) else None

@@ -31,7 +31,7 @@ def _copy_block(stmts):
                              s.src))
         elif isinstance(s, ir.Loop):
             out.append(ir.Loop(list(s.carried), _copy_block(s.body), s.iter, s.index,
-                               _copy_block(s.cond), s.test, s.stop, s.src))
+                               _copy_block(s.cond), s.test, s.stop, s.src, s.checkpoint))
         else:
             out.append(s)      # Def, Return: not rewritten here
     return out
@@ -109,7 +109,7 @@ def _merge_flows_block(stmts, m):
 # -- loop fusion ---------------------------------------------------------------------------
 def _plain_for(s) -> bool:
     return isinstance(s, ir.Loop) and s.iter is not None and s.index is not None \
-        and not s.cond and s.test is None and s.stop is None
+        and not s.cond and s.test is None and s.stop is None and s.checkpoint is None
 
 
 def _impure(stmts) -> bool:

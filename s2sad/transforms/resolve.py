@@ -32,6 +32,7 @@ import gast
 import numpy as np
 
 from .. import registry
+from ..checkpoint import checkpointed
 from ..errors import TransformError, UnsupportedSyntaxError
 from .fence import is_append
 
@@ -128,6 +129,7 @@ class _Resolver:
         self.parsed = parsed
         self.world = parsed.world
         self.res = Resolution()
+        self.loop_iters = set()         # the iterables of `for` loops: checkpointed(...) is one
 
     def fail(self, node, msg, hint=""):
         raise TransformError(msg, self.parsed.location(node), hint)
@@ -184,6 +186,14 @@ class _Resolver:
                 self.visit(node, scope)
             elif isinstance(node, gast.Call):
                 res.targets[id(node)] = self.call(node)
+                if getattr(res.targets[id(node)].value, "fn", None) is checkpointed and \
+                        id(node) not in self.loop_iters:
+                    raise UnsupportedSyntaxError("`checkpointed(...)` other than as a `for` "
+                                                 "loop's iterable", self.parsed.location(node),
+                                                 "Write `for t in s2sad.checkpointed(range(T), "
+                                                 "snapshots=s):`.")
+            elif isinstance(node, gast.For):
+                self.loop_iters.add(id(node.iter))
             elif isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
                 c = self.chain(node)
                 if c is not None and id(node) not in res.targets:

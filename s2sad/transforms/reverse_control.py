@@ -42,6 +42,7 @@ from .. import ir, registry, runtime
 from ..errors import TransformError
 from ..ir.analysis import subst_block
 from .inline import plus
+from .reverse_checkpoint import Checkpointing
 
 
 class RecursiveCalls:
@@ -122,6 +123,7 @@ class ControlFlow:
         self.k = k
         # id(Loop) -> (tape before it, tape carried, tape pushed, the names pushed)
         self.tapes: Dict[int, tuple] = {}
+        self.checkpointing = Checkpointing(self)    # loops marked s2sad.checkpointed
 
     def backward_if(self, s: ir.If):
         """The adjoint of an If is an If on the same test: each branch's adjoint runs
@@ -176,6 +178,8 @@ class ControlFlow:
         active = [(c, init, nxt) for c, init, nxt in L.carried if c in k.active]
         if not active:
             return
+        if L.checkpoint is not None:
+            return self.checkpointing.backward(L, active)
         dfinal = {}                     # the adjoints of the final values
         for c, _, _ in active:
             dfinal[c] = k.materialize(c, L.src)
@@ -314,6 +318,8 @@ class ControlFlow:
         """A loop of the forward pass, with a new tape before it if it has one, and each
         iteration pushing onto it."""
         k = self.k
+        if self.checkpointing.forward_loop(s) is not None:
+            return [self.checkpointing.forward_loop(s)]
         out = []
         body = self.forward_block(s.body)
         carried = list(s.carried)
