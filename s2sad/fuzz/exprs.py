@@ -197,8 +197,10 @@ class ExprGen:
         self.rng = rng
         self.config = config
         self.used = used            # constructs used, filled as templates are picked
+        # a template that writes a lambda is a lambda too (star_unpack's)
         self._tables = {t: [(w, c, atomic(tpl) if t != "b" else tpl) for w, c, tpl in ps
-                            if c not in config.exclude]
+                            if c not in config.exclude and not
+                            ("lambda" in tpl and "lambda" in config.exclude)]
                         for t, ps in TEMPLATES.items()}
 
     def allowed(self, construct):
