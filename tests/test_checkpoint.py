@@ -272,3 +272,59 @@ def test_peak_memory_is_a_small_multiple_of_one_state():
     peak_plain = _peak(plain, h, x, T // 10)
     assert peak < 30 * state
     assert peak_plain > 100 * state and peak_plain > 4 * peak
+
+
+def _same(f, plain, *args):
+    for g, w in zip(grad_all(f)(*args), grad_all(plain)(*args)):
+        assert np.array_equal(g, w)
+
+
+def test_a_range_with_start_and_step_and_a_sequence():
+    """Iterables other than range(n) loop over their positions and bind the element."""
+    def stepped(h, X):
+        for t in checkpointed(range(1, len(X), 2), snapshots=2):
+            h = np.sin(h) * X[t] + t
+        return np.sum(h)
+
+    def stepped_plain(h, X):
+        for t in range(1, len(X), 2):
+            h = np.sin(h) * X[t] + t
+        return np.sum(h)
+
+    def rows(h, X):
+        n = 0
+        for row in checkpointed(X, snapshots=2):
+            h = np.sin(h) * row + n
+            n = n + 1
+        return np.sum(h) * n
+
+    def rows_plain(h, X):
+        n = 0
+        for row in X:
+            h = np.sin(h) * row + n
+            n = n + 1
+        return np.sum(h) * n
+
+    h, _, X = _args(9, n=3, cols=3)
+    _same(stepped, stepped_plain, h, X)
+    _same(rows, rows_plain, h, X)
+    check_grads(rows, (h, X), order=2, modes=("rev", "fwd"))
+
+
+def test_inside_a_plain_loop_at_orders_one_and_two():
+    """The outer loop's tape saves what the action loop reads (its range, the state)."""
+    def outer(h, X):
+        for k in range(2):
+            for t in checkpointed(range(len(X)), snapshots=2):
+                h = np.tanh(h * X[t]) + k
+        return np.sum(h)
+
+    def outer_plain(h, X):
+        for k in range(2):
+            for t in range(len(X)):
+                h = np.tanh(h * X[t]) + k
+        return np.sum(h)
+
+    h, _, X = _args(6, n=3, cols=3)
+    _same(outer, outer_plain, h, X)
+    check_grads(outer, (h, X), order=2, modes=("rev", "fwd"))

@@ -305,7 +305,7 @@ class Control:
         iter_atom, index, bind_targets, checkpoint = None, None, None, None
         if isinstance(node, gast.For):
             it, checkpoint = self.checkpointed(node.iter)
-            iter_atom, index, bind_targets = self.iteration(node, it)
+            iter_atom, index, bind_targets = self.iteration(node, it, checkpoint is None)
         # the loop's targets are carried too: after the loop they hold the last
         # iteration's values, or what they held before if it ran no iteration
         carried = sorted(n for n in stored_names(node) if n in low.locals)
@@ -400,12 +400,13 @@ class Control:
             low.fail(it, f"checkpointed: snapshots must be an int >= 1, not {count.value!r}")
         return it.args[0], count
 
-    def iteration(self, node, it):
+    def iteration(self, node, it, ranges=True):
         """(the iterable, the index's name, a function binding the loop target in the body).
 
         `for i in range(...)` iterates the range itself; `for row in X`
         becomes `for i in range(len(X)): row = X[i]`; enumerate and zip
-        likewise, so every loop the K-transform sees counts.
+        likewise, so every loop the K-transform sees counts.  Not ranges: only range(n)
+        is iterated itself (a checkpointed loop's index is the iteration's number).
         """
         low = self.low
         target = node.target
@@ -414,8 +415,8 @@ class Control:
         fn = low.res.targets.get(id(call)).value if call is not None and \
             id(call) in low.res.targets else None
         fn = getattr(fn, "fn", fn)
-        if fn is range or (isinstance(it, gast.Name) and
-                           low.env.get(it.id) in low.out.ranges):
+        if (fn is range and (ranges or len(it.args) == 1 and not it.keywords)) or (
+                ranges and isinstance(it, gast.Name) and low.env.get(it.id) in low.out.ranges):
             # over a range, or a name bound to one (as in code s2sad generated)
             return low.atom(it), (target.id if isinstance(target, gast.Name) else "i"), \
                 (None if isinstance(target, gast.Name) else

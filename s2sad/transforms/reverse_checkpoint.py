@@ -105,13 +105,11 @@ class Checkpointing:
         return (head,) + tuple(parts)
 
     def _advance(self, L, loop: ir.Loop, state, pos, num):
-        """state := num iterations from pos, untaped: a copy of L over iter[pos:pos + num]."""
-        stop, cut, seg = self._fresh("stop"), self._fresh("segment"), self._fresh("steps")
+        """state := num iterations from pos, untaped: a copy of L over range(pos, pos + num)
+        (the lowering makes a checkpointed loop's iter range(n): an index is its position)."""
+        stop, seg = self._fresh("stop"), self._fresh("steps")
         block = [self._stmt(stop, ir.Call(_prim(operator.add), (pos, num)), L.src),
-                 self._stmt(cut, ir.Call(_prim(slice), (pos, ir.Var(stop), ir.Const(None))),
-                            L.src),
-                 self._stmt(seg, ir.Call(_prim(operator.getitem), (L.iter, ir.Var(cut))),
-                            L.src)]
+                 self._stmt(seg, ir.Call(_prim(range), (pos, ir.Var(stop))), L.src)]
         old = {c: c2 for (c, _, _), (c2, _, _) in zip(L.carried, loop.carried)}
         loop.carried = [(c2, ir.Var(state[c]), nxt) for (c, _, _), (c2, _, nxt)
                         in zip(L.carried, loop.carried)]
@@ -147,10 +145,8 @@ class Checkpointing:
     def _step(self, L, bbody, leftover, tail, sums, dpar, sub, pos):
         """Iteration pos from the state (L's own body, taping the loops inside it), then its
         adjoint: the carried names' adjoints and the free names' sums after it."""
-        index = self._fresh(L.index)
-        fwd = [self._stmt(index, ir.Call(_prim(operator.getitem), (L.iter, pos)), L.src)]
-        fwd += self.control.forward_block(L.body)
-        sub = dict(sub, **{L.index: ir.Var(index)})
+        fwd = self.control.forward_block(L.body)
+        sub = dict(sub, **{L.index: pos})           # the iteration's index is its position
         block = fwd + bbody + tail
         subst_block(block, sub)
         outs = {dpar[c]: subst_atom(leftover[c], sub) for c in dpar}
