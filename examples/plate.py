@@ -635,8 +635,8 @@ def report(result):
 
 
 # -- command line ---------------------------------------------------------------------------
-# The default run: a few minutes on a 2-core CPU (see docs/plate.md for what it reaches).
-DEFAULTS = {"steps": 400, "points": 500, "edge_points": 50, "lr": 1e-3, "lbfgs": 700,
+# The default run: about 2 minutes on a 2-core CPU (docs/plate.md: what it reaches).
+DEFAULTS = {"steps": 400, "points": 500, "edge_points": 50, "lr": 1e-3, "lbfgs": 1000,
             "lbfgs_points": 500, "lbfgs_edge_points": 100, "sizes": DEFAULT_SIZES}
 # The accurate configuration: <= 0.2% relative L2 against Levy's series (docs/plate.md).
 ACCURATE = ("--steps 1000 --points 1000 --edge-points 50 --lr 1e-3 --lbfgs 2000 "
@@ -649,12 +649,11 @@ def parse_args(argv=None):
         description="A Kirchhoff plate (simply supported at x = +-1, free at y = +-0.5)\n"
                     "solved by a PINN in NumPy, every derivative taken by s2sad: Adam on\n"
                     "random batches of points, then L-BFGS on fixed points.",
-        epilog="The default run took 2.5 to 3.5 minutes on a 2-core CPU and reached 0.045% "
-               "(seed 0)\nand 0.096% (seed 1) relative L2 error against Levy's series; it "
-               "stops soon after\nthe error falls below 0.2%. The accurate configuration "
-               "(17.5 minutes there) goes on\ninto the plateau: 0.088% at the end, "
-               "0.06% to 0.12% at every 100th of its last\n"
-               "1,400 L-BFGS iterations (docs/plate.md).\n"
+        epilog="The default run took 2 minutes on a 2-core CPU (4.4 minutes with other jobs "
+               "running)\nand reached 0.096%, 0.206% and 0.049% relative L2 error against "
+               "Levy's series\nwith seeds 0, 1 and 2. The accurate configuration (17.5 "
+               "minutes there) goes on into\nthe plateau: 0.088% at the end, 0.06% to 0.12% "
+               "at every 100th of its last 1,400\nL-BFGS iterations (docs/plate.md).\n"
                f"accurate: {ACCURATE}",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--steps", type=int, default=d["steps"],
