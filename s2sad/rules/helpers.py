@@ -166,6 +166,7 @@ defnondiff(dtype_of, ones_like_tree, ones_like_single, loop_length, zeros_like_t
 # a loop's tape keeps a stand-in for an array whose backward pass reads only its shape
 defnondiff(runtime.shape_like, runtime.ones_like, runtime.option_value)
 registry.defshape(runtime.ones_like, 0)
+registry.defshape(runtime.shape_like, 0)      # a Like has its array's shape
 # the gradient's seed ones_like(out) stays where its result is simplified away: the user's
 # function runs in full (its errors are raised) though its value is not needed
 registry.primitive(runtime.ones_like).keepalive = True

@@ -20,6 +20,10 @@ each::
     unbroadcast(g, x)          =>  g   where g and x are known to have one shape
     ones_like(x), zeros_like(x)  =>  1.0, 0.0   where x is known to be a number (0-d)
     expand_like(t, x)          =>  t   where t and x are known to have one shape
+    (t2, (a2, b2)) = tape_pop(t2)  =>  a2, b2 have the shapes a, b were pushed with
+                               (optimize_tape: a shape fact, where the pop provably
+                               takes that push's values; shape_like(x) has x's shape)
+    tape_push(t, (a, b)), b never popped  =>  tape_push(t, (a,))   (optimize_tape)
 
 Branches and loops are optimized block by block: an expression computed
 before a block is available in it, one computed inside is not available
@@ -39,6 +43,7 @@ from .. import ir, registry, runtime
 from .optimize_cse import coalesce_copies, cse
 from .optimize_dce import dce
 from .optimize_flow import fuse_loops, hoist_reads, merge_equal_flows
+from .optimize_tape import TapeShapes, prune_tapes
 
 # the shape symbol of a number or a 0-d array (not an identifier, so no variable's name)
 SCALAR = "()"
@@ -64,6 +69,7 @@ def optimize(func: ir.Function, shape_of: Dict[str, str] = None) -> ir.Function:
         changed |= fuse_loops(func)
         changed |= hoist_reads(func)
         changed |= merge_equal_flows(func)
+        changed |= prune_tapes(func)
         changed |= dce(func)
         if not changed:
             break
@@ -88,6 +94,7 @@ class _Simplifier:
         self.zeros = registry.primitive(np.zeros_like)
         self.unb = registry.primitive(runtime.unbroadcast)
         self.expand = registry.primitive(runtime.expand_like)
+        self.tapes = TapeShapes(func)       # a popped value has the shape it was pushed with
 
     def key(self, a):
         """The symbol of a's shape, or None where nothing is known."""
@@ -114,6 +121,10 @@ class _Simplifier:
             elif isinstance(s, ir.Loop):
                 changed |= self.block(s.cond)
                 changed |= self.block(s.body)
+                for c, _, _ in s.carried:
+                    # in the body, c's symbol is its shape in the iteration; after the loop
+                    # the final value's (c may change shape from one iteration to the next)
+                    self.shape[c] = "end:" + c
             elif isinstance(s, ir.Assign):
                 changed |= self.assign(s)
         return changed
@@ -123,11 +134,20 @@ class _Simplifier:
         if isinstance(v, ir.Var):
             self.shape[s.target] = self.key(v)
             return False
+        if isinstance(v, ir.Item):
+            k = self.tapes.popped(s)
+            if k is not None:
+                self.shape[s.target] = k
+            return False
         if not isinstance(v, ir.Call) or not isinstance(v.callee, registry.Primitive):
             return False
         new = self.rewrite(v)
         if new is None:
             self.record_shape(s.target, v.callee, v.args)
+            if v.callee is self.tapes.push and isinstance(v.args[1], ir.Var):
+                d = self.func._defs.get(v.args[1].name)
+                items = d.value.items if d is not None and isinstance(d.value, ir.Pack) else None
+                self.tapes.pushed(s, items, self.key)
             return False
         s.value = new
         if isinstance(new, ir.Var):

@@ -187,6 +187,7 @@ class ControlFlow:
                 raise TransformError("a tuple carried through a loop is not supported yet",
                                      L.src)
         dpar = {c: k.adjoint_name(c) for c, _, _ in active}
+        _carried_shapes(L, active, dpar, k.shape_of)
         bbody, leftover = self._backward_body(L, active, dpar)
         inner = self._inner_names(L)
         free = [v for v in leftover if v not in inner]
@@ -275,6 +276,7 @@ class ControlFlow:
         for j, n in enumerate(needed):
             prelude.append(ir.Assign(rename[n].name, ir.Item(ir.Var(top), j), None, bwd=True))
         subst_block(bbody, rename)
+        _popped_shapes(L, bbody, rename, k.shape_of)
         return (tape, tape_b, popped), prelude, rename
 
     def _zero(self, var) -> ir.Var:
@@ -375,6 +377,29 @@ def _shape_only(bbody, leftover, needed) -> set:
             out -= names
         seen |= names
     return out & seen
+
+
+def _carried_shapes(L: ir.Loop, active, dpar, shape_of):
+    """The adjoint of carried c, in an iteration of the backward loop, is that of c's
+    value at the end of the matching forward iteration: its shape is next's where next
+    is set in L's body (a symbol of that iteration, which the popped values share), and
+    c's own otherwise (c may change shape from one iteration to the next)."""
+    direct = {st.target for st in L.body if isinstance(st, ir.Assign)}
+    for c, _, nxt in active:
+        ok = isinstance(nxt, ir.Var) and nxt.name in direct
+        shape_of[dpar[c]] = nxt.name if ok else dpar[c]
+
+
+def _popped_shapes(L: ir.Loop, bbody, rename, shape_of):
+    """An adjoint in the backward body that has carried c's shape has the shape c had at
+    the start of the matching forward iteration: the popped c's (after the loop, the
+    optimizer's symbol of c is the final value's)."""
+    carried = {c for c, _, _ in L.carried}
+    for st in ir.walk(bbody):
+        for t in ir.targets(st):
+            c = shape_of.get(t)
+            if c in carried:
+                shape_of[t] = rename[c].name if c in rename else t
 
 
 def _needed(bbody, leftover, inner) -> List[str]:
