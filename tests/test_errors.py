@@ -426,8 +426,30 @@ def test_inplace_update_with_indirect_alias_is_refused(fn):
     _refused(fn, (np.array([1.0, 2.0]),), ["in-place"], "+= 1.0")
 
 
+def inplace_alias_of_a_view_read_later_in_the_iteration(x):
+    acc = np.zeros(3)
+    for i in range(2):
+        w = acc.reshape(3)    # a view of this iteration's acc
+        acc[0] = 3.0          # MARK
+        if np.any(x > 0.0):
+            return np.sum(w * x)
+    return np.sum(acc)
+
+
+def inplace_alias_read_before_the_update_in_the_next_iteration(x):
+    acc = x * 1.0
+    c = acc
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(c * x)     # from the second iteration on, c has changed
+        acc[0] = 3.0          # MARK
+    return s
+
+
 @pytest.mark.parametrize("fn", [inplace_alias_through_flip, inplace_alias_through_loop_element,
-                                inplace_alias_of_a_loop_carried_array])
+                                inplace_alias_of_a_loop_carried_array,
+                                inplace_alias_of_a_view_read_later_in_the_iteration,
+                                inplace_alias_read_before_the_update_in_the_next_iteration])
 def test_inplace_update_seen_through_a_view_or_loop_is_refused(fn):
     # each of these gave a silently wrong value before the alias check knew flip and loops
     _refused(fn, (np.array([1.0, 2.0, 3.0]),), ["in-place", "another name"], "# MARK")

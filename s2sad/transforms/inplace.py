@@ -24,14 +24,16 @@ def _is_view(value) -> bool:
         and value.callee.view and isinstance(value.args[0], ir.Var)
 
 
-def _alias_roots(order):
+def _alias_roots(order, carried=True):
     """(ident, holds): for each name, the names of the objects it may *be* (itself, what it
     copies, the array it is a view of, the item of a container it was taken from, either
     side of a join, a loop's start and end values), and the objects it may be or *hold*
     (a tuple, list or dict holds its items; what a runtime helper builds holds its
     arguments).  An in-place update of x changes the objects ident[x]; a name v sees the
     change where holds[v] meets them.  A list's items are not the list: replacing
-    lst[1] leaves them alone.  Joins and loops feed each other: to a fixed point."""
+    lst[1] leaves them alone.  Joins and loops feed each other: to a fixed point.
+    carried=False leaves out loops' back edges: the names of one iteration, where a
+    carried name is its start value (the init), not what the iteration makes of it."""
     ident: Dict[str, set] = {}
     holds: Dict[str, set] = {}
 
@@ -55,7 +57,7 @@ def _alias_roots(order):
                 # a carried name starts as its init and ends as its next value; each
                 # iteration's element is a view of what the loop runs over
                 for t, init, nxt in s.carried:
-                    join(t, (init, nxt))
+                    join(t, (init, nxt) if carried else (init,))
                 if s.index is not None:
                     join(s.index, (s.iter,))
             elif isinstance(s, ir.Assign):
@@ -105,19 +107,26 @@ def check_inplace(func, inplace):
         return
     order = list(ir.walk(func.body))
     ident, holds = _alias_roots(order)
+    roots = None                    # the same within one iteration, made where needed
     for stmt, old, name, loc in inplace:
         group = ident.get(old, {old})
         index = next(i for i, s in enumerate(order) if s is stmt)
         scope = order[index + 1:]
         loop = _carrying_loop(func.body, stmt, old)
+        seen_in = holds
         if loop is not None:
             scope = _after_loop(func, order, index, loop, stmt, group, holds, name, loc)
+            # the rest of the iteration: `w = acc.reshape(3)` before `acc += v` is a view
+            # of this iteration's acc, not of the next one's (the back edge would say both)
+            roots = roots or _alias_roots(order, carried=False)
+            ident_in, seen_in = roots
+            group = ident_in.get(old, {old})
         new = getattr(stmt, "target", None)
         for s in scope:
             if isinstance(s, ir.If):
                 continue            # its blocks' statements come next in `order`
             for v in ir.reads(s):
-                seen = holds.get(v.name, {v.name})
+                seen = seen_in.get(v.name, {v.name})
                 # a name that may hold the updated value too is the variable's current
                 # value (a join of the paths that updated it and those that did not)
                 if v.name == old or (seen & group and new not in seen):
@@ -143,8 +152,9 @@ def _after_loop(func, order, index, loop, stmt, group, holds, name, loc):
     for L in [s for s in ir.walk(func.body) if isinstance(s, ir.Loop) and
               any(b is loop for b in ir.walk(s.body))]:
         before -= {c for c in ir.targets(L) if func.base.get(c, c) == name}
-    end = next(i for i, s in enumerate(order) if s is loop) + len(list(ir.walk(
-        loop.body))) + len(list(ir.walk(loop.cond))) + 1
+    start = next(i for i, s in enumerate(order) if s is loop)
+    _check_loop_reads(func, order[:start], loop, group, holds, name, loc)
+    end = start + len(list(ir.walk(loop.body))) + len(list(ir.walk(loop.cond))) + 1
     for s in order[end:]:
         if isinstance(s, ir.If):
             continue
@@ -152,6 +162,23 @@ def _after_loop(func, order, index, loop, stmt, group, holds, name, loc):
             if v.name in before and holds.get(v.name, {v.name}) & group:
                 refuse_alias(name, loc)
     return scope
+
+
+def _check_loop_reads(func, earlier, loop, group, holds, name, loc):
+    """A name bound before the loop that refers to the array the loop updates in place is
+    stale from the second iteration on, wherever the loop reads it (before the update
+    too: `c = acc; for ...: s += c; acc += v`)."""
+    outside = set(func.params)
+    for s in earlier:
+        outside.update(ir.targets(s))
+    # (the variable's own version from before the loop too: the loop reads its carried
+    # name, so a read of the old version in the body is through an alias, `c = acc`)
+    for s in list(ir.walk(loop.body)) + list(ir.walk(loop.cond)):
+        if isinstance(s, (ir.If, ir.Loop)):
+            continue                # their blocks' statements are walked too
+        for v in ir.reads(s):
+            if v.name in outside and holds.get(v.name, {v.name}) & group:
+                refuse_alias(name, loc)
 
 
 def refuse_alias(name, loc):
