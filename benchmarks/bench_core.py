@@ -3,17 +3,22 @@
 Run: python benchmarks/bench_core.py
 
 For each case it times, side by side in one run: the NumPy forward pass,
-a careful hand-written NumPy gradient, and s2sad's grad_all. It reports the
-best of several repeats and the ratios. These machines are shared and noisy:
-compare ratios from one run, not absolute times across runs.
+a careful hand-written NumPy gradient, and s2sad's gradient. It reports the
+median of 7 repeats, the ratios and the spread, on one thread, and the peak
+memory of a loop's gradient. These machines are shared and noisy: compare
+ratios from one run, not absolute times across runs.
 """
 
+import os
 import platform
 import timeit
 
-import numpy as np
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")          # one thread, before NumPy is imported
 
-import s2sad
+import numpy as np  # noqa: E402
+
+import s2sad  # noqa: E402
 
 
 # -- a dense layer with a squared loss --------------------------------------------
@@ -70,30 +75,70 @@ def rnn_grad_by_hand(h0, W, n):
     return dh, dW
 
 
+# -- the issue's RNN: h = tanh(W h + U x_t), T = 50, gradient of W and U; and the same with
+# the weights in a dict (each p["W"] read in the loop)
+def rnn_wu(W, U, xs):
+    h = np.zeros(W.shape[0])
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + U @ xs[t])
+    return np.sum(h * h)
+
+
+def rnn_wu_dict(p, xs):
+    h = np.zeros(p["W"].shape[0])
+    for t in range(xs.shape[0]):
+        h = np.tanh(p["W"] @ h + p["U"] @ xs[t])
+    return np.sum(h * h)
+
+
+def rnn_wu_grad_by_hand(W, U, xs):
+    hs = [np.zeros(W.shape[0])]
+    for t in range(xs.shape[0]):
+        hs.append(np.tanh(W @ hs[-1] + U @ xs[t]))
+    dh = 2 * hs[-1]
+    dW, dU = np.zeros_like(W), np.zeros_like(U)
+    for t in range(xs.shape[0] - 1, -1, -1):
+        dz = dh * (1 - hs[t + 1] ** 2)
+        dW += np.outer(dz, hs[t])
+        dU += np.outer(dz, xs[t])
+        dh = W.T @ dz
+    return dW, dU
+
+
 def best(fn, args, number):
-    t = timeit.repeat(lambda: fn(*args), number=number, repeat=7)
-    return min(t) / number
+    """The median time of one call over 7 repeats (and the spread, in SPREAD)."""
+    t = sorted(x / number for x in timeit.repeat(lambda: fn(*args), number=number, repeat=7))
+    SPREAD.append((t[-1] - t[0]) / t[3])
+    return t[3]
+
+
+SPREAD = []
 
 
 def run(name, f, by_hand, args, number, wrt=None):
     g = s2sad.grad_all(f) if wrt is None else s2sad.grad(f, wrt=wrt)
     mine = g(*args)
     ref = by_hand(*args)
+    if isinstance(mine, dict):          # a dict of weights: its gradient is a dict
+        mine, ref = [mine[k] for k in sorted(mine)], [ref[k] for k in sorted(mine)]
     for a, b in zip(mine, ref):
         assert np.allclose(a, b), f"{name}: s2sad and the hand-written gradient disagree"
     t_f = best(f, args, number)
     t_h = best(by_hand, args, number)
     t_s = best(g, args, number)
+    spread = max(SPREAD[-3:])
     print(f"{name:<28} {t_f * 1e6:10.1f} {t_h * 1e6:12.1f} {t_s * 1e6:10.1f}"
-          f" {t_s / t_f:9.2f} {t_s / t_h:10.2f}")
+          f" {t_s / t_f:9.2f} {t_s / t_h:10.2f} {spread * 100:7.0f}%")
 
 
 def main():
     rng = np.random.default_rng(0)
     print(f"s2sad {s2sad.__version__}, NumPy {np.__version__}, Python {platform.python_version()},"
           f" {platform.machine()}")
+    print("medians of 7 repeats, one thread; spread: (slowest - fastest) / median, the worst "
+          "of the three columns")
     print(f"{'case':<28} {'forward us':>10} {'by hand us':>12} {'s2sad us':>10}"
-          f" {'/forward':>9} {'/by hand':>10}")
+          f" {'/forward':>9} {'/by hand':>10} {'spread':>8}")
     run("scalar f(x1, x2)", scalar, scalar_grad_by_hand, (2.0, 5.0), 2000)
     x = rng.standard_normal((256, 64))
     W = rng.standard_normal((64, 64)) / 8
@@ -109,6 +154,38 @@ def main():
     Wn = rng.standard_normal((32, 32)) / 8
     run("rnn 32 units, 200 steps", rnn, rnn_grad_by_hand, (rng.standard_normal(32), Wn, 200),
         20, wrt=(0, 1))
+    Wr, Ur = rng.standard_normal((64, 64)) / 10, rng.standard_normal((64, 32)) / 10
+    xs = rng.standard_normal((50, 32))
+    run("rnn W, U, T=50", rnn_wu, rnn_wu_grad_by_hand, (Wr, Ur, xs), 20, wrt=(0, 1))
+    weights = {"W": Wr, "U": Ur}
+    run("rnn W, U in a dict, T=50", rnn_wu_dict,
+        lambda p, xs: dict(zip("WU", rnn_wu_grad_by_hand(p["W"], p["U"], xs))), (weights, xs),
+        20, wrt=0)
+    memory()
+
+
+def fill(W, H0):
+    H = np.zeros((201, W.shape[0]))
+    H[0] = H0
+    for t in range(200):
+        H[t + 1] = np.tanh(W @ H[t])
+    return np.sum(H)
+
+
+def memory():
+    """Peak memory of the gradient of a loop filling a preallocated (201, 500) array."""
+    import tracemalloc
+    rng = np.random.default_rng(1)
+    W, H0 = rng.standard_normal((500, 500)) / 30, rng.standard_normal(500)
+    g = s2sad.grad(fill)
+    g(W, H0)
+    tracemalloc.start()
+    g(W, H0)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    size = 201 * 500 * 8
+    print(f"memory: the gradient of H[t + 1] = tanh(W @ H[t]) into a (201, 500) array "
+          f"({size / 1e6:.1f} MB) peaks at {peak / 1e6:.1f} MB ({peak / size:.1f}x the array)")
 
 
 if __name__ == "__main__":
