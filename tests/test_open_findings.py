@@ -58,3 +58,23 @@ def calls_the_gradient(x):
     "(rules/einsum.py, einsum_skip's rule at a 0-d cotangent)"))
 def test_second_order_through_an_einsum_in_a_loop():
     check_grads(calls_the_gradient, (np.array([0.329, 0.834, -0.103]),), order=2)
+
+
+def returns_a_comprehension_from_inside_a_loop(x, D):
+    for k5, a6 in enumerate('b'):
+        v9 = [np.tanh(D['b']) for row8 in np.arange(6.0).reshape(2, 3)]
+        if 1:
+            return v9
+        acc7 = sum(x)
+    return acc7
+
+
+@pytest.mark.xfail(strict=True, raises=s2sad.InternalError, reason=(
+    "fuzzer finding (seed 5, program 1224): the gradient of grad_all of a function returning "
+    "a list comprehension from inside a loop over enumerate(str) is an InternalError "
+    "(NameError for a tape name in the order-2 code)"))
+def test_order_two_of_a_comprehension_returned_from_a_loop():
+    x = np.array([0.8, 0.46, 0.24])
+    D = {"a": 1.18, "b": np.array([-0.38, -1.28, -0.76])}
+    check_grads(lambda x, Db: sum(np.sum(v) for v in returns_a_comprehension_from_inside_a_loop(
+        x, {"a": 1.18, "b": Db})), (x, D["b"]), order=2)

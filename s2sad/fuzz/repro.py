@@ -263,9 +263,19 @@ def write_finding(folder, number, source, args, outcome, origin):
     elif outcome.check == "jvp":
         extras["TAN"] = like(rng, list(args))
     elif outcome.check == "order2":
-        extras["COT2"] = [np.ones_like(np.asarray(a, dtype=float)) if a is not None else None
-                          for a in like(rng, list(args))]
+        extras["COT2"] = [_ones(a) for a in like(rng, list(args))]
     path = os.path.join(folder, f"{number:03d}_{outcome.cls}_{slug(outcome)}.py")
     with open(path, "w") as fh:
         fh.write(script(source, args, outcome, origin, extras))
     return path
+
+
+def _ones(a):
+    """Ones shaped like a (a container: item by item; None stays None)."""
+    if a is None:
+        return None
+    if isinstance(a, dict):
+        return {k: _ones(v) for k, v in a.items()}
+    if isinstance(a, (tuple, list)):
+        return type(a)(_ones(v) for v in a)
+    return np.ones_like(np.asarray(a, dtype=float))
