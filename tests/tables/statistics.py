@@ -81,6 +81,14 @@ def _nan_to_num(rng):
     return (x,), {"posinf": 3.0, "neginf": -3.0}
 
 
+_NONFINITE = np.array([0.5, np.nan, -1.0, np.inf, -np.inf, 2.0])
+
+
+def _finite_parts(d):
+    """finite_parts with its first argument data (nan_to_num's input, no gradient)."""
+    return ST.finite_parts(_NONFINITE, d)
+
+
 def _sinc_points(rng):
     # 0 and both sides of the switch between the series and Leibniz's rule (|x| = 1/2)
     return (np.array([0.0, 0.2, -0.49, 0.5, -0.51, 1.0, 2.5]) + 0.0,), {}
@@ -102,6 +110,7 @@ ROWS = (
     + _rows(np.nanmax, _NAN_CASES, order=1)
     + _rows(np.nanmin, _NAN_CASES, order=1)
     + [Row(np.nan_to_num, make=_nan_to_num, id="nan_to_num"),
+       Row(_finite_parts, shapes=[(6,)], also=(ST.finite_parts,), id="finite_parts"),
        Row(np.sinc, id="sinc"),
        Row(np.sinc, make=_sinc_points, id="sinc-near-0"),
        Row(ST.sinc_derivative, options=[{"k": 1}, {"k": 2}, {"k": 3}], id="sinc_derivative"),
