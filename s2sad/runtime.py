@@ -540,14 +540,19 @@ RETURNS_TUPLE = (split_as, unstack, tuple_cotangent, tuple_items, ones_like_tree
                  split_last, dict_values, saved_values, as_cotangent)
 
 
+def _ndim(x):
+    n = getattr(x, "ndim", None)
+    return n if n is not None else np.ndim(x)
+
+
 def matmul_lhs_grad(g, x, y):
     """The gradient of ``x @ y`` with respect to x, given g, the gradient of the product.
 
     Handles 1-D operands (a vector is a row on the left and a column on the
     right) and batch broadcasting.
     """
-    xp = array_namespace(g, x, y)
-    xn, yn = np.ndim(x), np.ndim(y)
+    xp = np if type(g) is type(x) is type(y) is np.ndarray else array_namespace(g, x, y)
+    xn, yn = _ndim(x), _ndim(y)
     if yn == 1:
         r = g * y if xn == 1 else g[..., None] * y
     elif xn == 1:
@@ -559,12 +564,14 @@ def matmul_lhs_grad(g, x, y):
 
 def matmul_rhs_grad(g, x, y):
     """The gradient of ``x @ y`` with respect to y, given g, the gradient of the product."""
-    xp = array_namespace(g, x, y)
-    xn, yn = np.ndim(x), np.ndim(y)
+    xp = np if type(g) is type(x) is type(y) is np.ndarray else array_namespace(g, x, y)
+    xn, yn = _ndim(x), _ndim(y)
     if xn == 1:
         r = g * x if yn == 1 else x[:, None] * g[..., None, :]
     elif yn == 1:
-        r = xp.matmul(xp.swapaxes(x, -1, -2), g[..., None])[..., 0]
+        # x.T @ g; for a matrix x and a vector g that is g @ x (no transposed copy)
+        r = xp.matmul(g, x) if xn == 2 and _ndim(g) == 1 else \
+            xp.matmul(xp.swapaxes(x, -1, -2), g[..., None])[..., 0]
     else:
         r = xp.matmul(xp.swapaxes(x, -1, -2), g)
     return unbroadcast(r, y)
