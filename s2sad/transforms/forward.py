@@ -42,7 +42,8 @@ from .. import ir, registry, runtime
 from ..errors import MissingRuleError, TransformError
 from ..ir import analysis
 from .names import hint_for
-from .inline import check_arity, inline_body, plus, rule_ir, rule_results, rule_scope
+from .inline import (check_arity, inline_body, plus, refuse_varied_options, rule_ir,
+                     rule_results, rule_scope)
 
 
 def _missing_jvp(prim, src) -> MissingRuleError:
@@ -236,14 +237,8 @@ class ForwardTransform:
         if prim.nondiff:
             return None
         targs = [self.tangent(a) for a in call.args]
-        for i in prim.index_args:
-            if i < len(targs) and targs[i] is not None and registry.data_index(call.args[0]):
-                raise registry.active_index_error(prim, i, s.src)
-        for k, a in call.kwargs:
-            if self.tangent(a) is not None:
-                raise TransformError(f"forward mode: the keyword argument {k}= of {prim.name} "
-                                     "depends on a differentiated input", s.src,
-                                     "Pass it positionally.")
+        refuse_varied_options(call, lambda a: self.tangent(a) is not None, s.src,
+                              "forward mode")
         if all(t is None for t in targs):
             return None
         parts, narrow = self.contributions(s, call, targs)

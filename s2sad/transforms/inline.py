@@ -21,6 +21,20 @@ from ..errors import RuleError, TransformError
 from .names import hint_for
 
 
+def refuse_varied_options(call, varies, src, mode: str):
+    """For the forward-type transforms: an index of data (np.r_'s) and a keyword option of
+    a rule get no tangent, so neither may depend on a differentiated input.  varies(atom):
+    whether it has a tangent (coefficients) here."""
+    prim = call.callee
+    for i in prim.index_args:
+        if i < len(call.args) and varies(call.args[i]) and registry.data_index(call.args[0]):
+            raise registry.active_index_error(prim, i, src)
+    for k, a in call.kwargs:
+        if varies(a):
+            raise TransformError(f"{mode}: the keyword argument {k}= of {prim.name} depends "
+                                 "on a differentiated input", src, "Pass it positionally.")
+
+
 def plus():
     """operator.add, as the primitive adjoints and tangents are summed with."""
     return registry.primitive(operator.add)

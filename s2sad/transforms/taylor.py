@@ -36,6 +36,7 @@ from ..rules import taylor_batch as runtime_batch
 from ..errors import TransformError
 from ..ir import analysis
 from . import taylor_batched
+from .inline import refuse_varied_options
 from .taylor_emit import (Emitter, Layout, _number, _parts, apply_rule, expand, missing_taylor,
                           multilinear_rule, zeros_for)
 
@@ -180,14 +181,7 @@ class TaylorTransform:
         if prim.nondiff:
             return None
         vecs = [self.vec(a) for a in call.args]
-        for i in prim.index_args:
-            if i < len(vecs) and vecs[i] is not None and registry.data_index(call.args[0]):
-                raise registry.active_index_error(prim, i, s.src)
-        for k, a in call.kwargs:
-            if self.vec(a) is not None:
-                raise TransformError(f"Taylor mode: the keyword argument {k}= of {prim.name} "
-                                     "depends on a differentiated input", s.src,
-                                     "Pass it positionally.")
+        refuse_varied_options(call, lambda a: self.vec(a) is not None, s.src, "Taylor mode")
         if all(v is None for v in vecs):
             return None
         out = ir.Var(s.target)
