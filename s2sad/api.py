@@ -40,7 +40,7 @@ import numpy as np
 from . import rules  # noqa: F401  (registers every rule)
 from .calls import (_backend, _check_cotangent, _describe, _differentiable, _finish, _numeric,
                     _output_problem, _type_name, backend, positional_params)
-from .errors import ArgumentError, OutputError
+from .errors import ArgumentError, OptionError, OutputError
 from .pipeline import _name_of
 from .transforms import taylor_directions
 from .transforms.taylor import Seeds
@@ -249,7 +249,7 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
     """
     _check_one(wrt, "jacobian")
     if mode not in ("auto", "forward", "reverse"):
-        raise ValueError(f"mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
+        raise OptionError(f"mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
     what = f"s2sad.jacobian({_name_of(fn)}, wrt={wrt})"
     chunk = jacobians.check_chunk(chunk, what)
     made: Dict[Any, Any] = {}           # the stacked code, per argument, arity and chunk

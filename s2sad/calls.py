@@ -17,8 +17,8 @@ from typing import Dict, Iterator, Optional, Tuple
 import numpy as np
 
 from . import failures, ir, registry, runtime
-from .errors import (ArgumentError, CotangentError, Location, S2SADError, TangentError,
-                     UnsupportedSyntaxError)
+from .errors import (ArgumentError, CotangentError, Location, OptionError, S2SADError,
+                     TangentError, UnsupportedSyntaxError)
 from .containers import flatten, is_record, rebuild
 from .transforms import parse
 
@@ -95,7 +95,7 @@ def backend(name: str) -> Iterator[None]:
     host and device behind your back.
     """
     if name not in ("numpy", "cupy"):
-        raise ValueError(f"backend must be 'numpy' or 'cupy', got {name!r}")
+        raise OptionError(f"backend must be 'numpy' or 'cupy', got {name!r}")
     if name == "cupy":
         _import_cupy()
     token = _forced.set(name)

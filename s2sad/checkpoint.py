@@ -13,10 +13,12 @@ it is a `for` loop's iterable (``transforms/lower_control.py``) and refuses it
 anywhere else; forward mode runs the loop as an ordinary loop.
 """
 
+from .errors import OptionError
+
 
 def checkpointed(iterable, snapshots):
     """iterable itself: the loop over it is checkpointed when s2sad transforms it, with
     at most `snapshots` (an int >= 1) copies of its state kept by the backward sweep."""
     if not isinstance(snapshots, int) or isinstance(snapshots, bool) or snapshots < 1:
-        raise ValueError(f"checkpointed: snapshots must be an int >= 1, not {snapshots!r}")
+        raise OptionError(f"checkpointed: snapshots must be an int >= 1, not {snapshots!r}")
     return iterable

@@ -87,6 +87,11 @@ class ArgumentError(S2SADError, TypeError):
     Also a :class:`TypeError`, as Python raises for a call that does not fit."""
 
 
+class OptionError(S2SADError, ValueError):
+    """An option of s2sad's own with a value it does not take (``mode=``, a backend's
+    name, ``snapshots=``).  Also a :class:`ValueError`, as Python raises for one."""
+
+
 class OutputError(S2SADError, TypeError):
     """The function's result cannot be differentiated as asked: ``grad`` of a function
     that returns a tuple, list or dict (use ``has_aux=True`` or ``vjp``), or a result

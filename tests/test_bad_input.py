@@ -459,3 +459,22 @@ def test_containers_of_floats_as_arguments():
     assert grad(lambda d: d["a"] * d["b"])({"a": 1.0, "b": 2.0}) == {"a": 2.0, "b": 1.0}
     g = grad(lambda p: p[0] * p[1])((1.0, 3))       # an int inside: None there
     assert g == (3.0, None)
+
+
+def test_a_bad_option_value_is_an_s2sad_error_and_a_value_error():
+    from s2sad.errors import OptionError
+    for make in (lambda: s2sad.jacobian(two_args, mode="fwd"),
+                 lambda: s2sad.backend("torch").__enter__(),
+                 lambda: s2sad.checkpointed(range(3), snapshots=0)):
+        with pytest.raises(OptionError) as info:
+            make()
+        assert isinstance(info.value, S2SADError) and isinstance(info.value, ValueError)
+
+
+def test_all_of_a_constant_list():
+    # all([True, True]) was an internal error (a constant list hashed as a range)
+    def f(x):
+        if all([True, True]):
+            return x * 2.0
+        return x
+    assert s2sad.grad(f)(1.0) == 2.0

@@ -416,7 +416,8 @@ class Control:
             id(call) in low.res.targets else None
         fn = getattr(fn, "fn", fn)
         if (fn is range and (ranges or len(it.args) == 1 and not it.keywords)) or (
-                ranges and isinstance(it, gast.Name) and low.env.get(it.id) in low.out.ranges):
+                ranges and isinstance(it, gast.Name) and
+                isinstance(low.env.get(it.id), ir.Var) and low.env[it.id] in low.out.ranges):
             # over a range, or a name bound to one (as in code s2sad generated)
             return low.atom(it), (target.id if isinstance(target, gast.Name) else "i"), \
                 (None if isinstance(target, gast.Name) else
