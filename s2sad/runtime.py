@@ -74,6 +74,7 @@ class Like:
     preallocated array saves one small object per iteration, not a copy of the array."""
 
     __slots__ = ("shape", "dtype")
+    base = None                         # not a view (tape_push asks)
 
     def __init__(self, shape, dtype):
         self.shape, self.dtype = tuple(shape), dtype
@@ -83,12 +84,28 @@ class Like:
         return len(self.shape)
 
 
+_PLAIN = (np.ndarray, Like)
+
+
 def shape_like(x):
     """x as a loop's tape keeps it for a backward pass that reads only its shape: a Like
     for an array, x itself for a number, a container or a Like."""
+    if type(x) is np.ndarray:
+        if not x.ndim:
+            return x
+        key = (x.shape, x.dtype)
+        like = _LIKES.get(key)          # they are immutable: one per shape and dtype
+        if like is None:
+            if len(_LIKES) > 256:
+                _LIKES.clear()
+            like = _LIKES[key] = Like(x.shape, x.dtype)
+        return like
     if getattr(x, "ndim", 0) and not isinstance(x, Like) and hasattr(x, "dtype"):
         return Like(x.shape, x.dtype)
     return x
+
+
+_LIKES = {}
 
 
 def as_items(g, x):
@@ -318,16 +335,14 @@ def tape_new():
 def tape_push(tape, values):
     """The tape with values on top.  A view much smaller than its array (the row H[t] of
     a preallocated H) is copied: kept as a view, it would keep the whole array alive."""
-    if any(getattr(v, "base", None) is not None for v in values):
-        values = tuple(_compact(v) for v in values)
-    return Tape(values, tape, tape.size + 1)
-
-
-def _compact(v):
-    base = getattr(v, "base", None)
-    if base is not None and getattr(base, "nbytes", 0) > 2 * getattr(v, "nbytes", 0):
-        return v.copy()
-    return v
+    kept = None
+    for i, v in enumerate(values):
+        base = v.base if type(v) is np.ndarray else getattr(v, "base", None)
+        if base is not None and getattr(base, "nbytes", 0) > 2 * getattr(v, "nbytes", 0):
+            if kept is None:
+                kept = list(values)
+            kept[i] = v.copy()
+    return Tape(values if kept is None else tuple(kept), tape, tape.size + 1)
 
 
 def tape_pop(tape):
@@ -551,6 +566,12 @@ def matmul_lhs_grad(g, x, y):
     Handles 1-D operands (a vector is a row on the left and a column on the
     right) and batch broadcasting.
     """
+    if type(g) is type(y) is np.ndarray and type(x) in _PLAIN:
+        n = (x.ndim, y.ndim, g.ndim)             # a matrix or a vector: no batch axes
+        r = g[:, None] * y if n == (2, 1, 1) else np.matmul(g, y.T) if n == (2, 2, 2) else \
+            np.matmul(y, g) if n == (1, 2, 1) else None
+        if r is not None:
+            return r if r.shape == x.shape else unbroadcast(r, x)
     xp = np if type(g) is type(x) is type(y) is np.ndarray else array_namespace(g, x, y)
     xn, yn = _ndim(x), _ndim(y)
     if yn == 1:
@@ -564,6 +585,12 @@ def matmul_lhs_grad(g, x, y):
 
 def matmul_rhs_grad(g, x, y):
     """The gradient of ``x @ y`` with respect to y, given g, the gradient of the product."""
+    if type(g) is type(x) is np.ndarray and type(y) in _PLAIN:
+        n = (x.ndim, y.ndim, g.ndim)
+        r = np.matmul(g, x) if n == (2, 1, 1) else np.matmul(x.T, g) if n == (2, 2, 2) else \
+            x[:, None] * g if n == (1, 2, 1) else None
+        if r is not None:
+            return r if r.shape == y.shape else unbroadcast(r, y)
     xp = np if type(g) is type(x) is type(y) is np.ndarray else array_namespace(g, x, y)
     xn, yn = _ndim(x), _ndim(y)
     if xn == 1:
