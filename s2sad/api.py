@@ -271,6 +271,8 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
             if forward and chunk > 1 else None
         if got is not None:
             return _from_columns(xp, got[1], out, x)
+        made.setdefault("forward" if forward else "reverse",
+                        Transformed(fn, "jvp" if forward else "fprop"))    # for source()
         if forward:
             cols = [xp.reshape(xp.asarray(jvp(fn, args, _tangents_for(args, i, e))[1]), (m,))
                     for e in _basis(x, xp)]
@@ -281,6 +283,7 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
             flat = xp.stack(rows, axis=0) if rows else xp.zeros((0, n))
         return xp.reshape(flat, tuple(np.shape(out)) + tuple(np.shape(x)))
     jac.__name__ = f"jacobian_{_name_of(fn)}"
+    jac.__s2sad_parts__ = made.values         # what source() shows
     return jac
 
 
@@ -361,6 +364,7 @@ def hessian(fn: Function, wrt: int = 0, chunk: int = jacobians.CHUNK) -> Functio
             return xp.zeros(shape, dtype=getattr(x, "dtype", float))
         return xp.reshape(xp.stack(rows), shape)
     hess.__name__ = f"hessian_{_name_of(fn)}"
+    hess.__s2sad_parts__ = lambda: [scalar, *per_arity.values()]
     return hess
 
 
@@ -382,6 +386,12 @@ def source(obj: Any) -> str:
     """The generated module behind anything s2sad made, as Python source."""
     if isinstance(obj, Transformed):
         return obj.source
+    if isinstance(obj, jacobians.Jacobian):
+        found = list(_ran(obj))
+        if not found:
+            raise ArgumentError(f"source({obj!r}): a Jacobian's code is made at its first call, "
+                                "for the shapes of the arguments", hint="Call it once first.")
+        return "\n\n".join(dict.fromkeys(found))
     mod = getattr(obj, "__s2sad_module__", None)
     code = getattr(obj, "__code__", None)
     if mod is None and code is not None:
@@ -392,6 +402,18 @@ def source(obj: Any) -> str:
         raise TypeError(f"{obj!r} was not made by s2sad; source() shows generated code. "
                         "Use inspect.getsource for ordinary functions.")
     return mod.source
+
+
+def _ran(obj):
+    """The sources of the generated code a jacobian or hessian has run so far."""
+    if isinstance(obj, Transformed):
+        yield obj.source
+    elif isinstance(obj, jacobians.Jacobian):
+        for part in obj.parts():
+            yield from _ran(part)
+    elif hasattr(obj, "__s2sad_parts__"):
+        for part in obj.__s2sad_parts__():
+            yield from _ran(part)
 
 
 # -- Taylor mode (transforms/taylor.py, docs/taylor.md) --------------------------------------

@@ -122,6 +122,10 @@ class Jacobian(registry.Derived):
     def params(self):
         return _params(self.fn)
 
+    def parts(self):
+        """The top-level functions its calls have made (see api.source)."""
+        return [f for k, f in self._made.items() if k != "source"]
+
     def generated_function(self, xp=np, spec=None):
         if "source" not in self._made:
             self._made["source"] = self._write()

@@ -964,3 +964,28 @@ def test_recursive_code_runs_on_the_callers_array_module(kind):
     got = t.generated_function(fake, spec="dn")(x, 3)
     np.testing.assert_allclose(got, want, rtol=1e-15)
     assert "sin" in seen and "cos" in seen
+
+
+def hessian_target(x):
+    return np.sum(np.sin(x) * x[::-1])
+
+
+def test_source_of_a_hessian_and_a_jacobian_shows_the_code_they_ran():
+    from s2sad import hessian, jacobian
+    from s2sad.errors import ArgumentError
+    h = hessian(hessian_target)
+    with pytest.raises(ArgumentError, match="first call"):
+        source(h)                                       # no code is made before a call
+    x = np.linspace(0.1, 0.9, 4)
+    H = h(x)
+    text = source(h)
+    assert "hessian_target" in text and "def " in text
+    compile(text, "<check>", "exec")
+    # the code it shows is the code it runs: the Hessian from it is symmetric and right
+    eps = 1e-6
+    g = grad(hessian_target)
+    fd = np.stack([(g(x + eps * e) - g(x - eps * e)) / (2 * eps) for e in np.eye(4)], axis=1)
+    assert np.allclose(H, fd, atol=1e-6)
+    j = jacobian(hessian_target)
+    j(x)
+    assert "def " in source(j)
