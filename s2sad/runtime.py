@@ -48,8 +48,10 @@ def unbroadcast(g, x):
     gshape = _shape(g)
     if gshape == shape:
         return g
-    xp = array_namespace(g)
     lead = len(gshape) - len(shape)
+    if type(g) is np.ndarray and lead > 0 and gshape[lead:] == shape:
+        return g.sum(axis=tuple(range(lead)))   # the common case: a bias added to rows
+    xp = array_namespace(g)
     if lead < 0 or any(a < b for a, b in zip(gshape[lead:], shape)):
         return xp.broadcast_to(g, shape)
     axes = tuple(range(lead)) + tuple(
@@ -143,6 +145,8 @@ def expand_like(t, like):
 
 def unreduce(g, x, axis=None, keepdims=False):
     """Broadcast g, the gradient of a reduction of x over axis, back to x's shape."""
+    if axis is None and type(x) is np.ndarray and (type(g) is np.float64 or type(g) is float):
+        return np.broadcast_to(g, x.shape)      # the commonest: the seed of a total
     xp = array_namespace(g)
     shape = np.shape(x)
     if not keepdims and axis is not None and np.ndim(g) < len(shape):
