@@ -19,6 +19,8 @@ from ..runtime import _ShapeOf, array_namespace, dtype_of
 
 def lift_shape(c, ref):
     """c (D, *s) reshaped for broadcasting against a result of ref's rank: (D, 1.., *s)."""
+    if type(c) is np.ndarray and type(ref) is np.ndarray and c.ndim == ref.ndim + 1:
+        return c.shape                  # the common case, first: already at ref's rank
     s = np.shape(c)
     return s[:1] + (1,) * (np.ndim(ref) + 1 - len(s)) + s[1:]
 
