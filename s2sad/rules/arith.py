@@ -166,12 +166,19 @@ registry.alias(math.fmod, np.fmod)
 # builtins and math functions that mean a NumPy function (or an operator): a call of one
 # is a call of the other
 for _f, _np in [(abs, np.abs), (math.sin, np.sin), (math.cos, np.cos), (math.tan, np.tan),
-                (math.exp, np.exp), (math.log, np.log), (math.sqrt, np.sqrt),
+                (math.exp, np.exp), (math.sqrt, np.sqrt), (math.log10, np.log10),
+                (math.log2, np.log2), (math.fabs, np.fabs), (math.pow, np.power),
+                (math.degrees, np.degrees), (math.radians, np.radians),
                 (math.tanh, np.tanh), (math.sinh, np.sinh), (math.cosh, np.cosh),
                 (math.asin, np.arcsin), (math.acos, np.arccos), (math.atan, np.arctan),
                 (math.atan2, np.arctan2), (math.log1p, np.log1p), (math.expm1, np.expm1),
                 (pow, operator.pow)]:
     registry.alias(_f, _np)
+# math.log(x, base) and math.hypot(*xs) are lowered to NumPy calls where they are called
+# (transforms/lower_builtins.py); the rounding functions of math return ints
+registry.primitive(math.log)
+registry.primitive(math.hypot)
+defnondiff(math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite)
 # builtin divmod is not an alias of np.divmod: on Python ints (divmod(k, n) of loop
 # counters) it must stay Python's, whose results are ints
 for _f in (np.divmod, divmod):

@@ -23,6 +23,7 @@ located at the user's call, so an error it raises names the user's line.
 """
 
 import builtins
+import math
 import operator
 
 import gast
@@ -244,6 +245,30 @@ def _pow(low, node):
     return ir.Call(registry.primitive(operator.pow), tuple(args))
 
 
+def _math_log(low, node):
+    """math.log(x) => np.log(x); math.log(x, base) => np.log(x) / np.log(base)."""
+    args, _ = checked(low, node, 1, 2)
+    log = registry.primitive(np.log)
+    value = ir.Call(log, (args[0],))
+    if len(args) == 1:
+        return value
+    return ir.Call(registry.primitive(operator.truediv),
+                   (low.temp(value, node, "log"), low.temp(ir.Call(log, (args[1],)), node, "log")))
+
+
+def _math_hypot(low, node):
+    """math.hypot(a, b, c) => np.hypot(np.hypot(a, b), c); of one number, its abs."""
+    args, _ = checked(low, node, 1, 64)
+    out = args[0]
+    if len(args) == 1:
+        return ir.Call(registry.primitive(np.absolute), (out,))
+    for a in args[1:]:
+        out = ir.Call(registry.primitive(np.hypot), (out, a))
+        if a is not args[-1]:
+            out = low.temp(out, node, "hypot")
+    return out
+
+
 def _method(fn, n_min, n_max):
     def lower(low, node):
         args, _ = checked(low, node, n_min, n_max)
@@ -280,6 +305,7 @@ _BUILTINS = {id(f): h for f, h in (
     (builtins.reversed, _template_of(T.reversed_, 1, 1)),
     (builtins.list, _sequence("list")), (builtins.tuple, _sequence("tuple")),
     (builtins.dict, _dict), (operator.pow, _pow),      # pow: an alias of operator.pow
+    (math.log, _math_log), (math.hypot, _math_hypot),
 )}
 
 _METHODS = {
