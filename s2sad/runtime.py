@@ -34,8 +34,8 @@ def unbroadcast(g, x):
         return g                        # a Python number's, from a number or a 0-d array
     if isinstance(g, tuple) and hasattr(x, "shape"):
         g = _stacked(g)                 # the gradient of a list that was read as an array
-    if isinstance(x, (tuple, list, dict)) or x is None:
-        # the gradient of a container is one already; a length that differs means the
+    if isinstance(x, (tuple, list, dict, Tape)) or x is None:
+        # the gradient of a container (or a tape) is one already; a length that differs means the
         # container was concatenated (list + list), whose gradient would be wrong here
         if isinstance(x, (tuple, list)) and isinstance(g, (tuple, list)) and len(g) != len(x):
             from .errors import S2SADError

@@ -24,7 +24,7 @@ import operator
 from typing import Dict, Optional
 
 from .. import registry, runtime
-from . import nodes as ir
+from . import nodes as ir, tapes
 
 
 # -- activity ---------------------------------------------------------------------------
@@ -35,18 +35,30 @@ def _reads_any(atoms, names) -> bool:
 
 def varied(stmts, names: set) -> set:
     """Add to names (in place) each name of stmts that depends on one of them;
-    results of non-differentiable primitives never do.  Returns names."""
+    results of non-differentiable primitives never do, nor a value restored from a
+    tape where none of the values pushed in its place does (tapes.popped_items).
+    Returns names."""
+    popped = tapes.popped_items(stmts)
+    while True:                      # a pop may precede its push in the code: to a fixed point
+        n = len(names)
+        _varied(stmts, names, popped)
+        if len(names) == n:
+            return names
+
+
+def _varied(stmts, names: set, popped) -> set:
     for s in stmts:
         if isinstance(s, ir.Assign):
             v = s.value
             if isinstance(v, ir.Call) and isinstance(v.callee, registry.Primitive) \
                     and v.callee.nondiff:
                 continue
-            if _reads_any(ir.expr_atoms(v), names):
+            pushed = popped.get(s.target)
+            if _reads_any(ir.expr_atoms(v) if pushed is None else pushed, names):
                 names.add(s.target)
         elif isinstance(s, ir.If):
-            varied(s.body, names)
-            varied(s.orelse, names)
+            _varied(s.body, names, popped)
+            _varied(s.orelse, names, popped)
             for t, a, b in s.outs:
                 if _reads_any((a, b), names):
                     names.add(t)
@@ -58,7 +70,7 @@ def varied(stmts, names: set) -> set:
                 for c, init, nxt in s.carried:
                     if _reads_any((init, nxt), names):
                         names.add(c)
-                varied(s.body, names)
+                _varied(s.body, names, popped)
                 if len(names) == n:
                     break
     return names

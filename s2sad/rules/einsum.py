@@ -34,7 +34,16 @@ _LABELS = string.ascii_letters
 
 
 def _einsum_fail(subscripts, why):
-    raise S2SADError(f"cannot differentiate np.einsum({subscripts!r}, ...): {why}")
+    raise S2SADError(f"cannot differentiate np.einsum({_shown(subscripts)!r}, ...): {why}")
+
+
+def _shown(subscripts):
+    """The subscripts as the user wrote them: without the '#' terms that stand here for
+    the arguments that are not operands (the subscripts string itself, sublists)."""
+    if not isinstance(subscripts, str) or "#" not in subscripts:
+        return subscripts
+    lhs, arrow, rhs = subscripts.partition("->")
+    return ",".join(t for t in lhs.split(",") if t != "#") + arrow + rhs
 
 
 def _sublist_term(sub):
@@ -139,7 +148,8 @@ def _einsum_grad_specs(subscripts, i, shapes):
     """(spec of the einsum_skip that gives argument i's gradient, spec of einsum_expand)."""
     terms, out, sizes, fresh = _einsum_terms(subscripts, shapes)
     if terms[i] == "#":
-        _einsum_fail(subscripts, f"argument {i} is not an operand")
+        _einsum_fail(subscripts, "a derivative with respect to an argument that is not an "
+                     "operand (the subscripts or a sublist) was asked for")
     # a size-1 dimension of operand i broadcast against a larger one: a label of its own,
     # which only operand i has (the gradient sums over it)
     ti = []

@@ -138,8 +138,9 @@ def bprop_dict_cotangent(d, keys, grads, out, dout):
 
 @defbprop(add_grads)
 def bprop_add_grads(a, b, out, dout):
-    # a sum where None stands for zero: the adjoint goes to both
-    return (dout, dout)
+    # a sum where None stands for zero: the adjoint goes to both, summed down to each
+    # one's shape where the sum broadcast them (a list item's tangent to a matrix's)
+    return (unbroadcast(dout, a), unbroadcast(dout, b))
 
 
 def cast_cotangent(g, x, y):

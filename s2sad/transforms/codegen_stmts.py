@@ -74,13 +74,15 @@ def _emit_loop(s: ir.Loop, fold, pr, indent, lines, where):
             lines.append(f"{indent}while {pr.expr(s.test, fold)[0]}:")
         else:
             lines.append(f"{indent}while True:")
-            _emit_block(s.cond, fold, pr, inner, lines, where)
+            _emit_block(s.cond, fold, pr, inner, lines, where, after=(s.test,))
             if lines[-1] == f"{inner}pass":
                 lines.pop()
             lines.append(f"{inner}if not {pr.wrap(s.test, fold, PREC['not'])}:")
             lines.append(f"{inner}    break")
     start = len(lines)
-    _emit_block(s.body, fold, pr, inner, lines, where)
+    # the carried names' next values and the stop flag are read after the body
+    after = [nxt for _, _, nxt in s.carried] + [s.stop]
+    _emit_block(s.body, fold, pr, inner, lines, where, after=after)
     updates = [(c, nxt) for c, _, nxt in s.carried if nxt != ir.Var(c)]
     if updates and lines[-1] == f"{inner}pass" and len(lines) == start + 1:
         lines.pop()
@@ -153,10 +155,12 @@ def _targets_text(parts) -> str:
     return ", ".join(inner) + ("," if len(inner) == 1 else "")
 
 
-def _emit_block(stmts, fold, pr, indent, lines, where, outs=(), side=0):
-    """Print a block; outs: an If's results, assigned at its end from item `side`."""
+def _emit_block(stmts, fold, pr, indent, lines, where, outs=(), side=0, after=()):
+    """Print a block; outs: an If's results, assigned at its end from item `side`;
+    after: atoms read after the block (a loop's carried values, its stop flag)."""
     start = len(lines)
-    plans = _unpacking(stmts, fold, _read_counts(stmts, fold, outs, side), pr.lengths)
+    counts = _read_counts(stmts, fold, [o[side] for o in outs] + list(after))
+    plans = _unpacking(stmts, fold, counts, pr.lengths)
     skip = {j for p in plans.values() for j in p[1]}
     last_src = None             # the user's line of the "# grad of:" comment printed last
     for i, s in enumerate(stmts):
@@ -185,15 +189,13 @@ def _emit_block(stmts, fold, pr, indent, lines, where, outs=(), side=0):
         lines.append(f"{indent}pass")
 
 
-def _read_counts(stmts, fold, outs, side) -> Dict[str, int]:
-    """How often the block reads each name, its results (outs) included."""
+def _read_counts(stmts, fold, after) -> Dict[str, int]:
+    """How often the block reads each name, the atoms read after it (an If's results,
+    a loop's next values and stop flag) included, folded temporaries expanded."""
     counts: Dict[str, int] = {}
-    for x in stmts:
+    for x in list(stmts) + [ir.Return(a) for a in after if a is not None]:
         for v in reads_folded(x, fold):
             counts[v] = counts.get(v, 0) + 1
-    for o in outs:
-        if isinstance(o[side], ir.Var):
-            counts[o[side].name] = counts.get(o[side].name, 0) + 1
     return counts
 
 
