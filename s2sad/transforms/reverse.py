@@ -65,6 +65,7 @@ class KTransform:
         self.containers = analysis.containers(func.body, func.containers)
         self.maybe_none = analysis.maybe_none(func.body)
         self.active: set = set()
+        self.item_reads: Dict[str, Dict[int, str]] = {}
         self.calls = RecursiveCalls(self, out, self_ref)
         self.control = ControlFlow(self)
 
@@ -73,6 +74,7 @@ class KTransform:
         self.calls.split_calls(self.f.body)
         self.active = analysis.active(self.f, self.wrt)
         self.guard_options(self.f.body)
+        self.item_reads = _item_reads(self.f.body, self.f.params)
 
     def guard_options(self, stmts):
         """A keyword argument is an option of the rule (axis=, ord=), which gets no
@@ -209,7 +211,19 @@ class KTransform:
                 registry.primitive(runtime.as_cotangent), (pack,)), src)
         return self.emit(self.names.fresh("d" + var), ir.Call(
             registry.primitive(runtime.tuple_cotangent),
-            (ir.Var(var), ir.Const(tuple(idx)), pack)), src)
+            (self._zeros_of(var, idx), ir.Const(tuple(idx)), pack)), src)
+
+    def _zeros_of(self, var, idx) -> ir.Atom:
+        """What tuple_cotangent reads for the zeros of var's items not in idx: a tuple of
+        the names that read those items (None in idx's places) where var's block reads
+        each one (`a = var[j]`), so the backward pass keeps those items, not the whole
+        tuple (a loop's popped tuple is then only read item by item); var otherwise."""
+        n = self.tuples.get(var)
+        reads = self.item_reads.get(var) if n else None
+        if reads is None or any(j not in reads for j in range(n) if j not in idx):
+            return ir.Var(var)
+        items = tuple(ir.Const(None) if j in idx else ir.Var(reads[j]) for j in range(n))
+        return self.emit(self.names.fresh(var + "_items"), ir.Pack(items), None)
 
     # -- rules --------------------------------------------------------------------------
     def inline_rule(self, s: ir.Assign, call: ir.Call, dout: ir.Atom):
@@ -269,6 +283,9 @@ class KTransform:
         if isinstance(v, ir.Call) and self.calls.splits(s.target):
             self.calls.backward(s, v, adj)
             return
+        if isinstance(adj, tuple) and isinstance(v, ir.Call) and \
+                v.callee is registry.primitive(runtime.tape_pop) and self.pop_adjoint(s, adj):
+            return
         if isinstance(adj, tuple) and not isinstance(v, ir.Pack):
             adj = self.full_tuple(s.target, adj, s.src)   # a tuple's adjoint, as a value
         if isinstance(v, ir.Var):
@@ -288,6 +305,28 @@ class KTransform:
                 raise TransformError("calls of local functions are not supported yet", s.src)
             if not v.callee.nondiff:
                 self.inline_rule(s, v, adj)
+
+    def pop_adjoint(self, s: ir.Assign, adj) -> bool:
+        """pair = tape_pop(t), with adjoints for pair[0] and pair[1]:
+        dt = tape_push(d pair[0], as_cotangent(d pair[1])), the rule of tape_pop without
+        building the pair's cotangent (a zero where an item has none).  False where an
+        item with no adjoint is not read by name (the general path makes its zero)."""
+        _, items, whole = adj
+        reads = self.item_reads.get(s.target, {})
+        if whole or any(i not in items and i not in reads for i in (0, 1)):
+            return False
+        rest, top = (self.item_grad(adj, i, s.src) if i in items else
+                     self.emit(self.names.fresh("d" + reads[i]), self.zeros(reads[i]), s.src)
+                     for i in (0, 1))
+        top = self.emit(self.names.fresh("d" + reads[1]), ir.Call(
+            registry.primitive(runtime.as_cotangent), (top,)), s.src)
+        d = self.emit(self.names.fresh("d" + reads.get(0, "tape")), ir.Call(
+            registry.primitive(runtime.tape_push), (rest, top)), s.src)
+        tape = s.value.args[0]
+        if isinstance(tape, ir.Var):
+            self.containers.add(d.name)
+            self.contribute(tape.name, d)
+        return True
 
     def adjoint_block(self, stmts, seeds, src, where: str):
         """The adjoint of a nested block (a branch, a loop body) in a context of its own.
@@ -344,6 +383,30 @@ class KTransform:
         return ir.Function(name, list(f.params), body, f.src, self.temps, self.base,
                            defaults=f.defaults, kwonly=f.kwonly, tuples=self.tuples,
                            shape_of=shape_of)
+
+
+def _item_reads(stmts, params) -> Dict[str, Dict[int, str]]:
+    """tuple name -> {index: the name `a = t[index]` binds}, where that read stands in the
+    block that defines t, and t and a are each assigned once (so a holds that item
+    wherever t is in scope)."""
+    count: Dict[str, int] = {}
+    for s in ir.walk(stmts):
+        for t in ir.targets(s):
+            count[t] = count.get(t, 0) + 1
+    out: Dict[str, Dict[int, str]] = {}
+
+    def block(b, here):
+        for s in b:
+            v = s.value if isinstance(s, ir.Assign) else None
+            if isinstance(v, ir.Item) and isinstance(v.index, int) and \
+                    v.value.name in here and count.get(s.target) == 1:
+                out.setdefault(v.value.name, {}).setdefault(v.index, s.target)
+            here.update(t for t in ir.targets(s) if count.get(t) == 1)
+            for sub in (s.blocks() if isinstance(s, (ir.If, ir.Loop)) else ()):
+                block(sub, set())
+
+    block(stmts, {p for p in params if p not in count})
+    return out
 
 
 def _packed_result(func: ir.Function):
