@@ -98,6 +98,17 @@ def _carrying_loop(stmts, stmt, name):
     return found
 
 
+def _other_branches(stmts, stmt) -> set:
+    """The ids of the statements of the other branch of each If around stmt."""
+    out = set()
+    for s in ir.walk(stmts):
+        if isinstance(s, ir.If):
+            for mine, theirs in ((s.body, s.orelse), (s.orelse, s.body)):
+                if any(x is stmt for x in ir.walk(mine)):
+                    out.update(id(x) for x in ir.walk(theirs))
+    return out
+
+
 def check_inplace(func, inplace):
     """Refuse `x += v` when another name may still refer to the array it updates.
 
@@ -122,9 +133,11 @@ def check_inplace(func, inplace):
             ident_in, seen_in = roots
             group = ident_in.get(old, {old})
         new = getattr(stmt, "target", None)
+        other = _other_branches(func.body, stmt)
         for s in scope:
-            if isinstance(s, ir.If):
-                continue            # its blocks' statements come next in `order`
+            if isinstance(s, ir.If) or id(s) in other:
+                continue            # its blocks' statements come next in `order`; the
+                # other branch of an if around the update runs instead of it
             for v in ir.reads(s):
                 seen = seen_in.get(v.name, {v.name})
                 # a name that may hold the updated value too is the variable's current
@@ -184,6 +197,7 @@ def _check_loop_reads(func, earlier, loop, group, holds, name, loc):
 def refuse_alias(name, loc):
     raise UnsupportedSyntaxError(
         f"the in-place update of `{name}` while another name still refers to the same "
-        "array", loc,
-        f"NumPy would change both; s2sad does not track that. Write `{name} = {name} + ...` "
-        "to make a new array.")
+        "array (or list, or dict)", loc,
+        f"Python would change both; s2sad makes a new value for `{name}` instead. For an "
+        f"array write `{name} = {name} + ...`; a list or dict: change it in the function "
+        "that made it, or return it and assign the result.")

@@ -44,7 +44,7 @@ from ..errors import TransformError, UnsupportedSyntaxError
 from ..rules import binding
 from ..rules.shape import c_concat, r_concat
 from . import resolve
-from . import lower_builtins, lower_comprehension, lower_effects
+from . import lower_builtins, lower_comprehension, lower_effects, lower_nonlocal
 from .inplace import check_inplace
 from .lower_control import RUNTIME_FUNCTION, Closure, Control, bind_arguments, function_body
 from .lowered import Output
@@ -129,34 +129,25 @@ class Lowering:
             return
         self.env[name] = self.emit(self.version(name), value, node)
 
-    def sub_block(self, lower):
+    def sub_block(self, lower, carried=None):
         """Run lower() with statements going into a new block and this body's variables
-        restored afterwards: (the block, the variables as lower() left them, its result)."""
+        restored afterwards: (the block, the variables as lower() left them, its result).
+        carried: for a loop's block, the names it carries (None: a branch's, whose
+        names are joined); a nested function may change those (lower_nonlocal)."""
         saved, self.out.cur = self.out.cur, []
         saved_env = dict(self.env)
+        self.out.frames.append((self, carried))
         try:
             result = lower()
             return self.out.cur, self.env, result
         finally:
+            self.out.frames.pop()
             self.out.cur = saved
             self.env = saved_env
 
     # -- names ------------------------------------------------------------------
     def unassigned(self, node):
-        """The refusal for a local read before it is assigned: the user's own bug, or a
-        global that the function changes in place (`G[0] = x` makes G local to s2sad)."""
-        name = node.id
-        try:
-            kind, _ = self.parsed.world.lookup(name)
-        except KeyError:
-            kind = None
-        if kind in ("global", "cell"):
-            raise UnsupportedSyntaxError(
-                f"changing the {'global' if kind == 'global' else 'enclosing'} variable "
-                f"`{name}` in place (`{name}[i] = ...`, `{name}.append(...)`)", self.loc(node),
-                f"A function to differentiate must not change values it does not own. Work "
-                f"on a copy: `{name} = {name}.copy()` (or `list({name})`) first.")
-        self.fail(node, f"local variable '{name}' is read before it is assigned")
+        lower_nonlocal.refuse_unassigned(self, node)
 
     def read(self, node) -> ir.Atom:
         name = node.id
@@ -203,9 +194,12 @@ class Lowering:
                 lambda j: ir.Const(fn.__defaults__[j]), kw, strict=True,
                 pack=lambda kind, items: lower_builtins.pack_arguments(self, kind, items,
                                                                        call_node or root)))
+        self.depth = len(self.out.frames)       # the blocks open when this body began
         result = self.control.block(function_body(root))
         if result is None:
-            raise TransformError("function has no return", self.loc(root))
+            if self.top:
+                raise TransformError("function has no return", self.loc(root))
+            return ir.Const(None)       # a helper run for its effect returns None
         return result
 
     def child(self, parsed, res, stack, closure_stack=()) -> "Lowering":
@@ -219,8 +213,8 @@ class Lowering:
         it does not assign it reads from the body that defined it (late binding)."""
         owner = closure.owner
         child = self.child(owner.parsed, owner.res, self.stack, closure_stack)
-        child.locals = resolve.local_names(closure.node)
         child.outer = owner
+        child.locals = lower_nonlocal.closure_locals(closure)
         return child
 
     # -- statements -------------------------------------------------------------
@@ -269,6 +263,9 @@ class Lowering:
     def update(self, name, old, value, node):
         """name = value, a new value of `name` that NumPy would have made by changing
         old in place: recorded for the alias check (another name for old would see it)."""
+        if lower_nonlocal.is_outer(self, name):      # a nested function's enclosing list
+            lower_nonlocal.owner_of(self, name, node).update(name, old, value, node)
+            return
         others = [k for k, v in self.env.items() if v is old and k != name]
         if isinstance(value, (ir.Var, ir.Const)):     # made by an inlined template
             self.env[name] = self.emit(self.version(name), value, node)
@@ -276,6 +273,7 @@ class Lowering:
             self.bind_user(name, value, node)
         if isinstance(old, ir.Var):
             self.out.inplace.append((self.out.cur[-1], old.name, name, self.loc(node)))
+            self.out.mutated.add(old.name)
         elif isinstance(old, ir.Const) and isinstance(old.value, (list, dict)) and others:
             # a list or dict of constants has no name of its own: another name bound to
             # the same literal would see the change in Python
@@ -313,7 +311,8 @@ class Lowering:
             return
         elts = target.elts
         n = self.out.tuples.get(atom.name) if isinstance(atom, ir.Var) else None
-        if isinstance(atom, ir.Var) and atom.name in self.out.packs:
+        if isinstance(atom, ir.Var) and atom.name in self.out.packs and \
+                atom.name not in self.out.mutated:
             items = self.out.packs[atom.name]
             if len(items) != len(elts):
                 self.fail(node, f"cannot unpack {len(items)} values into {len(elts)} names")
@@ -322,8 +321,6 @@ class Lowering:
             return
         if n is not None and n != len(elts):
             self.fail(node, f"cannot unpack {n} values into {len(elts)} names")
-        if n is None and isinstance(atom, ir.Var) and atom.name in self.out.tuples:
-            self.out.tuples[atom.name] = len(elts)      # unpacked: Python checks its length
         for i, t in enumerate(elts):
             if isinstance(atom, ir.Var) and atom.name in self.out.tuples:
                 part = ir.Item(atom, i)
@@ -422,7 +419,7 @@ class Lowering:
         index = self.index(node.slice)
         if (isinstance(value, ir.Var) and value.name in self.out.tuples
                 and isinstance(index, ir.Const) and isinstance(index.value, int)):
-            if value.name in self.out.packs:
+            if value.name in self.out.packs and value.name not in self.out.mutated:
                 return self.out.packs[value.name][index.value]
             return ir.Item(value, index.value)
         return ir.Call(registry.primitive(operator.getitem), (value, index))

@@ -61,7 +61,8 @@ def known_items(low, atom, node):
     """The items of a tuple or list whose length the lowering knows, else None."""
     if isinstance(atom, ir.Const) and isinstance(atom.value, (tuple, list)):
         return [ir.Const(v) for v in atom.value]
-    if isinstance(atom, ir.Var) and atom.name in low.out.packs:
+    if isinstance(atom, ir.Var) and atom.name in low.out.packs and \
+            atom.name not in low.out.mutated:
         return list(low.out.packs[atom.name])
     if isinstance(atom, ir.Var) and isinstance(low.out.tuples.get(atom.name), int):
         return [low.temp(ir.Item(atom, i), node) for i in range(low.out.tuples[atom.name])]

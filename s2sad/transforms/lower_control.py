@@ -43,6 +43,7 @@ from ..checkpoint import checkpointed
 from ..errors import UnsupportedSyntaxError
 from . import fence, parse, resolve
 from .lower_builtins import pack_arguments
+from .lower_nonlocal import called_mutations
 from .names import all_identifiers
 from .resolve import classify, stored_names
 
@@ -308,7 +309,8 @@ class Control:
             iter_atom, index, bind_targets = self.iteration(node, it, checkpoint is None)
         # the loop's targets are carried too: after the loop they hold the last
         # iteration's values, or what they held before if it ran no iteration
-        carried = sorted(n for n in stored_names(node) if n in low.locals)
+        carried = sorted(n for n in stored_names(node) | called_mutations(low, node)
+                         if n in low.locals)
         inits = {c: low.env.get(c, ir.Const(None)) for c in carried}
         params = {c: low.version(c) for c in carried}
         for c in carried:
@@ -316,8 +318,8 @@ class Control:
         index_name = self._index_name(index, bind_targets)
         cond, test = [], None
         if isinstance(node, gast.While):
-            cond, _, test = low.sub_block(lambda: low.atom(node.test))
-        body, env_after, stop = self._body(node, bind_targets, index_name)
+            cond, _, test = low.sub_block(lambda: low.atom(node.test), frozenset())
+        body, env_after, stop = self._body(node, bind_targets, index_name, set(carried))
         fns = self._functions_defined(carried, inits, env_after)
         loop_carried = [(params[c], inits[c], env_after.get(c, ir.Var(params[c])))
                         for c in carried]
@@ -348,7 +350,7 @@ class Control:
             low.env[index] = ir.Var(index_name)
         return index_name
 
-    def _body(self, node, bind_targets, index_name):
+    def _body(self, node, bind_targets, index_name, carried):
         """The loop's body as a block: (block, environment at its end, how it exits)."""
         def lower_body():
             if bind_targets is not None:
@@ -356,7 +358,7 @@ class Control:
             return self.block(node.body, _Stop(ir.Const(False)))
         self.loop_depth += 1
         try:
-            return self.low.sub_block(lower_body)
+            return self.low.sub_block(lower_body, carried)
         finally:
             self.loop_depth -= 1
 
@@ -569,8 +571,7 @@ class Control:
         child.env.update(bind_arguments(
             low.fail, fn.name, fn.node.args, args, kwargs, node, lambda j: fn.defaults[j],
             fn.kw_defaults, pack=lambda kind, items: pack_arguments(low, kind, items, node)))
+        child.depth = len(low.out.frames)
         result = child.control.block(function_body(fn.node))
-        if result is None:
-            low.fail(fn.node, f"{fn.name} has no return")
-        return result
+        return ir.Const(None) if result is None else result     # None: no return in it
 

@@ -34,6 +34,7 @@ from ..rules.builtins import EFFECTS, check_assert, log_call
 from . import lower_builtins as B
 from . import lower_templates as T
 from .fence import is_append
+from .lower_nonlocal import is_outer
 
 LOG_METHODS = ("debug", "info", "warning", "error", "critical", "exception", "log")
 # calls that change an argument in place (named in the refusal)
@@ -54,7 +55,8 @@ def expression(low, s):
     call = s.value
     if not isinstance(call, gast.Call):
         return
-    if is_append(call) and call.func.value.id in low.env:     # not np.append(a, b)
+    if is_append(call) and (call.func.value.id in low.env or     # not np.append(a, b)
+                            is_outer(low, call.func.value.id)):
         _mutation(low, call, s)
         return
     target = low.res.targets[id(call)]

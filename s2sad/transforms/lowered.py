@@ -48,6 +48,10 @@ class Output:
         self.container_params: set = set()    # parameters the call passes containers in
         self.return_src = None                # where the function returns
         self.names: Optional[Names] = None    # the fresh names, once lowered
+        self.frames: List[tuple] = []         # (Lowering, carried or None) per open block
+        # Vars of lists and dicts changed in place: their items are read in the code from
+        # then on, not from `packs`, so that inplace.py sees a read through another name
+        self.mutated: set = set()
 
     def note(self, target, value):
         """The facts about a name that follow from the value it is bound to."""
