@@ -321,6 +321,8 @@ class Lowering:
             return
         if n is not None and n != len(elts):
             self.fail(node, f"cannot unpack {n} values into {len(elts)} names")
+        if n is None and isinstance(atom, ir.Var) and atom.name in self.out.tuples:
+            self.out.tuples[atom.name] = len(elts)      # unpacked: Python checks its length
         for i, t in enumerate(elts):
             if isinstance(atom, ir.Var) and atom.name in self.out.tuples:
                 part = ir.Item(atom, i)
