@@ -92,22 +92,12 @@ _PLAIN = (np.ndarray, Like)
 def shape_like(x):
     """x as a loop's tape keeps it for a backward pass that reads only its shape: a Like
     for an array, x itself for a number, a container or a Like."""
-    if type(x) is np.ndarray:
-        if not x.ndim:
-            return x
-        key = (x.shape, x.dtype)
-        like = _LIKES.get(key)          # they are immutable: one per shape and dtype
-        if like is None:
-            if len(_LIKES) > 256:
-                _LIKES.clear()
-            like = _LIKES[key] = Like(x.shape, x.dtype)
-        return like
+    if type(x) is np.ndarray:           # the common case, first
+        return Like(x.shape, x.dtype) if x.ndim else x
     if getattr(x, "ndim", 0) and not isinstance(x, Like) and hasattr(x, "dtype"):
         return Like(x.shape, x.dtype)
     return x
 
-
-_LIKES = {}
 
 
 def as_items(g, x):
@@ -159,13 +149,8 @@ def unreduce(g, x, axis=None, keepdims=False):
 
 def _is_basic_index(index):
     parts = index if isinstance(index, tuple) else (index,)
-    for p in parts:
-        if p is None or p is Ellipsis or isinstance(p, (slice, int, np.integer)):
-            continue
-        if isinstance(p, bool):
-            return False
-        return False
-    return True
+    return all(p is None or p is Ellipsis or isinstance(p, (slice, int, np.integer))
+               for p in parts)
 
 
 def _is_mask(index):
