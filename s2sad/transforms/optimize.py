@@ -24,6 +24,9 @@ each::
                                (optimize_tape: a shape fact, where the pop provably
                                takes that push's values; shape_like(x) has x's shape)
     tape_push(t, (a, b)), b never popped  =>  tape_push(t, (a,))   (optimize_tape)
+    for ...: (.., h2, ..) = tape_pop(t); dh = f(.., h2)  =>  dh has the shape of the next
+                               value of h popped with it (optimize_tape: a backward loop's
+                               carried adjoint, by induction over its iterations)
 
 Branches and loops are optimized block by block: an expression computed
 before a block is available in it, one computed inside is not available
@@ -42,7 +45,7 @@ import numpy as np
 from .. import ir, registry, runtime
 from .optimize_cse import coalesce_copies, cse
 from .optimize_dce import dce
-from .optimize_flow import fuse_loops, hoist_reads, merge_equal_flows
+from .optimize_flow import _copy_block, fuse_loops, hoist_reads, merge_equal_flows
 from .optimize_tape import TapeShapes, prune_tapes
 
 # the shape symbol of a number or a 0-d array (not an identifier, so no variable's name)
@@ -119,6 +122,7 @@ class _Simplifier:
                     if self.key(a) == self.key(b):
                         self.shape[t] = self.key(a)
             elif isinstance(s, ir.Loop):
+                self.shape.update(self.carried_symbols(s))
                 changed |= self.block(s.cond)
                 changed |= self.block(s.body)
                 for c, _, _ in s.carried:
@@ -128,6 +132,25 @@ class _Simplifier:
             elif isinstance(s, ir.Assign):
                 changed |= self.assign(s)
         return changed
+
+    def carried_symbols(self, L: ir.Loop) -> Dict[str, object]:
+        """The symbols of L's carried names in its body that optimize_tape proposes
+        (a backward loop's adjoint has the shape of the value popped with it), each
+        kept where L's body, read on a copy with all those kept assumed, gives its next
+        value the symbol the induction needs (to a fixed point: one that fails goes)."""
+        hyp = self.tapes.carried_symbols(L, self.key, self.func._defs)
+        nxt = {c: n for c, _, n in L.carried}
+        while hyp:
+            saved = dict(self.shape)
+            self.shape.update({c: sym for c, (sym, _) in hyp.items()})
+            self.block(_copy_block(L.cond) + _copy_block(L.body))
+            ok = {c: h for c, h in hyp.items() if self.key(nxt[c]) == h[1]}
+            self.shape.clear()
+            self.shape.update(saved)
+            if len(ok) == len(hyp):
+                break
+            hyp = ok
+        return {c: sym for c, (sym, _) in hyp.items()}
 
     def assign(self, s: ir.Assign) -> bool:
         v = s.value

@@ -25,6 +25,17 @@ the iteration of the popping loop that pops them.  What it takes:
   one after it: the simplifier gives the final value a symbol of its own
   (``end:c``), so ``c`` means the iteration's shape wherever it is read, and the
   transform points its adjoints in the backward body at the popped c.
+
+A loop that runs back over another (the backward loop K of a forward loop I):
+a name c that K carries, whose start value has the shape of I's carried h at the
+end (``end:h``), and whose next value has the shape of the h that K pops in that
+iteration, has, in K's body, the shape of I's next value of h in the iteration K
+pops (``for ...: dh = matmul_lhs_grad(g, h_popped, W)``: dh is as wide as the
+layer output popped with it).  By induction over K's iterations: K starts from I's
+whole tape, begun empty (``tape_new``), and pops it once per iteration, so K's
+iteration m pops I's iteration n-1-m, and h at the start of I's iteration j+1 is
+h's next value in iteration j.  The simplifier assumes the symbols and keeps each
+only where K's body, read with them assumed, gives c's next value the one needed.
 """
 
 from typing import Dict, Optional
@@ -51,6 +62,8 @@ class TapeShapes:
         self.pop_site: Dict[str, int] = {}       # the name bound to a pop's pair -> push id
         self.tops: Dict[str, int] = {}           # the popped values' tuple -> push id
         self.keys: Dict[int, list] = {}          # push id -> the symbols of its items
+        self.items: Dict[int, tuple] = {}        # push id -> the atoms it pushes
+        self.loops: Dict[int, ir.Loop] = {}      # id(loop) -> the loop
         flows = []
         self._scan(func.body, None, flows)
         self._solve(flows)
@@ -67,6 +80,7 @@ class TapeShapes:
                 flows.extend((t, ("or", a, b)) for t, a, b in s.outs)
             elif isinstance(s, ir.Loop):
                 self.parents[id(s)] = loop
+                self.loops[id(s)] = s
                 self._scan(s.cond, id(s), flows)
                 self._scan(s.body, id(s), flows)
                 for c, init, nxt in s.carried:
@@ -166,6 +180,34 @@ class TapeShapes:
         """Record the symbols of the items a qualifying push pushes."""
         if id(s) in self.pop_site.values() and items is not None:
             self.keys[id(s)] = [key(a) for a in items]
+            self.items[id(s)] = items
+
+    def carried_symbols(self, K: ir.Loop, key, defs) -> Dict[str, tuple]:
+        """{c: (the symbol of c in K's body, the symbol c's next value must have)} for
+        K's carried names that run backward along a carried name h of the loop I whose
+        tape K pops (see the module doc); the caller checks the second."""
+        out = {}
+        inits = {c: init for c, init, _ in K.carried}
+        for st in K.body:
+            v = st.value if isinstance(st, ir.Assign) else None
+            push = self.pop_site.get(st.target) if isinstance(v, ir.Call) and \
+                v.callee is self.pop else None
+            I = self.loops.get(self.loop_of.get(push))
+            if I is None or push not in self.keys or not isinstance(v.args[0], ir.Var):
+                continue
+            t = _copied(inits.get(v.args[0].name), defs)
+            tape = [init for c, init, _ in I.carried if c == t]
+            start = defs.get(_copied(tape[0], defs)) if tape else None
+            if start is None or not (isinstance(start.value, ir.Call) and
+                                     start.value.callee is self.new):
+                continue                # K must start from I's whole tape, begun empty
+            items = [getattr(a, "name", None) for a in self.items[push]]
+            for c, init, _ in K.carried:
+                for h, _, q in I.carried:
+                    if key(init) == "end:" + h and isinstance(q, ir.Var) and h in items:
+                        out[c] = (key(q), self.keys[push][items.index(h)])
+        return out
+
 
     def popped(self, s: ir.Assign) -> Optional[str]:
         """The symbol of s.target = pair[1] (the tuple popped) or top[j] (an item of
@@ -286,3 +328,15 @@ def _prune(func, push, ts, uses, defs) -> bool:
     if pack_def.target in func.tuples:
         func.tuples[pack_def.target] = len(keep)
     return True
+
+
+def _copied(a, defs) -> Optional[str]:
+    """The name a copies (through `x = y` chains), or None for a constant."""
+    seen = set()
+    while isinstance(a, ir.Var) and a.name not in seen:
+        seen.add(a.name)
+        d = defs.get(a.name)
+        if d is None or not isinstance(d.value, ir.Var):
+            return a.name
+        a = d.value
+    return None
