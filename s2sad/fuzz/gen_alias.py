@@ -6,10 +6,13 @@ holds the array itself, ``b = a`` is the same array.  Changing one in place
 changes what the other reads.  These statements make such programs (always
 on arrays the program made itself, never on an argument): s2sad must either
 follow NumPy or refuse, never differentiate as if the other name were
-unchanged.  Also here: loop-carried swaps (``a, b = b, a + b``), boolean
+unchanged.  A list passed to a helper that appends to it is shared the same way.
+Also here: loop-carried swaps (``a, b = b, a + b``), boolean
 flags set under ``break``, closures that append to a list they capture,
 list comprehensions of arrays, 3-d broadcasting, and integer results.
 """
+
+from .exprs import Scope
 
 
 class AliasStatements:
@@ -104,6 +107,39 @@ class AliasStatements:
                  self.pad(indent + 1, f"{lst}.append({body})"),
                  self.pad(indent, f"for {i} in {self.count(scope)}:"),
                  self.pad(indent + 1, f"{h}({lst}[-1] * 0.5)")]
+        scope.readers.append(("v", f"{lst}[-1]"))
+        return lines
+
+    def s_shared_list(self, scope, indent, nest, loop):
+        """A list f made, changed by a function it passes it to (a module helper that
+        appends to its parameter, a closure a factory made around it, or a nested def in
+        a branch), then read by f: Python's list is shared, so f sees the appends."""
+        lst, k = self.name("lst"), self.name("k")
+        form = self.rng.choice(["helper", "factory", "branch"])
+        inner = scope.child() if form == "branch" else Scope()     # a helper sees only v
+        inner.vars["v"] = "v"
+        grow = f"np.sin(v) * 0.5 + {self.e('v', inner, 1)}"
+        lines = [self.pad(indent, f"{lst} = [{self.e('v', scope, 1)}]")]
+        if form == "helper":
+            h = self.name("push")
+            self.helpers.append((f"def {h}(items, v):\n    items.append({grow})\n"
+                                 f"    return np.sum(v)", h))
+            lines.append(self.pad(indent, f"{k} = {h}({lst}, {lst}[-1])"))
+            scope.vars[k] = "f"
+        elif form == "factory":
+            h, g = self.name("pusher"), self.name("g")
+            self.helpers.append((f"def {h}(items):\n    def push(v):\n"
+                                 f"        items.append({grow})\n    return push", h))
+            lines += [self.pad(indent, f"{g} = {h}({lst})"),
+                      self.pad(indent, f"{g}({lst}[-1])")]
+        else:
+            h = self.name("h")
+            lines += [self.pad(indent, f"def {h}(v):"),
+                      self.pad(indent + 1, f"{lst}.append({grow})"),
+                      self.pad(indent, f"if {self.e('b', scope, 1)}:"),
+                      self.pad(indent + 1, f"{h}({lst}[-1])"),
+                      self.pad(indent, "else:"),
+                      self.pad(indent + 1, f"{h}({lst}[0] * 2.0)")]
         scope.readers.append(("v", f"{lst}[-1]"))
         return lines
 
