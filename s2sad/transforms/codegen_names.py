@@ -85,9 +85,15 @@ def _fold_plan(func: ir.Function) -> Dict[str, Any]:
         u = uses.get(name, [])
         if name in func.temps and len(u) == 1 and u[0][0] == bid \
                 and not isinstance(s.value, (ir.Var, ir.Const)) \
-                and u[0][1] in (s.bwd, None):
+                and u[0][1] in (s.bwd, None) and not _unpacked_item(func, name, s):
             fold[name] = s.value
     return fold
+
+
+def _unpacked_item(func: ir.Function, name: str, s: ir.Assign) -> bool:
+    """Is s `t = p[k]`, t a tuple of known length: printed by name, so that its items
+    unpack with p's (`tape, (h,) = tape_pop(tape)`, not `h = pop[1][0]`)."""
+    return isinstance(s.value, ir.Item) and isinstance(func.tuples.get(name), int)
 
 
 def _coalesce_names(func: ir.Function, stmts, fold, reserved=frozenset()) -> Dict[str, str]:

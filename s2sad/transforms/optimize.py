@@ -139,6 +139,10 @@ class _Simplifier:
         kept where L's body, read on a copy with all those kept assumed, gives its next
         value the symbol the induction needs (to a fixed point: one that fails goes)."""
         hyp = self.tapes.carried_symbols(L, self.key, self.func._defs)
+        for c, init, _ in L.carried:
+            k = self.key(init)
+            if c not in hyp and k is not None and not k.startswith("end:" + c):
+                hyp[c] = (k, k)         # an invariant: start and next of one shape
         nxt = {c: n for c, _, n in L.carried}
         while hyp:
             saved = dict(self.shape)
