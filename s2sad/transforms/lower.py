@@ -194,6 +194,7 @@ class Lowering:
                 lambda j: ir.Const(fn.__defaults__[j]), kw, strict=True,
                 pack=lambda kind, items: lower_builtins.pack_arguments(self, kind, items,
                                                                        call_node or root)))
+            lower_nonlocal.enter(self)      # its parameters hold the caller's objects
         self.depth = len(self.out.frames)       # the blocks open when this body began
         result = self.control.block(function_body(root))
         if result is None:
@@ -271,6 +272,7 @@ class Lowering:
             self.env[name] = self.emit(self.version(name), value, node)
         else:
             self.bind_user(name, value, node)
+        lower_nonlocal.note_update(self, old, self.env[name])
         if isinstance(old, ir.Var):
             self.out.inplace.append((self.out.cur[-1], old.name, name, self.loc(node)))
             self.out.mutated.add(old.name)

@@ -41,7 +41,7 @@ import gast
 from .. import ir, registry, runtime
 from ..checkpoint import checkpointed
 from ..errors import UnsupportedSyntaxError
-from . import fence, parse, resolve
+from . import fence, lower_nonlocal, parse, resolve
 from .lower_builtins import pack_arguments
 from .lower_nonlocal import called_mutations
 from .names import all_identifiers
@@ -270,6 +270,8 @@ class Control:
             else:
                 outs.append((low.version(name), a, b))
                 low.env[name] = ir.Var(outs[-1][0])
+            if outs and outs[-1][0] == getattr(low.env[name], "name", None):
+                low.out.origin[outs[-1][0]] = outs[-1][1:]
         return outs
 
     def _join_temp(self, hint, a, b, outs) -> ir.Var:
@@ -315,6 +317,7 @@ class Control:
         params = {c: low.version(c) for c in carried}
         for c in carried:
             low.env[c] = ir.Var(params[c])
+            low.out.origin[params[c]] = (inits[c],)
         index_name = self._index_name(index, bind_targets)
         cond, test = [], None
         if isinstance(node, gast.While):
@@ -535,7 +538,10 @@ class Control:
         res = resolve.resolve(parsed)
         low.out.guards.extend(res.guards + parsed.guards)
         low.names.taken |= all_identifiers(parsed.node)
-        return low.child(parsed, res, low.stack + (code,)).function(args, kwargs, node)
+        child = low.child(parsed, res, low.stack + (code,))
+        result = child.function(args, kwargs, node)
+        lower_nonlocal.propagate(child, low, node)      # the lists it appended to
+        return result
 
     def closure(self, node) -> Closure:
         """The value of a nested def or lambda; its defaults are computed here, now."""
@@ -571,7 +577,9 @@ class Control:
         child.env.update(bind_arguments(
             low.fail, fn.name, fn.node.args, args, kwargs, node, lambda j: fn.defaults[j],
             fn.kw_defaults, pack=lambda kind, items: pack_arguments(low, kind, items, node)))
+        lower_nonlocal.enter(child)
         child.depth = len(low.out.frames)
         result = child.control.block(function_body(fn.node))
+        lower_nonlocal.propagate(child, low, node)
         return ir.Const(None) if result is None else result     # None: no return in it
 

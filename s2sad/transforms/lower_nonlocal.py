@@ -27,9 +27,13 @@ the caller's name would see: lower.Lowering.update notes the old value in
 such a read.
 """
 
+import types
+
 import gast
 
+from .. import ir
 from ..errors import UnsupportedSyntaxError
+from . import parse
 from .fence import is_append
 from .resolve import FUNCTIONS, local_names, scope_nodes
 
@@ -62,32 +66,150 @@ def closure_locals(closure) -> set:
 
 
 def called_mutations(low, node) -> set:
-    """The names of low's body that the nested functions called inside node (a loop)
-    change, directly or through the nested functions they call."""
+    """The names of low's body that the functions called inside node (a loop) change:
+    the enclosing lists a nested function appends to, and the lists passed to a function
+    that appends to its parameter, directly or through the functions they call."""
     from .lower_control import Closure
     defined = {n.name: n for n in scope_nodes(node) if isinstance(n, gast.FunctionDef)}
     out, seen = set(), set()
-    todo = [(c.func.id, node) for c in scope_nodes(node)
-            if isinstance(c, gast.Call) and isinstance(c.func, gast.Name)]
+    todo = [c for c in scope_nodes(node) if isinstance(c, gast.Call)]
     while todo:
-        name, where = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        fn_node = defined.get(name)
-        owner = low
+        call = todo.pop()
+        fn_node, owner = _callee(low, call, defined, Closure)
         if fn_node is None:
-            value = _binding(low, name)
-            if not isinstance(value, Closure):
-                continue
-            fn_node, owner = value.node, value.owner
+            continue
+        out |= {a.id for i, a in enumerate(call.args) if isinstance(a, gast.Name) and
+                i in mutated_params(fn_node)}
+        if id(fn_node) in seen:
+            continue
+        seen.add(id(fn_node))
         out |= outer_receivers(fn_node, owner)
-        if isinstance(fn_node, gast.FunctionDef):
+        if isinstance(fn_node, gast.FunctionDef) and owner is not None:
             defined.update({n.name: n for n in scope_nodes(fn_node)
                             if isinstance(n, gast.FunctionDef)})
-            todo += [(c.func.id, fn_node) for c in scope_nodes(fn_node)
-                     if isinstance(c, gast.Call) and isinstance(c.func, gast.Name)]
+            todo += [c for c in scope_nodes(fn_node) if isinstance(c, gast.Call)]
     return out
+
+
+def _callee(low, call, defined, closure_type):
+    """(the function node a call runs, the Lowering that defined it or None for a
+    module-level function), or (None, None) where it is not known here."""
+    if not isinstance(call.func, gast.Name):
+        return None, None
+    name = call.func.id
+    if name in defined:
+        return defined[name], low
+    value = _binding(low, name)
+    if isinstance(value, closure_type):
+        return value.node, value.owner
+    target = low.res.targets.get(id(call))
+    if target is not None and target.kind == "user" and \
+            isinstance(target.value, types.FunctionType):
+        try:
+            return parse.parse(target.value).node, None
+        except Exception:        # no source: its call is refused elsewhere
+            return None, None
+    return None, None
+
+
+def mutated_params(fn_node) -> set:
+    """The positions of a function's parameters it appends to (lst.append(v) and the
+    like): a list passed there is changed for the caller too."""
+    if not isinstance(fn_node, gast.FunctionDef):
+        return set()
+    received = {n.func.value.id for n in scope_nodes(fn_node) if is_append(n)}
+    params = [p.id for p in fn_node.args.posonlyargs + fn_node.args.args]
+    return {i for i, p in enumerate(params) if p in received}
+
+
+# -- a list changed by the function it was passed to ------------------------------------
+def enter(low):
+    """At the start of an inlined body: its parameters' values are its caller's objects."""
+    low.entry = {a.name for a in low.env.values() if isinstance(a, ir.Var)}
+    low.root = {}               # a version's name -> the caller's object it changed
+    low.latest = {}             # the caller's object -> its latest version here
+    low.unfollowed = set()      # the caller's objects it changed inside a loop or branch
+
+
+def _root(low, name, seen=()):
+    """The caller's object that the value `name` of low's body is (a version of), or None:
+    through in-place updates, a loop's carried value (its start) and an if's join."""
+    if name in low.entry:
+        return name
+    if name in low.root:
+        return low.root[name]
+    for a in low.out.origin.get(name, ()):
+        if isinstance(a, ir.Var) and a.name not in seen:
+            r = _root(low, a.name, seen + (name,))
+            if r is not None:
+                return r
+    return None
+
+
+def note_update(low, old, new):
+    """old changed in place into new: where old is (a version of) one of the caller's
+    objects, so is new; inside a loop or branch of this body the change is not followed
+    to the caller (propagate refuses the call if the caller still names the object)."""
+    if not hasattr(low, "root") or not isinstance(old, ir.Var) or \
+            not isinstance(new, ir.Var):
+        return
+    root = _root(low, old.name)
+    if root is None:
+        return
+    low.out.mutated.add(root)       # its items are read in the code from now on
+    if len(low.out.frames) > getattr(low, "depth", 0):
+        low.unfollowed.add(root)
+        return
+    low.root[new.name] = root
+    low.latest[root] = new
+
+
+def propagate(callee, caller, node):
+    """After an inlined call: each object of the caller's that the callee changed in place
+    is, for the caller's names bound to it, its last version (Python's shared list),
+    where the change reaches them (_check_frames); else refused."""
+    for root in getattr(callee, "unfollowed", ()):
+        if root not in callee.latest and _names(caller, root):
+            raise UnsupportedSyntaxError(
+                f"a function that changes the list (or array) `{_names(caller, root)[0][1]}` "
+                "it is passed inside a loop or branch of its own", caller.loc(node),
+                "Return the new value and assign it where the function is called.")
+    for root, new in getattr(callee, "latest", {}).items():
+        for low, n in _names(caller, root):
+            _check_frames(low, n, caller.loc(node))
+            low.env[n] = new
+            note_update(low, ir.Var(root), new)
+            _rename_updates(callee, root, n)
+
+
+def _rename_updates(callee, root, name):
+    """The in-place updates the callee made of the caller's object are updates of the
+    caller's variable `name` now (inplace.py follows a variable's versions by its name)."""
+    out = callee.out
+    for i, (stmt, old, nm, loc) in enumerate(out.inplace):
+        if callee.root.get(getattr(stmt, "target", None)) == root:
+            out.inplace[i] = (stmt, old, name, loc)
+
+
+def _names(caller, root):
+    """(Lowering, name) for the names of the caller (and of the functions around it) bound
+    to the object `root`."""
+    out, low = [], caller
+    while low is not None:
+        out += [(low, n) for n, a in low.env.items() if isinstance(a, ir.Var) and a.name == root]
+        low = low.outer
+    return out
+
+
+def _check_frames(owner, name, where):
+    frames = owner.out.frames[getattr(owner, "depth", 0):]
+    if any(f is not owner or (carried is not None and name not in carried)
+           for f, carried in frames):
+        raise UnsupportedSyntaxError(
+            f"a function that changes the list `{name}` it is passed (or that a nested "
+            "function captured), called in a loop s2sad cannot follow", where,
+            f"Call it from the function that owns `{name}`, or return the new list and "
+            f"assign `{name}` there.")
 
 
 def _binding(low, name):

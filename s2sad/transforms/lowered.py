@@ -52,6 +52,9 @@ class Output:
         # Vars of lists and dicts changed in place: their items are read in the code from
         # then on, not from `packs`, so that inplace.py sees a read through another name
         self.mutated: set = set()
+        # name -> the atoms it may be a version of: a loop's carried value (its start), an
+        # if's join (its two sides); lower_nonlocal follows a caller's list through them
+        self.origin: Dict[str, tuple] = {}
 
     def note(self, target, value):
         """The facts about a name that follow from the value it is bound to."""
