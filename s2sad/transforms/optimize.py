@@ -46,7 +46,7 @@ from .. import ir, registry, runtime
 from .optimize_cse import coalesce_copies, cse
 from .optimize_dce import dce
 from .optimize_flow import _copy_block, fuse_loops, hoist_reads, merge_equal_flows
-from .optimize_tape import TapeShapes, prune_tapes
+from .optimize_tape import TapeShapes, prune_tapes, pushed_items
 
 # the shape symbol of a number or a 0-d array (not an identifier, so no variable's name)
 SCALAR = "()"
@@ -98,6 +98,13 @@ class _Simplifier:
         self.unb = registry.primitive(runtime.unbroadcast)
         self.expand = registry.primitive(runtime.expand_like)
         self.tapes = TapeShapes(func)       # a popped value has the shape it was pushed with
+        self.zero_names = set()             # popped items that were pushed as zeros
+        self.tree_zeros = registry.primitive(runtime.zeros_like_tree)
+
+    def is_zero(self, a) -> bool:
+        """Is a a zero: zeros_like(y), zeros_like_tree(y), or one popped as a zero?"""
+        return _filled(self.func, a, (self.zeros, self.tree_zeros)) or \
+            isinstance(a, ir.Var) and a.name in self.zero_names
 
     def key(self, a):
         """The symbol of a's shape, or None where nothing is known."""
@@ -165,6 +172,8 @@ class _Simplifier:
             k = self.tapes.popped(s)
             if k is not None:
                 self.shape[s.target] = k
+                if self.tapes.popped_zero(s):
+                    self.zero_names.add(s.target)
             return False
         if not isinstance(v, ir.Call) or not isinstance(v.callee, registry.Primitive):
             return False
@@ -172,9 +181,8 @@ class _Simplifier:
         if new is None:
             self.record_shape(s.target, v.callee, v.args)
             if v.callee is self.tapes.push and isinstance(v.args[1], ir.Var):
-                d = self.func._defs.get(v.args[1].name)
-                items = d.value.items if d is not None and isinstance(d.value, ir.Pack) else None
-                self.tapes.pushed(s, items, self.key)
+                self.tapes.pushed(s, pushed_items(self.func._defs, v.args[1]), self.key,
+                                  self.is_zero)
             return False
         s.value = new
         if isinstance(new, ir.Var):
@@ -192,7 +200,8 @@ class _Simplifier:
                 return args[0]
             if _is(args[0], 1):
                 return args[1]
-            return _with_filled(self.func, args, self.ones, None, key)
+            return _with_filled(self.func, args, lambda a: _filled(self.func, a, self.ones),
+                                None, key)
         if p.fn is operator.truediv and _is(args[1], 1):
             return args[0]
         if p.fn is operator.add and len(args) == 2:
@@ -200,7 +209,7 @@ class _Simplifier:
                 return args[0]
             if _is(args[0], 0):
                 return args[1]
-            return _with_filled(self.func, args, None, self.zeros, key)
+            return _with_filled(self.func, args, None, self.is_zero, key)
         if p.fn is operator.sub and _is(args[1], 0):
             return args[0]
         if p.fn is operator.sub and len(args) == 2 and _filled(self.func, args[1], self.zeros) \
@@ -233,7 +242,7 @@ class _Simplifier:
                 self.shape[target] = ks.pop()
             elif not ks:
                 self.shape[target] = SCALAR
-        elif (p in self.ones or p is self.zeros) and args:
+        elif (p in self.ones or p is self.zeros or p is self.tree_zeros) and args:
             self.shape[target] = key(args[0])
         elif p.shape_of_arg is not None and len(args) > p.shape_of_arg:
             # helpers whose result has the shape of one argument
@@ -263,12 +272,13 @@ def _filled(func, a, prim) -> bool:
 
 def _with_filled(func, args, ones, zeros, key):
     """ones * x => x, zeros + x => x, where the two have one shape (so no broadcasting
-    is lost).  Both are exact for every value; zeros * x => zeros is not (inf * 0 is nan)."""
+    is lost); ones, zeros: tests of an atom, or None.  Both are exact for every value;
+    zeros * x => zeros is not (inf * 0 is nan)."""
     a, b = args
     if key(a) != key(b) or key(a) is None:
         return None
     for u, v in ((a, b), (b, a)):
-        if _filled(func, u, ones) or _filled(func, u, zeros):
+        if (ones is not None and ones(u)) or (zeros is not None and zeros(u)):
             return v
     return None
 

@@ -63,6 +63,7 @@ class TapeShapes:
         self.tops: Dict[str, int] = {}           # the popped values' tuple -> push id
         self.keys: Dict[int, list] = {}          # push id -> the symbols of its items
         self.items: Dict[int, tuple] = {}        # push id -> the atoms it pushes
+        self.zeros: Dict[int, list] = {}         # push id -> which items are zeros
         self.loops: Dict[int, ir.Loop] = {}      # id(loop) -> the loop
         flows = []
         self._scan(func.body, None, flows)
@@ -176,11 +177,13 @@ class TapeShapes:
         return False
 
     # -- the simplifier's side -------------------------------------------------------
-    def pushed(self, s: ir.Assign, items, key):
-        """Record the symbols of the items a qualifying push pushes."""
+    def pushed(self, s: ir.Assign, items, key, zero):
+        """Record the symbols of the items a qualifying push pushes, and which are zeros
+        (zero(atom)): a popped zero is a zero of the shape it was pushed with."""
         if id(s) in self.pop_site.values() and items is not None:
             self.keys[id(s)] = [key(a) for a in items]
             self.items[id(s)] = items
+            self.zeros[id(s)] = [isinstance(a, ir.Var) and zero(a) for a in items]
 
     def carried_symbols(self, K: ir.Loop, key, defs) -> Dict[str, tuple]:
         """{c: (the symbol of c in K's body, the symbol c's next value must have)} for
@@ -222,6 +225,13 @@ class TapeShapes:
         if keys is not None and 0 <= v.index < len(keys):
             return keys[v.index]
         return None
+
+    def popped_zero(self, s: ir.Assign) -> bool:
+        """Is s.target = top[j] an item that its push pushed as a zero?"""
+        v = s.value
+        zeros = self.zeros.get(self.tops.get(v.value.name)) \
+            if isinstance(v, ir.Item) and isinstance(v.value, ir.Var) else None
+        return zeros is not None and 0 <= v.index < len(zeros) and zeros[v.index]
 
 
 # -- items no pop reads ----------------------------------------------------------------
@@ -281,6 +291,9 @@ def _uses(stmts) -> Dict[str, list]:
 def _prune(func, push, ts, uses, defs) -> bool:
     site = id(push)
     pack_def = defs.get(push.value.args[1].name)
+    inner = _through_cotangent(pack_def, defs)
+    if inner is not None and len(uses.get(pack_def.target, ())) == 1:
+        pack_def = inner                # as_cotangent((a, b)) keeps the items' order
     if pack_def is None or not isinstance(pack_def.value, ir.Pack) or \
             len(uses.get(pack_def.target, ())) != 1:
         return False
@@ -328,6 +341,22 @@ def _prune(func, push, ts, uses, defs) -> bool:
     if pack_def.target in func.tuples:
         func.tuples[pack_def.target] = len(keep)
     return True
+
+
+def _through_cotangent(d, defs):
+    """The statement defining x where d is `t = as_cotangent(x)`, else None."""
+    v = d.value if d is not None else None
+    if isinstance(v, ir.Call) and getattr(v.callee, "fn", None) is runtime.as_cotangent and \
+            len(v.args) == 1 and isinstance(v.args[0], ir.Var):
+        return defs.get(v.args[0].name)
+    return None
+
+
+def pushed_items(defs, a):
+    """The items of the tuple literal a push pushes (through as_cotangent), or None."""
+    d = defs.get(a.name) if isinstance(a, ir.Var) else None
+    d = _through_cotangent(d, defs) or d
+    return d.value.items if d is not None and isinstance(d.value, ir.Pack) else None
 
 
 def _copied(a, defs) -> Optional[str]:

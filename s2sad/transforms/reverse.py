@@ -66,6 +66,7 @@ class KTransform:
         self.maybe_none = analysis.maybe_none(func.body)
         self.active: set = set()
         self.item_reads: Dict[str, Dict[int, str]] = {}
+        self.pops: Dict[str, bool] = {}            # the names bound to a tape_pop's pair
         self.calls = RecursiveCalls(self, out, self_ref)
         self.control = ControlFlow(self)
 
@@ -75,6 +76,9 @@ class KTransform:
         self.active = analysis.active(self.f, self.wrt)
         self.guard_options(self.f.body)
         self.item_reads = _item_reads(self.f.body, self.f.params)
+        pop = registry.primitive(runtime.tape_pop)
+        self.pops = {t.target: True for t in ir.walk(self.f.body) if isinstance(t, ir.Assign)
+                     and isinstance(t.value, ir.Call) and t.value.callee is pop}
 
     def guard_options(self, stmts):
         """A keyword argument is an option of the rule (axis=, ord=), which gets no
@@ -286,6 +290,11 @@ class KTransform:
         if isinstance(adj, tuple) and isinstance(v, ir.Call) and \
                 v.callee is registry.primitive(runtime.tape_pop) and self.pop_adjoint(s, adj):
             return
+        if isinstance(adj, tuple) and isinstance(v, ir.Item) and v.index == 1 and \
+                self.item_reads.get(v.value.name, {}).get(1) == s.target and \
+                self.pops.get(v.value.name):
+            self.contribute(v.value.name, adj, 1)       # a popped tuple's, item by item
+            return
         if isinstance(adj, tuple) and not isinstance(v, ir.Pack):
             adj = self.full_tuple(s.target, adj, s.src)   # a tuple's adjoint, as a value
         if isinstance(v, ir.Var):
@@ -313,7 +322,14 @@ class KTransform:
         item with no adjoint is not read by name (the general path makes its zero)."""
         _, items, whole = adj
         reads = self.item_reads.get(s.target, {})
-        if whole or any(i not in items and i not in reads for i in (0, 1)):
+        ok = not whole and all(i in items or i in reads for i in (0, 1))
+        tops = items.get(1, [])
+        if any(isinstance(t, tuple) for t in tops):
+            packed = self._popped_cotangent(reads[1], tops[0], s.src) \
+                if ok and len(tops) == 1 else None
+            items[1] = [packed] if packed is not None else \
+                [self.full_tuple(reads[1], t, s.src) if isinstance(t, tuple) else t for t in tops]
+        if not ok:
             return False
         rest, top = (self.item_grad(adj, i, s.src) if i in items else
                      self.emit(self.names.fresh("d" + reads[i]), self.zeros(reads[i]), s.src)
@@ -327,6 +343,26 @@ class KTransform:
             self.containers.add(d.name)
             self.contribute(tape.name, d)
         return True
+
+    def _popped_cotangent(self, var, adj, src) -> Optional[ir.Var]:
+        """The cotangent of var, a popped tuple of known length, as a tuple literal: the
+        items' adjoints, and zeros_like_tree of the items without one (each read by name),
+        so that the optimizer sees which items the next pop reads (and which are zeros).
+        None where that is not known."""
+        _, items, whole = adj
+        n = self.tuples.get(var)
+        reads = self.item_reads.get(var, {})
+        if whole or not isinstance(n, int) or any(j not in items and j not in reads
+                                                  for j in range(n)):
+            return None
+        parts = []
+        for j in range(n):
+            if j in items:
+                parts.append(self.item_grad(adj, j, src))
+            else:
+                parts.append(self.emit(self.names.fresh("d" + reads[j] + "_zero"), ir.Call(
+                    registry.primitive(runtime.zeros_like_tree), (ir.Var(reads[j]),)), src))
+        return self.emit(self.names.fresh("d" + var), ir.Pack(tuple(parts)), src)
 
     def adjoint_block(self, stmts, seeds, src, where: str):
         """The adjoint of a nested block (a branch, a loop body) in a context of its own.

@@ -194,8 +194,13 @@ class ControlFlow:
         needed = _needed(bbody, leftover, inner)
         tape, prelude, rename = self._tape(L, needed, bbody, _shape_only(bbody, leftover, needed))
         carried = [(tape[1], ir.Var(tape[0]), ir.Var(tape[2]))]
+        emptied = _emptied(L, {t.target: t.value for t in ir.walk(k.f.body)
+                               if isinstance(t, ir.Assign)})
         for c, _, _ in active:
-            start = dfinal[c] if dfinal[c] is not None else self._zero(c)
+            start = dfinal[c] if dfinal[c] is not None else \
+                k.emit(k.names.fresh("d" + k.base.get(c, c)), ir.Call(
+                    registry.primitive(runtime.tape_new), ()), None) if c in emptied else \
+                self._zero(c)
             g = leftover[c]
             carried.append((dpar[c], start, rename.get(g.name, g) if isinstance(g, ir.Var)
                             else g))
@@ -377,6 +382,32 @@ def _shape_only(bbody, leftover, needed) -> set:
             out -= names
         seen |= names
     return out & seen
+
+
+def _emptied(L: ir.Loop, defs) -> set:
+    """The tapes L empties: carried c, popped once in each iteration (at the top of its
+    body, the rest carried on), over range(len(c's start)).  The zero adjoint of such a
+    c's final value, an empty tape, is tape_new() (zeros_like_tree would be the same
+    value, but a tape that starts empty tells the optimizer what its pops take)."""
+    it = defs.get(L.iter.name) if isinstance(L.iter, ir.Var) else None
+    n = defs.get(it.args[0].name) if isinstance(it, ir.Call) and _fn(it) is range \
+        and len(it.args) == 1 and isinstance(it.args[0], ir.Var) else None
+    if not (isinstance(n, ir.Call) and _fn(n) is len and len(n.args) == 1) or \
+            L.cond or L.test is not None or L.stop is not None:
+        return set()
+    pop = registry.primitive(runtime.tape_pop)
+    pairs = {st.target: st.value.args[0] for st in L.body if isinstance(st, ir.Assign) and
+             isinstance(st.value, ir.Call) and st.value.callee is pop}
+    rests = {st.target: pairs[st.value.value.name] for st in L.body
+             if isinstance(st, ir.Assign) and isinstance(st.value, ir.Item) and
+             st.value.index == 0 and st.value.value.name in pairs}
+    return {c for c, init, nxt in L.carried if init == n.args[0] and
+            isinstance(nxt, ir.Var) and rests.get(nxt.name) == ir.Var(c) and
+            sum(1 for v in pairs.values() if v == ir.Var(c)) == 1}
+
+
+def _fn(call: ir.Call):
+    return getattr(call.callee, "fn", None)
 
 
 def _carried_shapes(L: ir.Loop, active, dpar, shape_of):
