@@ -100,6 +100,7 @@ class _Simplifier:
         self.tapes = TapeShapes(func)       # a popped value has the shape it was pushed with
         self.zero_names = set()             # popped items that were pushed as zeros
         self.tree_zeros = registry.primitive(runtime.zeros_like_tree)
+        self.add_grads = registry.primitive(runtime.add_grads)
 
     def is_zero(self, a) -> bool:
         """Is a a zero: zeros_like(y), zeros_like_tree(y), or one popped as a zero?"""
@@ -242,6 +243,8 @@ class _Simplifier:
                 self.shape[target] = ks.pop()
             elif not ks:
                 self.shape[target] = SCALAR
+        elif p is self.add_grads and len(args) == 2 and key(args[0]) == key(args[1]):
+            self.shape[target] = key(args[0])       # a + b, None as zero: of their shape
         elif (p in self.ones or p is self.zeros or p is self.tree_zeros) and args:
             self.shape[target] = key(args[0])
         elif p.shape_of_arg is not None and len(args) > p.shape_of_arg:

@@ -343,6 +343,31 @@ def _prune(func, push, ts, uses, defs) -> bool:
     return True
 
 
+def popped_lengths(func: ir.Function) -> Dict[str, int]:
+    """{t: n} for t = pair[1], pair = tape_pop(tape), where every push the tape can hold
+    pushes a tuple literal of n items (through as_cotangent): the popped tuple's length."""
+    ts = TapeShapes.__new__(TapeShapes)
+    TapeShapes.__init__(ts, func)
+    defs = {s.target: s for s in ir.walk(func.body) if isinstance(s, ir.Assign)}
+    pushes = {id(s): s for s in defs.values()}
+    out = {}
+    for s in defs.values():
+        v = s.value
+        if not (isinstance(v, ir.Item) and v.index == 1):
+            continue
+        pair = defs.get(v.value.name)
+        if pair is None or not (isinstance(pair.value, ir.Call) and pair.value.callee is ts.pop
+                                and isinstance(pair.value.args[0], ir.Var)):
+            continue
+        sites = ts.sites.get(pair.value.args[0].name, _TOP)
+        lengths = {len(items) if items is not None else None for items in (
+            pushed_items(defs, pushes[p].value.args[1]) if p in pushes else None
+            for p in sites)}
+        if sites and _UNKNOWN not in sites and len(lengths) == 1 and None not in lengths:
+            out[s.target] = lengths.pop()
+    return out
+
+
 def _through_cotangent(d, defs):
     """The statement defining x where d is `t = as_cotangent(x)`, else None."""
     v = d.value if d is not None else None

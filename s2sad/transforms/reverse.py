@@ -44,6 +44,7 @@ from .. import ir, registry, runtime
 from ..errors import TransformError
 from ..ir import analysis
 from .inline import check_arity, inline_body, plus, rule_ir, rule_results, rule_scope
+from .optimize_tape import popped_lengths
 from .reverse_control import ControlFlow, RecursiveCalls
 
 
@@ -79,6 +80,9 @@ class KTransform:
         pop = registry.primitive(runtime.tape_pop)
         self.pops = {t.target: True for t in ir.walk(self.f.body) if isinstance(t, ir.Assign)
                      and isinstance(t.value, ir.Call) and t.value.callee is pop}
+        for top, n in popped_lengths(self.f).items():
+            if self.tuples.get(top) is None and top in self.tuples:
+                self.tuples[top] = n
 
     def guard_options(self, stmts):
         """A keyword argument is an option of the rule (axis=, ord=), which gets no
@@ -379,6 +383,9 @@ class KTransform:
         leftover = {}
         for var in sorted(self.contrib):
             g = self.materialize(var, src)
+            if isinstance(g, tuple) and where == "an `if`":
+                g = self.full_tuple(var, g, src)    # its items read in a branch: a whole
+                # cotangent, joined with the other branch's (zeros where it reads none)
             if isinstance(g, tuple):
                 raise TransformError(f"a tuple that gets a gradient inside {where} is not "
                                      "supported yet", src)
