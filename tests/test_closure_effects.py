@@ -169,12 +169,34 @@ def helper_appends_in_a_branch(x):
     return np.sum(acc[-1]) * len(acc)
 
 
+def reads_the_list_in_both_branches(x):
+    lst = [x]
+    if np.sum(x) > 0:
+        lst.append(np.sin(lst[-1]) * 0.5)
+    else:
+        lst.append(np.sin(lst[0] * 2.0) * 0.5)
+    return np.sum(lst[-1] * x)
+
+
+def closure_reads_the_list_in_a_branch(x):
+    lst = [x * 2.0]
+
+    def h(v):
+        lst.append(np.sin(v) * 0.5)
+    if x[0] > 0:
+        h(lst[-1])
+    else:
+        h(lst[0] * 2.0)
+    return np.sum(lst[-1] * x)
+
+
 CASES = [(record, 3), (straight, None), (in_a_branch, None), (dict_update, None),
          (through_two_closures, 2), (pops, None), (appends_in_both_branches, None),
          (calls_a_helper_without_return, None), (helper_appends, None),
          (helper_appends_through_a_helper, None), (helper_rebinds, None),
          (helper_writes_into_an_array, None), (helper_appends_for_two_names, None),
-         (helper_appends_in_a_branch, None)]
+         (helper_appends_in_a_branch, None), (reads_the_list_in_both_branches, None),
+         (closure_reads_the_list_in_a_branch, None)]
 
 
 def _args(x, n):
