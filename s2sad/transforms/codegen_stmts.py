@@ -103,14 +103,14 @@ def _length(s, lengths):
     return n
 
 
-def _unpacking(stmts, fold, counts, lengths):
+def _unpacking(stmts, fold, counts, lengths, blank):
     """Statements `t = e` followed by `a = t[0]`, `b = t[1]`, ... that print as
     `a, b = e`: {index of the first statement: (pattern, indices of the Items)}.
 
-    t must be used only by those Items, each index once, and have exactly that
-    many items (known from its tuple length: an item that dead-code removal
-    dropped leaves `a = t[0]` as it is); an item that is itself a tuple
-    unpacked the same way nests: `tape, (h, z) = tape_pop(tape)`.
+    t must be used only by those Items, each index once, and have a known tuple
+    length; an item no one reads is bound to blank(), a name of its own (`_`); an
+    item that is itself a tuple unpacked the same way nests:
+    `tape, (h, z) = tape_pop(tape)`.
     """
     plans = {}
 
@@ -124,11 +124,15 @@ def _unpacking(stmts, fold, counts, lengths):
                 return None         # printed where it is used, as t[i]: t must stay named
             items[stmts[j].value.index] = j
             j += 1
-        if not items or len(items) != counts.get(s.target, 0) or \
-                sorted(items) != list(range(len(items))) or _length(s, lengths) != len(items):
+        n = _length(s, lengths)
+        if not items or len(items) != counts.get(s.target, 0) or n is None or \
+                any(k >= n for k in items):
             return None
         parts = []
-        for k in sorted(items):
+        for k in range(n):
+            if k not in items:
+                parts.append(blank())       # an item no one reads: `tape, (h, _) = ...`
+                continue
             t = stmts[items[k]]
             sub = pattern(items[k]) if counts.get(t.target) else None
             if sub is not None:
@@ -160,7 +164,7 @@ def _emit_block(stmts, fold, pr, indent, lines, where, outs=(), side=0, after=()
     after: atoms read after the block (a loop's carried values, its stop flag)."""
     start = len(lines)
     counts = _read_counts(stmts, fold, [o[side] for o in outs] + list(after))
-    plans = _unpacking(stmts, fold, counts, pr.lengths)
+    plans = _unpacking(stmts, fold, counts, pr.lengths, lambda: pr.names.fresh("_"))
     skip = {j for p in plans.values() for j in p[1]}
     last_src = None             # the user's line of the "# grad of:" comment printed last
     for i, s in enumerate(stmts):

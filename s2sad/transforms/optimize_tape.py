@@ -289,6 +289,24 @@ def _uses(stmts) -> Dict[str, list]:
 
 
 def _prune(func, push, ts, uses, defs) -> bool:
+    found = _item_pops(push, ts, uses, defs)
+    if found is None:
+        return False
+    pack_def, tops = found
+    read = {p.value.index for t in tops for p, _ in uses.get(t, ())}
+    items = pack_def.value.items
+    keep = [j for j in range(len(items)) if j in read]
+    if len(keep) == len(items):
+        return False
+    _remap(func, pack_def, tops, uses, tuple(items[j] for j in keep),
+           {j: i for i, j in enumerate(keep)})
+    return True
+
+
+def _item_pops(push, ts, uses, defs):
+    """(the statement of the tuple literal push pushes, the names of its popped tuples),
+    where the tape holds that push's values only and its popped tuples are only read
+    item by item (_uses: what prune_tapes needs); else None."""
     site = id(push)
     pack_def = defs.get(push.value.args[1].name)
     inner = _through_cotangent(pack_def, defs)
@@ -296,10 +314,10 @@ def _prune(func, push, ts, uses, defs) -> bool:
         pack_def = inner                # as_cotangent((a, b)) keeps the items' order
     if pack_def is None or not isinstance(pack_def.value, ir.Pack) or \
             len(uses.get(pack_def.target, ())) != 1:
-        return False
+        return None
     flow = [n for n, s in ts.sites.items() if site in s]
     if any(ts.sites[n] != frozenset((site,)) for n in flow):
-        return False
+        return None
     tops = []
     for n in flow:
         d = defs.get(n)
@@ -309,38 +327,33 @@ def _prune(func, push, ts, uses, defs) -> bool:
             if how == "flow" or how == "copy":
                 continue
             if how not in (0, 1):
-                return False
+                return None
             fn = getattr(s.value.callee, "fn", None) if isinstance(s.value, ir.Call) else None
             if how == 0 and fn is runtime.tape_push or fn is len and how == 0:
                 continue
             if how == 0 and fn is runtime.tape_pop:
                 for p, h in uses.get(s.target, ()):
                     if h != "item":
-                        return False
+                        return None
                     if p.value.index == 1:
                         tops.append(p.target)
                 continue
-            return False
-    read = set()
-    for t in tops:
-        for p, h in uses.get(t, ()):
-            if h != "item":
-                return False
-            read.add(p.value.index)
-    items = pack_def.value.items
-    keep = [j for j in range(len(items)) if j in read]
-    if len(keep) == len(items):
-        return False
-    new = {j: i for i, j in enumerate(keep)}
-    pack_def.value = ir.Pack(tuple(items[j] for j in keep), pack_def.value.kind)
+            return None
+    if any(h != "item" for t in tops for _, h in uses.get(t, ())):
+        return None
+    return pack_def, tops
+
+
+def _remap(func, pack_def, tops, uses, items, new):
+    """The push pushes items; a pop's item j is now its item new[j]."""
+    pack_def.value = ir.Pack(items, pack_def.value.kind)
     for t in tops:
         for p, _ in uses.get(t, ()):
             p.value = ir.Item(p.value.value, new[p.value.index])
         if t in func.tuples:
-            func.tuples[t] = len(keep)
+            func.tuples[t] = len(items)
     if pack_def.target in func.tuples:
-        func.tuples[pack_def.target] = len(keep)
-    return True
+        func.tuples[pack_def.target] = len(items)
 
 
 def popped_lengths(func: ir.Function) -> Dict[str, int]:
