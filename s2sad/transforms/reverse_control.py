@@ -195,7 +195,9 @@ class ControlFlow:
         tape, prelude, rename = self._tape(L, needed, bbody, _shape_only(bbody, leftover, needed))
         carried = [(tape[1], ir.Var(tape[0]), ir.Var(tape[2]))]
         emptied = _emptied(L, {t.target: t.value for t in ir.walk(k.f.body)
-                               if isinstance(t, ir.Assign)})
+                               if isinstance(t, ir.Assign)},
+                           {c: lp for lp in ir.walk(k.f.body) if isinstance(lp, ir.Loop)
+                            for c, _, _ in lp.carried})
         for c, _, _ in active:
             start = dfinal[c] if dfinal[c] is not None else \
                 k.emit(k.names.fresh("d" + k.base.get(c, c)), ir.Call(
@@ -384,26 +386,69 @@ def _shape_only(bbody, leftover, needed) -> set:
     return out & seen
 
 
-def _emptied(L: ir.Loop, defs) -> set:
-    """The tapes L empties: carried c, popped once in each iteration (at the top of its
-    body, the rest carried on), over range(len(c's start)).  The zero adjoint of such a
-    c's final value, an empty tape, is tape_new() (zeros_like_tree would be the same
-    value, but a tape that starts empty tells the optimizer what its pops take)."""
+def _emptied(L: ir.Loop, defs, loops) -> set:
+    """The tapes L empties: carried c, popped once in each iteration, over range(len(T))
+    where c starts as long as T (_length).  The zero adjoint of such a c's final value,
+    an empty tape, is tape_new() (zeros_like_tree would be the same value, but a tape
+    that starts empty tells the optimizer what its pops take)."""
+    T = _range_len(L, defs)
+    want = _length(T, defs, loops) if T is not None else None
+    return {c for c, init, _ in L.carried if want is not None and
+            _step(L, c) == "pop" and _length(init, defs, loops) == want}
+
+
+def _range_len(L: ir.Loop, defs):
+    """T where L is `for k in range(len(T))` without a break; else None."""
     it = defs.get(L.iter.name) if isinstance(L.iter, ir.Var) else None
     n = defs.get(it.args[0].name) if isinstance(it, ir.Call) and _fn(it) is range \
         and len(it.args) == 1 and isinstance(it.args[0], ir.Var) else None
     if not (isinstance(n, ir.Call) and _fn(n) is len and len(n.args) == 1) or \
             L.cond or L.test is not None or L.stop is not None:
-        return set()
-    pop = registry.primitive(runtime.tape_pop)
-    pairs = {st.target: st.value.args[0] for st in L.body if isinstance(st, ir.Assign) and
-             isinstance(st.value, ir.Call) and st.value.callee is pop}
-    rests = {st.target: pairs[st.value.value.name] for st in L.body
-             if isinstance(st, ir.Assign) and isinstance(st.value, ir.Item) and
-             st.value.index == 0 and st.value.value.name in pairs}
-    return {c for c, init, nxt in L.carried if init == n.args[0] and
-            isinstance(nxt, ir.Var) and rests.get(nxt.name) == ir.Var(c) and
-            sum(1 for v in pairs.values() if v == ir.Var(c)) == 1}
+        return None
+    return n.args[0]
+
+
+def _step(L: ir.Loop, c: str):
+    """"push" or "pop" where L's body pushes onto (pops) its carried tape c once, at its top
+    level, and carries the result on; None otherwise."""
+    ops = [st for st in ir.walk(L.body) if isinstance(st, ir.Assign) and
+           isinstance(st.value, ir.Call) and _fn(st.value) in (runtime.tape_push, runtime.tape_pop)
+           and st.value.args[:1] == (ir.Var(c),)]
+    nxt = [n for t, _, n in L.carried if t == c][0]
+    if len(ops) != 1 or ops[0] not in L.body:
+        return None
+    if _fn(ops[0].value) is runtime.tape_push:
+        return "push" if nxt == ir.Var(ops[0].target) else None
+    rest = [st for st in L.body if isinstance(st, ir.Assign) and st.value ==
+            ir.Item(ir.Var(ops[0].target), 0) and ir.Var(st.target) == nxt]
+    return "pop" if rest else None
+
+
+def _length(a, defs, loops, seen=frozenset()):
+    """A symbol of the length of tape a: 0 for tape_new(), else the name of a tape as
+    long: a loop over range(len(T)) that pushes once per iteration onto a tape that
+    starts empty leaves it as long as T; one that pops a tape as long as T, empty."""
+    while isinstance(a, ir.Var) and isinstance(defs.get(a.name), ir.Var):
+        a = defs[a.name]
+    if not isinstance(a, ir.Var):
+        return None
+    v = defs.get(a.name)
+    if isinstance(v, ir.Call) and _fn(v) is runtime.tape_new:
+        return 0
+    L = loops.get(a.name)
+    if L is None or a.name in seen:
+        return a.name
+    T, step = _range_len(L, defs), _step(L, a.name)
+    if T is None or step is None:
+        return a.name
+    seen = seen | {a.name}
+    start = _length([i for c, i, _ in L.carried if c == a.name][0], defs, loops, seen)
+    t = _length(T, defs, loops, seen)
+    if step == "push" and start == 0 and t is not None:
+        return t
+    if step == "pop" and start == t and t is not None:
+        return 0
+    return a.name
 
 
 def _fn(call: ir.Call):
