@@ -52,15 +52,16 @@ def _case(name):
     return closure, [rng.standard_normal(4), 0.3], 0
 
 
-# the growth per order (order k's lines over order k-1's) reached for orders 2 and 3
-BOUNDS = {"mlp": (2.1, 2.6), "loop": (2.7, 2.7), "closure": (2.1, 2.0)}
+# the growth per order (order k's lines over order k-1's) reached, from order 2 on
+# (issue 15 began at 2.5, 3.0 and 3.2 for the MLP)
+BOUNDS = {"mlp": (2.1, 2.4, 2.7), "loop": (2.7, 2.7), "closure": (2.1, 2.0)}
 
 
 @pytest.mark.parametrize("name", sorted(BOUNDS))
 def test_nested_grad_grows_at_most_the_bound_per_order(name):
     fn, args, wrt = _case(name)
     counts, g, below = [], fn, fn
-    for order in (1, 2, 3):
+    for order in range(1, len(BOUNDS[name]) + 2):
         below, g = g, s2sad.grad(g, wrt=wrt)
         value = g(*args)
         # the derivative is right: central differences of the order below, in float64
