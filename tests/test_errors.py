@@ -446,13 +446,21 @@ def inplace_alias_read_before_the_update_in_the_next_iteration(x):
     return s
 
 
-@pytest.mark.parametrize("fn", [inplace_alias_through_flip, inplace_alias_through_loop_element,
+@pytest.mark.parametrize("fn", [inplace_alias_through_flip,
                                 inplace_alias_of_a_loop_carried_array,
                                 inplace_alias_of_a_view_read_later_in_the_iteration,
                                 inplace_alias_read_before_the_update_in_the_next_iteration])
 def test_inplace_update_seen_through_a_view_or_loop_is_refused(fn):
     # each of these gave a silently wrong value before the alias check knew flip and loops
     _refused(fn, (np.array([1.0, 2.0, 3.0]),), ["in-place", "another name"], "# MARK")
+
+
+def test_writing_into_a_1d_array_while_looping_over_its_elements_is_refused():
+    # its elements are copies (numbers), not views: NumPy's row would not see b[0] = 7
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        grad(inplace_alias_through_loop_element)(np.array([1.0, 2.0, 3.0]))
+    first = inspect.getsourcelines(inplace_alias_through_loop_element)[1]
+    assert "1-D array" in str(info.value) and info.value.location.line == first + 3
 
 
 def test_inplace_update_without_live_alias_is_accepted():

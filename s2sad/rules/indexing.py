@@ -10,7 +10,8 @@ import operator
 
 import numpy as np
 
-from ..registry import defbprop, defindex, deflinear, defview
+from .. import registry
+from ..registry import defbprop, defindex, deflinear, defnondiff, defview
 from ..backends import scatter_add
 from ..runtime import (array_namespace, getitem_grad, setitem, setitem_grad,
                        unbroadcast, written, zeros_like_tree)
@@ -132,3 +133,39 @@ defindex(operator.getitem, setitem, getitem_grad, setitem_grad, written)
 # x[i] may be a view of x (a basic index): an in-place update of x while it is read
 # is refused
 defview(operator.getitem)
+
+
+def row_index(z, k, index=()):
+    """The index of z that row[index] is, for row = z[k] of a loop `for row in z` (what
+    `row[index] = v` writes into): (k, *index).  Refused for a list, tuple or dict z,
+    whose item is the array itself (Python changes that array; s2sad would make a new one),
+    and for np.newaxis in index."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if isinstance(z, (list, tuple, dict)) or any(p is None for p in parts):
+        from ..errors import UnsupportedSyntaxError
+        what = "an item of a list the loop runs over" if isinstance(z, (list, tuple, dict)) \
+            else "a row with np.newaxis in its index"
+        raise UnsupportedSyntaxError(
+            f"writing into {what}", None,
+            "Write into the array itself with the item's index (`z[k, i] = v`); s2sad makes "
+            "a new array where Python would change this one in place.")
+    return (k,) + parts
+
+
+def check_row_views(z):
+    """`for row in z` whose body writes through row, or into z: its rows must be views
+    of z (an array of 2 or more dimensions).  The items of a list, or the numbers a 1-D
+    array yields (copies), are refused: s2sad would write them back into z."""
+    if isinstance(z, (list, tuple, dict)) or np.ndim(z) < 2:
+        from ..errors import UnsupportedSyntaxError
+        what = "the items of a list" if isinstance(z, (list, tuple, dict)) else \
+            "a 1-D array (its elements are copies, not views)"
+        raise UnsupportedSyntaxError(
+            f"writing through the loop variable, or into the sequence, of a loop over {what}",
+            None, "Write into the array with an index instead (`z[k] = ...` in a loop over "
+            "range(len(z))).")
+
+
+defnondiff(row_index, check_row_views)
+registry.primitive(check_row_views).effect = True       # run on the primal, never dropped
+registry.primitive(check_row_views).pure = False

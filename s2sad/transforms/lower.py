@@ -124,6 +124,7 @@ class Lowering:
 
     def bind_user(self, name: str, value, node):
         """Assign to the user's variable `name` (a new SSA version)."""
+        lower_nonlocal.forget_row(self, name)
         if isinstance(value, (ir.Var, ir.Const, Closure)):
             self.env[name] = value
             return
@@ -267,6 +268,8 @@ class Lowering:
         if lower_nonlocal.is_outer(self, name):      # a nested function's enclosing list
             lower_nonlocal.owner_of(self, name, node).update(name, old, value, node)
             return
+        if lower_nonlocal.write_row(self, name, old, value, node):     # a loop's row view
+            return
         others = [k for k, v in self.env.items() if v is old and k != name]
         if isinstance(value, (ir.Var, ir.Const)):     # made by an inlined template
             self.env[name] = self.emit(self.version(name), value, node)
@@ -281,6 +284,7 @@ class Lowering:
             # the same literal would see the change in Python
             from .inplace import refuse_alias
             refuse_alias(name, self.loc(node))
+        lower_nonlocal.refresh_rows(self, name, node)     # the row views of it, read again
 
     def aug_set_element(self, s):
         """x[i] += v  =>  x = setitem(x, i, x[i] + v)"""

@@ -311,7 +311,12 @@ class Control:
             iter_atom, index, bind_targets = self.iteration(node, it, checkpoint is None)
         # the loop's targets are carried too: after the loop they hold the last
         # iteration's values, or what they held before if it ran no iteration
-        carried = sorted(n for n in stored_names(node) | called_mutations(low, node)
+        rows_of = lower_nonlocal.row_writes(low, node)     # for row in Z: row[i] = v
+        written = set()
+        if rows_of is not None:
+            bind_targets = lower_nonlocal.bind_targets(low, node, *rows_of)
+            written = lower_nonlocal.row_bases(low, rows_of[0])
+        carried = sorted(n for n in stored_names(node) | called_mutations(low, node) | written
                          if n in low.locals)
         inits = {c: low.env.get(c, ir.Const(None)) for c in carried}
         params = {c: low.version(c) for c in carried}
