@@ -130,27 +130,32 @@ class _Simplifier:
                     if self.key(a) == self.key(b):
                         self.shape[t] = self.key(a)
             elif isinstance(s, ir.Loop):
-                self.shape.update(self.carried_symbols(s))
+                hyps, same = self.carried_symbols(s)
+                self.shape.update(hyps)
                 changed |= self.block(s.cond)
                 changed |= self.block(s.body)
                 for c, _, _ in s.carried:
                     # in the body, c's symbol is its shape in the iteration; after the loop
-                    # the final value's (c may change shape from one iteration to the next)
-                    self.shape[c] = "end:" + c
+                    # the final value's (c may change shape from one iteration to the next),
+                    # its start's where every iteration keeps that shape (an invariant)
+                    self.shape[c] = hyps[c] if c in same else "end:" + c
             elif isinstance(s, ir.Assign):
                 changed |= self.assign(s)
         return changed
 
-    def carried_symbols(self, L: ir.Loop) -> Dict[str, object]:
+    def carried_symbols(self, L: ir.Loop):
         """The symbols of L's carried names in its body that optimize_tape proposes
-        (a backward loop's adjoint has the shape of the value popped with it), each
-        kept where L's body, read on a copy with all those kept assumed, gives its next
-        value the symbol the induction needs (to a fixed point: one that fails goes)."""
+        (a backward loop's adjoint has the shape of the value popped with it), or that
+        start and next share (an invariant), each kept where L's body, read on a copy
+        with all those kept assumed, gives its next value the symbol the induction needs
+        (to a fixed point: one that fails goes); and the set of the invariants."""
         hyp = self.tapes.carried_symbols(L, self.key, self.func._defs)
+        same = set()
         for c, init, _ in L.carried:
             k = self.key(init)
             if c not in hyp and k is not None and not k.startswith("end:" + c):
                 hyp[c] = (k, k)         # an invariant: start and next of one shape
+                same.add(c)
         nxt = {c: n for c, _, n in L.carried}
         while hyp:
             saved = dict(self.shape)
@@ -162,7 +167,7 @@ class _Simplifier:
             if len(ok) == len(hyp):
                 break
             hyp = ok
-        return {c: sym for c, (sym, _) in hyp.items()}
+        return {c: sym for c, (sym, _) in hyp.items()}, same & set(hyp)
 
     def assign(self, s: ir.Assign) -> bool:
         v = s.value
