@@ -176,8 +176,8 @@ for _f, _np in [(abs, np.abs), (math.sin, np.sin), (math.cos, np.cos), (math.tan
     registry.alias(_f, _np)
 # math.log(x, base) and math.hypot(*xs) are lowered to NumPy calls where they are called
 # (transforms/lower_builtins.py); the rounding functions of math return ints
-registry.primitive(math.log)
-registry.primitive(math.hypot)
+for _f in (math.log, math.hypot):       # never printed: their names stay the user's to use
+    registry.primitive(_f, "math." + _f.__name__).printing = registry.NUMPY
 defnondiff(math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite)
 # builtin divmod is not an alias of np.divmod: on Python ints (divmod(k, n) of loop
 # counters) it must stay Python's, whose results are ints
