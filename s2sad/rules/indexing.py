@@ -166,6 +166,22 @@ def check_row_views(z):
             "range(len(z))).")
 
 
-defnondiff(row_index, check_row_views)
+def positions_of(z):
+    """np.arange(z.size) in z's shape: a view of it says which elements of z it holds.
+    A list or tuple is refused: its slice is a copy, not a view."""
+    if not hasattr(z, "shape"):
+        from ..errors import UnsupportedSyntaxError
+        raise UnsupportedSyntaxError(
+            "writing into a slice of a list (a copy in Python, where s2sad would change the "
+            "list)", None, "Make the copy explicit: `w = list(lst[1:])`.")
+    return np.arange(np.size(z)).reshape(np.shape(z))
+
+
+def unravel(positions, z):
+    """The index of z for flat positions of it (a tuple of integer arrays)."""
+    return np.unravel_index(positions, np.shape(z))
+
+
+defnondiff(row_index, check_row_views, positions_of, unravel)
 registry.primitive(check_row_views).effect = True       # run on the primal, never dropped
 registry.primitive(check_row_views).pure = False

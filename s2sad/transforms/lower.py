@@ -44,7 +44,7 @@ from ..errors import TransformError, UnsupportedSyntaxError
 from ..rules import binding
 from ..rules.shape import c_concat, r_concat
 from . import resolve
-from . import lower_builtins, lower_comprehension, lower_effects, lower_nonlocal
+from . import lower_builtins, lower_comprehension, lower_effects, lower_nonlocal, lower_views
 from .inplace import check_inplace
 from .lower_control import RUNTIME_FUNCTION, Closure, Control, bind_arguments, function_body
 from .lowered import Output
@@ -124,7 +124,7 @@ class Lowering:
 
     def bind_user(self, name: str, value, node):
         """Assign to the user's variable `name` (a new SSA version)."""
-        lower_nonlocal.forget_row(self, name)
+        lower_views.on_bind(self, name, value)      # a view of an array, or none any more
         if isinstance(value, (ir.Var, ir.Const, Closure)):
             self.env[name] = value
             return
@@ -268,7 +268,7 @@ class Lowering:
         if lower_nonlocal.is_outer(self, name):      # a nested function's enclosing list
             lower_nonlocal.owner_of(self, name, node).update(name, old, value, node)
             return
-        if lower_nonlocal.write_row(self, name, old, value, node):     # a loop's row view
+        if lower_views.write(self, name, old, value, node):     # a write through a view
             return
         others = [k for k, v in self.env.items() if v is old and k != name]
         if isinstance(value, (ir.Var, ir.Const)):     # made by an inlined template
@@ -284,7 +284,7 @@ class Lowering:
             # the same literal would see the change in Python
             from .inplace import refuse_alias
             refuse_alias(name, self.loc(node))
-        lower_nonlocal.refresh_rows(self, name, node)     # the row views of it, read again
+        lower_views.refresh(self, name, node)     # its views, read again
 
     def aug_set_element(self, s):
         """x[i] += v  =>  x = setitem(x, i, x[i] + v)"""

@@ -41,7 +41,7 @@ import gast
 from .. import ir, registry, runtime
 from ..checkpoint import checkpointed
 from ..errors import UnsupportedSyntaxError
-from . import fence, lower_nonlocal, parse, resolve
+from . import fence, lower_nonlocal, lower_views, parse, resolve
 from .lower_builtins import pack_arguments
 from .lower_nonlocal import called_mutations
 from .names import all_identifiers
@@ -311,11 +311,11 @@ class Control:
             iter_atom, index, bind_targets = self.iteration(node, it, checkpoint is None)
         # the loop's targets are carried too: after the loop they hold the last
         # iteration's values, or what they held before if it ran no iteration
-        rows_of = lower_nonlocal.row_writes(low, node)     # for row in Z: row[i] = v
-        written = set()
+        rows_of = lower_views.row_writes(low, node)     # for row in Z: row[i] = v
+        written = lower_views.written_by(low, node)
         if rows_of is not None:
-            bind_targets = lower_nonlocal.bind_targets(low, node, *rows_of)
-            written = lower_nonlocal.row_bases(low, rows_of[0])
+            bind_targets = lower_views.bind_targets(low, node, *rows_of)
+            written |= lower_views.row_bases(low, rows_of[0])
         carried = sorted(n for n in stored_names(node) | called_mutations(low, node) | written
                          if n in low.locals)
         inits = {c: low.env.get(c, ir.Const(None)) for c in carried}

@@ -27,13 +27,11 @@ the caller's name would see: lower.Lowering.update notes the old value in
 such a read.
 """
 
-import operator
 import types
 
 import gast
 
-from .. import ir, registry, runtime
-from ..rules.indexing import check_row_views, row_index
+from .. import ir
 from ..errors import UnsupportedSyntaxError
 from . import parse
 from .fence import is_append
@@ -260,125 +258,3 @@ def refuse_unassigned(low, node):
             f"A function to differentiate must not change values it does not own. Work "
             f"on a copy: `{name} = {name}.copy()` (or `list({name})`) first.")
     low.fail(node, f"local variable '{name}' is read before it is assigned")
-
-
-# -- a row of a loop over an array, written into ---------------------------------------
-# `for row in Z: row[i] = v` writes into Z (row is a view of Z[k]): it is lowered as the
-# write into Z it is, `Z = setitem(Z, (k, i), v)`, then `row = Z[k]` again.  The loop
-# carries Z, and reads each row from Z as it is at that iteration.
-def row_writes(low, node):
-    """For `for row in Z:` (or `for i, row in enumerate(Z):`) whose body writes into row,
-    a row of row (a nested loop over it), or Z (row[i] = v, row += v, Z[j] = v), with Z a
-    variable of low's body: (Z's name, row's name), else None."""
-    t, z = _row_target(node)
-    if t is None or z not in low.locals or z == t:
-        return None
-    views = {t, z}
-    for n in scope_nodes(node):
-        if isinstance(n, gast.For) and _row_target(n)[1] in views:
-            views.add(_row_target(n)[0])
-    for n in scope_nodes(node):
-        name = n.value.id if isinstance(n, gast.Subscript) and isinstance(
-            n.ctx, gast.Store) and isinstance(n.value, gast.Name) else n.target.id if \
-            isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) else None
-        if name not in views:
-            continue
-        if not _container(low, z):
-            return z, t
-        if name != z:       # an item of a list is the array itself: Python changes it there
-            raise UnsupportedSyntaxError(
-                f"writing into `{name}`, an item of the list `{z}` the loop runs over",
-                low.loc(n), f"Python changes the array inside `{z}` too; s2sad makes a new "
-                f"array. Write `{z}[k] = ...` with the index of the item instead.")
-    return None
-
-
-def bind_targets(low, node, z, row):
-    """The loop target binder of a row-writing loop: row = Z[k] (and i = k for
-    enumerate, whose index is the loop's)."""
-    index = node.target.elts[0].id if isinstance(node.target, gast.Tuple) else None
-
-    def bind(k):
-        if index is not None and (not isinstance(k, ir.Var) or k.name != index):
-            low.bind_user(index, k, node)
-        low.temp(ir.Call(registry.primitive(check_row_views), (low.env[z],)), node, "effect")
-        bind_row(low, row, z, k, node)
-    return bind
-
-
-def _row_target(node):
-    """(row, Z) for `for row in Z` and `for i, row in enumerate(Z)`, else (None, None)."""
-    t, it = getattr(node, "target", None), getattr(node, "iter", None)
-    if isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and \
-            it.func.id == "enumerate" and len(it.args) == 1 and not it.keywords and \
-            isinstance(t, gast.Tuple) and len(t.elts) == 2 and \
-            all(isinstance(e, gast.Name) for e in t.elts):
-        t, it = t.elts[1], it.args[0]
-    if isinstance(t, gast.Name) and isinstance(it, gast.Name):
-        return t.id, it.id
-    return None, None
-
-
-def bind_row(low, row, z, k, node):
-    """row = Z[k], Z as the iteration has it, remembered as a view of Z's row k."""
-    low.bind_user(row, ir.Call(registry.primitive(operator.getitem), (low.env[z], k)), node)
-    _rows(low)[row] = (z, k)
-
-
-def forget_row(low, name):
-    """name is bound anew: it is no view of a row any more."""
-    rows = low.__dict__.get("rows")
-    if rows:
-        rows.pop(name, None)
-
-
-def write_row(low, name, old, value, node) -> bool:
-    """An in-place update of a row view (Lowering.update): lowered as the write into its
-    array, and the row read again from it.  False where it is not a row view (or its
-    index cannot be composed: the update then goes the usual way, to the alias check)."""
-    entry = low.__dict__.get("rows", {}).get(name)
-    if entry is None:
-        return False
-    z, k = entry
-    cur = low.env[z]
-    if _container(low, z):
-        return False                    # a list's item is the object itself, not a view
-    setitem = registry.primitive(runtime.setitem)
-    if isinstance(value, ir.Call) and value.callee is setitem and value.args[0] is old:
-        index, v = value.args[1], value.args[2]
-    else:                               # row += v: the whole row
-        index, v = ir.Const(()), low.temp(value, node)
-    # (k, *index), checked where it runs: z may be a list (whose item is no view)
-    index = low.temp(ir.Call(registry.primitive(row_index), (cur, k, index)), node, "index")
-    low.update(z, cur, ir.Call(setitem, (cur, index, v)), node)    # reads the row again
-    return True
-
-
-def refresh_rows(low, z, node):
-    """After a write into Z: each row view of Z (and each row of those) read again, as
-    NumPy's view shows it."""
-    for row, (base, k) in list(low.__dict__.get("rows", {}).items()):
-        if base == z:
-            bind_row(low, row, z, k, node)
-            refresh_rows(low, row, node)
-
-
-def row_bases(low, z) -> set:
-    """Z and the arrays Z is a row view of (a write into Z changes them all)."""
-    out = {z}
-    rows = low.__dict__.get("rows", {})
-    while z in rows:
-        z = rows[z][0]
-        out.add(z)
-    return out
-
-
-def _container(low, z) -> bool:
-    """Whether z is (or may be) a tuple, list or dict, not an array."""
-    cur = low.env.get(z)
-    return not isinstance(cur, ir.Var) or cur.name in low.out.tuples or \
-        z in low.out.container_params or cur.name in low.out.dicts
-
-
-def _rows(low):
-    return low.__dict__.setdefault("rows", {})
