@@ -113,7 +113,26 @@ def check_inplace(func, inplace):
     """Refuse `x += v` when another name may still refer to the array it updates.
 
     inplace: (the statement, the name of the old value, the user's name, location).
+    A comprehension's list has a compiler name: its refusal names the comprehension.
     """
+    try:
+        _check_updates(func, inplace)
+    except UnsupportedSyntaxError as e:
+        if getattr(e, "variable", None) not in func.temps:
+            raise
+        raise UnsupportedSyntaxError(
+            "a list comprehension whose list another name may see while it is built",
+            e.where, "s2sad does not track that; build the list with a for loop and "
+            "`append`, into a new list each time.") from None
+
+
+def _check_updates(func, inplace):
+    literal = [u for u in inplace if isinstance(u[1], ir.Const)]
+    for stmt, lit, name, loc in literal:
+        # `w = []; d = {"a": w}; w.append(v)`: the literal has no name, d holds it
+        if isinstance(lit.value, (list, dict)) and _held_elsewhere(func.body, lit, None, stmt):
+            refuse_alias(name, loc)
+    inplace = [u for u in inplace if not isinstance(u[1], ir.Const)]
     if not inplace:
         return
     order = list(ir.walk(func.body))
@@ -126,7 +145,8 @@ def check_inplace(func, inplace):
         loop = _carrying_loop(func.body, stmt, old)
         seen_in = holds
         if loop is not None:
-            scope = _after_loop(func, order, index, loop, stmt, group, holds, name, loc)
+            scope = _after_loop(func, order, index, loop, stmt, group, holds, name, loc,
+                                old)
             # the rest of the iteration: `w = acc.reshape(3)` before `acc += v` is a view
             # of this iteration's acc, not of the next one's (the back edge would say both)
             roots = roots or _alias_roots(order, carried=False)
@@ -146,13 +166,22 @@ def check_inplace(func, inplace):
                     refuse_alias(name, loc)
 
 
-def _after_loop(func, order, index, loop, stmt, group, holds, name, loc):
+def _after_loop(func, order, index, loop, stmt, group, holds, name, loc, old):
     """For an update of a loop's carried name: after the loop it names the final value
     (the array NumPy would have changed), so there only the names bound before the
     update are stale (`c = x` before `for ...: x -= v`, read after).  Checks those
     reads; returns the statements of the loop's body after the update."""
     body = list(ir.walk(loop.body))
     scope = body[next(i for i, s in enumerate(body) if s is stmt) + 1:]
+    init = next(i for c, i, _ in loop.carried if c == old)
+    if isinstance(init, ir.Const) and isinstance(init.value, (list, dict)):
+        # a list the loop builds from a literal (a comprehension, `w = []` before a loop
+        # in a loop) is a new one each time the loop starts: no name bound before it
+        # refers to it (a literal two names share was named: name_shared_literals),
+        # unless a container holds the literal itself (`d = {"a": w}` before the loop)
+        if _held_elsewhere(func.body, init, loop):
+            refuse_alias(name, loc)
+        return scope
     before = set(func.params)
     for s in order[:index]:
         before.update(ir.targets(s))
@@ -162,19 +191,78 @@ def _after_loop(func, order, index, loop, stmt, group, holds, name, loc):
     # items` in the body, still holds the value from before the update after the loop)
     before -= {c for c, _, _ in loop.carried if func.base.get(c, c) == name}
     before -= {c for c in ir.targets(loop) if func.base.get(c, c) == name}
-    for L in [s for s in ir.walk(func.body) if isinstance(s, ir.Loop) and
-              any(b is loop for b in ir.walk(s.body))]:
+    enclosing = [s for s in ir.walk(func.body) if isinstance(s, ir.Loop) and
+                 any(b is loop for b in ir.walk(s.body))]
+    for L in enclosing:
         before -= {c for c in ir.targets(L) if func.base.get(c, c) == name}
     start = next(i for i, s in enumerate(order) if s is loop)
     _check_loop_reads(func, order[:start], loop, group, holds, name, loc)
-    end = start + len(list(ir.walk(loop.body))) + len(list(ir.walk(loop.cond))) + 1
-    for s in order[end:]:
-        if isinstance(s, ir.If):
+    fresh_from = _fresh_after(func, order, loop, enclosing, name)
+    for p in range(_end(order, loop), len(order)):
+        if isinstance(order[p], ir.If):
             continue
-        for v in ir.reads(s):
-            if v.name in before and holds.get(v.name, {v.name}) & group:
+        for v in ir.reads(order[p]):
+            if v.name in before and p < fresh_from.get(v.name, len(order)) and \
+                    holds.get(v.name, {v.name}) & group:
                 refuse_alias(name, loc)
     return scope
+
+
+def _held_elsewhere(stmts, lit, loop, update=None) -> bool:
+    """Whether the literal object lit (by identity) is stored anywhere but in loop's init
+    (and the update itself): in a tuple or list, a helper's container (a dict, an
+    append), a copy or a join."""
+    for s in ir.walk(stmts):
+        atoms = []
+        if s is update:
+            continue
+        if isinstance(s, ir.Assign):
+            v = s.value
+            if isinstance(v, (ir.Const, ir.Pack)) or (isinstance(v, ir.Call) and isinstance(
+                    v.callee, registry.Primitive) and v.callee.printing == registry.HELPER):
+                atoms = ir.expr_atoms(v)
+            elif any(isinstance(a, ir.Const) and _contains(a.value, lit.value)
+                     for a in ir.expr_atoms(v)):
+                return True         # a constant tuple that holds it, read (t[0])
+        elif isinstance(s, ir.If):
+            atoms = [a for _, x, y in s.outs for a in (x, y)]
+        elif isinstance(s, ir.Loop):
+            atoms = [a for c, x, y in s.carried for a in ((y,) if s is loop else (x, y))]
+        elif isinstance(s, ir.Def):
+            return True             # a closure may hold it: not followed here
+        if any(a is lit or isinstance(a, ir.Const) and _contains(a.value, lit.value)
+               for a in atoms):
+            return True
+    return False
+
+
+def _contains(value, obj) -> bool:
+    """Whether a constant tuple, list or dict holds obj itself (by identity)."""
+    items = value.values() if isinstance(value, dict) else \
+        value if isinstance(value, (tuple, list)) else ()
+    return any(v is obj or _contains(v, obj) for v in items)
+
+
+def _end(order, loop):
+    """The position in order of the first statement after loop."""
+    start = next(i for i, s in enumerate(order) if s is loop)
+    return start + len(list(ir.walk(loop.body))) + len(list(ir.walk(loop.cond))) + 1
+
+
+def _fresh_after(func, order, loop, enclosing, name):
+    """{a name an enclosing loop carries: the position after which it is fresh}.  After
+    that loop it names its value at the end of the last iteration, after the update: the
+    updated list itself where that is this loop's result (`w = [... for ...]` in a loop,
+    read after it), or a fresh name of an inner enclosing loop.  (In its loop's body it
+    names the iteration's start value, which may be stale: not there.)"""
+    fresh = {c for c in ir.targets(loop) if func.base.get(c, c) == name}
+    out = {}
+    for L in reversed(enclosing):           # the innermost first
+        # (L's own carried names are not fresh at the end of its body, only after it)
+        new = {c for c, _, nxt in L.carried if isinstance(nxt, ir.Var) and nxt.name in fresh}
+        out.update((c, _end(order, L)) for c in new)
+        fresh |= new
+    return out
 
 
 def _check_loop_reads(func, earlier, loop, group, holds, name, loc):
@@ -195,9 +283,31 @@ def _check_loop_reads(func, earlier, loop, group, holds, name, loc):
 
 
 def refuse_alias(name, loc):
-    raise UnsupportedSyntaxError(
+    e = UnsupportedSyntaxError(
         f"the in-place update of `{name}` while another name still refers to the same "
         "array (or list, or dict)", loc,
         f"Python would change both; s2sad makes a new value for `{name}` instead. For an "
         f"array write `{name} = {name} + ...`; a list or dict: change it in the function "
         "that made it, or return it and assign the result.")
+    e.variable, e.where = name, loc
+    raise e
+
+
+def name_shared_literals(low, carried, inits, node):
+    """Before a loop: a list or dict literal that two variables are bound to (`w = items`
+    after `items = []`) gets a name of its own, and both variables (and the loop's inits)
+    that name.  The functional form keeps such a constant as an atom, with no name, so
+    an update of one in the loop (`items.append(v)`) would leave the other the literal
+    (w stays empty) unseen by the alias check, which follows names."""
+    for c in carried:
+        lit = inits[c]
+        if not (isinstance(lit, ir.Const) and isinstance(lit.value, (list, dict))):
+            continue
+        shared = [k for k, v in low.env.items() if v is lit]
+        if len(shared) < 2:
+            continue
+        var = low.emit(low.version(c), lit, node)
+        for k in shared:
+            low.env[k] = var
+            if k in inits:
+                inits[k] = var

@@ -276,9 +276,12 @@ class Lowering:
         else:
             self.bind_user(name, value, node)
         lower_nonlocal.note_update(self, old, self.env[name])
-        if isinstance(old, ir.Var):
-            self.out.inplace.append((self.out.cur[-1], old.name, name, self.loc(node)))
-            self.out.mutated.add(old.name)
+        if isinstance(old, ir.Var) or isinstance(old, ir.Const) and not others:
+            # (a literal's too: inplace.py refuses it where a container holds it)
+            self.out.inplace.append((self.out.cur[-1], getattr(old, "name", old), name,
+                                     self.loc(node)))
+            if isinstance(old, ir.Var):
+                self.out.mutated.add(old.name)
         elif isinstance(old, ir.Const) and isinstance(old.value, (list, dict)) and others:
             # a list or dict of constants has no name of its own: another name bound to
             # the same literal would see the change in Python

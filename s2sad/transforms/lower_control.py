@@ -42,6 +42,7 @@ from .. import ir, registry, runtime
 from ..checkpoint import checkpointed
 from ..errors import UnsupportedSyntaxError
 from . import fence, lower_nonlocal, lower_views, parse, resolve
+from .inplace import name_shared_literals
 from .lower_builtins import pack_arguments
 from .lower_nonlocal import called_mutations
 from .names import all_identifiers
@@ -319,6 +320,7 @@ class Control:
         carried = sorted(n for n in stored_names(node) | called_mutations(low, node) | written
                          if n in low.locals)
         inits = {c: low.env.get(c, ir.Const(None)) for c in carried}
+        name_shared_literals(low, carried, inits, node)
         params = {c: low.version(c) for c in carried}
         for c in carried:
             low.env[c] = ir.Var(params[c])

@@ -1,0 +1,164 @@
+"""The in-place alias check and lists built in loops (transforms/inplace.py).
+
+Accepted, and right at orders 1 and 2: a list built again in each iteration of a loop (a
+comprehension, `w = []` then appends) and kept or read after it.  These were refused,
+naming the comprehension's internal list: a name an enclosing loop carries was taken as
+bound before the update, though after that loop it names the list the last iteration
+built (inplace._fresh_after), and a list built from a literal is new each time its
+loop starts (no name bound before the loop refers to it).
+
+Refused (these gave silently wrong values, or a bare IndexError from the generated code):
+a list or dict literal that another name, or a container, refers to, changed in place
+afterwards.  The functional form keeps such a literal as a constant, without a name, so
+the alias check did not see the other reference (name_shared_literals names a literal two
+variables share before a loop; _held_elsewhere finds one a container holds).
+"""
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad.check import check_grads
+
+
+def comprehension_read_after_a_loop(x):
+    for k, c in enumerate("xyz"):
+        w = [np.sin(x * j) for j in range(2)]
+        if c == "y":
+            break
+    return np.sum(w[1])
+
+
+def comprehension_items_kept(x):
+    out = []
+    for k in range(3):
+        w = [np.sin(x * j + k) for j in range(2)]
+        out.append(w[0])
+    return sum(np.sum(o) for o in out)
+
+
+def comprehensions_kept(x):
+    out = []
+    for k in range(3):
+        out.append([np.sin(x * j + k) for j in range(2)])
+    return sum(np.sum(o[1]) for o in out)
+
+
+def appended_lists_kept(x):
+    out = []
+    for k in range(3):
+        w = []
+        for j in range(2):
+            w.append(np.sin(x * j + k))
+        out.append(w)
+    return sum(np.sum(o[1]) for o in out)
+
+
+def array_updated_in_an_inner_loop(x):
+    for k in range(2):
+        acc = np.zeros(3)
+        for j in range(2):
+            acc += np.sin(x * j + k)
+        c = acc
+    return np.sum(c)
+
+
+X = np.array([0.8, 0.46, 0.24])
+
+
+@pytest.mark.parametrize("order", [1, 2])
+@pytest.mark.parametrize("f", [comprehension_read_after_a_loop, comprehension_items_kept,
+                               comprehensions_kept, appended_lists_kept,
+                               array_updated_in_an_inner_loop], ids=lambda f: f.__name__)
+def test_lists_built_in_loops_are_differentiated(f, order):
+    check_grads(f, (X,), order=order)
+
+
+def alias_of_an_empty_list_appended_in_a_loop(x):
+    items = []
+    w = items
+    for j in range(2):
+        items.append(np.sin(x * j))
+    return sum(np.sum(v) for v in w)
+
+
+def alias_before_nested_loops(x):
+    items = []
+    w = items
+    for k in range(2):
+        for j in range(2):
+            items.append(np.sin(x * j))
+    return sum(np.sum(v) for v in w)
+
+
+def alias_made_in_the_outer_loop(x):
+    items = []
+    for k in range(2):
+        w = items
+        for j in range(2):
+            items.append(np.sin(x * j))
+    return sum(np.sum(v) for v in w)
+
+
+def array_alias_made_in_the_outer_loop(x):
+    acc = np.zeros(3)
+    for k in range(2):
+        c = acc
+        for j in range(2):
+            acc += np.sin(x * j)
+        d = c
+    return np.sum(d)
+
+
+def list_kept_before_it_is_filled(x):
+    out = []
+    for k in range(2):
+        w = []
+        out.append(w)
+        for j in range(2):
+            w.append(np.sin(x * j))
+    return sum(np.sum(o[1]) for o in out)
+
+
+def list_in_a_dict_filled_in_a_loop(x):
+    w = []
+    d = {"a": w}
+    for j in range(2):
+        w.append(np.sin(x * j))
+    return np.sum(d["a"][1])
+
+
+def list_in_a_tuple_filled_in_a_loop(x):
+    w = []
+    t = (w, 1)
+    for j in range(2):
+        w.append(np.sin(x * j))
+    return np.sum(t[0][1])
+
+
+def list_in_a_dict_appended(x):
+    w = []
+    d = {"a": w}
+    w.append(np.sin(x))
+    return np.sum(d["a"][0])
+
+
+def list_in_a_tuple_appended(x):
+    w = []
+    t = (w, 1)
+    w.append(np.sin(x))
+    return np.sum(t[0][0])
+
+
+@pytest.mark.parametrize("f", [
+    alias_of_an_empty_list_appended_in_a_loop, alias_before_nested_loops,
+    alias_made_in_the_outer_loop, array_alias_made_in_the_outer_loop,
+    list_kept_before_it_is_filled, list_in_a_dict_filled_in_a_loop,
+    list_in_a_tuple_filled_in_a_loop, list_in_a_dict_appended, list_in_a_tuple_appended],
+    ids=lambda f: f.__name__)
+def test_a_literal_another_name_refers_to_is_not_changed_in_place(f):
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as e:
+        s2sad.grad(f)(X)
+    msg = str(e.value)
+    assert "in-place update of `" in msg and f.__code__.co_filename in msg
+    assert "items_" not in msg and "_1`" not in msg
