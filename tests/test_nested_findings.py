@@ -13,6 +13,9 @@ each cause, checked against finite differences at orders 1 and 2.
 - seed 5, program 1224: codegen printed `p = tape_pop(t); t = p[0]; v = p[1]` as
   `t, v = tape_pop(t)` in a loop whose carried names read p after the body (the next
   value of a name the source assigned in the loop): NameError at order 2.
+- seed 34, program 71: simplifying the order-1 code (prune_tapes) shortened a pushed
+  tuple, but reverse, forward and Taylor mode took the lengths the lowering recorded, so
+  the popped tuple was unpacked into too many names (ValueError in the generated code).
 """
 
 import numpy as np
@@ -234,3 +237,23 @@ DB = np.array([-0.38, -1.28, -0.76])
     ids=["1224", "later-iteration", "divmod-after-for", "divmod-after-while"])
 def test_a_tuple_assigned_in_a_loop_and_read_after_it(f, args, order):
     check_grads(f, args, order=order)
+
+
+# -- seed 34, program 71: a tuple the primal's simplification shortened ------------------
+def sums_a_dict_in_a_loop(a2, a3):
+    for a7 in a3:
+        acc8 = sum((val for key, val in dict(a=a3, b=a2).items()))
+    return acc8
+
+
+@pytest.mark.parametrize("order", [1, 2])
+@pytest.mark.parametrize("inner", [s2sad.grad, s2sad.derivative], ids=["grad", "derivative"])
+def test_a_popped_tuple_that_the_simplifier_shortened(inner, order):
+    """The order-1 code pops 7 items, one (the dict) never read: simplifying the code
+    before differentiating it again pushes 6, but the transforms took the tuple lengths
+    the lowering recorded (7), and the unpacking failed at run time (ValueError)."""
+    d = inner(sums_a_dict_in_a_loop)
+
+    def f(x):
+        return np.sum(d(x, np.arange(6.0).reshape(2, 3)) * x)
+    check_grads(f, (np.array([-0.77, 0.97, -0.81]),), order=order)

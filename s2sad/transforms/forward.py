@@ -72,7 +72,7 @@ class ForwardTransform:
         self.out = out
         self.names = out.names
         self.wrt = wrt
-        self.tuples = dict(out.tuples)
+        self.tuples = {**out.tuples, **func.tuples}     # (func: as simplified)
         self.temps = set(func.temps)
         self.base = dict(func.base)
         self.tan: Dict[str, Optional[ir.Atom]] = {}

@@ -350,8 +350,7 @@ def _remap(func, pack_def, tops, uses, items, new):
     for t in tops:
         for p, _ in uses.get(t, ()):
             p.value = ir.Item(p.value.value, new[p.value.index])
-        if t in func.tuples:
-            func.tuples[t] = len(items)
+        func.tuples[t] = len(items)     # (known now, where it was not: codegen unpacks it)
     if pack_def.target in func.tuples:
         func.tuples[pack_def.target] = len(items)
 

@@ -57,7 +57,8 @@ class KTransform:
         self.wrt = wrt
         self.body: List = []           # statements emitted (forward then backward)
         self.contrib: Dict[str, list] = {}
-        self.tuples = dict(out.tuples)
+        # (the function's own lengths last: simplifying it may have shortened a tuple)
+        self.tuples = {**out.tuples, **func.tuples}
         self.temps = set(func.temps)
         self.base = dict(func.base)
         # adjoint name -> its primal: an adjoint has its primal's shape (for optimize)

@@ -49,7 +49,7 @@ class TaylorTransform:
         self.out = out
         self.names = out.names
         self.L = layout
-        self.tuples = dict(out.tuples)
+        self.tuples = {**out.tuples, **func.tuples}     # (func: as simplified)
         self.temps = set(func.temps)
         self.base = dict(func.base)
         self.co: Dict[str, Optional[List]] = {}        # a name's vector, None: inactive
