@@ -256,13 +256,17 @@ def written_by(low, node) -> set:
     from .resolve import stored_names
     views = dict(low.__dict__.get("views", {}))
     stored = stored_names(node)
+    through = {n.value.id for n in scope_nodes(node) if isinstance(n, gast.Subscript) and
+               isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name)} | \
+        {n.target.id for n in scope_nodes(node) if isinstance(n, gast.AugAssign) and
+         isinstance(n.target, gast.Name)}
     for n in scope_nodes(node):         # views made inside the loop and written there
         if isinstance(n, gast.Assign) and len(n.targets) == 1 and \
-                isinstance(n.targets[0], gast.Name) and n.targets[0].id in stored:
+                isinstance(n.targets[0], gast.Name) and n.targets[0].id in through:
             base = _base_name(n.value)
             if base is not None:
                 views.setdefault(n.targets[0].id, (base, None))
-    out, todo = set(), list(stored)
+    out, todo = set(), list(through)       # (a name only rebound changes no view)
     while todo:
         n = todo.pop()
         if n in out:
