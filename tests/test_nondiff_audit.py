@@ -30,6 +30,7 @@ import pytest
 import s2sad  # noqa: F401  (registers every rule)
 from s2sad import registry, runtime
 from s2sad.rules import helpers as H
+from s2sad.rules import indexing as IX
 from s2sad.rules import linalg as L
 from s2sad.rules import reductions as R
 from s2sad.rules import shape as S
@@ -206,6 +207,16 @@ TABLE = [
     *[(f, Entry("structural", reason="run for its effect (print, log, assert): returns None"))
       for f in (print, "s2sad.rules.builtins:check_assert", "s2sad.rules.builtins:log_call",
                 "warnings:warn")],
+    # -- the math module's rounding and predicates: ints and booleans of a float
+    *[(f, Entry("int", args(FLOAT))) for f in (math.floor, math.ceil, math.trunc)],
+    *[(f, Entry("bool", args(FLOAT))) for f in (math.isnan, math.isinf, math.isfinite)],
+    # -- writes through views (transforms/lower_views.py)
+    (IX.positions_of, Entry("int", args(X))),
+    (IX.unravel, Entry("int", args(lambda rng: np.arange(4), X))),
+    (IX.row_index, Entry("structural", args(_a(3, 2), 1, (0,)), reason=(
+        "the index (k, *i) of a write through row k of a loop: integers and slices"))),
+    (IX.check_row_views, Entry("structural", args(_a(3, 2)), reason=(
+        "a check run for its effect (refuses a list or a 1-D array); it returns None"))),
 ]
 
 
