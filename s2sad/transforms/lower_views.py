@@ -164,10 +164,8 @@ def _view_of(low, value):
     base = value.args[0] if isinstance(value, ir.Call) and value.args else value
     if not isinstance(base, ir.Var):
         return None
-    views = low.__dict__.get("views", {})
-    names = [n for n, a in low.env.items() if (a is base or isinstance(a, ir.Var) and
-                                                a.name == base.name) and
-             not (n in views and views[n][1] is None)]     # not a second name of it
+    names = [n for n, a in low.env.items() if a is base or
+             isinstance(a, ir.Var) and a.name == base.name]
     if len(names) != 1 or names[0] not in low.locals or _container(low, names[0]):
         return None
     if value is base:
@@ -210,17 +208,14 @@ def _write_view(low, name, old, value, node) -> bool:
     setitem = registry.primitive(runtime.setitem)
     whole = not (isinstance(value, ir.Call) and value.callee is setitem and
                  value.args[0] is old)
-    if make is None:                    # a second name: the same array
-        new = low.temp(value, node) if whole else ir.Call(setitem, (cur,) + value.args[1:])
-    else:
-        # (positions_of refuses a list where the code runs: slicing one makes a copy)
-        flat = low.temp(ir.Call(registry.primitive(positions_of), (cur,)), node, "positions")
-        where = low.temp(make(flat), node, "positions")
-        if not whole:
-            where = low.temp(ir.Call(registry.primitive(operator.getitem),
-                                     (where, value.args[1])), node, "positions")
-        index = low.temp(ir.Call(registry.primitive(unravel), (where, cur)), node, "index")
-        new = ir.Call(setitem, (cur, index, low.temp(value, node) if whole else value.args[2]))
+    # (positions_of refuses a list where the code runs: slicing one makes a copy)
+    flat = low.temp(ir.Call(registry.primitive(positions_of), (cur,)), node, "positions")
+    where = low.temp(make(flat), node, "positions")
+    if not whole:
+        where = low.temp(ir.Call(registry.primitive(operator.getitem),
+                                 (where, value.args[1])), node, "positions")
+    index = low.temp(ir.Call(registry.primitive(unravel), (where, cur)), node, "index")
+    new = ir.Call(setitem, (cur, index, low.temp(value, node) if whole else value.args[2]))
     low.update(z, cur, new, node)       # which reads the views of z again (refresh)
     return True
 
@@ -236,7 +231,7 @@ def refresh(low, z, node):
     refresh_rows(low, z, node)
     for w, (base, make) in list(low.__dict__.get("views", {}).items()):
         if base == z and w in low.env:
-            low.bind_user(w, low.env[z] if make is None else make(low.env[z]), node)
+            low.bind_user(w, make(low.env[z]), node)
             refresh(low, w, node)
 
 
