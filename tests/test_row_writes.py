@@ -195,3 +195,30 @@ def elements_of_a_vector(x):
 def test_the_elements_of_a_1d_array_are_not_views():
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="1-D array"):
         s2sad.grad(elements_of_a_vector)(X[0])
+
+
+def rebinds_the_array(x):
+    z = np.outer(x, x) * 1.0
+    s = 0.0
+    for row in z:                   # runs over the array z held before the loop
+        row[0] = np.sin(row[1])
+        z = z * 2.0                 # a new array, which the rows are not views of
+        s = s + np.sum(row * x)
+    return np.sum(z * x) + s
+
+
+def rebinds_the_array_in_a_branch(x):
+    z = np.outer(x, x) * 1.0
+    for i, row in enumerate(z):
+        if x[0] > 0:
+            z = z + 1.0
+        row[1] = row[0] * x[i]
+    return np.sum(z * x)
+
+
+@pytest.mark.parametrize("f", [rebinds_the_array, rebinds_the_array_in_a_branch])
+def test_a_loop_binding_its_array_anew_is_refused(f):
+    # (it was silently wrong: the rows were read from, and written into, the new array)
+    for x in X:
+        with pytest.raises(s2sad.UnsupportedSyntaxError, match="binds `z` anew"):
+            s2sad.grad(f)(x)

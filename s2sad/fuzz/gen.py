@@ -58,7 +58,7 @@ STATEMENTS = [  # (weight, construct, method)
     (1, "alias_container", "s_container_alias"), (1, "alias_row", "s_row_loop_write"),
     (2, "swap", "s_swap"), (1, "flag", "s_flag"), (1, "closure_append", "s_closure_append"),
     (1, "listcomp_arrays", "s_listcomp_arrays"), (1, "broadcast3d", "s_broadcast3d"),
-    (1, "shared_list", "s_shared_list"),
+    (1, "shared_list", "s_shared_list"), (2, "view_rebind", "s_view_rebind"),
 ]
 # constructs s2sad refuses today (none: np.sort, floor, np.array of scalars, cumprod, roll,
 # diag, grad(h)(x) in one expression and a closure appending to a captured list were refused

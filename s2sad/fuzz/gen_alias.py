@@ -35,6 +35,32 @@ class AliasStatements:
         scope.vars[w] = wt
         return lines + [self.pad(indent, f"{w} = {view}"), self.pad(indent, change)]
 
+    def s_view_rebind(self, scope, indent, nest, loop):
+        """w = a slice of z; z bound to a new array (straight, in a branch, or in a loop,
+        before or after a write), and z or w written: w stays a view of the old array."""
+        lines, z = self.fresh_array(scope, indent)
+        w = self.name("w")
+        view = f"{z}[1:]" if scope.vars[z] == "v" else f"{z}[:, 1]"
+        lines.append(self.pad(indent, f"{w} = {view}"))
+        rebind = f"{z} = {z} * {self.e('f', scope, 1)}"
+        write = self.rng.choice([f"{z}[0] = {self.e('f', scope, 1)}",
+                                 f"{w}[0] = {self.e('f', scope, 1)}",
+                                 f"{z} += {self.e('f', scope, 1)}",
+                                 f"{w} *= {self.e('f', scope, 1)}"])
+        form = self.rng.choice(["straight", "branch", "loop", "loop_after"])
+        if form == "straight":
+            lines += [self.pad(indent, rebind), self.pad(indent, write)]
+        elif form == "branch":
+            lines += [self.pad(indent, f"if {self.e('b', scope, 1)}:"),
+                      self.pad(indent + 1, rebind), self.pad(indent, write)]
+        else:
+            i = self.name("i")
+            body = [rebind, write] if form == "loop" else [write, rebind]
+            lines += [self.pad(indent, f"for {i} in {self.count(scope)}:")] + \
+                [self.pad(indent + 1, b) for b in body]
+        scope.vars[w] = "u"
+        return lines
+
     def s_container_alias(self, scope, indent, nest, loop):
         """A list or dict holds an array that then changes in place."""
         lines, z = self.fresh_array(scope, indent)

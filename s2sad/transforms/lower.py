@@ -122,13 +122,12 @@ class Lowering:
         self.out.base[target] = name
         return target
 
-    def bind_user(self, name: str, value, node):
-        """Assign to the user's variable `name` (a new SSA version)."""
-        lower_views.on_bind(self, name, value)      # a view of an array, or none any more
-        if isinstance(value, (ir.Var, ir.Const, Closure)):
-            self.env[name] = value
-            return
-        self.env[name] = self.emit(self.version(name), value, node)
+    def bind_user(self, name: str, value, node, same=False):
+        """Assign to the user's variable `name` (a new SSA version); same: the value is
+        the same object changed in place (its views stay its views)."""
+        lower_views.on_bind(self, name, value, same)    # a view of an array, or none any more
+        self.env[name] = value if isinstance(value, (ir.Var, ir.Const, Closure)) else \
+            self.emit(self.version(name), value, node)
 
     def sub_block(self, lower, carried=None):
         """Run lower() with statements going into a new block and this body's variables
@@ -137,6 +136,7 @@ class Lowering:
         names are joined); a nested function may change those (lower_nonlocal)."""
         saved, self.out.cur = self.out.cur, []
         saved_env = dict(self.env)
+        saved_views = lower_views.snapshot(self)
         self.out.frames.append((self, carried))
         try:
             result = lower()
@@ -145,6 +145,7 @@ class Lowering:
             self.out.frames.pop()
             self.out.cur = saved
             self.env = saved_env
+            lower_views.settle(self, saved_views)
 
     # -- names ------------------------------------------------------------------
     def unassigned(self, node):
@@ -274,7 +275,7 @@ class Lowering:
         if isinstance(value, (ir.Var, ir.Const)):     # made by an inlined template
             self.env[name] = self.emit(self.version(name), value, node)
         else:
-            self.bind_user(name, value, node)
+            self.bind_user(name, value, node, same=True)
         lower_nonlocal.note_update(self, old, self.env[name])
         if isinstance(old, ir.Var) or isinstance(old, ir.Const) and not others:
             # (a literal's too: inplace.py refuses it where a container holds it)

@@ -312,6 +312,7 @@ class Control:
             iter_atom, index, bind_targets = self.iteration(node, it, checkpoint is None)
         # the loop's targets are carried too: after the loop they hold the last
         # iteration's values, or what they held before if it ran no iteration
+        lower_views.enter_loop(low, node)
         rows_of = lower_views.row_writes(low, node)     # for row in Z: row[i] = v
         written = lower_views.written_by(low, node)
         if rows_of is not None:

@@ -20,8 +20,14 @@ read again from the new array:
   (``positions_of`` refuses a list, whose slice is a copy, where the code runs).
 
 Views that may be copies (``z[0]``, a reshape) and second names (``w = z``) are not
-followed: inplace.py refuses a read of their stale value.  Loops carry the arrays and views a write inside reaches
-(``written_by``).
+followed: inplace.py refuses a read of their stale value.  Loops carry the arrays and
+views a write inside reaches (``written_by``).
+
+A view is followed only while it is one on every path: binding z to another array
+(``z = z * 2``) ends the views of the old one; a view that a branch or a loop body
+makes or ends is one on some paths only, so it is not followed after that block
+(``settle``), nor in a loop whose body binds it or its array anew (``enter_loop``).  What
+is not followed goes to inplace.py's alias check, which refuses a stale read.
 """
 
 import operator
@@ -44,6 +50,7 @@ def row_writes(low, node):
     t, z = _row_target(node)
     if t is None or z not in low.locals or z == t:
         return None
+    rebound = z in _rebound(node)
     views = {t, z}
     for n in scope_nodes(node):
         if isinstance(n, gast.For) and _row_target(n)[1] in views:
@@ -54,6 +61,10 @@ def row_writes(low, node):
             isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) else None
         if name not in views:
             continue
+        if rebound:         # the loop runs over the array z held before, which it changes
+            raise UnsupportedSyntaxError(
+                f"writing into the rows of `{z}` in a loop over them that binds `{z}` anew",
+                low.loc(n), f"Give the new array another name than `{z}`.")
         if not _container(low, z):
             return z, t
         if name != z:       # an item of a list is the array itself: Python changes it there
@@ -90,9 +101,11 @@ def _row_target(node):
     return None, None
 
 
-def bind_row(low, row, z, k, node):
-    """row = Z[k], Z as the iteration has it, remembered as a view of Z's row k."""
-    low.bind_user(row, ir.Call(registry.primitive(operator.getitem), (low.env[z], k)), node)
+def bind_row(low, row, z, k, node, same=False):
+    """row = Z[k], Z as the iteration has it, remembered as a view of Z's row k (same:
+    "again" where it is read again after a write into Z)."""
+    low.bind_user(row, ir.Call(registry.primitive(operator.getitem), (low.env[z], k)), node,
+                  same)
     _rows(low)[row] = (z, k)
 
 
@@ -123,7 +136,7 @@ def refresh_rows(low, z, node):
     NumPy's view shows it."""
     for row, (base, k) in list(low.__dict__.get("rows", {}).items()):
         if base == z:
-            bind_row(low, row, z, k, node)
+            bind_row(low, row, z, k, node, "again")
             refresh(low, row, node)     # its rows and views too
 
 
@@ -149,14 +162,55 @@ def _rows(low):
 
 
 # -- views made by slicing, transposing or a second name --------------------------------
-def on_bind(low, name, value):
+def on_bind(low, name, value, same=False):
     """name is bound anew (Lowering.bind_user): it is no view any more, unless value is a
-    view of an array variable (a basic slice, a transpose, the array itself)."""
-    for table in ("rows", "views"):
-        low.__dict__.get(table, {}).pop(name, None)
+    view of an array variable (a basic slice, a transpose).  same: True where value is
+    name's object changed in place (its views stay), "again" where a view is read again
+    from its changed array (it stays that view); otherwise name is another object, and
+    the views of the one it held are no views of it."""
+    if same == "again":
+        return
+    tables = [low.__dict__.get(t, {}) for t in ("rows", "views")]
+    for table in tables:
+        table.pop(name, None)
+        if not same:
+            for w in [w for w, entry in table.items() if entry[0] == name]:
+                del table[w]
     made = _view_of(low, value)
     if made is not None and made[0] != name:
         low.__dict__.setdefault("views", {})[name] = made
+
+
+def snapshot(low):
+    """The views and rows as they are before a block (Lowering.sub_block)."""
+    return {t: dict(low.__dict__.get(t, {})) for t in ("rows", "views")}
+
+
+def settle(low, before):
+    """After a block (a branch, or a loop's body, which may run or not): the views and
+    rows from before it that it left as they were.  Those it made or ended are views on
+    one path only, so none after it: a later write that another name would see goes to
+    inplace.py's alias check."""
+    for t, old in before.items():
+        now = low.__dict__.get(t, {})
+        low.__dict__[t] = {w: e for w, e in old.items() if now.get(w, None) == e}
+
+
+def enter_loop(low, node):
+    """Before a loop: a view whose name or array the body binds anew holds another
+    object from the second iteration on, so it is no view in the loop."""
+    bound = _rebound(node)
+    for t in ("rows", "views"):
+        table = low.__dict__.get(t, {})
+        for w in [w for w, e in table.items() if w in bound or e[0] in bound]:
+            del table[w]
+
+
+def _rebound(node) -> set:
+    """The names node's statements bind to another object (not `x += v`, `x[i] = v`)."""
+    aug = {id(n.target) for n in scope_nodes(node) if isinstance(n, gast.AugAssign)}
+    return {n.id for n in scope_nodes(node) if isinstance(n, gast.Name) and
+            isinstance(n.ctx, gast.Store) and id(n) not in aug}
 
 
 def _view_of(low, value):
@@ -231,7 +285,7 @@ def refresh(low, z, node):
     refresh_rows(low, z, node)
     for w, (base, make) in list(low.__dict__.get("views", {}).items()):
         if base == z and w in low.env:
-            low.bind_user(w, make(low.env[z]), node)
+            low.bind_user(w, make(low.env[z]), node, "again")
             refresh(low, w, node)
 
 
