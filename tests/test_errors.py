@@ -177,7 +177,9 @@ def uses_set_item_of_item(x):
 
 def uses_set_item_through_alias(x):
     y = x * 2
-    z = y
+    z = x * 3
+    if np.sum(x) > 0:
+        z = y                 # y's second name on one path only
     y[0] = 1.0                # MARK
     return z * y
 
@@ -328,14 +330,16 @@ def test_nested_lambda_inside_a_lambda():
 # ---------------------------------------------------------------------------
 
 def inplace_with_alias(x):
-    y = x
+    y = x * 2.0
+    if x[0] > 0:
+        y = x                 # x's second name on one path only
     x += 1                    # MARK
     return x + y
 
 
 def inplace_with_alias_multiply(x):
     y = x * 2
-    z = y
+    z = y if x[0] > 0 else x * 3.0    # y's second name on one path only
     y *= 3                    # MARK
     return y * z
 
@@ -352,7 +356,17 @@ def _identity_helper(a):
 
 
 def inplace_alias_through_a_helper(x):
-    y = _identity_helper(x)
+    y = _identity_helper(x)   # x itself: an array, which += changes in place (refused where
+    x += 1.0                  # MARK (the code runs: for a number += makes a new one)
+    return x + y
+
+
+def _pick(a, b):
+    return a if np.sum(a) > 0 else b
+
+
+def inplace_alias_through_a_helper_on_one_path(x):
+    y = _pick(x, x * 2.0)
     x += 1.0                  # MARK
     return x + y
 
@@ -425,7 +439,8 @@ def test_inplace_update_of_an_array_seen_through_its_slice_or_transpose(fn, x):
     check_grads(lambda a: np.sum(fn(a)), (x,), order=2, modes=("rev", "fwd"))
 
 
-@pytest.mark.parametrize("fn", [inplace_alias_through_a_helper, inplace_alias_through_a_tuple,
+@pytest.mark.parametrize("fn", [inplace_alias_through_a_helper_on_one_path,
+                                inplace_alias_through_a_tuple, inplace_alias_through_a_helper,
                                 inplace_alias_through_unpacking])
 def test_inplace_update_with_indirect_alias_is_refused(fn):
     _refused(fn, (np.array([1.0, 2.0]),), ["in-place"], "+= 1.0")
@@ -446,15 +461,21 @@ def inplace_alias_read_before_the_update_in_the_next_iteration(x):
     c = acc
     s = 0.0
     for i in range(3):
-        s = s + np.sum(c * x)     # from the second iteration on, c has changed
-        acc[0] = 3.0          # MARK
+        s = s + np.sum(c * x)     # from the second iteration on, c has changed (followed:
+        acc[0] = 3.0              # c is acc's second name)
     return s
+
+
+def test_a_second_name_read_in_the_next_iteration_is_followed():
+    from s2sad.check import check_grads
+    fn, x = inplace_alias_read_before_the_update_in_the_next_iteration, np.array([1.0, -2.0, 0.5])
+    assert np.allclose(s2sad.value_and_grad(fn)(x)[0], fn(x.copy()))
+    check_grads(fn, (x,), order=2, modes=("rev", "fwd"))
 
 
 @pytest.mark.parametrize("fn", [inplace_alias_through_flip,
                                 inplace_alias_of_a_loop_carried_array,
-                                inplace_alias_of_a_view_read_later_in_the_iteration,
-                                inplace_alias_read_before_the_update_in_the_next_iteration])
+                                inplace_alias_of_a_view_read_later_in_the_iteration])
 def test_inplace_update_seen_through_a_view_or_loop_is_refused(fn):
     # each of these gave a silently wrong value before the alias check knew flip and loops
     _refused(fn, (np.array([1.0, 2.0, 3.0]),), ["in-place", "another name"], "# MARK")

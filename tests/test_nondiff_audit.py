@@ -207,6 +207,9 @@ TABLE = [
     *[(f, Entry("structural", reason="run for its effect (print, log, assert): returns None"))
       for f in (print, "s2sad.rules.builtins:check_assert", "s2sad.rules.builtins:log_call",
                 "warnings:warn")],
+    ("s2sad.rules.builtins:check_rebound", Entry("structural", args(FLOAT, "x"), reason=(
+        "a check run for its effect before x += v (refuses an array, list or dict another "
+        "name may hold); it returns None"))),
     # -- the math module's rounding and predicates: ints and booleans of a float
     *[(f, Entry("int", args(FLOAT))) for f in (math.floor, math.ceil, math.trunc)],
     *[(f, Entry("bool", args(FLOAT))) for f in (math.isnan, math.isinf, math.isfinite)],

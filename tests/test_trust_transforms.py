@@ -330,7 +330,8 @@ def alias_after_loop_update(x, L):
 
 
 def test_alias_made_before_a_loop_that_updates_in_place_is_refused():
-    # was: a zero gradient (NumPy changes c too; s2sad kept its old value)
+    # was: a zero gradient (NumPy changes c too; s2sad kept its old value); `acc -= x` is
+    # in place for an array, a new value for a number: refused where it runs, for an array
     with pytest.raises(s2sad.S2SADError, match="in-place update of `acc`"):
         grad_all(alias_before_loop_update)(X3, [1.0, 2.0])
     gx, _ = grad_all(alias_after_loop_update)(X3, [1.0, 2.0])
@@ -480,17 +481,21 @@ def test_integer_power_zero_at_zero_has_derivative_zero():
     assert grad(grad(power, wrt=1), wrt=0)(2.0, 0.0) == pytest.approx(0.5)
 
 
-def test_a_list_bound_to_another_name_in_a_loop_then_appended_to_is_refused():
-    # c = items; items.append(...): Python's c is the same list, which s2sad's functional
-    # lists cannot follow after the loop (the gradient lost the last item): refused
-    def f(x):
-        items = [x[0]]
-        for a in x:
-            c = items
-            items.append(2 * a)
-        return np.sum(np.stack(c))
-    with pytest.raises(s2sad.UnsupportedSyntaxError, match="items"):
-        s2sad.grad(f)(np.array([1.0, 2.0, 3.0]))
+def list_bound_to_another_name_in_a_loop(x):
+    items = [x[0]]
+    for a in x:
+        c = items
+        items.append(2 * a)
+    return np.sum(np.stack(c) * x[1])
+
+
+def test_a_list_bound_to_another_name_in_a_loop_then_appended_to():
+    # c = items; items.append(...): Python's c is the same list. The gradient lost the last
+    # item, then this was refused; now c is followed as the list's second name
+    x = np.array([1.0, 2.0, 3.0])
+    # c is [x0, 2 x0, 2 x1, 2 x2]: (3 x0 + 2 x1 + 2 x2) x1
+    assert grad(list_bound_to_another_name_in_a_loop)(x) == pytest.approx([6.0, 17.0, 4.0])
+    both(list_bound_to_another_name_in_a_loop, (x,))
 
 
 def test_a_parameter_named_like_the_array_module_is_refused():

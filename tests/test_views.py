@@ -1,7 +1,7 @@
-"""Writes through a view: a basic slice or a transpose of an array::
+"""Writes through a view: a basic slice, a transpose or a second name of an array::
 
-    w = z[:, 1:]            w = z.T
-    w[0] = v                w[0, :] = v; z[1, 1] = 7.0
+    w = z[:, 1:]            w = z.T                         w = z
+    w[0] = v                w[0, :] = v; z[1, 1] = 7.0      z[0] = v; ... w
 
 NumPy's view and its array are one memory.  s2sad lowers a write through the view as
 the write into the array it reaches (its positions: the view of
@@ -90,8 +90,76 @@ def rebound_in_a_loop(x):
     return np.sum(w * x[1:]) + np.sum(z)
 
 
+def second_name(x):
+    z = x * 2.0
+    w = z
+    z[0] = 5.0
+    return np.sum(w * x)        # NumPy: w is z, it shows the write
+
+
+def names_of_names(x):
+    z = np.cos(x) * 1.0
+    w = z
+    u = w
+    u[1] = x[0] * 3.0
+    w[2] += x[1]
+    v = w[1:]                   # a slice of the second name is one of z
+    v[0] = x[2] ** 2
+    return np.sum(z * x) + np.sum(u) + np.sum(w ** 2) + np.sum(v)
+
+
+def second_name_in_loops(x):
+    z = np.cos(x) * 1.0
+    w = z
+    for i in range(3):
+        w[i] = w[i] * x[i] + z[(i + 1) % 3]
+    i = 0
+    while i < 2:
+        z[i] = z[i] * x[i]
+        i += 1
+    return np.sum(w * x)
+
+
+def second_name_in_a_branch(x):
+    z = np.cos(x) * 1.0
+    w = z
+    if x[0] > 0:
+        w[0] = 5.0 * x[1]
+    else:
+        z[1] = 2.0 * x[2]
+    return np.sum(w * x) + np.sum(z)
+
+
+def slice_written_in_a_loop(x):
+    z = np.cos(x) * 1.0
+    w = z[1:]
+    i = 0
+    while i < 2:
+        z[i] = z[i] * x[i]
+        i += 1
+    return np.sum(w * x[1:])
+
+
+def first_name_rebound(x):
+    z = np.cos(x) * 1.0
+    w = z
+    z = z + 1.0                 # w keeps the old array
+    w[0] = x[1]
+    return np.sum(w * x) + np.sum(z)
+
+
+def second_name_of_a_number(x):
+    c = x[1] * 2.0
+    a = c
+    a += x[0]                   # a number: a new one for a alone (an array: refused)
+    c *= x[2]
+    return a * c
+
+
 CASES = [slice_view, transpose_view, swapaxes_view, augmented_view, view_of_a_view,
-         in_a_branch, vector_slice, rebound_then_written, rebound_in_a_loop]
+         in_a_branch, vector_slice, rebound_then_written, rebound_in_a_loop, second_name,
+         names_of_names, second_name_in_loops, second_name_in_a_branch,
+         slice_written_in_a_loop, first_name_rebound, second_name_of_a_number]
 X = [np.array([0.3, -0.7, 1.1]), np.array([-0.5, 0.4, 0.9])]
 
 
@@ -126,13 +194,6 @@ def copy_by_fancy_index(x):
 def test_a_view_made_in_the_loop_is_refused():
     with pytest.raises(s2sad.UnsupportedSyntaxError):
         s2sad.grad(view_made_in_the_loop)(X[0])
-
-
-def second_name(x):
-    z = x * 2.0
-    w = z
-    z[0] = 5.0
-    return np.sum(w * x)        # NumPy: w is z, it shows the write
 
 
 def slice_of_a_list(x):
@@ -178,7 +239,24 @@ def written_before_rebound_in_a_loop(x):
     return np.sum(w * x[1:]) + np.sum(z)
 
 
-NOT_FOLLOWED = [copy_by_fancy_index, second_name, rebound_in_a_branch,
+def second_name_rebound_in_a_branch(x):
+    z = np.cos(x) * 1.0
+    w = z
+    if x[0] > 0:
+        w = x * 2.0             # z's second name on the other path only
+    z[1] = 2.0 * x[2]
+    return np.sum(w * x) + np.sum(z)
+
+
+def augmented_through_a_second_name(x):
+    z = np.cos(x) * 1.0
+    w = z
+    w += x                      # in place for an array, a new value for a number: which
+    return np.sum(z * x)        # is known where the code runs (this one is refused there)
+
+
+NOT_FOLLOWED = [copy_by_fancy_index, second_name_rebound_in_a_branch, rebound_in_a_branch,
+                augmented_through_a_second_name,
                 written_through_after_a_branch, made_in_a_branch,
                 written_before_rebound_in_a_loop]
 
@@ -187,8 +265,8 @@ NOT_FOLLOWED = [copy_by_fancy_index, second_name, rebound_in_a_branch,
 def test_what_is_not_followed_is_refused(f):
     # (views that hold on one path of a branch or loop only were silently wrong: a write
     # into z refreshed w even where z had become another array)
-    # a fancy index's copy is taken as a view by the alias check (conservative); a second
-    # name is not followed: refused, not silently wrong
+    # a fancy index's copy is taken as a view by the alias check (conservative): refused,
+    # not silently wrong
     for x in X:
         with pytest.raises(s2sad.UnsupportedSyntaxError):
             s2sad.grad(f)(x)

@@ -51,6 +51,19 @@ def check_assert(test, message=None):
         raise AssertionError(*(() if message is None else (message,)))
 
 
+def check_rebound(old, name):
+    """Before `x += v` where another name may refer to x's value: fine for a number (or a
+    tuple, a string), which `+=` replaces; refused for an array, list or dict, which
+    Python changes in place where s2sad's code makes a new one."""
+    if not isinstance(old, (int, float, complex, np.generic, tuple, str)):
+        from ..errors import UnsupportedSyntaxError
+        raise UnsupportedSyntaxError(
+            f"the in-place update of `{name}` while another name still refers to the same "
+            f"{'array' if hasattr(old, 'shape') else type(old).__name__}", None,
+            f"NumPy would change it for both names; write `{name} = {name} + ...` to make "
+            "a new one.")
+
+
 def log_call(logger, method, *args, **kwargs):
     """logger.<method>(*args, **kwargs): a log record (logger None: the logging module)."""
     getattr(logging if logger is None else logger, method)(*args, **kwargs)
@@ -164,7 +177,7 @@ for _f in (copy_of, dict_copy, as_tuple):
 
 # calls run for what they do, not for their value: kept on the primal, never merged
 EFFECTS = (print, check_assert, log_call, warnings.warn)
-defnondiff(*EFFECTS)
-for _f in EFFECTS:
+defnondiff(*EFFECTS, check_rebound)
+for _f in EFFECTS + (check_rebound,):
     registry.primitive(_f).effect = True
     registry.primitive(_f).pure = False

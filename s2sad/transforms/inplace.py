@@ -12,10 +12,12 @@ functional form would not::
                                    with registry.defview beside its rules)
 """
 
+import operator
 from typing import Dict
 
-from .. import ir, registry
+from .. import ir, registry, runtime
 from ..errors import UnsupportedSyntaxError
+from ..rules.builtins import check_rebound
 
 
 def _is_view(value) -> bool:
@@ -79,7 +81,10 @@ def _assign_roots(s, ident, holds, get):
                 h |= get(holds, a.name) - {a.name}
     elif isinstance(v, ir.Pack) or (isinstance(v, ir.Call) and isinstance(
             v.callee, registry.Primitive) and v.callee.printing == registry.HELPER):
-        for a in v.atoms():         # a dict or list built by a helper holds its values
+        atoms = v.atoms()
+        if isinstance(v, ir.Call) and v.callee.fn is runtime.setitem and len(v.args) == 3:
+            atoms = (v.args[0], v.args[2])      # x[i] = v keeps no hold of the index i
+        for a in atoms:             # a dict or list built by a helper holds its values
             if isinstance(a, ir.Var):
                 h |= get(holds, a.name)
     elif isinstance(v, ir.Item):
@@ -109,14 +114,16 @@ def _other_branches(stmts, stmt) -> set:
     return out
 
 
-def check_inplace(func, inplace):
+def check_inplace(func, inplace, names=None):
     """Refuse `x += v` when another name may still refer to the array it updates.
 
     inplace: (the statement, the name of the old value, the user's name, location).
     A comprehension's list has a compiler name: its refusal names the comprehension.
+    `x op= v` that would be refused is kept with a check where it runs instead
+    (check_rebound: x may be a number, which `op=` replaces); names: for its name.
     """
     try:
-        _check_updates(func, inplace)
+        _check_updates(func, inplace, names)
     except UnsupportedSyntaxError as e:
         if getattr(e, "variable", None) not in func.temps:
             raise
@@ -126,7 +133,55 @@ def check_inplace(func, inplace):
             "`append`, into a new list each time.") from None
 
 
-def _check_updates(func, inplace):
+# x op= v: in place for an array, a list or a dict; a new object for a number or a tuple
+REBINDS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+           operator.mod, operator.pow, operator.matmul}
+
+
+def _guard(func, stmt, old, name, names):
+    """Put check_rebound(old) before the update stmt (`x op= v`), in its block."""
+    def find(block):
+        for i, s in enumerate(block):
+            if s is stmt:
+                return block, i
+            for inner in _blocks(s):
+                found = find(inner)
+                if found:
+                    return found
+        return None
+    block, i = find(func.body)
+    t = names.fresh("effect")
+    func.temps.add(t)
+    block.insert(i, ir.Assign(t, ir.Call(registry.primitive(check_rebound),
+                                         (ir.Var(old), ir.Const(name))), stmt.src))
+
+
+def _blocks(s):
+    if isinstance(s, ir.If):
+        return (s.body, s.orelse)
+    if isinstance(s, ir.Loop):
+        return (s.cond, s.body)
+    if isinstance(s, ir.Def):
+        return (s.func.body,)
+    return ()
+
+
+def _check_updates(func, inplace, names):
+    guards = []
+    for u in inplace:
+        try:
+            _check_updates_of(func, [u])
+        except UnsupportedSyntaxError:
+            stmt = u[0]
+            if names is None or not (isinstance(stmt, ir.Assign) and isinstance(
+                    stmt.value, ir.Call) and getattr(stmt.value.callee, "fn", None) in REBINDS):
+                raise
+            guards.append(u)
+    for stmt, old, name, _ in guards:
+        _guard(func, stmt, old, name, names)
+
+
+def _check_updates_of(func, inplace):
     literal = [u for u in inplace if isinstance(u[1], ir.Const)]
     for stmt, lit, name, loc in literal:
         # `w = []; d = {"a": w}; w.append(v)`: the literal has no name, d holds it
@@ -191,6 +246,11 @@ def _after_loop(func, order, index, loop, stmt, group, holds, name, loc, old):
     # items` in the body, still holds the value from before the update after the loop)
     before -= {c for c, _, _ in loop.carried if func.base.get(c, c) == name}
     before -= {c for c in ir.targets(loop) if func.base.get(c, c) == name}
+    # and those whose next value is the update's or made after it (a view of x read
+    # again from it): a stale name read there to make it was refused in the loop
+    made_after = {t for s in [stmt] + scope for t in ir.targets(s)}
+    before -= {c for c, _, nxt in loop.carried if isinstance(nxt, ir.Var) and
+               nxt.name in made_after}
     enclosing = [s for s in ir.walk(func.body) if isinstance(s, ir.Loop) and
                  any(b is loop for b in ir.walk(s.body))]
     for L in enclosing:

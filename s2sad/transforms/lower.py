@@ -582,7 +582,7 @@ def lower(parsed, res) -> tuple:
                        params, out.body, parsed.location(root), out.temps, out.base)
     func.kwonly = [p.id for p in a.kwonlyargs]
     func.defaults = _defaults(parsed)
-    check_inplace(func, out.inplace)
+    check_inplace(func, out.inplace, names)
     ir.validate(func)
     return func, out
 

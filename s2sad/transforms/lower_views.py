@@ -38,6 +38,7 @@ import numpy as np
 from .. import ir, registry, runtime
 from ..errors import UnsupportedSyntaxError
 from ..rules.indexing import check_row_views, positions_of, row_index, unravel
+from .inplace import REBINDS
 from .resolve import scope_nodes
 
 _VIEWS = (np.transpose, np.swapaxes)        # views of any array
@@ -218,17 +219,23 @@ def _view_of(low, value):
     base = value.args[0] if isinstance(value, ir.Call) and value.args else value
     if not isinstance(base, ir.Var):
         return None
-    names = [n for n, a in low.env.items() if a is base or
-             isinstance(a, ir.Var) and a.name == base.name]
+    views = low.__dict__.get("views", {})
+    names = [n for n, a in low.env.items() if (a is base or isinstance(a, ir.Var) and
+             a.name == base.name) and views.get(n, (None, None))[1] is not _same]
     if len(names) != 1 or names[0] not in low.locals or _container(low, names[0]):
         return None
-    if value is base:
-        return None         # a second name (`w = z`: an array's, or a list's) is not followed
+    if value is base:       # a second name (`w = z`): the array itself
+        return (names[0], _same) if names[0] not in low.out.temps else None
     fn = getattr(value.callee, "fn", None)
     if fn in _VIEWS or fn is operator.getitem and _sliced(value.args[1]):
         rest, kwargs = value.args[1:], value.kwargs
         return names[0], (lambda z: ir.Call(value.callee, (z,) + tuple(rest), kwargs))
     return None
+
+
+def _same(z):
+    """The view `w = z` is: z itself."""
+    return z
 
 
 def _base_name(expr):
@@ -251,6 +258,19 @@ def _sliced(index) -> bool:
                for p in parts) and any(isinstance(p, (slice, type(Ellipsis))) for p in parts)
 
 
+def _shared_number(low, name, value) -> bool:
+    """`a op= v` where a is another name's value too (`a = c`, or `w = a`): in place
+    for an array, a new value for a number, which Python binds to `a` alone.  Those
+    names are no second names any more: the update goes to the alias check, which keeps
+    it where no other name reads the old value, and else makes the code refuse an array
+    where it runs (check_rebound).  Always False: the update goes on the usual way."""
+    if isinstance(value, ir.Call) and getattr(value.callee, "fn", None) in REBINDS:
+        views = low.__dict__.get("views", {})
+        for w in [w for w, (base, make) in views.items() if make is _same and name in (w, base)]:
+            del views[w]
+    return False
+
+
 def _write_view(low, name, old, value, node) -> bool:
     """A write into a view (Lowering.update): the write into its array it is."""
     entry = low.__dict__.get("views", {}).get(name)
@@ -259,6 +279,9 @@ def _write_view(low, name, old, value, node) -> bool:
     z, make = entry
     cur = low.env[z]
     _check_carried(low, z, node)
+    if make is _same and old is cur:        # a second name: the write is into z itself
+        low.update(z, cur, value, node)
+        return True
     setitem = registry.primitive(runtime.setitem)
     whole = not (isinstance(value, ir.Call) and value.callee is setitem and
                  value.args[0] is old)
@@ -277,7 +300,8 @@ def _write_view(low, name, old, value, node) -> bool:
 def write(low, name, old, value, node) -> bool:
     """An in-place update of `name` that is a write through a row or a view of an array
     variable: lowered as the write into it (then True), else False."""
-    return write_row(low, name, old, value, node) or _write_view(low, name, old, value, node)
+    return _shared_number(low, name, value) or \
+        write_row(low, name, old, value, node) or _write_view(low, name, old, value, node)
 
 
 def refresh(low, z, node):
