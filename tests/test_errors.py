@@ -396,6 +396,21 @@ def inplace_alias_through_flip(x):
     return np.sum(w * x)
 
 
+def inplace_alias_through_real(x):
+    z = x * 1.0
+    r = np.real(z)            # a real array's real part is the array itself
+    z[0] = 5.0                # MARK
+    return np.sum(r * x)
+
+
+def inplace_alias_through_broadcast_arrays(x):
+    z = x * 1.0
+    w = x * 2.0
+    r, s = np.broadcast_arrays(z[0], w)     # views of each argument
+    w[1] = 5.0                # MARK
+    return np.sum(r * x) + np.sum(s * x)
+
+
 def inplace_alias_through_loop_element(x):
     b = x * 1.0
     s = 0.0
@@ -473,7 +488,8 @@ def test_a_second_name_read_in_the_next_iteration_is_followed():
     check_grads(fn, (x,), order=2, modes=("rev", "fwd"))
 
 
-@pytest.mark.parametrize("fn", [inplace_alias_through_flip,
+@pytest.mark.parametrize("fn", [inplace_alias_through_flip, inplace_alias_through_real,
+                                inplace_alias_through_broadcast_arrays,
                                 inplace_alias_of_a_loop_carried_array,
                                 inplace_alias_of_a_view_read_later_in_the_iteration])
 def test_inplace_update_seen_through_a_view_or_loop_is_refused(fn):

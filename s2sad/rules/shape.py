@@ -308,4 +308,5 @@ deflinear(np.atleast_1d, np.atleast_2d, args=None)
 # results that may be views of the array: an in-place update of it while one is read
 # is refused
 defview(np.reshape, np.ravel, np.squeeze, np.expand_dims, np.transpose, np.swapaxes,
-        np.moveaxis, np.flip, np.broadcast_to, np.atleast_1d, np.atleast_2d)
+        np.moveaxis, np.flip, np.broadcast_to, np.atleast_1d, np.atleast_2d,
+        np.real, np.imag, np.broadcast_arrays)     # np.real of a real array is the array

@@ -15,6 +15,8 @@ functional form would not::
 import operator
 from typing import Dict
 
+import numpy as np
+
 from .. import ir, registry, runtime
 from ..errors import UnsupportedSyntaxError
 from ..rules.builtins import check_rebound
@@ -73,8 +75,10 @@ def _assign_roots(s, ident, holds, get):
     v, t = s.value, s.target
     i, h = set(ident.get(t, {t})), set(holds.get(t, {t}))
     if isinstance(v, ir.Var) or _is_view(v):
-        a = v.name if isinstance(v, ir.Var) else v.args[0].name
-        i, h = get(ident, a) | i, get(holds, a) | h
+        viewed = [v] if isinstance(v, ir.Var) else v.args[:1] if v.callee.fn is not \
+            np.broadcast_arrays else [a for a in v.args if isinstance(a, ir.Var)]
+        for a in viewed:            # (np.broadcast_arrays: views of each argument)
+            i, h = get(ident, a.name) | i, get(holds, a.name) | h
     elif isinstance(v, ir.Call) and getattr(v.callee, "copies", False):
         for a in v.atoms():         # a copy (d.copy(), dict(d)) holds the items, not d
             if isinstance(a, ir.Var):
