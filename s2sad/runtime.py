@@ -87,17 +87,22 @@ class Like:
 
 
 _PLAIN = (np.ndarray, Like)
+_LIKES = {}
 
 
 def shape_like(x):
     """x as a loop's tape keeps it for a backward pass that reads only its shape: a Like
     for an array, x itself for a number, a container or a Like."""
-    if type(x) is np.ndarray:           # the common case, first
-        return Like(x.shape, x.dtype) if x.ndim else x
+    if type(x) is np.ndarray:           # the common case, first: one Like per shape, dtype
+        like = _LIKES.get((x.shape, x.dtype)) if x.ndim else x
+        if like is None:                # (a bounded cache: cleared past 4096 shapes)
+            if len(_LIKES) > 4096:
+                _LIKES.clear()
+            like = _LIKES[x.shape, x.dtype] = Like(x.shape, x.dtype)
+        return like
     if getattr(x, "ndim", 0) and not isinstance(x, Like) and hasattr(x, "dtype"):
         return Like(x.shape, x.dtype)
     return x
-
 
 
 def as_items(g, x):
@@ -322,16 +327,18 @@ def tape_new():
 
 
 def tape_push(tape, values):
-    """The tape with values on top.  A view much smaller than its array (the row H[t] of
-    a preallocated H) is copied: kept as a view, it would keep the whole array alive."""
-    kept = None
-    for i, v in enumerate(values):
-        base = v.base if type(v) is np.ndarray else getattr(v, "base", None)
-        if base is not None and getattr(base, "nbytes", 0) > 2 * getattr(v, "nbytes", 0):
-            if kept is None:
-                kept = list(values)
-            kept[i] = v.copy()
-    return Tape(values if kept is None else tuple(kept), tape, tape.size + 1)
+    """The tape with values on top (tape_keep has copied what it should not keep)."""
+    return Tape(values, tape, tape.size + 1)
+
+
+def tape_keep(v):
+    """v as a tape keeps it: a view much smaller than its array (the row H[t] of an H a
+    loop replaces) copied, so that it does not keep the whole array alive; a tuple's items."""
+    if type(v) is tuple or isinstance(v, Cotangent):
+        return type(v)(map(tape_keep, v))
+    base = v.base if type(v) is np.ndarray else getattr(v, "base", None)
+    return v.copy() if base is not None and getattr(base, "nbytes", 0) > 2 * getattr(
+        v, "nbytes", 0) else v
 
 
 def tape_pop(tape):
@@ -536,7 +543,6 @@ def astype(x, dtype):
     if hasattr(x, "astype"):
         return x.astype(dtype)
     return np.asarray(x, dtype=dtype)
-
 
 
 # helpers whose results are tuples: the lowering treats `h(...)[0]` as a tuple item

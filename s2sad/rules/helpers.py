@@ -12,7 +12,7 @@ from ..runtime import (RETURNS_TUPLE, add_grads, expand_like, as_cotangent, list
                        saved_values,
                        cotangent_append,
                        dict_values, dict_cotangent, astype, zeros_like_tree, ones_like_tree, ones_like_single, loop_length, tape_new, tape_pop,
-                       tape_push, dtype_of, getitem_grad, matmul_lhs_grad,
+                       tape_push, tape_keep, dtype_of, getitem_grad, matmul_lhs_grad,
                        matmul_rhs_grad, split_as, tuple_cotangent, tuple_items, unbroadcast,
                        unreduce, unstack, as_items, unsplit)
 
@@ -93,6 +93,11 @@ def bprop_tape_pop(tape, out, dout):
     return (tape_push(dout[0], dout[1]),)
 
 
+@defbprop(tape_keep)
+def bprop_tape_keep(v, out, dout):
+    return (dout,)
+
+
 @defbprop(list_append)
 def bprop_list_append(items, value, out, dout):
     # the adjoint of appending is splitting off the last gradient
@@ -168,6 +173,7 @@ defnondiff(dtype_of, ones_like_tree, ones_like_single, loop_length, zeros_like_t
 defnondiff(runtime.shape_like, runtime.ones_like, runtime.option_value)
 registry.defshape(runtime.ones_like, 0)
 registry.defshape(runtime.shape_like, 0)      # a Like has its array's shape
+registry.defshape(runtime.tape_keep, 0)
 # the gradient's seed ones_like(out) stays where its result is simplified away: the user's
 # function runs in full (its errors are raised) though its value is not needed
 registry.primitive(runtime.ones_like).keepalive = True
@@ -192,7 +198,7 @@ for _f in (tape_pop, split_last):
     registry.primitive(_f).tuple_length = 2
 
 # -- forward mode: the helpers are linear in their gradient arguments -------------------
-deflinear(unbroadcast, unreduce, expand_like, as_items, unsplit, split_as, unstack, tuple_items, tape_pop,
+deflinear(unbroadcast, unreduce, expand_like, as_items, unsplit, split_as, unstack, tuple_items, tape_pop, tape_keep,
           split_last, as_cotangent, saved_values, dict_values, astype, args=(0,))
 deflinear(getitem_grad, tuple_cotangent, dict_cotangent, args=(2,))
 deflinear(cast_cotangent, args=(0,))

@@ -116,7 +116,8 @@ def bprop_sum(a, out, dout, axis=None, keepdims=False):
 
 @defbprop(np.mean)
 def bprop_mean(a, out, dout, axis=None, keepdims=False):
-    return (unreduce(dout, a, axis, keepdims) * (np.size(out) / np.size(a)),)
+    # the scale before the broadcast: one multiplication per output, not per input
+    return (unreduce(dout * (np.size(out) / np.size(a)), a, axis, keepdims),)
 
 
 @defbprop(np.max, np.amax, np.min, np.amin)
@@ -137,7 +138,7 @@ def bprop_var(a, out, dout, axis=None, ddof=0, keepdims=False):
     n = np.size(a) / np.size(out) - ddof
     centered = a - np.mean(a, axis=axis, keepdims=True)
     # complex a: var = mean(|a - mean|^2), real, so d var = 2 Re(sum(conj(centered) da)) / n
-    return (unreduce(np.real(dout), a, axis, keepdims) * np.conj(centered) * (2 / n),)
+    return (unreduce(np.real(dout) * (2 / n), a, axis, keepdims) * np.conj(centered),)
 
 
 @defbprop(np.std)

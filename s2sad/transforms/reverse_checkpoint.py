@@ -120,9 +120,12 @@ class Checkpointing:
     def _push(self, state, snaps):
         packed, pushed = self._fresh("state"), self._fresh("snapshots")
         self.k.tuples[packed] = len(state)
+        kept = self._fresh("state")
+        self.k.tuples[kept] = len(state)
         block = [self._stmt(packed, ir.Pack(tuple(ir.Var(v) for v in state.values()))),
+                 self._stmt(kept, ir.Call(_prim(runtime.tape_keep), (ir.Var(packed),))),
                  self._stmt(pushed, ir.Call(_prim(runtime.tape_push),
-                                            (ir.Var(snaps), ir.Var(packed))))]
+                                            (ir.Var(snaps), ir.Var(kept))))]
         return block, {snaps: ir.Var(pushed)}
 
     def _peek(self, state, snaps):

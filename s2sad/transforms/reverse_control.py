@@ -339,13 +339,15 @@ class ControlFlow:
                                  s.src))
             values = k.names.fresh("saved")
             k.temps.add(values)
-            items = []
+            items, views = [], _may_be_views(s, body)
             for n, shape_only in zip(needed, like):
-                if shape_only:
-                    stand_in = k.names.fresh(k.base.get(n, n) + "_like")
+                helper = runtime.shape_like if shape_only else \
+                    runtime.tape_keep if views(n) else None
+                if helper is not None:      # a stand-in, or a copy of a small view
+                    stand_in = k.names.fresh(k.base.get(n, n) + ("_like" if shape_only else ""))
                     k.temps.add(stand_in)
                     body = body + [ir.Assign(stand_in, ir.Call(
-                        registry.primitive(runtime.shape_like), (ir.Var(n),)), s.src)]
+                        registry.primitive(helper), (ir.Var(n),)), s.src)]
                     n = stand_in
                 items.append(ir.Var(n))
             body = body + [
@@ -356,6 +358,45 @@ class ControlFlow:
         out.append(ir.Loop(carried, body, s.iter, s.index, self.forward_block(s.cond),
                            s.test, s.stop, s.src))
         return out
+
+
+def _may_be_views(L: ir.Loop, body):
+    """A test of the names a loop pushes: may its value be a view of an array the loop
+    binds anew (the row H[t] of an H that x[i] = v replaces)?  tape_keep copies those
+    where they are much smaller than their array.  A value made by a primitive that
+    makes a new array, a view of an array made before the loop (xs[t]) or a value popped
+    from a tape (kept when it was pushed) is kept as it is; anything else is tested
+    where it runs."""
+    defs = {st.target: st.value for st in ir.walk(body) if isinstance(st, ir.Assign)}
+    defs.update((c, v) for c, _, v in L.carried if c not in defs)
+    inside = set(defs) | {t for st in ir.walk(body) for t in ir.targets(st)}
+    memo = {}
+
+    def made(v) -> bool:
+        """May v be a view of an array the loop binds anew?"""
+        if isinstance(v, ir.Const):
+            return False
+        if isinstance(v, ir.Var):
+            return views(v.name)
+        if isinstance(v, ir.Item):          # an item of an item of ...: of a pop?
+            while isinstance(v, ir.Item) and isinstance(v.value, ir.Var):
+                v = defs.get(v.value.name)
+            return getattr(getattr(v, "callee", None), "fn", None) is not runtime.tape_pop
+        p = getattr(v, "callee", None)
+        if not isinstance(v, ir.Call) or not isinstance(p, registry.Primitive):
+            return True
+        return p.view and isinstance(v.args[0], ir.Var) and v.args[0].name in inside
+
+    def views(n) -> bool:
+        if n == L.index:
+            return isinstance(L.iter, ir.Var) and L.iter.name in inside
+        if n not in inside:
+            return False
+        if n not in memo:
+            memo[n] = True                  # (a cycle through carried names: tested)
+            memo[n] = made(defs.get(n))
+        return memo[n]
+    return views
 
 
 # runtime helpers that read an argument only for its shape (and dtype): position -> True

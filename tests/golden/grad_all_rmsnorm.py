@@ -14,6 +14,6 @@ def grad_all_rmsnorm(x, w):
     dw = unbroadcast(dout * x_over_sqrt_plus, w)
     dsqrt_plus = unbroadcast(-dx_over_sqrt_plus * x_over_sqrt_plus / sqrt_plus, sqrt_plus)
     dplus = dsqrt_plus / (2 * sqrt_plus)
-    dx_pow_2 = unreduce(dplus, x_pow_2) * (xp.size(mean_x_pow_2) / xp.size(x_pow_2))
+    dx_pow_2 = unreduce(dplus * (xp.size(mean_x_pow_2) / xp.size(x_pow_2)), x_pow_2)
     dx = unbroadcast(dx_over_sqrt_plus / sqrt_plus, x) + dx_pow_2 * 2 * x
     return dx, dw

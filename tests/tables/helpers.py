@@ -85,6 +85,9 @@ ROWS = [
     Row(lambda a, b: runtime.tape_pop(runtime.tape_push(runtime.tape_push(
         runtime.tape_new(), (a, 2 * a)), (b * a,)))[1][0] * 3,
         make=_case((3,), (3,)), also=(runtime.tape_push, runtime.tape_pop), id="tape_push_pop"),
+    # tape_keep: the value itself (a small view copied, a tuple item by item)
+    Row(lambda a, b: runtime.tape_keep((a[1:], a * b))[0] * runtime.tape_keep(b)[1:],
+        make=_case((4,), (4,)), also=(runtime.tape_keep,), id="tape_keep"),
 
 ]
 
