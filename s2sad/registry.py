@@ -117,7 +117,9 @@ class Primitive:
         self.shape_of_arg = None    # the argument whose shape the result has (unbroadcast: 1)
         self.elementwise = False    # output shape is the broadcast of the inputs
         self.returns_tuple = False  # the result is a tuple (the lowering makes x[0] an Item)
-        self.view = False           # the result may be a view of argument 0 (see defview)
+        self.view = False           # the result may be a view of an argument (see defview)
+        self.view_args = (0,)       # ... of these arguments (None: of every one)
+        self.view_when = None       # (parameter, values): a view only where it is one of them
         self.varargs = False        # every positional argument is an input (einsum)
         # False for functions whose calls differ though their arguments agree (random
         # numbers): the optimizer never merges two calls of them
@@ -366,12 +368,17 @@ def active_index_error(prim, position, src):
         "np.array.")
 
 
-def defview(*fns):
+def defview(*fns, args=(0,), when=None):
     """Declare functions whose result may be a view of their first argument (transpose,
-    reshape, x[i]): the lowering refuses an in-place update of an array while such a
-    view of it is still read, as NumPy would change both."""
+    reshape, x[i]), or is that argument (np.real of a real array): the lowering refuses
+    an in-place update of an array while such a view of it is still read, as NumPy
+    would change both.  args: the arguments it may be a view of (None: every one, as
+    np.broadcast_arrays); when=(parameter, values): a view only where that parameter (by
+    name or position, else its default) is one of values or not a constant
+    (np.array(a, copy=False) is a; np.diff(a, n=0) is a)."""
     for fn in fns:
-        primitive(fn).view = True
+        p = primitive(fn)
+        p.view, p.view_args, p.view_when = True, None if args is None else tuple(args), when
 
 
 def defshape(fn, arg: int):

@@ -225,3 +225,4 @@ deflinear(np.atleast_3d, args=None)
 # is refused
 defview(np.diag, np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit, np.rollaxis, np.flipud,
         np.fliplr, np.rot90, np.asarray, np.atleast_3d)
+defview(np.array, when=("copy", (False, None)))     # np.array(a, copy=False) is a

@@ -23,7 +23,7 @@ import string
 import numpy as np
 
 from ..errors import S2SADError
-from ..registry import defbprop, defbprop_varargs
+from ..registry import defbprop, defbprop_varargs, defview
 from ..runtime import array_namespace, unbroadcast
 
 # ---------------------------------------------------------------------------------------
@@ -271,4 +271,6 @@ def _einsum_rule(name):
 
 
 defbprop_varargs(np.einsum)(_einsum_rule("einsum"))
+# np.einsum("ii->i", a) and np.einsum("ij->ji", a) are views of their operand
+defview(np.einsum, args=None)
 defbprop_varargs(einsum_skip)(_einsum_rule("einsum_skip"))

@@ -594,3 +594,4 @@ defmultilinear(tensordot_lhs_grad, args=(0, 2))
 defmultilinear(tensordot_rhs_grad, args=(0, 1))
 deflinear(einsum_expand, np.diagonal, np.trace, diagonal_grad, trace_grad, solve_transpose)
 defview(np.diagonal, np.linalg.diagonal)     # a view of the array
+defview(np.linalg.matrix_power)     # matrix_power(a, 1) is a itself

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import registry
 from ..errors import S2SADError
-from ..registry import defbprop, defjvp, deflinear, defmultilinear
+from ..registry import defbprop, defjvp, deflinear, defmultilinear, defview
 from ..runtime import (Cotangent, array_namespace, as_cotangent, dtype_of, unbroadcast,
                        unsplit)
 from ..runtime import Like, as_items
@@ -316,3 +316,5 @@ deflinear(unpad, pad_constant_grad, undiff, diff_ends_grad, gradient_transpose, 
 deflinear(diff, args=(0, 3, 4))
 deflinear(diff_ends, args=(0, 1, 2))
 defmultilinear(scale_items, vdot_items)
+# np.diff(a, n=0) is a itself (any other n makes a new array)
+defview(diff, when=("n", (0,)))

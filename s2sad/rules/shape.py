@@ -310,3 +310,5 @@ deflinear(np.atleast_1d, np.atleast_2d, args=None)
 defview(np.reshape, np.ravel, np.squeeze, np.expand_dims, np.transpose, np.swapaxes,
         np.moveaxis, np.flip, np.broadcast_to, np.atleast_1d, np.atleast_2d,
         np.real, np.imag, np.broadcast_arrays)     # np.real of a real array is the array
+# np.broadcast_arrays: views of every argument, not only the first
+defview(np.broadcast_arrays, args=None)

@@ -34,7 +34,7 @@ Conventions at points where the function is not differentiable:
 
 import numpy as np
 
-from ..registry import defbprop, defelementwise, defjvp, deflinear, defnondiff
+from ..registry import defbprop, defelementwise, defjvp, deflinear, defnondiff, defview
 from ..runtime import array_namespace, unbroadcast
 
 # Written as Python floats so that float32 inputs stay float32 (NEP 50); a
@@ -564,6 +564,8 @@ deflinear(clip_bound)
 deflinear(np.where, args=(1, 2))
 deflinear(np.deg2rad, np.radians, np.rad2deg, np.degrees)
 deflinear(np.real, np.imag, np.conjugate)
+# x.conj() (lowered as np.conj) of a real array is x itself: a view for the alias check
+defview(np.conjugate)
 
 
 defelementwise(

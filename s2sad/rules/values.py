@@ -2,7 +2,7 @@
 frozen dataclass parameter): the helpers of s2sad/runtime.py that values and
 parameter containers need."""
 
-from ..registry import defbprop, defjvp, deflinear
+from ..registry import defbprop, defjvp, deflinear, defview
 from ..values import field, field_grad, stop_gradient
 
 
@@ -29,3 +29,6 @@ def bprop_field_grad(x, record, name, g, out, dout):
 
 deflinear(field, args=(0,))
 deflinear(field_grad, args=(3,))
+# stop_gradient(x) is x, and record.a the array the record holds: an in-place update of
+# either while the other is read is refused
+defview(stop_gradient, field)

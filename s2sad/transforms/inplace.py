@@ -12,20 +12,62 @@ functional form would not::
                                    with registry.defview beside its rules)
 """
 
+import inspect
 import operator
 from typing import Dict
 
-import numpy as np
-
 from .. import ir, registry, runtime
 from ..errors import UnsupportedSyntaxError
-from ..rules.builtins import check_rebound
+from ..rules.builtins import check_rebound, item_of
 
 
-def _is_view(value) -> bool:
-    """`t = p(a, ...)` with p a primitive whose result may be a view of a."""
-    return isinstance(value, ir.Call) and isinstance(value.callee, registry.Primitive) \
-        and value.callee.view and isinstance(value.args[0], ir.Var)
+def _opaque(p) -> bool:
+    """Whether p is a function s2sad has no rules for (np.ascontiguousarray, a C
+    function): it runs as it is, and its result may be a view of an argument."""
+    return p.printing in (registry.NUMPY, registry.USER) and p.bprop is None and \
+        p.bprop_factory is None and p.jvp is None and p.taylor is None and not p.nondiff \
+        and p.linear is None and p.multilinear is None and not p.multilinear_all
+
+
+def _view_call(p, call) -> bool:
+    """Whether call passes p's parameter that makes a view (registry.defview's when):
+    np.array(a, copy=False), np.diff(a, 0); a value that is not a constant may."""
+    key, values = p.view_when
+    params = list(p.signature.parameters) if p.signature is not None else []
+    at = params.index(key) if key in params else None
+    arg = dict(call.kwargs).get(key, call.args[at] if at is not None and at < len(
+        call.args) else None)
+    if arg is None:                         # left out: its default
+        default = p.signature.parameters[key].default if at is not None else None
+        return default is not inspect.Parameter.empty and _among(default, values)
+    return not isinstance(arg, ir.Const) or _among(arg.value, values)
+
+
+def _among(v, values) -> bool:
+    """v is one of values (a number, a bool or None; anything else may be)."""
+    return not isinstance(v, (int, float, type(None))) or any(v == w for w in values)
+
+
+def _viewed(value) -> list:
+    """The arguments (Vars) that `t = p(a, ...)` may be a view of: p's declared view
+    arguments (registry.defview), none where the call passes the keyword that makes a
+    copy (np.array(a, copy=True)), or where p is no view."""
+    p = getattr(value, "callee", None)
+    if not isinstance(value, ir.Call) or not isinstance(p, registry.Primitive):
+        return []
+    if not p.view:      # a library function without rules may return any argument's view
+        return [a for a in value.atoms() if isinstance(a, ir.Var)] if _opaque(p) else []
+    if p.view_when is not None and not _view_call(p, value):
+        return []
+    args = value.args if p.view_args is None else \
+        [value.args[i] for i in p.view_args if i < len(value.args)]
+    return [a for a in args if isinstance(a, ir.Var)]
+
+
+def _popped(value) -> bool:
+    """`t = item_of(lst, i)`: the item lst.pop(i) returns, the object lst held."""
+    return isinstance(value, ir.Call) and getattr(value.callee, "fn", None) is item_of \
+        and isinstance(value.args[0], ir.Var)
 
 
 def _alias_roots(order, carried=True):
@@ -74,10 +116,8 @@ def _alias_roots(order, carried=True):
 def _assign_roots(s, ident, holds, get):
     v, t = s.value, s.target
     i, h = set(ident.get(t, {t})), set(holds.get(t, {t}))
-    if isinstance(v, ir.Var) or _is_view(v):
-        viewed = [v] if isinstance(v, ir.Var) else v.args[:1] if v.callee.fn is not \
-            np.broadcast_arrays else [a for a in v.args if isinstance(a, ir.Var)]
-        for a in viewed:            # (np.broadcast_arrays: views of each argument)
+    if isinstance(v, ir.Var) or _viewed(v):
+        for a in [v] if isinstance(v, ir.Var) else _viewed(v):
             i, h = get(ident, a.name) | i, get(holds, a.name) | h
     elif isinstance(v, ir.Call) and getattr(v.callee, "copies", False):
         for a in v.atoms():         # a copy (d.copy(), dict(d)) holds the items, not d
@@ -93,6 +133,11 @@ def _assign_roots(s, ident, holds, get):
                 h |= get(holds, a.name)
     elif isinstance(v, ir.Item):
         inner = get(holds, v.value.name) - {v.value.name}
+        i, h = i | inner, h | inner
+    elif _popped(v):
+        # lst.pop(k) is one of lst's items, the same object: the leaves lst holds (not
+        # the earlier versions of lst that it holds, which the pop itself updates)
+        inner = {n for n in get(holds, v.args[0].name) if get(holds, n) <= {n}}
         i, h = i | inner, h | inner
     ident[t], holds[t] = i, h
 
