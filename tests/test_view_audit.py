@@ -25,6 +25,7 @@ primitive fails test_every_primitive_is_probed until someone decides.  The progr
 the end show each view the audit found undeclared refused (they were silently wrong).
 """
 
+import collections
 import importlib
 import operator
 import pkgutil
@@ -537,3 +538,22 @@ def max_of_arrays(x):
 def test_builtins_of_views_are_refused(f):
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="in-place update"):
         s2sad.grad(f)(_X)
+
+
+Record = collections.namedtuple("Record", "a b")
+
+
+def field_write(p, x):
+    r = p.a                               # the array the record holds
+    r[0] = 5.0 * x[1]
+    return np.sum(p.a * x)
+
+
+def test_a_field_of_a_record_is_a_view(monkeypatch):
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="in-place update"):
+        s2sad.grad(field_write, wrt=1)(Record(np.cos(_X), 2.0), _X)
+    monkeypatch.setattr(registry.lookup(V.field), "view", False)     # as it was: wrong
+    fresh = types.FunctionType(field_write.__code__, field_write.__globals__, "field_write")
+    g = s2sad.grad(fresh, wrt=1)(Record(np.cos(_X), 2.0), _X.copy())
+    assert not np.allclose(g, _fd(lambda x: field_write(Record(np.cos(_X), 2.0), x), _X),
+                           atol=1e-5)
