@@ -19,6 +19,7 @@ from typing import Dict
 from .. import ir, registry, runtime
 from ..errors import UnsupportedSyntaxError
 from ..rules.builtins import check_rebound, item_of
+from . import inplace_items
 
 
 def _opaque(p) -> bool:
@@ -62,6 +63,12 @@ def _viewed(value) -> list:
     args = value.args if p.view_args is None else \
         [value.args[i] for i in p.view_args if i < len(value.args)]
     return [a for a in args if isinstance(a, ir.Var)]
+
+
+def _indexed(value) -> bool:
+    """`t = c[i]` with c a variable: of a list, tuple or dict the object c holds."""
+    return isinstance(value, ir.Call) and getattr(value.callee, "fn", None) is \
+        operator.getitem and isinstance(value.args[0], ir.Var)
 
 
 def _popped(value) -> bool:
@@ -119,6 +126,10 @@ def _assign_roots(s, ident, holds, get):
     if isinstance(v, ir.Var) or _viewed(v):
         for a in [v] if isinstance(v, ir.Var) else _viewed(v):
             i, h = get(ident, a.name) | i, get(holds, a.name) | h
+        if _indexed(v):     # lst[i] (a loop over a list): the item itself, what lst holds
+            inner = get(holds, v.args[0].name) - {v.args[0].name}
+            sliced = isinstance(v.args[1], ir.Const) and isinstance(v.args[1].value, slice)
+            i, h = i if sliced else i | inner, h | inner    # lst[1:]: a new list of them
     elif isinstance(v, ir.Call) and getattr(v.callee, "copies", False):
         for a in v.atoms():         # a copy (d.copy(), dict(d)) holds the items, not d
             if isinstance(a, ir.Var):
@@ -226,6 +237,10 @@ def _check_updates(func, inplace, names):
                     stmt.value, ir.Call) and getattr(stmt.value.callee, "fn", None) in REBINDS):
                 raise
             guards.append(u)
+    if names is not None:           # `c[k] += v` of a list's item another name holds
+        order = list(ir.walk(func.body))
+        guards += [(stmt, cur, name, None) for stmt, cur, name in
+                   inplace_items.shared_items(func, order, inplace, *_alias_roots(order))]
     for stmt, old, name, _ in guards:
         _guard(func, stmt, old, name, names)
 
@@ -254,6 +269,7 @@ def _check_updates_of(func, inplace):
             # the rest of the iteration: `w = acc.reshape(3)` before `acc += v` is a view
             # of this iteration's acc, not of the next one's (the back edge would say both)
             roots = roots or _alias_roots(order, carried=False)
+            _check_back_edges(func, order, stmt, group, holds, roots[1], name, loc)
             ident_in, seen_in = roots
             group = ident_in.get(old, {old})
         new = getattr(stmt, "target", None)
@@ -315,6 +331,44 @@ def _after_loop(func, order, index, loop, stmt, group, holds, name, loc, old):
                     holds.get(v.name, {v.name}) & group:
                 refuse_alias(name, loc)
     return scope
+
+
+def _check_back_edges(func, order, stmt, group, holds, holds_in, name, loc):
+    """`for ...: acc += v; hist.append(acc)`: another name a loop around the update carries
+    (hist) holds, from the next iteration on, the object the update changes (the same
+    array in Python; an older value in s2sad's).  Refused where it is read after the
+    update in the loop's body, and after the loop where it holds older iterations' values
+    too (its next value is made from it: an append, d[k] = acc)."""
+    for loop in ir.walk(func.body):
+        if not isinstance(loop, ir.Loop) or not any(x is stmt for x in ir.walk(loop.body)) \
+                or not any(c in group for c, _, _ in loop.carried):
+            continue        # (a loop that makes the variable anew each time: not its own)
+        held = {c: nxt.name for c, _, nxt in loop.carried if isinstance(nxt, ir.Var) and
+                func.base.get(c, c) != name and holds.get(nxt.name, {nxt.name}) & group}
+        if not held:
+            continue
+        body = list(ir.walk(loop.body))
+        after = body[next(i for i, s in enumerate(body) if s is stmt) + 1:]
+        outs = [s for s in body if isinstance(s, ir.If) and
+                any(x is stmt for x in ir.walk(s.body + s.orelse))]
+        reads = [v.name for s in after + outs for v in _own_reads(s)]
+        end = _end(order, loop)
+        reads += [v.name for s in order[end:] for v in _own_reads(s)
+                  if v.name in held and v.name in holds_in.get(held[v.name], ())]
+        if any(r in held for r in reads):
+            refuse_alias(name, loc)
+
+
+def _own_reads(s):
+    """The names s itself reads: an If's test and outs, a Loop's iterable and inits (their
+    blocks' statements are walked on their own)."""
+    if isinstance(s, ir.If):
+        atoms = [s.test] + [a for _, x, y in s.outs for a in (x, y)]
+    elif isinstance(s, ir.Loop):
+        atoms = [s.iter] + [i for _, i, _ in s.carried]
+    else:
+        return ir.reads(s)
+    return [a for a in atoms if isinstance(a, ir.Var)]
 
 
 def _held_elsewhere(stmts, lit, loop, update=None) -> bool:

@@ -1,0 +1,146 @@
+"""The alias check's part for ``c[k] op= v`` where c is a list or a dict.
+
+Python runs it as ``t = c[k]; t op= v; c[k] = t``: where the item is an array, ``op=``
+changes that array in place, so every other reference to it sees the change (another
+name bound to it, a copy of the list ``list(c)`` or ``c.copy()``, which holds the same
+arrays, another place in c, a loop's element).  The lowering makes
+``cur = c[k]; new = cur op v; c_1 = setitem(c, k, new)``, in which only c_1 sees it.
+
+Input: the lowered function, its in-place updates (inplace.py) and the alias tables
+(inplace._alias_roots).  Output: the ``new = cur op v`` statements where the item may be
+held elsewhere; inplace.py puts ``check_rebound(cur)`` before each, which refuses an
+array, list or dict where the code runs (a number's ``+=`` makes a new one: it passes).
+
+``c[k] = c[k] + v`` makes a new array in Python (nothing else sees it): lowered the same
+way, it is told apart by where its parts come from: the lowering makes the read and
+the operation of ``c[k] op= v`` at the statement itself, those of ``c[k] + v`` at the
+expression on the right of ``=``.
+"""
+
+import operator
+
+from .. import ir, runtime
+from ..rules.builtins import as_tuple, dict_copy, without
+
+# calls that make a list, tuple or dict: a new one, or a changed copy of their first argument
+_MAKES = {runtime.list_append, runtime.make_dict, dict_copy, as_tuple, without}
+_CHANGES = {runtime.setitem}
+
+
+def _fn(value):
+    return getattr(getattr(value, "callee", None), "fn", None) if isinstance(value, ir.Call) \
+        else None
+
+
+def containers(order) -> set:
+    """The names that hold a list, tuple or dict made in the function: literals, what
+    the container helpers make of them, their slices and copies, joins and loops."""
+    out = set()
+
+    def is_one(a):
+        return isinstance(a, ir.Const) and isinstance(a.value, (list, tuple, dict)) or \
+            isinstance(a, ir.Var) and a.name in out
+    for _ in range(3):
+        for s in order:
+            if isinstance(s, ir.Assign):
+                v, fn = s.value, _fn(s.value)
+                first = v.args[0] if fn is not None and v.args else None
+                if isinstance(v, ir.Pack) or fn in _MAKES or is_one(v) or \
+                        (fn in _CHANGES and is_one(first)) or \
+                        (fn is operator.getitem and is_one(first) and
+                         isinstance(v.args[1], ir.Const) and isinstance(v.args[1].value, slice)):
+                    out.add(s.target)
+            elif isinstance(s, ir.If):
+                out.update(t for t, a, b in s.outs if is_one(a) or is_one(b))
+            elif isinstance(s, ir.Loop):
+                out.update(t for t, a, b in s.carried if is_one(a) or is_one(b))
+    return out
+
+
+def augmented(order, inplace, cont):
+    """(the statement `new = cur op v`, cur, new, the container's user name) for each
+    `c[k] op= v` among the updates whose c is a list, tuple or dict."""
+    defs = {s.target: s for s in order if isinstance(s, ir.Assign)}
+    for stmt, old, name, _ in inplace:
+        v = getattr(stmt, "value", None)
+        if _fn(v) is not runtime.setitem or len(v.args) != 3 or \
+                not isinstance(v.args[2], ir.Var) or getattr(v.args[0], "name", None) not in cont:
+            continue
+        op_s = defs.get(v.args[2].name)
+        if op_s is None or op_s.src != stmt.src or not isinstance(op_s.value, ir.Call) or \
+                not op_s.value.args or not isinstance(op_s.value.args[0], ir.Var):
+            continue
+        cur_s = defs.get(op_s.value.args[0].name)
+        if cur_s is not None and cur_s.src == stmt.src and _fn(cur_s.value) is \
+                operator.getitem and tuple(cur_s.value.args[:2]) == tuple(v.args[:2]):
+            yield op_s, cur_s.target, op_s.target, name
+
+
+def shared_items(func, order, inplace, ident, holds):
+    """The `new = cur op v` statements of `c[k] op= v` (c a list or dict) whose item may
+    be held by something else that is read after the change (see the module docstring),
+    with cur and the user's name of the update."""
+    cont = containers(order)
+    out = []
+    for op_s, cur, new, name in augmented(order, inplace, cont):
+        group = ident.get(cur, {cur}) - cont
+        if _held_twice(func, order, group - {cur}, holds) or \
+                _read_after(func, order, op_s, group, holds, new):
+            out.append((op_s, cur, f"{name}[...]"))
+    return out
+
+
+def _held_twice(func, order, items, holds) -> bool:
+    """Whether one of the objects items may be is the caller's (a parameter) or read by
+    more than one statement, or in a loop it was not made in (put in two places)."""
+    reads = {}
+    made_in = {}
+    for s in order:
+        if isinstance(s, ir.Loop):
+            inner = list(ir.walk(s.body)) + list(ir.walk(s.cond))
+            for x in inner:
+                for t in ir.targets(x):
+                    made_in.setdefault(t, set()).add(id(s))
+    for s in order:
+        if isinstance(s, (ir.If, ir.Loop)):
+            atoms = [s.test] + [a for _, x, y in s.outs for a in (x, y)] if \
+                isinstance(s, ir.If) else [s.iter] + [i for _, i, n in s.carried] + \
+                [n for _, i, n in s.carried]
+            names = [a.name for a in atoms if isinstance(a, ir.Var)]
+        elif isinstance(s, ir.Assign):      # (a read that keeps no reference: not one)
+            names = [v.name for v in ir.reads(s) if v.name in holds.get(s.target, ())]
+        else:
+            names = []
+        for n in names:
+            if n in items:
+                reads[n] = reads.get(n, 0) + 1
+    if any(i in func.params or reads.get(i, 0) > 1 for i in items):
+        return True
+    for s in order:                 # read in a loop that runs the read more than once
+        if isinstance(s, ir.Loop):
+            inner = [x for x in list(ir.walk(s.body)) + list(ir.walk(s.cond))
+                     if not isinstance(x, (ir.If, ir.Loop))]
+            if any(v.name in items and id(s) not in made_in.get(v.name, ()) and
+                   v.name in holds.get(x.target, ()) for x in inner
+                   if isinstance(x, ir.Assign) for v in ir.reads(x)):
+                return True
+    return False
+
+
+def _read_after(func, order, op_s, group, holds, new) -> bool:
+    """Whether a name that may hold the item is read after its change (anywhere in a
+    loop around it: the next iteration), other than through the container's new value."""
+    index = next(i for i, s in enumerate(order) if s is op_s)
+    scope = order[index + 1:]
+    for s in order:
+        if isinstance(s, ir.Loop) and any(x is op_s for x in ir.walk(s.body)):
+            scope += list(ir.walk(s.body)) + list(ir.walk(s.cond))
+    for s in scope:
+        if isinstance(s, (ir.If, ir.Loop)) or _fn(getattr(s, "value", None)) is \
+                runtime.setitem and new in [getattr(a, "name", None) for a in s.value.args]:
+            continue                # the write back of the changed item (c[k] = t)
+        for v in ir.reads(s):
+            seen = holds.get(v.name, {v.name})
+            if seen & group and new not in seen:
+                return True
+    return False

@@ -1,0 +1,457 @@
+"""Shared mutable state that the functional form must follow or refuse (red-team set).
+
+Each program below is valid Python that runs with plain NumPy.  Those marked WRONG
+gave a silently wrong value and gradient before the alias check learned the pattern
+(s2sad's result against NumPy's and central differences); they are refused now, at
+the line that changes the shared object, either when the derivative is made or (for
+``x op= v``, which is in place only for an array) where the code runs.  The others
+must stay accepted, with NumPy's value and derivatives of orders 1 and 2 in reverse
+and forward mode.
+
+The patterns:
+
+* a loop that changes an array in place and keeps it in a list or dict each time
+  (``acc += v; hist.append(acc)``): in Python every entry is the same array;
+* an item of a list or dict changed by ``lst[k] += v`` while another name, a copy
+  of the list (``list(lst)``, ``lst.copy()``, ``dict(d)``) or another place holds it;
+* a loop's element of a list (``for arr in [a, b]: arr += v``, ``zip``, ``items()``),
+  the array itself.
+"""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad.check import check_grads
+
+X = (np.array([0.3, -0.7, 1.1]), np.array([-0.9, 0.4, -0.2]))   # sum > 0 and < 0
+
+
+def add_to(lst, v):
+    lst.append(v)
+
+
+def bump_first(lst, v):
+    lst[0] += v                     # MARK (helper_adds_to_first)
+
+
+# -- WRONG before: a loop keeps the array it changes in place ---------------------------
+def loop_appends_updated(x):
+    acc = x * 0.0
+    hist = []
+    for i in range(3):
+        acc += x * i                # MARK
+        hist.append(acc)
+    return np.sum(hist[0] * x)
+
+
+def loop_stores_updated_in_dict(x):
+    acc = x * 1.0
+    d = {}
+    for i in range(3):
+        acc *= 1.5                  # MARK
+        d[i] = acc
+    return np.sum(d[0] * x)
+
+
+def loop_writes_element_then_appends(x):
+    acc = x * 1.0
+    hist = []
+    for i in range(3):
+        acc[0] = acc[0] + x[1] * i  # MARK
+        hist.append(acc)
+    return np.sum(hist[0] * x)
+
+
+def loop_appends_updated_with_break(x):
+    acc = x * 1.0
+    hist = []
+    for i in range(5):
+        acc += x                    # MARK
+        hist.append(acc)
+        if i == 1:
+            break
+    return np.sum(hist[0] * x)
+
+
+def loop_updates_in_a_branch(x):
+    acc = x * 1.0
+    hist = []
+    for i in range(3):
+        if i % 2 == 0:
+            acc += x                # MARK
+        hist.append(acc)
+    return np.sum(hist[0] * x)
+
+
+def while_true_appends_updated(x):
+    acc = x * 1.0
+    hist = []
+    i = 0
+    while True:
+        acc *= 0.9                  # MARK
+        hist.append(acc)
+        i += 1
+        if i >= 2:
+            break
+    return np.sum(hist[0] * x)
+
+
+def closure_appends_updated(x):
+    acc = x * 1.0
+    hist = []
+
+    def record():
+        hist.append(acc)
+    for i in range(3):
+        acc += x                    # MARK
+        record()
+    return np.sum(hist[0] * x)
+
+
+def helper_appends_updated(x):
+    acc = x * 1.0
+    hist = []
+    for i in range(3):
+        acc += x                    # MARK
+        add_to(hist, acc)
+    return np.sum(hist[0] * x)
+
+
+# -- WRONG before: a loop's element is the list's array ---------------------------------
+def loop_over_list_literal_adds(x):
+    a = x * 1.0
+    b = x * 2.0
+    for arr in [a, b]:
+        arr += x                    # MARK
+    return np.sum(a * b)
+
+
+def loop_over_list_literal_writes(x):
+    a = x * 1.0
+    b = x * 2.0
+    for arr in [a, b]:
+        arr[0] = x[2]               # MARK
+    return np.sum(a * b * x)
+
+
+def loop_over_dict_items_adds(x):
+    d = {"a": x * 1.0, "b": x * 2.0}
+    for k, v in d.items():
+        v += x                      # MARK
+    return np.sum(d["a"] * d["b"])
+
+
+def loop_over_zip_adds(x):
+    a = [x * 1.0, x * 2.0]
+    for u, w in zip(a, a):
+        u += w                      # MARK
+    return np.sum(a[0] * a[1])
+
+
+def loop_appends_to_rows(x):
+    rows = [[x], [x * 2]]
+    for r in rows:
+        r.append(x * 3)             # MARK
+    return np.sum(rows[0][-1]) + len(rows[0])
+
+
+def item_of_inserted_list_adds(x):
+    a = x * 1.0
+    lst = []
+    lst.insert(0, a)
+    v = lst[0]
+    v += x                          # MARK
+    return np.sum(a * x)
+
+
+def item_of_extended_list_adds(x):
+    a = x * 1.0
+    lst = []
+    lst.extend([a])
+    v = lst[0]
+    v += x                          # MARK
+    return np.sum(a * x)
+
+
+def item_of_updated_dict_adds(x):
+    a = x * 1.0
+    d = {}
+    d.update({"a": a})
+    v = d["a"]
+    v += x                          # MARK
+    return np.sum(a * x)
+
+
+# -- WRONG before: lst[k] op= v changes the array other names hold ----------------------
+def shallow_list_copy(x):
+    a = [x * 1.0, x * 2.0]
+    b = list(a)
+    a[0] += x                       # MARK
+    return np.sum(b[0] * x)
+
+
+def shallow_copy_method(x):
+    a = [x * 1.0, x * 2.0]
+    b = a.copy()
+    a[1] *= x                       # MARK
+    return np.sum(b[1] * x)
+
+
+def shallow_dict_copy(x):
+    d = {"k": x * 1.0}
+    d2 = dict(d)
+    d["k"] += x                     # MARK
+    return np.sum(d2["k"] * x)
+
+
+def item_taken_then_added(x):
+    lst = [x * 1.0]
+    v = lst[-1]
+    lst[-1] += x                    # MARK
+    return np.sum(v * x)
+
+
+def item_named_before(x):
+    a = x * 1.0
+    lst = [a]
+    lst[0] += x                     # MARK
+    return np.sum(a * x)
+
+
+def same_array_twice(x):
+    a = x * 1.0
+    lst = []
+    lst.append(a)
+    lst.append(a)
+    lst[0] += x                     # MARK
+    return np.sum(lst[1] * x)
+
+
+def two_lists_share_items(x):
+    a = []
+    b = []
+    for i in range(2):
+        v = x * (i + 1.0)
+        a.append(v)
+        b.append(v)
+    a[0] += x                       # MARK
+    return np.sum(b[0] * x)
+
+
+def helper_adds_to_first(x):
+    a = x * 1.0
+    lst = [a]
+    bump_first(lst, x)
+    return np.sum(a * x)
+
+
+def item_read_in_loop_then_added(x):
+    lst = [x * 1.0]
+    v = lst[0]
+    s = 0.0
+    for i in range(2):
+        s = s + np.sum(v * x)
+        lst[0] += x                 # MARK
+    return s
+
+
+def copy_sees_added_number(x):
+    lst = [x * 1.0]
+    keep = list(lst)
+    if np.sum(x) > 0:
+        lst[0] += 1.0               # MARK
+    return np.sum(keep[0] * x)
+
+
+WRONG_BEFORE = [
+    loop_appends_updated, loop_stores_updated_in_dict, loop_writes_element_then_appends,
+    loop_appends_updated_with_break, loop_updates_in_a_branch, while_true_appends_updated,
+    closure_appends_updated, helper_appends_updated, loop_over_list_literal_adds,
+    loop_over_list_literal_writes, loop_over_dict_items_adds, loop_over_zip_adds,
+    loop_appends_to_rows, item_of_inserted_list_adds, item_of_extended_list_adds,
+    item_of_updated_dict_adds, shallow_list_copy, shallow_copy_method, shallow_dict_copy,
+    item_taken_then_added, item_named_before, same_array_twice, two_lists_share_items,
+    helper_adds_to_first, item_read_in_loop_then_added, copy_sees_added_number]
+
+
+def _marked_line(f) -> int:
+    lines, start = inspect.getsourcelines(bump_first if f is helper_adds_to_first else f)
+    return start + next(i for i, t in enumerate(lines) if "# MARK" in t)
+
+
+@pytest.mark.parametrize("f", WRONG_BEFORE, ids=lambda f: f.__name__)
+def test_refused_at_the_users_line(f):
+    f(X[0].copy())                  # plain Python runs it
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as e:
+        s2sad.grad(f)(X[0].copy())
+    where = e.value.location
+    text = str(e.value)
+    assert (where is not None and where.line == _marked_line(f)) or \
+        f":{_marked_line(f)}:" in text, text
+
+
+# -- accepted: the same shapes where nothing else holds the object ----------------------
+def loop_binds_second_name(x):
+    acc = x * 1.0
+    b = None
+    for i in range(3):
+        acc += x
+        b = acc
+    return np.sum(b * x)
+
+
+def loop_keeps_fresh_list(x):
+    acc = x * 1.0
+    hist = [acc]
+    for i in range(3):
+        acc += x * i
+        hist = [acc]
+    return np.sum(hist[0] * x)
+
+
+def loop_appends_new_values(x):
+    acc = x * 1.0
+    hist = []
+    for i in range(3):
+        acc = acc + x * i
+        hist.append(acc)
+    return np.sum(hist[0] * x) + np.sum(hist[2])
+
+
+def loop_appends_copies(x):
+    acc = x * 1.0
+    hist = []
+    for i in range(3):
+        acc *= 1.1
+        hist.append(acc * 1.0)
+    return np.sum(hist[0] * x) + np.sum(hist[2])
+
+
+def loop_appends_numbers(x):
+    s = 0.0
+    hist = []
+    for i in range(3):
+        s += x[i]
+        hist.append(s)
+    return hist[0] * hist[1] + hist[2]
+
+
+def loop_fresh_array_in_dict(x):
+    d = {}
+    for j in range(2):
+        acc = x * (j + 1.0)
+        acc *= x
+        d[j] = acc
+    return np.sum(d[0] * x) + np.sum(d[1])
+
+
+def loop_reads_list_literal(x):
+    a = x * 1.0
+    b = x * 2.0
+    s = 0.0
+    for arr in [a, b]:
+        s = s + np.sum(arr * arr)
+    a += x
+    return s + np.sum(a)
+
+
+def loop_replaces_items(x):
+    lst = [x * 1.0, x * 2.0]
+    for i in range(2):
+        lst[i] = lst[i] * x
+    return np.sum(lst[0] + lst[1])
+
+
+def items_added_unshared(x):
+    lst = [x * 1.0, x * 2.0]
+    lst[0] += x
+    lst[1] *= x
+    return np.sum(lst[0] * lst[1])
+
+
+def items_added_in_loops(x):
+    lst = [x * 1.0, x * 2.0]
+    for i in range(2):
+        lst[i] += x * i
+    for k in range(2):
+        lst[0] *= x
+    return np.sum(lst[0] * lst[1])
+
+
+def dict_item_added(x):
+    d = {}
+    d["a"] = np.sin(x)
+    d["a"] += x
+    e = {"a": x * 1.0, "b": np.cos(x)}
+    e["a"] += e["b"]
+    return np.sum(d["a"] * x) + np.sum(e["a"])
+
+
+def number_items_added(x):
+    a = x[0] * 1.0
+    lst = [a, x[1]]
+    lst[0] += x[2]
+    return lst[0] * a + lst[1]
+
+
+def item_replaced_by_new_value(x):
+    a = x * 1.0
+    lst = [a]
+    lst[0] = lst[0] + x             # a new array in Python: a keeps its value
+    return np.sum(a * x) + np.sum(lst[0])
+
+
+def appended_item_added(x):
+    lst = []
+    for i in range(3):
+        lst.append(x * (i + 1.0))
+    lst[1] += x
+    t = (lst[2] * 2.0,)
+    lst[2] += x
+    return np.sum(lst[1] * lst[2]) + np.sum(t[0])
+
+
+def item_taken_then_replaced(x):
+    lst = [x * 1.0]
+    v = lst[-1]
+    lst[-1] = x * 2
+    return np.sum(v * x) + np.sum(lst[-1])
+
+
+def closure_rebinds_between_calls(x):
+    acc = [x]
+
+    def push(v):
+        acc.append(v * 2)
+    push(x)
+    old = acc
+    acc = [x * 5]
+    push(np.sin(x))
+    return np.sum(acc[-1]) + np.sum(old[-1]) + len(old) + len(acc)
+
+
+def helper_appends_to_second_name(x):
+    a = [x]
+    b = a
+    add_to(b, np.cos(x))
+    return np.sum(a[-1]) + len(a)
+
+
+ACCEPTED = [
+    loop_binds_second_name, loop_keeps_fresh_list, loop_appends_new_values,
+    loop_appends_copies, loop_appends_numbers, loop_fresh_array_in_dict,
+    loop_reads_list_literal, loop_replaces_items, items_added_unshared,
+    items_added_in_loops, dict_item_added, number_items_added, item_replaced_by_new_value,
+    appended_item_added, item_taken_then_replaced, closure_rebinds_between_calls,
+    helper_appends_to_second_name]
+
+
+@pytest.mark.parametrize("x", X, ids=("pos", "neg"))
+@pytest.mark.parametrize("f", ACCEPTED, ids=lambda f: f.__name__)
+def test_accepted_value_and_orders_one_and_two(f, x):
+    value, _ = s2sad.value_and_grad(f)(x.copy())
+    np.testing.assert_allclose(value, f(x.copy()), rtol=1e-12)
+    check_grads(f, (x.copy(),), order=2, modes=("rev", "fwd"))
