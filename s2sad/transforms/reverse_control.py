@@ -363,29 +363,25 @@ class ControlFlow:
 def _may_be_views(L: ir.Loop, body):
     """A test of the names a loop pushes: may its value be a view of an array the loop
     binds anew (the row H[t] of an H that x[i] = v replaces)?  tape_keep copies those
-    where they are much smaller than their array.  A value made by a primitive that
-    makes a new array, a view of an array made before the loop (xs[t]) or a value popped
-    from a tape (kept when it was pushed) is kept as it is; anything else is tested
-    where it runs."""
+    where they are much smaller than their array: the views (x[i], a reshape, a
+    transpose) of arrays bound in the loop, through copies and branches.  A view of an
+    array made before the loop (xs[t]) is kept as it is."""
     defs = {st.target: st.value for st in ir.walk(body) if isinstance(st, ir.Assign)}
     defs.update((c, v) for c, _, v in L.carried if c not in defs)
+    defs.update((t, (a, b)) for st in ir.walk(body) if isinstance(st, ir.If)
+                for t, a, b in st.outs)
     inside = set(defs) | {t for st in ir.walk(body) for t in ir.targets(st)}
     memo = {}
 
     def made(v) -> bool:
         """May v be a view of an array the loop binds anew?"""
-        if isinstance(v, ir.Const):
-            return False
+        if isinstance(v, tuple):            # an If's out: either side's
+            return any(made(a) for a in v)
         if isinstance(v, ir.Var):
             return views(v.name)
-        if isinstance(v, ir.Item):          # an item of an item of ...: of a pop?
-            while isinstance(v, ir.Item) and isinstance(v.value, ir.Var):
-                v = defs.get(v.value.name)
-            return getattr(getattr(v, "callee", None), "fn", None) is not runtime.tape_pop
-        p = getattr(v, "callee", None)
-        if not isinstance(v, ir.Call) or not isinstance(p, registry.Primitive):
-            return True
-        return p.view and isinstance(v.args[0], ir.Var) and v.args[0].name in inside
+        p = getattr(v, "callee", None)      # (an item of a tuple, a number: no array view)
+        return isinstance(p, registry.Primitive) and p.view and \
+            isinstance(v.args[0], ir.Var) and v.args[0].name in inside
 
     def views(n) -> bool:
         if n == L.index:
