@@ -143,4 +143,41 @@ def f(x):
     c16 = helper3(lst17[1], x)
     return c16
 ''', [np.array([0.4964507652478893, -0.5867316687464461, 0.3280144357081693])], "jvp"),
+    ("seed 501 #115 tape_keep around branch outs at order 2 (a None + None adjoint)",
+     "import math\n\nimport numpy as np\n\nimport s2sad\n\n\n" + '''G = np.array([0.5, -1.0, 2.0])
+S = 0.7
+
+def helper1(a2, a3):
+    acc4 = a3[2]
+    j5 = 0
+    while j5 < 3:
+        j5 += 1
+        if acc4 >= -0.2:
+            continue
+        z6 = np.arange(6.0).reshape(2, 3) * 0.2 * 1.0
+        acc4 += np.prod(np.exp(np.tanh(a2))) * 0.5
+    lst8 = [acc4 / 1.7 * (acc4 % 0.7), acc4 % (1.0 + 1.3 * 1.3) if acc4 > 0.5 else np.power(acc4, 2)]
+    return np.var(np.array([lst8[0], acc4, a3[1]]))
+dg9 = s2sad.grad(helper1)
+
+def make10(c):
+
+    def inner(a):
+        return np.tanh(np.outer(np.array([0.6, -0.2]), a).sum(axis=0))
+    return inner
+
+def f(x, y, n, w):
+    acc12 = np.arange(6.0).reshape(2, 3) * 0.2 * 1.0
+    for a11 in [dg9(np.concatenate([w, w[:1]]), np.concatenate([w, w[:1]])), s2sad.grad(helper1)(x, np.concatenate([w, w[:1]]))]:
+        v14 = math.exp(math.sin(helper1(np.minimum(a11, S), dg9(acc12[0], x))))
+    v15 = np.maximum(np.tanh(acc12), np.std(np.tile(G, (2, 1))))
+    v16 = (-(x + G))[[2, 0, 1]]
+    c17 = (v16[::2] + np.dot(acc12, G)) * (helper1(x, x) if n > 1 else helper1(x, v16))
+    g18 = make10(s2sad.derivative(helper1)(G - y, np.sqrt(1.0 + v16 ** 2)))
+    z20 = np.linalg.inv(np.array([v16, G]) @ np.array([v16, G]).T + np.eye(2)) @ np.array([v16, G]) * 1.0
+    lst22 = [x, g18(x) + np.cos(G)]
+    lst22[1] = np.mean(v15, axis=0) + np.flip(z20[0])
+    return dg9(np.sum(z20, axis=0), lst22[0]) * np.sum(c17)
+''', [np.array([-0.42116070834391844, -0.4258006591156884, 0.03237925892606903]),
+      1.2586633649976093, 3, np.array([-0.6825584918153551, -0.34317692910415065])], "order2"),
 ]
