@@ -15,7 +15,8 @@ The patterns:
 * an item of a list or dict changed by ``lst[k] += v`` while another name, a copy
   of the list (``list(lst)``, ``lst.copy()``, ``dict(d)``) or another place holds it;
 * a loop's element of a list (``for arr in [a, b]: arr += v``, ``zip``, ``items()``),
-  the array itself.
+  the array itself;
+* a list repeated (``[v] * n``): its gradient reached one of the copies only.
 """
 
 import inspect
@@ -266,8 +267,75 @@ def copy_sees_added_number(x):
     return np.sum(keep[0] * x)
 
 
+def list_copied_in_loop_then_item_added(x):
+    lst = [x * 1.0, x * 2.0]
+    out = 0.0
+    for i in range(2):
+        snap = list(lst)
+        lst[i] += x                 # MARK
+        out = out + np.sum(snap[i] * x)
+    return out
+
+
+def inner_loop_keeps_array(x):
+    acc = x * 1.0
+    s = 0.0
+    for j in range(2):
+        snap = []
+        for i in range(2):
+            snap.append(acc)
+        acc += x                    # MARK
+        s = s + np.sum(snap[0] * x)
+    return s
+
+
+def concatenated_list_holds_array(x):
+    a = x * 1.0
+    lst = [a] + [x]
+    a += x                          # MARK
+    return np.sum(lst[0] * x)
+
+
+# -- WRONG before: [v] * n (its gradient reached one copy; an item's change all) ---------
+def repeated_list_item_added(x):
+    a = x * 1.0
+    lst = [a] * 2                   # MARK
+    lst[0] += x
+    return np.sum(lst[1] * x)
+
+
+def repeated_list_then_array_added(x):
+    a = x * 1.0
+    lst = [a] * 2                   # MARK
+    a += x
+    return np.sum(lst[0] * x)
+
+
+def repeated_list_of_arrays(x):
+    lst = [x * 1.0] * 2             # MARK
+    return np.sum(lst[0] * lst[1])
+
+
+def repeated_tuple_of_numbers(x):
+    t = (x[0],) * 2                 # MARK
+    return t[0] * t[1] + np.sum(x)
+
+
+def repeated_list_summed(x):
+    lst = 3 * [x[1]]                # MARK
+    return sum(lst) * x[0]
+
+
+def repeated_list_stacked(x):
+    lst = [x] * 2                   # MARK
+    return np.sum(np.stack(lst) ** 2)
+
+
 WRONG_BEFORE = [
-    loop_appends_updated, loop_stores_updated_in_dict, loop_writes_element_then_appends,
+    list_copied_in_loop_then_item_added, inner_loop_keeps_array,
+    concatenated_list_holds_array, repeated_list_item_added, repeated_list_then_array_added,
+    repeated_list_of_arrays, repeated_tuple_of_numbers, repeated_list_summed,
+    repeated_list_stacked, loop_appends_updated, loop_stores_updated_in_dict, loop_writes_element_then_appends,
     loop_appends_updated_with_break, loop_updates_in_a_branch, while_true_appends_updated,
     closure_appends_updated, helper_appends_updated, loop_over_list_literal_adds,
     loop_over_list_literal_writes, loop_over_dict_items_adds, loop_over_zip_adds,
@@ -440,7 +508,32 @@ def helper_appends_to_second_name(x):
     return np.sum(a[-1]) + len(a)
 
 
+def number_list_repeated_then_items_added(x):
+    lst = [0.0] * 3                 # constants: nothing to differentiate in the repetition
+    for i in range(3):
+        lst[i] += x[i] ** 2
+    return lst[0] * lst[1] + lst[2]
+
+
+def list_of_arrays_rebuilt_in_loop(x):
+    lst = [x * 1.0, x * 2.0]
+    for i in range(2):
+        lst = [v * x for v in lst]
+        lst[0] += x
+    return np.sum(lst[0] * lst[1])
+
+
+def array_updated_then_listed_twice(x):
+    acc = x * 1.0
+    for i in range(2):
+        acc += x
+    hist = [acc, acc]
+    return np.sum(hist[0] * hist[1])
+
+
 ACCEPTED = [
+    number_list_repeated_then_items_added, list_of_arrays_rebuilt_in_loop,
+    array_updated_then_listed_twice,
     loop_binds_second_name, loop_keeps_fresh_list, loop_appends_new_values,
     loop_appends_copies, loop_appends_numbers, loop_fresh_array_in_dict,
     loop_reads_list_literal, loop_replaces_items, items_added_unshared,

@@ -86,8 +86,10 @@ def _alias_roots(order, carried=True):
     change where holds[v] meets them.  A list's items are not the list: replacing
     lst[1] leaves them alone.  Joins and loops feed each other: to a fixed point.
     carried=False leaves out loops' back edges: the names of one iteration, where a
-    carried name is its start value (the init), not what the iteration makes of it."""
+    carried name is its start value (the init), not what the iteration makes of it
+    (carried a set of loops' ids: theirs only; a loop that ends before keeps its own)."""
     ident: Dict[str, set] = {}
+    cont = inplace_items.containers(order)
     holds: Dict[str, set] = {}
 
     def get(table, name):
@@ -109,20 +111,25 @@ def _alias_roots(order, carried=True):
             elif isinstance(s, ir.Loop):
                 # a carried name starts as its init and ends as its next value; each
                 # iteration's element is a view of what the loop runs over
+                cut = not carried if isinstance(carried, bool) else id(s) in carried
                 for t, init, nxt in s.carried:
-                    join(t, (init, nxt) if carried else (init,))
+                    join(t, (init,) if cut else (init, nxt))
                 if s.index is not None:
                     join(s.index, (s.iter,))
             elif isinstance(s, ir.Assign):
-                _assign_roots(s, ident, holds, get)
+                _assign_roots(s, ident, holds, get, cont)
         if sum(len(v) for v in ident.values()) + sum(len(v) for v in holds.values()) == before:
             break
     return ident, holds
 
 
-def _assign_roots(s, ident, holds, get):
+def _assign_roots(s, ident, holds, get, cont=()):
     v, t = s.value, s.target
     i, h = set(ident.get(t, {t})), set(holds.get(t, {t}))
+    if getattr(getattr(v, "callee", None), "fn", None) in (operator.add, operator.mul):
+        for a in v.args:            # [a] * 2, [a] + [b], (a,) * 2: a list of the same items
+            if isinstance(a, ir.Var) and a.name in cont:
+                h |= get(holds, a.name) - {a.name}
     if isinstance(v, ir.Var) or _viewed(v):
         for a in [v] if isinstance(v, ir.Var) else _viewed(v):
             i, h = get(ident, a.name) | i, get(holds, a.name) | h
@@ -151,6 +158,12 @@ def _assign_roots(s, ident, holds, get):
         inner = {n for n in get(holds, v.args[0].name) if get(holds, n) <= {n}}
         i, h = i | inner, h | inner
     ident[t], holds[t] = i, h
+
+
+def _loops_around(order, stmt) -> frozenset:
+    """The ids of the loops whose body holds stmt."""
+    return frozenset(id(s) for s in order if isinstance(s, ir.Loop) and
+                     any(x is stmt for x in ir.walk(s.body)))
 
 
 def _carrying_loop(stmts, stmt, name):
@@ -182,6 +195,8 @@ def check_inplace(func, inplace, names=None):
     `x op= v` that would be refused is kept with a check where it runs instead
     (check_rebound: x may be a number, which `op=` replaces); names: for its name.
     """
+    order = list(ir.walk(func.body))
+    inplace_items.refuse_repetition(order, inplace_items.containers(order))
     try:
         _check_updates(func, inplace, names)
     except UnsupportedSyntaxError as e:
@@ -239,8 +254,9 @@ def _check_updates(func, inplace, names):
             guards.append(u)
     if names is not None:           # `c[k] += v` of a list's item another name holds
         order = list(ir.walk(func.body))
-        guards += [(stmt, cur, name, None) for stmt, cur, name in
-                   inplace_items.shared_items(func, order, inplace, *_alias_roots(order))]
+        guards += [(stmt, cur, name, None) for stmt, cur, name in inplace_items.shared_items(
+            func, order, inplace, _alias_roots(order),
+            lambda stmt: _alias_roots(order, carried=_loops_around(order, stmt)))]
     for stmt, old, name, _ in guards:
         _guard(func, stmt, old, name, names)
 
@@ -256,7 +272,7 @@ def _check_updates_of(func, inplace):
         return
     order = list(ir.walk(func.body))
     ident, holds = _alias_roots(order)
-    roots = None                    # the same within one iteration, made where needed
+    roots = {}                      # the same within one iteration, made where needed
     for stmt, old, name, loc in inplace:
         group = ident.get(old, {old})
         index = next(i for i, s in enumerate(order) if s is stmt)
@@ -268,9 +284,10 @@ def _check_updates_of(func, inplace):
                                 old)
             # the rest of the iteration: `w = acc.reshape(3)` before `acc += v` is a view
             # of this iteration's acc, not of the next one's (the back edge would say both)
-            roots = roots or _alias_roots(order, carried=False)
-            _check_back_edges(func, order, stmt, group, holds, roots[1], name, loc)
-            ident_in, seen_in = roots
+            around = _loops_around(order, stmt)
+            roots[around] = roots.get(around) or _alias_roots(order, carried=around)
+            _check_back_edges(func, order, stmt, group, holds, roots[around][1], name, loc)
+            ident_in, seen_in = roots[around]
             group = ident_in.get(old, {old})
         new = getattr(stmt, "target", None)
         other = _other_branches(func.body, stmt)

@@ -20,6 +20,7 @@ expression on the right of ``=``.
 import operator
 
 from .. import ir, runtime
+from ..errors import UnsupportedSyntaxError
 from ..rules.builtins import as_tuple, dict_copy, without
 
 # calls that make a list, tuple or dict: a new one, or a changed copy of their first argument
@@ -47,6 +48,7 @@ def containers(order) -> set:
                 first = v.args[0] if fn is not None and v.args else None
                 if isinstance(v, ir.Pack) or fn in _MAKES or is_one(v) or \
                         (fn in _CHANGES and is_one(first)) or \
+                        (fn in (operator.add, operator.mul) and any(map(is_one, v.args))) or \
                         (fn is operator.getitem and is_one(first) and
                          isinstance(v.args[1], ir.Const) and isinstance(v.args[1].value, slice)):
                     out.add(s.target)
@@ -57,8 +59,22 @@ def containers(order) -> set:
     return out
 
 
+def refuse_repetition(order, cont):
+    """`[v] * n`, `n * (a, b)`: a list of the same items n times.  Its derivative would
+    reach one of them only (order-1 gradients wrong), and an in-place change of one item
+    is seen at every place: refused where a differentiable value is repeated."""
+    for s in order:
+        if isinstance(s, ir.Assign) and _fn(s.value) is operator.mul and any(
+                isinstance(a, ir.Var) and a.name in cont for a in s.value.args):
+            raise UnsupportedSyntaxError(
+                "repeating a list or tuple (`[v] * n`)", s.src,
+                "s2sad does not differentiate it: build the list with a loop (`for i in "
+                "range(n): items.append(v)`), or repeat an array with np.tile.")
+
+
 def augmented(order, inplace, cont):
-    """(the statement `new = cur op v`, cur, new, the container's user name) for each
+    """(the statement `new = cur op v`, cur, `c_1 = setitem(c, k, new)`, the container's
+    user name) for each
     `c[k] op= v` among the updates whose c is a list, tuple or dict."""
     defs = {s.target: s for s in order if isinstance(s, ir.Assign)}
     for stmt, old, name, _ in inplace:
@@ -73,26 +89,39 @@ def augmented(order, inplace, cont):
         cur_s = defs.get(op_s.value.args[0].name)
         if cur_s is not None and cur_s.src == stmt.src and _fn(cur_s.value) is \
                 operator.getitem and tuple(cur_s.value.args[:2]) == tuple(v.args[:2]):
-            yield op_s, cur_s.target, op_s.target, name
+            yield op_s, cur_s.target, stmt, name
 
 
-def shared_items(func, order, inplace, ident, holds):
+def shared_items(func, order, inplace, full, within):
     """The `new = cur op v` statements of `c[k] op= v` (c a list or dict) whose item may
     be held by something else that is read after the change (see the module docstring),
-    with cur and the user's name of the update."""
+    with cur and the user's name of the update.  full: inplace._alias_roots; within(s):
+    those of one iteration of the loops around the statement s (without their back
+    edges)."""
     cont = containers(order)
     out = []
-    for op_s, cur, new, name in augmented(order, inplace, cont):
+    for op_s, cur, set_s, name in augmented(order, inplace, cont):
+        loops = [s for s in order if isinstance(s, ir.Loop) and
+                 any(x is op_s for x in ir.walk(s.body))]
+        within_s = within(op_s) if loops else full
+        ident, holds = within_s
         group = ident.get(cur, {cur}) - cont
-        if _held_twice(func, order, group - {cur}, holds) or \
-                _read_after(func, order, op_s, group, holds, new):
+        if _held_twice(func, order, group - {cur}, holds, cont) or \
+                _read_after(func, order, op_s, set_s, group, full, within_s) or \
+                any(_carried_over(func, order, L, set_s, full, cur, cont) for L in loops):
             out.append((op_s, cur, f"{name}[...]"))
     return out
 
 
-def _held_twice(func, order, items, holds) -> bool:
+def _held_twice(func, order, items, holds, cont) -> bool:
     """Whether one of the objects items may be is the caller's (a parameter) or read by
-    more than one statement, or in a loop it was not made in (put in two places)."""
+    more than one statement, or in a loop it was not made in, or a list of it repeated
+    ([a] * 2): put in two places."""
+    if any(_fn(s.value) is operator.mul and any(
+            a.name in cont and holds.get(a.name, set()) & items
+            for a in s.value.args if isinstance(a, ir.Var))
+           for s in order if isinstance(s, ir.Assign)):
+        return True
     reads = {}
     made_in = {}
     for s in order:
@@ -127,20 +156,46 @@ def _held_twice(func, order, items, holds) -> bool:
     return False
 
 
-def _read_after(func, order, op_s, group, holds, new) -> bool:
-    """Whether a name that may hold the item is read after its change (anywhere in a
-    loop around it: the next iteration), other than through the container's new value."""
+def _read_after(func, order, op_s, set_s, group, full, within) -> bool:
+    """Whether a name that may hold the item is read after its change, other than the
+    container's new version and what is made from it (c_1[k], c_1 changed again).  In
+    a loop around it: any read of a name from before the loop (the next iteration), by
+    the names of one iteration (within: a name the loop carries is its start value)."""
     index = next(i for i, s in enumerate(order) if s is op_s)
-    scope = order[index + 1:]
-    for s in order:
-        if isinstance(s, ir.Loop) and any(x is op_s for x in ir.walk(s.body)):
-            scope += list(ir.walk(s.body)) + list(ir.walk(s.cond))
-    for s in scope:
-        if isinstance(s, (ir.If, ir.Loop)) or _fn(getattr(s, "value", None)) is \
-                runtime.setitem and new in [getattr(a, "name", None) for a in s.value.args]:
-            continue                # the write back of the changed item (c[k] = t)
+    scope = [(s, None, full) for s in order[index + 1:]]
+    base = func.base.get(set_s.target, set_s.target)
+    loops = [L for L in order if isinstance(L, ir.Loop) and
+             any(x is op_s for x in ir.walk(L.body))]
+    if loops:
+        inside = list(ir.walk(loops[0].body)) + list(ir.walk(loops[0].cond))
+        made = {t for x in inside for t in ir.targets(x)} | {
+            c for L in loops for c, _, _ in L.carried if func.base.get(c, c) == base}
+        end = next(i for i, s in enumerate(order) if s is loops[0]) + 1 + len(inside)
+        k = next(i for i, s in enumerate(inside) if s is op_s)
+        scope = [(s, made, within) for s in inside[:k]] + \
+            [(s, None, within) for s in inside[k + 1:]] + [(s, None, full) for s in order[end:]]
+    for s, made, (ident, holds) in scope:
+        if isinstance(s, (ir.If, ir.Loop)) or s is set_s:
+            continue                # (set_s: the write back of the changed item, c[k] = t)
         for v in ir.reads(s):
-            seen = holds.get(v.name, {v.name})
-            if seen & group and new not in seen:
+            if (made is None or v.name not in made) and \
+                    holds.get(v.name, {v.name}) & group and \
+                    set_s.target not in holds.get(v.name, {v.name}):
                 return True
     return False
+
+
+def _carried_over(func, order, loop, set_s, full, cur, cont) -> bool:
+    """Whether a name loop carries (other than the container) holds the item from one
+    iteration into the next, where the change of the next one reaches it: read in the
+    loop, or after it (if it keeps every iteration's item, an append)."""
+    ident, holds = full
+    group = ident.get(cur, {cur}) - cont
+    base = func.base.get(set_s.target, set_s.target)
+    held = {c for c, _, nxt in loop.carried if isinstance(nxt, ir.Var) and
+            func.base.get(c, c) != base and holds.get(nxt.name, {nxt.name}) & group}
+    inside = list(ir.walk(loop.body)) + list(ir.walk(loop.cond))
+    start = next(i for i, s in enumerate(order) if s is loop) + 1
+    after = order[start + len(inside):]
+    return any(v.name in held for s in inside + after if isinstance(s, ir.Assign)
+               for v in ir.reads(s))
