@@ -331,7 +331,18 @@ def repeated_list_stacked(x):
     return np.sum(np.stack(lst) ** 2)
 
 
-WRONG_BEFORE = [
+def item_kept_then_read_after_change(x):
+    lst = [x * 1.0]
+    keep = x * 0.0
+    s = 0.0
+    for i in range(2):
+        lst[0] += x                 # MARK
+        s = s + np.sum(keep * x)    # from the second iteration on: the changed array
+        keep = lst[0]
+    return s
+
+
+WRONG_BEFORE = [item_kept_then_read_after_change,
     list_copied_in_loop_then_item_added, inner_loop_keeps_array,
     concatenated_list_holds_array, repeated_list_item_added, repeated_list_then_array_added,
     repeated_list_of_arrays, repeated_tuple_of_numbers, repeated_list_summed,
@@ -531,7 +542,19 @@ def array_updated_then_listed_twice(x):
     return np.sum(hist[0] * hist[1])
 
 
-ACCEPTED = [
+def item_kept_across_iterations(x):
+    lst = [x * 1.0]
+    keep = x * 0.0
+    s = 0.0
+    for i in range(2):
+        s = s + np.sum(keep * x)    # before the change: keep is lst[0] as it is
+        lst[0] += x
+        keep = lst[0]
+        s = s + np.sum(keep)
+    return s + np.sum(keep * x)     # after the loop: the last lst[0]
+
+
+ACCEPTED = [item_kept_across_iterations,
     number_list_repeated_then_items_added, list_of_arrays_rebuilt_in_loop,
     array_updated_then_listed_twice,
     loop_binds_second_name, loop_keeps_fresh_list, loop_appends_new_values,

@@ -108,7 +108,8 @@ def shared_items(func, order, inplace, full, within):
         group = ident.get(cur, {cur}) - cont
         if _held_twice(func, order, group - {cur}, holds, cont) or \
                 _read_after(func, order, op_s, set_s, group, full, within_s) or \
-                any(_carried_over(func, order, L, set_s, full, cur, cont) for L in loops):
+                any(_carried_over(func, order, L, op_s, set_s, full, within_s, cur, cont)
+                    for L in loops):
             out.append((op_s, cur, f"{name}[...]"))
     return out
 
@@ -185,17 +186,21 @@ def _read_after(func, order, op_s, set_s, group, full, within) -> bool:
     return False
 
 
-def _carried_over(func, order, loop, set_s, full, cur, cont) -> bool:
+def _carried_over(func, order, loop, op_s, set_s, full, within, cur, cont) -> bool:
     """Whether a name loop carries (other than the container) holds the item from one
     iteration into the next, where the change of the next one reaches it: read in the
-    loop, or after it (if it keeps every iteration's item, an append)."""
+    loop after the change, or after the loop if it keeps every iteration's item (its
+    next value is made from it: an append)."""
     ident, holds = full
     group = ident.get(cur, {cur}) - cont
     base = func.base.get(set_s.target, set_s.target)
-    held = {c for c, _, nxt in loop.carried if isinstance(nxt, ir.Var) and
+    held = {c: nxt.name for c, _, nxt in loop.carried if isinstance(nxt, ir.Var) and
             func.base.get(c, c) != base and holds.get(nxt.name, {nxt.name}) & group}
     inside = list(ir.walk(loop.body)) + list(ir.walk(loop.cond))
     start = next(i for i, s in enumerate(order) if s is loop) + 1
-    after = order[start + len(inside):]
-    return any(v.name in held for s in inside + after if isinstance(s, ir.Assign)
-               for v in ir.reads(s))
+    k = next(i for i, s in enumerate(inside) if s is op_s)
+    kept = {c for c, nxt in held.items() if c in within[1].get(nxt, ())}
+    return any(v.name in held for s in inside[k + 1:] if isinstance(s, ir.Assign)
+               for v in ir.reads(s)) or \
+        any(v.name in kept for s in order[start + len(inside):] if isinstance(s, ir.Assign)
+            for v in ir.reads(s))
