@@ -342,7 +342,17 @@ def item_kept_then_read_after_change(x):
     return s
 
 
-WRONG_BEFORE = [item_kept_then_read_after_change,
+def item_that_is_the_argument_added(x):
+    lst = [x * 1.0]
+
+    def push(v):
+        lst.append(v)
+    push(x)
+    lst[1] += x                     # MARK (x is the caller's array: NumPy changes it)
+    return np.sum(lst[0] * x)
+
+
+WRONG_BEFORE = [item_kept_then_read_after_change, item_that_is_the_argument_added,
     list_copied_in_loop_then_item_added, inner_loop_keeps_array,
     concatenated_list_holds_array, repeated_list_item_added, repeated_list_then_array_added,
     repeated_list_of_arrays, repeated_tuple_of_numbers, repeated_list_summed,
@@ -554,7 +564,27 @@ def item_kept_across_iterations(x):
     return s + np.sum(keep * x)     # after the loop: the last lst[0]
 
 
-ACCEPTED = [item_kept_across_iterations,
+def item_added_in_while_loop(x):
+    lst = [x * 1.0, x * 0.5]
+    i = 0
+    while np.sum(lst[0]) < 5.0 and i < 4:   # the condition reads the changed list
+        lst[0] += np.abs(x)
+        i += 1
+    return np.sum(lst[0] * lst[1])
+
+
+def item_added_after_closure_appends_argument(x):
+    lst = [x * 1.0]
+
+    def push(v):
+        lst.append(v)
+    push(x)                         # lst[1] is x itself; lst[0] is not
+    lst[0] += x
+    return np.sum(lst[0] * lst[1])
+
+
+ACCEPTED = [item_kept_across_iterations, item_added_in_while_loop,
+            item_added_after_closure_appends_argument,
     number_list_repeated_then_items_added, list_of_arrays_rebuilt_in_loop,
     array_updated_then_listed_twice,
     loop_binds_second_name, loop_keeps_fresh_list, loop_appends_new_values,

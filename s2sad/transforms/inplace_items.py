@@ -105,13 +105,45 @@ def shared_items(func, order, inplace, full, within):
                  any(x is op_s for x in ir.walk(s.body))]
         within_s = within(op_s) if loops else full
         ident, holds = within_s
-        group = ident.get(cur, {cur}) - cont
+        item = _known_item(order, set_s.value.args[0], set_s.value.args[1])
+        group = ident.get(cur, {cur}) - cont if item is None else \
+            {cur} | (ident.get(item.name, {item.name}) - cont if isinstance(item, ir.Var) else set())
         if _held_twice(func, order, group - {cur}, holds, cont) or \
                 _read_after(func, order, op_s, set_s, group, full, within_s) or \
                 any(_carried_over(func, order, L, op_s, set_s, full, within_s, cur, cont)
                     for L in loops):
             out.append((op_s, cur, f"{name}[...]"))
     return out
+
+
+def _known_item(order, c, k):
+    """The atom c[k] is, where c is built here from a literal by appends and item writes
+    at constant places (k a constant too), else None (any of c's items)."""
+    items = _known_items(order, c, 8)
+    if items is None or not isinstance(k, ir.Const) or type(k.value) is not int or \
+            not -len(items) <= k.value < len(items):
+        return None
+    return items[k.value]
+
+
+def _known_items(order, c, depth):
+    if not isinstance(c, ir.Var) or depth == 0:
+        return None
+    s = next((s for s in order if isinstance(s, ir.Assign) and s.target == c.name), None)
+    v, fn = getattr(s, "value", None), _fn(getattr(s, "value", None))
+    if isinstance(v, ir.Pack) and v.kind == "list":
+        return list(v.items)
+    before = _known_items(order, v.args[0], depth - 1) if fn in (
+        runtime.list_append, runtime.setitem) else None
+    if before is None:
+        return None
+    if fn is runtime.list_append:
+        return before + [v.args[1]]
+    k = v.args[1]
+    if isinstance(k, ir.Const) and type(k.value) is int and -len(before) <= k.value < len(before):
+        before[k.value] = v.args[2]
+        return before
+    return None
 
 
 def _held_twice(func, order, items, holds, cont) -> bool:
@@ -168,7 +200,7 @@ def _read_after(func, order, op_s, set_s, group, full, within) -> bool:
     loops = [L for L in order if isinstance(L, ir.Loop) and
              any(x is op_s for x in ir.walk(L.body))]
     if loops:
-        inside = list(ir.walk(loops[0].body)) + list(ir.walk(loops[0].cond))
+        inside = list(ir.walk(loops[0].cond)) + list(ir.walk(loops[0].body))  # (cond first)
         made = {t for x in inside for t in ir.targets(x)} | {
             c for L in loops for c, _, _ in L.carried if func.base.get(c, c) == base}
         end = next(i for i, s in enumerate(order) if s is loops[0]) + 1 + len(inside)
