@@ -352,7 +352,22 @@ def item_that_is_the_argument_added(x):
     return np.sum(lst[0] * x)
 
 
+def rows_in_a_list_added(x):
+    z = np.outer(x, x)
+    rows = [z[0], z[1]]
+    rows[0] += x                    # MARK (a view: z changes too)
+    return np.sum(z * x)
+
+
+def loop_over_rows_in_a_list(x):
+    z = np.outer(x, x)
+    for r in [z[0], z[2]]:
+        r *= 2.0                    # MARK
+    return np.sum(z)
+
+
 WRONG_BEFORE = [item_kept_then_read_after_change, item_that_is_the_argument_added,
+                rows_in_a_list_added, loop_over_rows_in_a_list,
     list_copied_in_loop_then_item_added, inner_loop_keeps_array,
     concatenated_list_holds_array, repeated_list_item_added, repeated_list_then_array_added,
     repeated_list_of_arrays, repeated_tuple_of_numbers, repeated_list_summed,
