@@ -366,8 +366,44 @@ def loop_over_rows_in_a_list(x):
     return np.sum(z)
 
 
+def item_added_after_branch_rebinds_list(x):
+    lst = [x * 1.0]
+    keep = lst[0]
+    if np.sum(x) > 0:
+        lst = [x * 2.0]
+    lst[0] += x                     # MARK (keep is lst[0] where the branch did not run)
+    return np.sum(keep * x) + np.sum(lst[0])
+
+
+def item_added_in_loop_with_break(x):
+    lst = [x * 1.0]
+    snap = lst[0]
+    for i in range(4):
+        if i == 2:
+            break
+        lst[0] += x                 # MARK
+    return np.sum(snap * x)
+
+
+def two_dicts_share_an_array(x):
+    a = x * 1.0
+    d1 = {"k": a}
+    d2 = {"k": a}
+    d1["k"] *= 2.0                  # MARK
+    return np.sum(d2["k"] * x)
+
+
+def item_chosen_in_a_branch(x):
+    lst = [x * 1.0, x * 2.0]
+    best = lst[0] if np.sum(x) > 0 else lst[1]
+    lst[0] += x                     # MARK
+    return np.sum(best * x)
+
+
 WRONG_BEFORE = [item_kept_then_read_after_change, item_that_is_the_argument_added,
                 rows_in_a_list_added, loop_over_rows_in_a_list,
+                item_added_after_branch_rebinds_list, item_added_in_loop_with_break,
+                two_dicts_share_an_array, item_chosen_in_a_branch,
     list_copied_in_loop_then_item_added, inner_loop_keeps_array,
     concatenated_list_holds_array, repeated_list_item_added, repeated_list_then_array_added,
     repeated_list_of_arrays, repeated_tuple_of_numbers, repeated_list_summed,
@@ -616,3 +652,19 @@ def test_accepted_value_and_orders_one_and_two(f, x):
     value, _ = s2sad.value_and_grad(f)(x.copy())
     np.testing.assert_allclose(value, f(x.copy()), rtol=1e-12)
     check_grads(f, (x.copy(),), order=2, modes=("rev", "fwd"))
+
+
+def closure_writes_enclosing_dict(x):
+    state = {"n": 0.0}
+
+    def tick(v):
+        state["n"] = state["n"] + np.sum(v)
+    for i in range(3):
+        tick(x * i)
+    return state["n"]
+
+
+def test_a_nested_function_writing_an_enclosing_dict_is_named():
+    # (was: "local variable 'state' is read before it is assigned", which Python never says)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="enclosing variable `state`"):
+        s2sad.grad(closure_writes_enclosing_dict)(X[0])

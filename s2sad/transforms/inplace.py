@@ -254,9 +254,14 @@ def _check_updates(func, inplace, names):
             guards.append(u)
     if names is not None:           # `c[k] += v` of a list's item another name holds
         order = list(ir.walk(func.body))
+        tables = {}                 # one iteration's tables, by the loops around
+
+        def within(stmt):
+            around = _loops_around(order, stmt)
+            tables[around] = tables.get(around) or _alias_roots(order, carried=around)
+            return tables[around]
         guards += [(stmt, cur, name, None) for stmt, cur, name in inplace_items.shared_items(
-            func, order, inplace, _alias_roots(order),
-            lambda stmt: _alias_roots(order, carried=_loops_around(order, stmt)))]
+            func, order, inplace, _alias_roots(order), within)]
     for stmt, old, name, _ in guards:
         _guard(func, stmt, old, name, names)
 

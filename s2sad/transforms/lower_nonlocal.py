@@ -251,6 +251,8 @@ def refuse_unassigned(low, node):
         kind, _ = low.parsed.world.lookup(name)
     except KeyError:
         kind = None
+    if low.outer is not None and low.outer.knows(name):
+        kind = "cell"           # `state[k] = v` in a nested function: the enclosing dict's
     if kind in ("global", "cell"):
         raise UnsupportedSyntaxError(
             f"changing the {'global' if kind == 'global' else 'enclosing'} variable "
