@@ -400,7 +400,19 @@ def item_chosen_in_a_branch(x):
     return np.sum(best * x)
 
 
-WRONG_BEFORE = [item_kept_then_read_after_change, item_that_is_the_argument_added,
+def item_added_in_a_loop_read_in_other_branch(x):
+    lst = [x * 1.0]
+    keep = lst[0]
+    s = 0.0
+    for i in range(2):
+        if i == 0:
+            lst[0] += x             # MARK
+        else:
+            s = s + np.sum(keep * x)    # the next iteration: the changed array
+    return s
+
+
+WRONG_BEFORE = [item_added_in_a_loop_read_in_other_branch, item_kept_then_read_after_change, item_that_is_the_argument_added,
                 rows_in_a_list_added, loop_over_rows_in_a_list,
                 item_added_after_branch_rebinds_list, item_added_in_loop_with_break,
                 two_dicts_share_an_array, item_chosen_in_a_branch,
@@ -634,7 +646,18 @@ def item_added_after_closure_appends_argument(x):
     return np.sum(lst[0] * lst[1])
 
 
-ACCEPTED = [item_kept_across_iterations, item_added_in_while_loop,
+def item_added_in_one_branch_read_in_other(x):
+    lst = [x * 1.0]
+    keep = lst[0]
+    if np.sum(x) > 0:
+        lst[0] += x
+        r = np.sum(lst[0])
+    else:
+        r = np.sum(keep)            # the branch that changes nothing
+    return r * 2.0
+
+
+ACCEPTED = [item_added_in_one_branch_read_in_other, item_kept_across_iterations, item_added_in_while_loop,
             item_added_after_closure_appends_argument,
     number_list_repeated_then_items_added, list_of_arrays_rebuilt_in_loop,
     array_updated_then_listed_twice,

@@ -207,9 +207,13 @@ def _read_after(func, order, op_s, set_s, group, full, within) -> bool:
         k = next(i for i, s in enumerate(inside) if s is op_s)
         scope = [(s, made, within) for s in inside[:k]] + \
             [(s, None, within) for s in inside[k + 1:]] + [(s, None, full) for s in order[end:]]
+    other = {id(x) for s in order if isinstance(s, ir.If)
+             for mine, theirs in ((s.body, s.orelse), (s.orelse, s.body))
+             if any(x is op_s for x in ir.walk(mine)) for x in ir.walk(theirs)}
     for s, made, (ident, holds) in scope:
-        if isinstance(s, (ir.If, ir.Loop)) or s is set_s:
-            continue                # (set_s: the write back of the changed item, c[k] = t)
+        if isinstance(s, (ir.If, ir.Loop)) or s is set_s or (not loops and id(s) in other):
+            continue                # (set_s: the write back of the changed item, c[k] = t;
+            # the other branch of an if around it runs instead, unless a loop runs it again)
         for v in ir.reads(s):
             if (made is None or v.name not in made) and \
                     holds.get(v.name, {v.name}) & group and \
