@@ -412,7 +412,15 @@ def item_added_in_a_loop_read_in_other_branch(x):
     return s
 
 
-WRONG_BEFORE = [item_added_in_a_loop_read_in_other_branch, item_kept_then_read_after_change, item_that_is_the_argument_added,
+def helper_writes_array_in_loop_second_name_read(x):
+    a = x * 1.0
+    keep = a
+    for i in range(2):
+        write_first(a, a[1] * x[i])
+    return np.sum(keep * x)
+
+
+WRONG_BEFORE = [helper_writes_array_in_loop_second_name_read,item_added_in_a_loop_read_in_other_branch, item_kept_then_read_after_change, item_that_is_the_argument_added,
                 rows_in_a_list_added, loop_over_rows_in_a_list,
                 item_added_after_branch_rebinds_list, item_added_in_loop_with_break,
                 two_dicts_share_an_array, item_chosen_in_a_branch,
@@ -430,7 +438,9 @@ WRONG_BEFORE = [item_added_in_a_loop_read_in_other_branch, item_kept_then_read_a
 
 
 def _marked_line(f) -> int:
-    lines, start = inspect.getsourcelines(bump_first if f is helper_adds_to_first else f)
+    at = {helper_adds_to_first: bump_first,
+          helper_writes_array_in_loop_second_name_read: write_first}
+    lines, start = inspect.getsourcelines(at.get(f, f))
     return start + next(i for i, t in enumerate(lines) if "# MARK" in t)
 
 
@@ -657,7 +667,31 @@ def item_added_in_one_branch_read_in_other(x):
     return r * 2.0
 
 
-ACCEPTED = [item_added_in_one_branch_read_in_other, item_kept_across_iterations, item_added_in_while_loop,
+def put(d, k, v):
+    d[k] = v
+
+
+def write_first(a, v):
+    a[0] = v                        # MARK (helper_writes_array_in_loop_second_name_read)
+
+
+def helper_writes_dict_in_loop(x):
+    d = {"a": x}
+    for i in range(2):
+        put(d, "a", d["a"] * x)     # the caller's dict changes at each call
+    return np.sum(d["a"])
+
+
+def helper_writes_array_in_loop(x):
+    a = x * 1.0
+    for i in range(3):
+        if x[i] > -0.5:
+            write_first(a, a[1] * x[i])
+    return np.sum(a * x)
+
+
+ACCEPTED = [helper_writes_dict_in_loop, helper_writes_array_in_loop,
+            item_added_in_one_branch_read_in_other, item_kept_across_iterations, item_added_in_while_loop,
             item_added_after_closure_appends_argument,
     number_list_repeated_then_items_added, list_of_arrays_rebuilt_in_loop,
     array_updated_then_listed_twice,

@@ -114,10 +114,12 @@ def _callee(low, call, defined, closure_type):
 
 def mutated_params(fn_node) -> set:
     """The positions of a function's parameters it appends to (lst.append(v) and the
-    like): a list passed there is changed for the caller too."""
+    like) or writes into (d[k] = v): a list passed there is changed for the caller too."""
     if not isinstance(fn_node, gast.FunctionDef):
         return set()
     received = {n.func.value.id for n in scope_nodes(fn_node) if is_append(n)}
+    received |= {n.value.id for n in scope_nodes(fn_node) if isinstance(n, gast.Subscript)
+                 and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name)}
     params = [p.id for p in fn_node.args.posonlyargs + fn_node.args.args]
     return {i for i, p in enumerate(params) if p in received}
 
