@@ -119,3 +119,35 @@ def test_the_filled_loop_gradient_is_right_at_order_2():
         return np.sum(H ** 2)
 
     check_grads(f, (rng.normal(size=(4, 4)), rng.normal(size=4)), order=2)
+
+
+def _over_rows(xs, h):
+    for t in range(xs.shape[0]):
+        h = np.tanh(h * xs[t])
+    return np.sum(h)
+
+
+def test_rows_of_an_array_the_loop_does_not_change_are_saved_as_views():
+    # xs outlives the loop: its rows xs[t] are kept as views, not copied at each step (the
+    # tape holds one new row per step, tanh's, which the next step's h is; copies of xs[t]
+    # would double it: 2.0 rows per step before the tape kept views of such arrays)
+    import tracemalloc
+    rng = np.random.default_rng(2)
+    xs, h = rng.normal(size=(200, 5000)) * 0.1, rng.normal(size=5000)
+    g = s2sad.grad(_over_rows, wrt=1)
+    g(xs, h)
+    assert "tape_keep" not in s2sad.source(g)
+    tracemalloc.start()
+    try:
+        g(xs, h)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    row = 5000 * 8
+    assert peak < 200 * row * 1.5, peak / (200 * row)
+
+
+def test_rows_of_an_array_the_loop_replaces_are_copied():
+    g = s2sad.grad(_fill)
+    g(np.eye(3) * 0.5, np.ones(3))
+    assert "tape_keep(" in s2sad.source(g)      # H[t] of the H that H[t + 1] = v replaces
