@@ -88,19 +88,23 @@ def _fill(W, H0):
     return np.sum(H * H)
 
 
-def test_a_loop_filling_a_preallocated_array_saves_rows_not_copies():
+def _peak(g, *args):
+    """The peak memory (tracemalloc) of a warm call g(*args)."""
     import tracemalloc
+    g(*args)
+    tracemalloc.start()
+    try:
+        g(*args)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_loop_filling_a_preallocated_array_saves_rows_not_copies():
     rng = np.random.default_rng(0)
     n = 300
     W, H0 = rng.normal(size=(n, n)) / 20, rng.normal(size=n)
-    g = s2sad.grad(_fill)
-    g(W, H0)
-    tracemalloc.start()
-    try:
-        g(W, H0)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peak = _peak(s2sad.grad(_fill), W, H0)
     array = 101 * n * 8
     # the tape holds a row and a tanh per step (2 * 100 rows, 2 arrays' worth) plus W's
     # gradient; saving the array at each step would be 100 arrays
@@ -131,18 +135,11 @@ def test_rows_of_an_array_the_loop_does_not_change_are_saved_as_views():
     # xs outlives the loop: its rows xs[t] are kept as views, not copied at each step (the
     # tape holds one new row per step, tanh's, which the next step's h is; copies of xs[t]
     # would double it: 2.0 rows per step before the tape kept views of such arrays)
-    import tracemalloc
     rng = np.random.default_rng(2)
     xs, h = rng.normal(size=(200, 5000)) * 0.1, rng.normal(size=5000)
     g = s2sad.grad(_over_rows, wrt=1)
-    g(xs, h)
+    peak = _peak(g, xs, h)
     assert "tape_keep" not in s2sad.source(g)
-    tracemalloc.start()
-    try:
-        g(xs, h)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
     row = 5000 * 8
     assert peak < 200 * row * 1.5, peak / (200 * row)
 

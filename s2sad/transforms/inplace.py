@@ -209,8 +209,13 @@ def check_inplace(func, inplace, names=None):
 
 
 # x op= v: in place for an array, a list or a dict; a new object for a number or a tuple
-REBINDS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
-           operator.mod, operator.pow, operator.matmul}
+_REBINDS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+            operator.mod, operator.pow, operator.matmul}
+
+
+def rebinds(value) -> bool:
+    """Is value the new value of `x op= v` (x + v, x * v, ...)?"""
+    return isinstance(value, ir.Call) and getattr(value.callee, "fn", None) in _REBINDS
 
 
 def _guard(func, stmt, old, name, names):
@@ -243,15 +248,16 @@ def _blocks(s):
 
 def _check_updates(func, inplace, names):
     guards = []
-    for u in inplace:
-        try:
-            _check_updates_of(func, [u])
-        except UnsupportedSyntaxError:
-            stmt = u[0]
-            if names is None or not (isinstance(stmt, ir.Assign) and isinstance(
-                    stmt.value, ir.Call) and getattr(stmt.value.callee, "fn", None) in REBINDS):
-                raise
-            guards.append(u)
+    try:
+        _check_updates_of(func, inplace)        # the common case: nothing refused
+    except UnsupportedSyntaxError:
+        for u in inplace:                       # which are refused: `x op= v` gets a guard
+            try:
+                _check_updates_of(func, [u])
+            except UnsupportedSyntaxError:
+                if names is None or not (isinstance(u[0], ir.Assign) and rebinds(u[0].value)):
+                    raise
+                guards.append(u)
     if names is not None:           # `c[k] += v` of a list's item another name holds
         order = list(ir.walk(func.body))
         tables = {}                 # one iteration's tables, by the loops around

@@ -19,9 +19,14 @@ read again from the new array:
   ``np.arange(z.size).reshape(z.shape)``, and ``z = setitem(z, unravel(those), v)``
   (``positions_of`` refuses a list, whose slice is a copy, where the code runs).
 
-Views that may be copies (``z[0]``, a reshape) and second names (``w = z``) are not
-followed: inplace.py refuses a read of their stale value.  Loops carry the arrays and
-views a write inside reaches (``written_by``).
+* a second name (``w = z``, ``u = w``, a helper returning its argument): the array
+  (or list) itself, so a write through either is the write into z, and w is z again.
+  ``w op= v`` ends it (``_end_second_names``): a number would be bound anew, an array
+  changed in place, which only the running code can tell (inplace.py's check_rebound).
+
+Views that may be copies (``z[0]``, a reshape) are not followed: inplace.py refuses a
+read of their stale value.  Loops carry the arrays and views a write inside reaches
+(``written_by``).
 
 A view is followed only while it is one on every path: binding z to another array
 (``z = z * 2``) ends the views of the old one; a view that a branch or a loop body
@@ -38,7 +43,7 @@ import numpy as np
 from .. import ir, registry, runtime
 from ..errors import UnsupportedSyntaxError
 from ..rules.indexing import check_row_views, positions_of, row_index, unravel
-from .inplace import REBINDS
+from .inplace import rebinds
 from .resolve import scope_nodes
 
 _VIEWS = (np.transpose, np.swapaxes)        # views of any array
@@ -258,17 +263,16 @@ def _sliced(index) -> bool:
                for p in parts) and any(isinstance(p, (slice, type(Ellipsis))) for p in parts)
 
 
-def _shared_number(low, name, value) -> bool:
+def _end_second_names(low, name, value):
     """`a op= v` where a is another name's value too (`a = c`, or `w = a`): in place
     for an array, a new value for a number, which Python binds to `a` alone.  Those
     names are no second names any more: the update goes to the alias check, which keeps
     it where no other name reads the old value, and else makes the code refuse an array
-    where it runs (check_rebound).  Always False: the update goes on the usual way."""
-    if isinstance(value, ir.Call) and getattr(value.callee, "fn", None) in REBINDS:
+    where it runs (check_rebound)."""
+    if rebinds(value):
         views = low.__dict__.get("views", {})
         for w in [w for w, (base, make) in views.items() if make is _same and name in (w, base)]:
             del views[w]
-    return False
 
 
 def _write_view(low, name, old, value, node) -> bool:
@@ -300,8 +304,8 @@ def _write_view(low, name, old, value, node) -> bool:
 def write(low, name, old, value, node) -> bool:
     """An in-place update of `name` that is a write through a row or a view of an array
     variable: lowered as the write into it (then True), else False."""
-    return _shared_number(low, name, value) or \
-        write_row(low, name, old, value, node) or _write_view(low, name, old, value, node)
+    _end_second_names(low, name, value)
+    return write_row(low, name, old, value, node) or _write_view(low, name, old, value, node)
 
 
 def refresh(low, z, node):
@@ -326,9 +330,7 @@ def _check_carried(low, z, node):
 def written_by(low, node) -> set:
     """The array variables and views that writes inside a loop reach: the loop carries
     them (a write into a view changes its array, a write into an array its views)."""
-    from .resolve import stored_names
     views = dict(low.__dict__.get("views", {}))
-    stored = stored_names(node)
     through = {n.value.id for n in scope_nodes(node) if isinstance(n, gast.Subscript) and
                isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name)} | \
         {n.target.id for n in scope_nodes(node) if isinstance(n, gast.AugAssign) and
