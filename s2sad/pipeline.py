@@ -112,10 +112,12 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Ar
     parsed, func, out = _lower(fn, spec)
     # simplify the primal first: fused loops and shared subexpressions (the levels of a
     # nested derivative inlined side by side) are differentiated once, not once each
-    optimize.optimize(func)
     n = len(func.params) - len(getattr(func, "kwonly", []))   # positional parameters
     if spec is None:
         spec = "d" * n
+    # the parameters the call passes floats in (arrays of them)
+    floats = {p for p, c in zip(func.params, spec) if c in "ds"}
+    optimize.optimize(func, inexact=floats)
     spec = (spec + "-" * n)[:n]
     func.containers = {func.params[i] for i, c in enumerate(spec) if c == "c"}
     base = _name_of(fn)
@@ -150,6 +152,7 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Ar
         header = f"{g.name}: {value} with respect to {what}. From {_where(parsed)}."
     # a Python float argument is a number: what is computed from numbers alone is too
     g.shape_of.update({func.params[i]: optimize.SCALAR for i, c in enumerate(spec) if c == "s"})
+    g.inexact = floats
     module = _finish([g], g.shape_of, out, parsed, header)
     inner = generated.MODULES.get(parsed.filename)
     module.origin = inner.origin if inner else f"from {_where(parsed)}"
@@ -184,7 +187,7 @@ def _finish(functions, shape_of, out, parsed, header):
     is its main function, the others its siblings), with the guards its code assumes."""
     for g in functions:
         ir.validate(g)                  # the invariants hold after each pass
-        optimize.optimize(g, shape_of)
+        optimize.optimize(g, shape_of, getattr(g, "inexact", ()))
         ir.validate(g)
     module = codegen.generate(functions[0], out.externals, out.names, header,
                               parsed.world.globals, others=functions[1:])

@@ -1,7 +1,8 @@
 """The optimizer's rewrites, each as a before/after pair of small functions.
 
-`optimized(f)` lowers f to the functional form, optimizes it and prints it;
-the expected text is what a person would write by hand.
+`optimized(f)` lowers f to the functional form, optimizes it for float arguments
+and prints it; the expected text is what a person would write by hand.
+tests/test_optimize_types.py: the identities where the arguments are not floats.
 """
 
 import textwrap
@@ -20,7 +21,7 @@ def optimized(fn) -> str:
     p = parse.parse(fn)
     fence.fence(p)
     func, out = lower.lower(p, resolve.resolve(p))
-    optimize.optimize(func)
+    optimize.optimize(func, inexact=func.params)     # called with floats
     ir.validate(func)
     pr = codegen.Printer(out.externals, out.names)
     lines = []

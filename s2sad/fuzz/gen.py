@@ -59,6 +59,7 @@ STATEMENTS = [  # (weight, construct, method)
     (2, "swap", "s_swap"), (1, "flag", "s_flag"), (1, "closure_append", "s_closure_append"),
     (1, "listcomp_arrays", "s_listcomp_arrays"), (1, "broadcast3d", "s_broadcast3d"),
     (1, "shared_list", "s_shared_list"), (2, "view_rebind", "s_view_rebind"),
+    (2, "int_identity", "s_int_identity"),
 ]
 # constructs s2sad refuses today (none: np.sort, floor, np.array of scalars, cumprod, roll,
 # diag, grad(h)(x) in one expression and a closure appending to a captured list were refused

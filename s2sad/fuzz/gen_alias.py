@@ -9,7 +9,10 @@ follow NumPy or refuse, never differentiate as if the other name were
 unchanged.  A list passed to a helper that appends to it is shared the same way.
 Also here: loop-carried swaps (``a, b = b, a + b``), boolean
 flags set under ``break``, closures that append to a list they capture,
-list comprehensions of arrays, 3-d broadcasting, and integer results.
+list comprehensions of arrays, 3-d broadcasting, and integer results; and
+integer arrays made from masks by an identity (``(v > c) * 1``, ``+ 0``, ``** 1``)
+that the program then indexes with or negates, where dropping the identity changes
+the meaning (a mask for an index array).
 """
 
 from .exprs import Scope
@@ -60,6 +63,20 @@ class AliasStatements:
                 [self.pad(indent + 1, b) for b in body]
         scope.vars[w] = "u"
         return lines
+
+    def s_int_identity(self, scope, indent, nest, loop):
+        """k = (v > c) * 1 (or + 0, ** 1, ones from zeros): an int array, used as an
+        index (x[k] reads items 0 and 1, not a mask's) or negated."""
+        v = self.e("v", scope, 1)
+        c = self.rng.choice(["0.2", "-0.3", self.e("f", scope, 1)])
+        k, r = self.name("k"), self.name("r")
+        made = self.rng.choice([f"({v} > {c}) * 1", f"({v} > {c}) + 0", f"1 * ({v} <= {c})",
+                                f"(({v} > {c}) * 1) ** 1", f"np.zeros(3, dtype=int) + ({v} > {c})"])
+        src = self.e("v", scope, 1)
+        use = self.rng.choice([f"{src}[{k}]", f"{src} * -{k}", f"{src} * ({k} - 1)",
+                               f"{src}[{k} * 2]", f"{src}[{k}] * {k}"])
+        scope.vars[r] = "v"
+        return [self.pad(indent, f"{k} = {made}"), self.pad(indent, f"{r} = {use}")]
 
     def s_container_alias(self, scope, indent, nest, loop):
         """A list or dict holds an array that then changes in place."""

@@ -63,10 +63,11 @@ def _is(a, v):
     return isinstance(a, ir.Const) and type(a.value) in (int, float) and a.value == v
 
 
-def optimize(func: ir.Function, shape_of: Dict[str, str] = None) -> ir.Function:
+def optimize(func: ir.Function, shape_of: Dict[str, str] = None, inexact=()) -> ir.Function:
+    """inexact: the parameters known to be floats or complex numbers (arrays of them)."""
     shape_of = shape_of or {}
     for _ in range(20):
-        changed = _simplify(func, shape_of)
+        changed = _simplify(func, shape_of, set(inexact))
         changed |= coalesce_copies(func)
         changed |= cse(func)
         changed |= fuse_loops(func)
@@ -79,18 +80,20 @@ def optimize(func: ir.Function, shape_of: Dict[str, str] = None) -> ir.Function:
     return func
 
 
-def _simplify(func, shape_of) -> bool:
+def _simplify(func, shape_of, inexact) -> bool:
     func._defs = {t.target: t for t in ir.walk(func.body) if isinstance(t, ir.Assign)}
-    return _Simplifier(func, shape_of).block(func.body)
+    return _Simplifier(func, shape_of, inexact).block(func.body)
 
 
 class _Simplifier:
     """The rewrites of one function's expressions.  shape: name -> a symbol of its shape
     (another name, or SCALAR), for what this function computes; shape_of: the same,
-    from the transform (an adjoint has its primal's shape)."""
+    from the transform (an adjoint has its primal's shape).  inexact: the names known
+    to hold floats or complex numbers, where x * 1 => x, x + 0 => x keep the type (of a
+    bool or an int they do not: `(x > 0) * 1` is an index array, `x > 0` a mask)."""
 
-    def __init__(self, func, shape_of):
-        self.func, self.shape_of = func, shape_of
+    def __init__(self, func, shape_of, inexact):
+        self.func, self.shape_of, self.inexact = func, shape_of, inexact
         self.shape: Dict[str, object] = {}
         # np.ones_like, and the seed of a gradient (ones_like, fast for numbers)
         self.ones = (registry.primitive(np.ones_like), registry.primitive(runtime.ones_like))
@@ -101,6 +104,11 @@ class _Simplifier:
         self.zero_names = set()             # popped items that were pushed as zeros
         self.tree_zeros = registry.primitive(runtime.zeros_like_tree)
         self.add_grads = registry.primitive(runtime.add_grads)
+        # functions whose result has the type of their first argument's
+        self.same_type = set(map(registry.primitive, (
+            np.ones_like, runtime.ones_like, np.zeros_like, runtime.unbroadcast,
+            runtime.expand_like, runtime.unreduce, runtime.tape_keep, runtime.add_grads,
+            operator.getitem, np.sum, np.mean, np.reshape, np.transpose)))
 
     def is_zero(self, a) -> bool:
         """Is a a zero: zeros_like(y), zeros_like_tree(y), or one popped as a zero?"""
@@ -122,16 +130,20 @@ class _Simplifier:
         changed = False
         for s in stmts:
             if isinstance(s, ir.Def):
-                changed |= _simplify(s.func, self.shape_of)
+                changed |= _simplify(s.func, self.shape_of, self.inexact)
             elif isinstance(s, ir.If):
                 changed |= self.block(s.body)
                 changed |= self.block(s.orelse)
                 for t, a, b in s.outs:
                     if self.key(a) == self.key(b):
                         self.shape[t] = self.key(a)
+                    if self.is_inexact(a) and self.is_inexact(b):
+                        self.inexact.add(t)
             elif isinstance(s, ir.Loop):
                 hyps, same = self.carried_symbols(s)
+                floats = self.carried_inexact(s)
                 self.shape.update(hyps)
+                self.inexact |= floats
                 changed |= self.block(s.cond)
                 changed |= self.block(s.body)
                 for c, _, _ in s.carried:
@@ -169,7 +181,50 @@ class _Simplifier:
             hyp = ok
         return {c: sym for c, (sym, _) in hyp.items()}, same & set(hyp)
 
+    def carried_inexact(self, L: ir.Loop):
+        """L's carried names that hold floats in every iteration: their start does, and
+        their next value does where they are all assumed to (to a fixed point)."""
+        hyp = {c for c, init, _ in L.carried if self.is_inexact(init)}
+        nxt = {c: n for c, _, n in L.carried}
+        while hyp:
+            shape, inexact = dict(self.shape), set(self.inexact)
+            self.inexact |= hyp
+            self.block(_copy_block(L.cond) + _copy_block(L.body))
+            ok = {c for c in hyp if self.is_inexact(nxt[c])}
+            self.shape.clear()
+            self.shape.update(shape)
+            self.inexact.intersection_update(inexact)
+            if ok == hyp:
+                break
+            hyp = ok
+        return hyp
+
+    def is_inexact(self, a) -> bool:
+        if isinstance(a, ir.Const):
+            return isinstance(a.value, (float, complex))
+        return isinstance(a, ir.Var) and a.name in self.inexact
+
+    def call_inexact(self, v: ir.Call) -> bool:
+        """Does v give floats (or complex numbers) where its operands do?"""
+        p, args = v.callee, v.args
+        if p.nondiff or any(k == "dtype" for k, _ in v.kwargs):
+            return False
+        if p.elementwise:               # NumPy's promotion: a float operand makes floats
+            return any(map(self.is_inexact, args[1:] if p.fn is np.where else args))
+        if p.multilinear is not None or p.multilinear_all:
+            return any(map(self.is_inexact, args))
+        return p in self.same_type and bool(args) and self.is_inexact(args[0])
+
     def assign(self, s: ir.Assign) -> bool:
+        changed = self.assign_value(s)
+        v = s.value
+        if isinstance(v, (ir.Var, ir.Const)) and self.is_inexact(v) or \
+                isinstance(v, ir.Call) and isinstance(v.callee, registry.Primitive) and \
+                self.call_inexact(v):
+            self.inexact.add(s.target)
+        return changed
+
+    def assign_value(self, s: ir.Assign) -> bool:
         v = s.value
         if isinstance(v, ir.Var):
             self.shape[s.target] = self.key(v)
@@ -201,27 +256,31 @@ class _Simplifier:
         if (p.fn in _FOLDABLE or p.nondiff and p.pure and p.printing == registry.HELPER) \
                 and all(_num(a) for a in args) and not v.kwargs:
             return _folded(p.fn, args)      # a pure helper of numbers: zero_power(2) => 0
+        fl = self.is_inexact        # an identity drops the operation of a float only
         if p.fn in (operator.mul,) and len(args) == 2:
-            if _is(args[1], 1):
+            if _is(args[1], 1) and fl(args[0]):
                 return args[0]
-            if _is(args[0], 1):
+            if _is(args[0], 1) and fl(args[1]):
                 return args[1]
+            for c, g in ((args[0], args[1]), (args[1], args[0])):
+                if _is(c, -1) and fl(g):                       # -1.0 * g => -g
+                    return ir.Call(registry.primitive(operator.neg), (g,))
             return _with_filled(self.func, args, lambda a: _filled(self.func, a, self.ones),
-                                None, key)
-        if p.fn is operator.truediv and _is(args[1], 1):
+                                None, key, fl)
+        if p.fn is operator.truediv and _is(args[1], 1) and fl(args[0]):
             return args[0]
         if p.fn is operator.add and len(args) == 2:
-            if _is(args[1], 0):
+            if _is(args[1], 0) and fl(args[0]):
                 return args[0]
-            if _is(args[0], 0):
+            if _is(args[0], 0) and fl(args[1]):
                 return args[1]
-            return _with_filled(self.func, args, None, self.is_zero, key)
-        if p.fn is operator.sub and _is(args[1], 0):
+            return _with_filled(self.func, args, None, self.is_zero, key, fl)
+        if p.fn is operator.sub and _is(args[1], 0) and fl(args[0]):
             return args[0]
         if p.fn is operator.sub and len(args) == 2 and _filled(self.func, args[1], self.zeros) \
-                and key(args[0]) == key(args[1]) and key(args[0]) is not None:
+                and key(args[0]) == key(args[1]) and key(args[0]) is not None and fl(args[0]):
             return args[0]
-        if p.fn in (operator.pow, np.power) and _is(args[1], 1):
+        if p.fn in (operator.pow, np.power) and _is(args[1], 1) and fl(args[0]):
             return args[0]
         if p.fn is np.power and _num(args[1]) and args[1].value >= 0 and \
                 float(args[1].value).is_integer() and not v.kwargs:
@@ -234,8 +293,12 @@ class _Simplifier:
         if p in (self.unb, self.expand) and key(args[0]) == key(args[1]) and key(args[0]) is not None:
             return args[0]
         if (p is self.ones[0] or p is self.zeros) and len(args) == 1 and not v.kwargs and \
-                key(args[0]) == SCALAR:
+                key(args[0]) == SCALAR and fl(args[0]):
             return ir.Const(1.0 if p is self.ones[0] else 0.0)    # of a number: a number
+        if p is self.ones[1] and key(args[0]) == SCALAR and fl(args[0]):
+            # the seed of a gradient whose output is computed from Python numbers only:
+            # the output is left to dead-code elimination where nothing else reads it
+            return ir.Const(1.0)
         return None
 
     def record_shape(self, target, p, args):
@@ -278,7 +341,7 @@ def _filled(func, a, prim) -> bool:
         any(d.value.callee is q for q in prims)
 
 
-def _with_filled(func, args, ones, zeros, key):
+def _with_filled(func, args, ones, zeros, key, inexact):
     """ones * x => x, zeros + x => x, where the two have one shape (so no broadcasting
     is lost); ones, zeros: tests of an atom, or None.  Both are exact for every value;
     zeros * x => zeros is not (inf * 0 is nan)."""
@@ -286,7 +349,7 @@ def _with_filled(func, args, ones, zeros, key):
     if key(a) != key(b) or key(a) is None:
         return None
     for u, v in ((a, b), (b, a)):
-        if (ones is not None and ones(u)) or (zeros is not None and zeros(u)):
+        if ((ones is not None and ones(u)) or (zeros is not None and zeros(u))) and inexact(v):
             return v
     return None
 
