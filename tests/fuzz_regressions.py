@@ -180,4 +180,16 @@ def f(x, y, n, w):
     return dg9(np.sum(z20, axis=0), lst22[0]) * np.sum(c17)
 ''', [np.array([-0.42116070834391844, -0.4258006591156884, 0.03237925892606903]),
       1.2586633649976093, 3, np.array([-0.6825584918153551, -0.34317692910415065])], "order2"),
+    ("CI seed 20240611 #27 dict items at order 3: dict_cotangent makes a dict (its adjoint "
+     "started as np.zeros_like of it)",
+     "import numpy as np\nimport s2sad\n\n" + '''def helper1(a2):
+    c3 = sum(val * 2.0 for key, val in dict(a=a2[0] * a2[1], b=1.5).items())
+    return c3 * a2[2]
+dg8 = s2sad.grad(helper1)
+
+def f(y, M):
+    c9 = dg8(np.linspace(0.1, 0.9, 3) * y)
+    return M * c9
+''', [1.3174542384507604, np.array([[-0.15172878, 0.89645316, -0.34942325],
+                                   [-1.02371629, -0.37559982, -0.95746173]])], "order2"),
 ]

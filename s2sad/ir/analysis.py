@@ -161,7 +161,7 @@ def maybe_none(stmts) -> set:
     return out
 
 
-_MAKERS = {runtime.tape_new, runtime.tape_push, runtime.make_dict}
+_MAKERS = {runtime.tape_new, runtime.tape_push, runtime.make_dict, runtime.dict_cotangent}
 _TREE = {runtime.zeros_like_tree, runtime.ones_like_tree, runtime.getitem_grad,
          runtime.add_grads, runtime.tuple_cotangent, runtime.list_append,
          runtime.cotangent_append, runtime.unbroadcast, runtime.expand_like,
