@@ -17,7 +17,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-from . import failures, registry
+from . import failures, fastcall, registry
 from .calls import (_a, _backend, _check_tangent, _checking_bprop,
                     _container_hint, _definite_result, _describe, _finish, _output_problem,
                     _positional_defaults, _refuse_target, _target, _type_name, _CONTAINER,
@@ -190,7 +190,7 @@ class Transformed(registry.Derived):
         self._signature = None
         self._aux = None            # has_aux: _AuxParts, made at the first use
         self._last_spec = None      # the kind of call source() shows: the last one made
-        self._fast = None           # (argument types, artifact, runner): see _fast_path
+        self._fast = None           # the runner of calls with Python numbers: _fast_path
         self.__name__ = f"{kind}_{_name_of(fn)}"
 
     def __repr__(self):
@@ -361,11 +361,11 @@ class Transformed(registry.Derived):
 
     # -- calls -----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        fast = self._fast
         try:
-            if fast is not None and not kwargs and fast[0] == tuple(map(type, args)) and \
-                    fast[1].valid():
-                return fast[2](args)
+            if self._fast is not None and not kwargs:
+                result = self._fast(args)
+                if result is not fastcall.MISS:
+                    return result
             return self._call(*args, **kwargs)
         except Exception as e:
             raise failures.trim(e)      # the user's frames and the message, not s2sad's
@@ -420,41 +420,15 @@ class Transformed(registry.Derived):
 
     def _fast_path(self, args, art, f):
         """For calls with Python numbers only (where the call overhead is most of the
-        time): remember the generated function, so the next call with the same argument
-        types goes straight to it (while the code's guards hold)."""
+        time): a runner written for this call (fastcall.py) that the next calls with
+        the same argument types take, while the code's guards hold."""
         types = tuple(map(type, args))
         if not all(t in (float, int) for t in types) or \
                 self.kind not in ("grad", "grad_all", "value_and_grad", "derivative"):
             return
-        with_value, wrt = self.with_value, self.wrt
-        if self.kind == "derivative":
-            def finish(g, args):
-                return g
-        elif wrt is None and all(t is float for t in types):      # the commonest: inline
-            def finish(g, args):
-                return tuple([float(v) if type(v) is float or type(v) is np.float64 else
-                              _finish(v, a) for v, a in zip(g, args)])
-        elif wrt is None:              # every argument is passed: a gradient each
-            def finish(g, args):
-                return tuple(map(_finish, g, args))
-        elif isinstance(wrt, int):
-            def finish(g, args):
-                return _finish(g, args[wrt])
-        else:
-            def finish(g, args):
-                return self._finish_grads(g, art, args)
-
-        def run(args):
-            try:
-                result = f(*args)
-            except Exception as e:
-                _raise_from_run(e)
-            if with_value:
-                value, grads = result
-                self._check_value(value)
-                return value, finish(grads, args)
-            return finish(result, args)
-        self._fast = (types, art, run)
+        self._fast = fastcall.runner(art, f, len(args), types, self.kind, self.wrt,
+                                     self.with_value, self._check_value,
+                                     self._finish_grads, _raise_from_run)
 
     def _call_aux(self, args, kwargs):
         """grad(f, has_aux=True)(*args): one forward and one backward pass of f."""

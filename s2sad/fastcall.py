@@ -1,0 +1,91 @@
+"""The fast path of a transform's call with Python numbers only.
+
+A scalar function's gradient takes a fraction of a microsecond; the general call
+(spec, cache lookup, backend, finishing each gradient) takes microseconds.  After the
+first call with Python numbers, Transformed keeps a runner written for that call:
+it checks the arguments' count and types and the guards of the generated code (the
+globals it read, the closure cells), calls the generated function and finishes the
+gradients, each in one line of straight code.  Anything else (another type, a guard
+that no longer holds) answers MISS, and the call takes the general way.
+"""
+
+import numpy as np
+
+from .calls import _finish
+
+MISS = object()        # the runner's answer for a call it does not cover
+
+
+def runner(art, f, n, types, kind, wrt, with_value, check_value, finish_grads, on_error):
+    """A function run(args) -> the call's result, or MISS.  art: the artifact (its
+    guards); f: its generated function for NumPy; types: the argument types it covers;
+    check_value(value) for value_and_grad; finish_grads(grads, art, args) where the
+    gradients are not one per float argument; on_error(e) raises what an error of the
+    generated code means."""
+    env = {"MISS": MISS, "f": f, "art": art, "fin": _finish, "check_value": check_value,
+           "finish_grads": finish_grads, "on_error": on_error, "f64": np.float64,
+           "_missing": _GONE}
+    names = [f"a{i}" for i in range(n)]
+    tests = [f"type({a}) is not T{i}" for i, a in enumerate(names)]
+    env.update({f"T{i}": t for i, t in enumerate(types)})
+    tests += _guard_tests(art.guards, env)
+    lines = ["def run(args):",
+             f"    if len(args) != {n}:",
+             "        return MISS",
+             f"    {', '.join(names)}{',' if n == 1 else ''} = args",
+             f"    if {' or '.join(tests)}:",
+             "        return MISS",
+             "    try:",
+             f"        r = f({', '.join(names)})",
+             "    except Exception as e:",
+             "        on_error(e)"]
+    if with_value:
+        lines += ["    value, r = r", "    check_value(value)"]
+    lines += ["    " + line for line in _finish_lines(kind, wrt, names, types)]
+    if with_value:
+        lines[-1] = lines[-1].replace("return ", "return value, ", 1)
+    exec(compile("\n".join(lines), "<s2sad fast call>", "exec"), env)
+    return env["run"]
+
+
+_GONE = object()
+
+
+def _guard_tests(guards, env):
+    """A test per guard (true where it no longer holds): a global read again, a cell."""
+    tests = []
+    for i, (kind, container, name, obj) in enumerate(guards):
+        env[f"O{i}"] = obj
+        if kind == "cell":
+            env[f"C{i}"] = container
+            env[f"cell_holds{i}"] = _cell_test(container)
+            tests.append(f"not cell_holds{i}(O{i})")
+        else:
+            env[f"G{i}"] = container
+            tests.append(f"G{i}.get({name!r}, _missing) is not O{i}")
+    return tests
+
+
+def _cell_test(cell):
+    def holds(obj):
+        try:
+            return cell.cell_contents is obj
+        except ValueError:          # an empty cell
+            return False
+    return holds
+
+
+def _finish_lines(kind, wrt, names, types):
+    """The lines that shape the generated function's result r like the arguments."""
+    if kind == "derivative":
+        return ["return r"]
+    if wrt is None:
+        n = len(names)
+        rs = [f"r{i}" for i in range(n)]
+        items = [f"{r} if type({r}) is float else fin({r}, {a})" if t is float else
+                 f"fin({r}, {a})" for r, a, t in zip(rs, names, types)]
+        return [f"{', '.join(rs)}{',' if n == 1 else ''} = r",
+                f"return ({', '.join(items)}{',' if n == 1 else ''})"]
+    if isinstance(wrt, int):
+        return [f"return fin(r, {names[wrt]})"]
+    return [f"return finish_grads(r, art, ({', '.join(names)}{',' if len(names) == 1 else ''}))"]
