@@ -209,6 +209,8 @@ class _Simplifier:
         p, args = v.callee, v.args
         if p.nondiff or any(k == "dtype" for k, _ in v.kwargs):
             return False
+        if p.fn in (operator.truediv, np.divide):       # a quotient is a float
+            return True
         if p.elementwise:               # NumPy's promotion: a float operand makes floats
             return any(map(self.is_inexact, args[1:] if p.fn is np.where else args))
         if p.multilinear is not None or p.multilinear_all:
@@ -295,10 +297,6 @@ class _Simplifier:
         if (p is self.ones[0] or p is self.zeros) and len(args) == 1 and not v.kwargs and \
                 key(args[0]) == SCALAR and fl(args[0]):
             return ir.Const(1.0 if p is self.ones[0] else 0.0)    # of a number: a number
-        if p is self.ones[1] and key(args[0]) == SCALAR and fl(args[0]):
-            # the seed of a gradient whose output is computed from Python numbers only:
-            # the output is left to dead-code elimination where nothing else reads it
-            return ir.Const(1.0)
         return None
 
     def record_shape(self, target, p, args):
