@@ -386,13 +386,15 @@ class Transformed(registry.Derived):
                 return jvp(self.fn, args[:n], tangents)
         params = self.params()
         spec = call_spec(params, args, kwargs)
+        xp = _backend(args)
+        if xp is not np:        # its Python floats become 0-d arrays (below): code for arrays
+            spec = spec.replace("s", "d")
         self._last_spec = spec
         if self.wrt is not None:
             self._check_spec(spec, args, kwargs)
         art = self.artifact(spec)
         if len(args) > len(params) or "-" in spec:
             self._check_binding(args, kwargs)
-        xp = _backend(args)
         f = art.function(xp)
         if xp is not np:        # Python floats become 0-d device arrays (ints stay counts)
             args = tuple(xp.asarray(a) if type(a) is float else a for a in args)

@@ -76,12 +76,30 @@ def test_gradient_matches_finite_differences(f, order):
     check_grads(f, (x,), order=order)
 
 
+def scalar(x1, x2):
+    return np.log(x1) + x1 * x2 - np.sin(x2)
+
+
+def test_gradient_of_numbers_drops_the_unused_value():
+    """grad of a function of Python floats: the seed is 1.0 and the output, which the
+    gradient does not read, is not computed (the code is what one would write)."""
+    g = s2sad.grad_all(scalar)
+    assert g(2.0, 5.0) == pytest.approx((1 / 2.0 + 5.0, 2.0 - np.cos(5.0)), rel=1e-15)
+    text = s2sad.source(g)
+    assert "log" not in text and "ones_like" not in text, text
+    assert "-xp.cos(x2)" in text, text
+
+
 def log(x):
     return np.log(x)
 
 
 def test_gradient_at_a_pole():
-    """the derivative of log at 0 is inf, for a Python float as for a NumPy one."""
+    """the derivative of log at 0: inf for a NumPy float (NumPy's division); for a Python
+    float the gradient is Python arithmetic (1.0 / x), whose division by zero raises:
+    refused at the user's line, not a wrong number."""
     with np.errstate(divide="ignore"):
         assert s2sad.grad(log)(np.float64(0.0)) == np.inf
-        assert s2sad.grad(log)(0.0) == np.inf
+    with pytest.raises(s2sad.S2SADError, match="ZeroDivisionError") as e:
+        s2sad.grad(log)(0.0)
+    assert "return np.log(x)" in str(e.value)

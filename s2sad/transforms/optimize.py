@@ -297,6 +297,10 @@ class _Simplifier:
         if (p is self.ones[0] or p is self.zeros) and len(args) == 1 and not v.kwargs and \
                 key(args[0]) == SCALAR and fl(args[0]):
             return ir.Const(1.0 if p is self.ones[0] else 0.0)    # of a number: a number
+        if p is self.ones[1] and key(args[0]) == SCALAR and fl(args[0]):
+            # the seed of a gradient whose output is computed from Python floats (code that
+            # runs with NumPy only): 1.0, and the output is dead code where nothing reads it
+            return ir.Const(1.0)
         return None
 
     def record_shape(self, target, p, args):
