@@ -32,8 +32,8 @@ def runner(art, f, n, types, kind, wrt, with_value, check_value, finish_grads, o
     lines = ["def run(args):",
              f"    if len(args) != {n}:",
              "        return MISS",
-             f"    {', '.join(names)}{',' if n == 1 else ''} = args",
-             f"    if {' or '.join(tests)}:",
+             f"    {_tuple(names)} = args",
+             f"    if {' or '.join(tests) or 'False'}:",
              "        return MISS",
              "    try:",
              f"        r = f({', '.join(names)})",
@@ -79,13 +79,17 @@ def _finish_lines(kind, wrt, names, types):
     """The lines that shape the generated function's result r like the arguments."""
     if kind == "derivative":
         return ["return r"]
-    if wrt is None:
-        n = len(names)
-        rs = [f"r{i}" for i in range(n)]
-        items = [f"{r} if type({r}) is float else fin({r}, {a})" if t is float else
-                 f"fin({r}, {a})" for r, a, t in zip(rs, names, types)]
-        return [f"{', '.join(rs)}{',' if n == 1 else ''} = r",
-                f"return ({', '.join(items)}{',' if n == 1 else ''})"]
     if isinstance(wrt, int):
         return [f"return fin(r, {names[wrt]})"]
-    return [f"return finish_grads(r, art, ({', '.join(names)}{',' if len(names) == 1 else ''}))"]
+    chosen = range(len(names)) if wrt is None else wrt      # a gradient for each, in order
+    if not all(isinstance(i, int) and -len(names) <= i < len(names) for i in chosen):
+        return [f"return finish_grads(r, art, {_tuple(names)})"]
+    rs = [f"r{k}" for k in range(len(chosen))]
+    items = [f"{r} if type({r}) is float else fin({r}, {names[i]})" if types[i] is float else
+             f"fin({r}, {names[i]})" for r, i in zip(rs, chosen)]
+    return [f"{_tuple(rs)} = r", f"return {_tuple(items)}"]
+
+
+def _tuple(items):
+    """The text of a tuple of items (one item: with its comma)."""
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"

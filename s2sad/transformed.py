@@ -409,11 +409,11 @@ class Transformed(registry.Derived):
         if self.kind == "fprop":
             out, bprop = result
             return out, _checking_bprop(bprop, out, _describe(self.fn))
+        if not kwargs and len(args) == len(params) and xp is np:
+            self._fast_path(args, art, f)
         if self.kind in ("derivative", "jvp"):
             return result
         values = [args[i] if i < len(args) else kwargs.get(p) for i, p in enumerate(art.params)]
-        if not kwargs and len(args) == len(params) and xp is np:
-            self._fast_path(args, art, f)
         if self.with_value:
             value, grads = result
             self._check_value(value)

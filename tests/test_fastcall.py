@@ -30,18 +30,25 @@ def reference(x, y):
     return SCALE * np.cos(x) * y, SCALE * np.sin(x)
 
 
-@pytest.mark.parametrize("kind", ["grad", "grad_all", "value_and_grad", "wrt_tuple"])
+@pytest.mark.parametrize("kind", ["grad", "grad_all", "value_and_grad", "wrt_tuple",
+                                  "wrt_reversed", "derivative"])
 def test_repeated_calls_match_the_first(kind):
     make = {"grad": lambda: s2sad.grad(scaled),
             "grad_all": lambda: s2sad.grad_all(scaled),
             "value_and_grad": lambda: s2sad.value_and_grad(scaled),
-            "wrt_tuple": lambda: s2sad.grad(scaled, wrt=(0, 1))}[kind]
+            "wrt_tuple": lambda: s2sad.grad(scaled, wrt=(0, 1)),
+            "wrt_reversed": lambda: s2sad.grad(scaled, wrt=(-1, 0)),
+            "derivative": lambda: s2sad.derivative(scaled)}[kind]
     g = make()
     for x, y in [(0.3, 1.5), (1.1, -0.4), (0.3, 1.5), (-2.0, 0.7)]:
         want = reference(x, y)
         got = g(x, y)
-        if kind == "grad":
-            assert type(got) is float and got == pytest.approx(want[0], rel=1e-14)
+        if kind in ("grad", "derivative"):
+            assert got == pytest.approx(want[0], rel=1e-14)
+            assert type(got) is float or kind == "derivative"
+        elif kind == "wrt_reversed":
+            assert all(type(v) is float for v in got)
+            assert got == pytest.approx(want[::-1], rel=1e-14)
         elif kind == "value_and_grad":
             assert got[0] == pytest.approx(scaled(x, y), rel=1e-14)
             assert got[1] == pytest.approx(want[0], rel=1e-14)
