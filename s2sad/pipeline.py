@@ -93,7 +93,7 @@ def _slots(spec: str, wrt, n: int, base: str):
             if spec[i] == "-":
                 raise TransformError(f"wrt={wrt!r} names parameter {i} of {base}, but no "
                                      "argument was passed for it")
-    return [i if spec[i] in "dcs" else None for i in chosen]
+    return [i if spec[i] in "dcks" else None for i in chosen]
 
 
 def _lower(fn, spec=None):
@@ -117,16 +117,16 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Ar
         spec = "d" * n
     # the parameters the call passes floats in (arrays of them)
     floats = {p for p, c in zip(func.params, spec) if c in "ds"}
-    optimize.optimize(func, inexact=floats)
+    optimize.optimize(func, inexact=floats, in_place=False)
     spec = (spec + "-" * n)[:n]
-    func.containers = {func.params[i] for i, c in enumerate(spec) if c == "c"}
+    func.containers = {func.params[i] for i, c in enumerate(spec) if c in "ck"}
     base = _name_of(fn)
     slots = _slots(spec, None if kind in ("fprop", "jvp") or isinstance(wrt, taylor.Seeds)
                    else wrt, n, base)
     if isinstance(wrt, taylor.Seeds):
         g, header = _taylor(func, out, wrt, spec, base, parsed)
     elif kind == "jvp":
-        g = forward.jvp_function(func, out, [i if spec[i] in "dcs" else None for i in range(n)],
+        g = forward.jvp_function(func, out, [i if spec[i] in "dcks" else None for i in range(n)],
                                  out.names.fresh(f"jvp_{base}"))
         header = f"{g.name}(*args, *tangents) -> (result, tangent of the result): forward " \
                  f"mode. From {_where(parsed)}."
@@ -173,7 +173,7 @@ def _taylor(func, out, seeds, spec, base, parsed):
     mode, wrt, K, directions, weights, what, vparams = seeds
     n = len(spec)
     for i in wrt:
-        if not -n <= i < n or spec[i % n] not in "dcs":
+        if not -n <= i < n or spec[i % n] not in "dcks":
             raise TransformError(f"{what}: argument {i} of {base} is not a differentiable "
                                  "value (a float or a float array) that the call passes")
     name = out.names.fresh(f"{'taylor' if mode == 'jet' else 'd'}_{base}")

@@ -241,7 +241,7 @@ def loop_length(seq):
         from .errors import UnsupportedSyntaxError
         raise UnsupportedSyntaxError(
             "a `for` loop over a dict", None,
-            "Loop over a tuple of its keys instead: `for k in ('a', 'b'): ... d[k] ...`.")
+            "Loop over `d.keys()` or `d.items()` (or pass the dict as an argument).")
     return len(seq)
 
 

@@ -270,7 +270,7 @@ class Transformed(registry.Derived):
         if self.wrt is None or self.kind not in ("grad", "value_and_grad"):
             return          # derivative: its transform refuses (a TransformError)
         w = self.wrt
-        if spec is not None and type(w) is int and 0 <= w < len(spec) and spec[w] in "dcs":
+        if spec is not None and type(w) is int and 0 <= w < len(spec) and spec[w] in "dcks":
             return          # the common case, first
         params = self.params()
         n = len(params)
@@ -314,7 +314,7 @@ class Transformed(registry.Derived):
             return
         _, func, _ = _lower(self.fn, spec)
         n = len(func.params) - len(getattr(func, "kwonly", []))
-        cparams = {func.params[i] for i, c in enumerate((spec or "")[:n]) if c == "c"}
+        cparams = {func.params[i] for i, c in enumerate((spec or "")[:n]) if c in "ck"}
         what, desc = _definite_result(func, cparams)
         if what is None or (what == _CONTAINER and self.kind == "grad_all"):
             return
@@ -535,10 +535,10 @@ def jvp(fn: Any, primals: Any, tangents: Any) -> Any:
         rest = tuple(defaults[p] for p in params[len(primals):])
         primals, tangents = primals + rest, tangents + (None,) * len(rest)
     from .runtime import zeros_like_tree
-    tangents = tuple(zeros_like_tree(p) if d is None and spec[i] in "dcs" else d
+    tangents = tuple(zeros_like_tree(p) if d is None and spec[i] in "dcks" else d
                      for i, (p, d) in enumerate(zip(primals, tangents)))
     for i, (p, d) in enumerate(zip(primals, tangents)):
-        if spec[i] in "dcs":
+        if spec[i] in "dcks":
             _check_tangent(p, d, f"tangent {i}")
     t._last_spec = spec
     art = t.artifact(spec)

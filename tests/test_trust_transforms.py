@@ -371,11 +371,25 @@ def loop_over_a_dict(D):
     return s
 
 
-def test_a_loop_over_a_dict_is_refused_at_the_users_line():
-    # was: KeyError: 0 from the generated code (it read D[0], D[1], ...)
+def loop_over_a_local_dict(x):
+    d = dict(zip(["a", "b"], [x, 2.0 * x]))     # a dict s2sad does not know is one
+    s = 0.0
+    for k in d:
+        s = s + np.sum(d[k])
+    return s
+
+
+def test_a_loop_over_a_dict_argument_runs_through_its_keys():
+    # was: KeyError: 0 from the generated code (it read D[0], D[1], ...), then refused
+    (g,) = grad_all(loop_over_a_dict)({"a": 0.5, "b": X3})
+    assert g["a"] == 1.0 and np.array_equal(g["b"], np.ones_like(X3))
+    both(loop_over_a_dict, ({"a": 0.5, "b": X3},))
+
+
+def test_a_loop_over_another_dict_is_refused_at_the_users_line():
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="dict") as e:
-        grad_all(loop_over_a_dict)({"a": 0.5, "b": X3})
-    assert e.value.location.filename == __file__ and "for k in D" in str(e.value)
+        grad_all(loop_over_a_local_dict)(X3)
+    assert e.value.location.filename == __file__ and "for k in d" in str(e.value)
 
 
 def float_into_int_array(x):

@@ -13,3 +13,4 @@ from . import decompositions, scipy_special, scipy_linalg  # noqa: F401  (scipy'
 from . import taylor  # noqa: F401  (Taylor-mode rules)
 from . import sorting, statistics  # noqa: F401
 from . import averages, signal  # noqa: F401
+from . import accumulate  # noqa: F401

@@ -11,6 +11,8 @@ derivatives are those of indexing and arithmetic.  What is left here:
 * ``print`` and ``check_assert`` (an ``assert``): run on the primal, their results
   unused (``effect``: dead-code elimination keeps them, the optimizer never merges
   or folds them);
+* ``loop_items(seq)``, what a ``for`` loop over a container argument runs through
+  (a dict's keys, anything else itself), and its adjoint and tangent;
 * the container helpers: ``keys_of(d)``, ``sort_order``, ``insert_position``
   (indices, non-differentiable), and ``without``/``with_zero`` (``lst.pop(i)``:
   the list or dict without one item; the adjoint puts a zero back), ``as_tuple``,
@@ -25,7 +27,7 @@ import warnings
 import numpy as np
 
 from .. import registry
-from ..registry import defbprop, defindex, defjvp, deflinear, defnondiff
+from ..registry import defbprop, defindex, defjvp, deflinear, defnondiff, defview
 from ..runtime import Cotangent, CotangentDict, getitem_grad, zeros_like_tree
 
 
@@ -74,6 +76,47 @@ def keys_of(d):
     if not isinstance(d, dict):
         raise TypeError(f"'{type(d).__name__}' object has no attribute 'keys'")
     return list(d)
+
+
+def loop_items(seq):
+    """What `for v in seq` runs through as seq[0], seq[1], ...: a dict's keys (a tuple),
+    anything else (a list, a tuple, an array) itself."""
+    return tuple(seq) if isinstance(seq, dict) else seq
+
+
+def loop_items_grad(seq, g):
+    """The adjoint of loop_items: g, or for a dict (its keys have no gradient) zeros."""
+    return zeros_like_tree(seq) if isinstance(seq, dict) else g
+
+
+def loop_items_tangent(seq, t):
+    """The tangent of loop_items: t, or for a dict none for each key."""
+    return (None,) * len(seq) if isinstance(seq, dict) else t
+
+
+@defbprop(loop_items)
+def bprop_loop_items(seq, out, dout):
+    return (loop_items_grad(seq, dout),)
+
+
+@defjvp(loop_items)
+def jvp_loop_items(seq, out, dseq):
+    return (loop_items_tangent(seq, dseq),)
+
+
+@defbprop(loop_items_grad)
+def bprop_loop_items_grad(seq, g, out, dout):
+    return (None, loop_items_tangent(seq, dout))
+
+
+@defbprop(loop_items_tangent)
+def bprop_loop_items_tangent(seq, t, out, dout):
+    return (None, loop_items_grad(seq, dout))
+
+
+deflinear(loop_items_grad, loop_items_tangent, args=(1,))
+defview(loop_items)                                 # a list, tuple or array: itself
+defview(loop_items_grad, loop_items_tangent, args=(1,))
 
 
 def dict_copy(x):
@@ -168,7 +211,8 @@ for _f in (list, tuple, dict, reversed, sorted, set, frozenset, sum, min, max, a
     registry.primitive(_f)
 
 # their results are lists, tuples or dicts (or hold them): zero adjoints are tree zeros
-for _f in (keys_of, without, with_zero, as_tuple, dict_copy, copy_of, item_of):
+for _f in (keys_of, without, with_zero, as_tuple, dict_copy, copy_of, item_of, loop_items,
+           loop_items_grad, loop_items_tangent):
     registry.primitive(_f).makes_container = True
 
 # a new container holding the items of its argument, not the argument (the alias check)

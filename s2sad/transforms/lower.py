@@ -186,8 +186,7 @@ class Lowering:
             for p in params + [p.id for p in a.kwonlyargs]:
                 self.env[p] = ir.Var(p)
                 self.out.assigned.add(p)
-            spec = self.parsed.spec or ""
-            self.out.container_params = {p for p, c in zip(params, spec) if c == "c"}
+            self.out.note_params(params, self.parsed.spec or "")
         else:
             fn = self.parsed.fn
             kw = {k: ir.Const(v) for k, v in (getattr(fn, "__kwdefaults__", None) or {}).items()}

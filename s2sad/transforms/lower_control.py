@@ -43,6 +43,7 @@ from ..checkpoint import checkpointed
 from ..errors import UnsupportedSyntaxError
 from . import fence, lower_nonlocal, lower_views, parse, resolve
 from .inplace import name_shared_literals
+from ..rules.builtins import loop_items
 from .lower_builtins import pack_arguments
 from .lower_nonlocal import called_mutations
 from .names import all_identifiers
@@ -477,6 +478,10 @@ class Control:
                 ir.Call(registry.primitive(min), tuple(lens)), node, "n")
             return n, (lambda k: tuple(el(k) for _, el in parts))
         seq = low.atom(expr)
+        if isinstance(seq, ir.Var) and seq.name in low.out.loose_params:
+            # an argument that may be a dict: its keys, else itself (loop_items)
+            hint = f"{seq.name}_keys" if seq.name in low.out.container_params else "items"
+            seq = low.temp(ir.Call(registry.primitive(loop_items), (seq,)), node, hint)
         # a Pack is a tuple or list; anything else may be a dict at run time, whose
         # iteration (its keys) loop_length refuses rather than read d[0], d[1], ...
         length = len if isinstance(seq, ir.Const) or (

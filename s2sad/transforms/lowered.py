@@ -46,6 +46,8 @@ class Output:
         self.externals: Dict[str, tuple] = {}
         self.top_globals = top_globals
         self.container_params: set = set()    # parameters the call passes containers in
+        # ... containers or values without a gradient: a `for` over one may be over a dict
+        self.loose_params: set = set()
         self.return_src = None                # where the function returns
         self.names: Optional[Names] = None    # the fresh names, once lowered
         self.frames: List[tuple] = []         # (Lowering, carried or None) per open block
@@ -55,6 +57,12 @@ class Output:
         # name -> the atoms it may be a version of: a loop's carried value (its start), an
         # if's join (its two sides); lower_nonlocal follows a caller's list through them
         self.origin: Dict[str, tuple] = {}
+
+    def note_params(self, params, spec):
+        """The parameters the call passes containers in, and those it passes dicts or
+        values without a gradient in (a `for` loop over one may be over a dict's keys)."""
+        self.container_params = {p for p, c in zip(params, spec) if c in "ck"}
+        self.loose_params = {p for p, c in zip(params, spec) if c in "kn"}
 
     def note(self, target, value):
         """The facts about a name that follow from the value it is bound to."""

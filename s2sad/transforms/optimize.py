@@ -43,6 +43,7 @@ from typing import Dict
 import numpy as np
 
 from .. import ir, registry, runtime
+from .optimize_acc import accumulate_in_place
 from .optimize_cse import coalesce_copies, cse
 from .optimize_dce import dce
 from .optimize_flow import _copy_block, fuse_loops, hoist_reads, merge_equal_flows
@@ -63,8 +64,10 @@ def _is(a, v):
     return isinstance(a, ir.Const) and type(a.value) in (int, float) and a.value == v
 
 
-def optimize(func: ir.Function, shape_of: Dict[str, str] = None, inexact=()) -> ir.Function:
-    """inexact: the parameters known to be floats or complex numbers (arrays of them)."""
+def optimize(func: ir.Function, shape_of: Dict[str, str] = None, inexact=(),
+             in_place: bool = True) -> ir.Function:
+    """inexact: the parameters known to be floats or complex numbers (arrays of them);
+    in_place: accumulators of loops added to in place (generated code only)."""
     shape_of = shape_of or {}
     for _ in range(20):
         changed = _simplify(func, shape_of, set(inexact))
@@ -77,6 +80,8 @@ def optimize(func: ir.Function, shape_of: Dict[str, str] = None, inexact=()) -> 
         changed |= dce(func)
         if not changed:
             break
+    if in_place:
+        accumulate_in_place(func)   # last: the rewrites above read `+`, not add_into
     return func
 
 

@@ -2,8 +2,8 @@
 lists and dicts (each checked at orders 1 and 2 like any rule)."""
 
 from rule_table import Row
-from s2sad.rules.builtins import (as_tuple, copy_of, dict_copy, item_of, with_zero,
-                                  without)
+from s2sad.rules.builtins import (as_tuple, copy_of, dict_copy, item_of, loop_items,
+                                  loop_items_grad, loop_items_tangent, with_zero, without)
 
 
 def _items(rng):
@@ -29,4 +29,16 @@ ROWS = [
     Row(dict_copy, make=lambda rng: ((_dict(rng),), {}), id="dict_copy"),
     Row(item_of, make=lambda rng: ((_items(rng),), {"index": 2}), id="item_of-list"),
     Row(item_of, make=lambda rng: ((_dict(rng),), {"index": "b"}), id="item_of-dict"),
+    # what a `for` loop over a container argument runs through, and its adjoint and tangent
+    Row(loop_items, make=lambda rng: ((_items(rng),), {}), id="loop_items-list"),
+    Row(loop_items, make=lambda rng: ((rng.standard_normal((3, 2)),), {}), id="loop_items-array"),
+    Row(lambda d: [d[k] * 2.0 for k in loop_items(d)], make=lambda rng: ((_dict(rng),), {}),
+        also=(loop_items,), id="loop_items-dict"),
+    Row(lambda g, x: loop_items_grad(x, g), make=lambda rng: ((_items(rng), _items(rng)), {}),
+        nargs=1, also=(loop_items_grad,), id="loop_items_grad-list"),
+    Row(lambda g, x: loop_items_tangent(x, g), make=lambda rng: ((_items(rng), _items(rng)), {}),
+        nargs=1, also=(loop_items_tangent,), id="loop_items_tangent-list"),
+    Row(lambda g, x: loop_items_grad(x, g)["a"] * 3.0 + g[0],
+        make=lambda rng: ((_items(rng)[:2], _dict(rng)), {}), nargs=1,
+        also=(loop_items_grad,), id="loop_items_grad-dict"),
 ]

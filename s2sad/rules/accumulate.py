@@ -1,0 +1,36 @@
+"""add_into: a loop's gradient accumulator added to in place.
+
+A backward loop adds each iteration's gradient into an accumulator, ``dW = dW + g``:
+a new array per iteration where hand-written code writes ``dW += g``.  The optimizer
+(transforms/optimize_acc.py) writes ``dW = add_into(dW, g)`` where nothing but that
+addition ever sees the accumulator's value: it starts as a fresh zeros array nothing
+else reads, the loop reads it only there, and nothing but the loop reads the sum.
+add_into adds in place where that gives the array ``acc + g`` would (NumPy arrays of
+one dtype, g of acc's shape or smaller), else it is ``acc + g``.
+
+Code that s2sad transforms again (a nested derivative) reads add_into as ``+``: its
+transforms take every value to be immutable (they may read an accumulator's start
+again, or keep it), and the optimizer of that code decides afresh where adding in
+place is safe.
+"""
+
+import operator
+
+import numpy as np
+
+from .. import registry
+
+
+def add_into(acc, g):
+    """acc + g, written into acc where that is the same array (see the module's doc):
+    NumPy arrays of one dtype (casting="no"), g of acc's shape or broadcast to it."""
+    if type(acc) is np.ndarray and type(g) is np.ndarray:
+        try:
+            return np.add(acc, g, out=acc, casting="no")
+        except (TypeError, ValueError):     # another dtype, or acc must grow: a new array
+            pass
+    return acc + g
+
+
+registry.primitive(add_into).pure = False       # never merged with another, never hoisted
+registry.alias(add_into, operator.add)          # transformed again: the pure `+`

@@ -1,0 +1,104 @@
+"""Loop accumulators added to in place: ``acc = acc + g`` => ``acc = add_into(acc, g)``.
+
+Where nothing but that addition ever sees the accumulator's value (rules/accumulate.py):
+it starts as a fresh zeros array, made in the loop's own block, that nothing else reads;
+the loop reads it in that one addition only (not in its test, another carried name, a
+nested function); and nothing reads the sum but the loop.  After the loop its final value may be read as often as
+wanted: the loop never touches it again.  add_into itself checks, each time, that an
+in-place addition gives what ``acc + g`` would, and otherwise makes a new array.
+"""
+
+import operator
+from collections import Counter
+
+import numpy as np
+
+from .. import ir, registry
+from ..rules.accumulate import add_into
+
+_ADD = registry.primitive(operator.add)
+_INTO = registry.primitive(add_into)
+_FRESH = {registry.primitive(f) for f in (np.zeros_like, np.zeros)}    # arrays (not trees)
+
+
+def accumulate_in_place(func: ir.Function) -> bool:
+    """Rewrite the accumulators of func's loops (and of its nested functions')."""
+    uses = reads_of(func.body)
+    return _block(func.body, uses)
+
+
+def _block(stmts, uses) -> bool:
+    """The loops of one block, whose accumulators start in that block: each run of the
+    block makes a new zeros array and runs the loop once (a start made outside an
+    enclosing loop would be one array for all its iterations)."""
+    changed = False
+    made = {s.target: s for s in stmts if isinstance(s, ir.Assign)}
+    for s in stmts:
+        if isinstance(s, ir.Def):
+            changed |= accumulate_in_place(s.func)
+            continue
+        for block in s.blocks() if isinstance(s, (ir.If, ir.Loop)) else ():
+            changed |= _block(block, uses)
+        if not isinstance(s, ir.Loop):
+            continue
+        for c, init, nxt in s.carried:
+            add = _addition(s, c, nxt)
+            if add is not None and _fresh(made, init) and uses[init.name] == 1 and \
+                    uses[nxt.name] == 1 and _reads_in(s, c) == 1:
+                add.value = ir.Call(_INTO, add.value.args)
+                changed = True
+    return changed
+
+
+def _addition(L: ir.Loop, c: str, nxt) -> ir.Assign:
+    """The statement `nxt = c + g` at the top of L's body, the one assignment of nxt."""
+    if not isinstance(nxt, ir.Var):
+        return None
+    sets = [t for t in ir.walk(L.cond + L.body) if nxt.name in ir.targets(t)]
+    if len(sets) != 1 or sets[0] not in L.body or not isinstance(sets[0], ir.Assign):
+        return None
+    v = sets[0].value
+    if not isinstance(v, ir.Call) or v.callee is not _ADD or v.kwargs or len(v.args) != 2:
+        return None
+    a, g = v.args
+    if not (isinstance(a, ir.Var) and a.name == c) or isinstance(g, ir.Var) and g.name == c:
+        return None
+    return sets[0]
+
+
+def _fresh(defs, init) -> bool:
+    """Is init a Var bound to a new array of zeros?"""
+    d = defs.get(init.name) if isinstance(init, ir.Var) else None
+    return d is not None and isinstance(d.value, ir.Call) and d.value.callee in _FRESH
+
+
+def _reads_in(L: ir.Loop, c: str) -> int:
+    """How often L reads its carried name c: in its blocks, its test, its nexts."""
+    own = [a for a in [L.test, L.stop] + [n for _, _, n in L.carried] if isinstance(a, ir.Var)]
+    return reads_of(L.cond + L.body)[c] + sum(a.name == c for a in own)
+
+
+def reads_of(stmts) -> Counter:
+    """How often each name is read in stmts (their blocks and nested functions too)."""
+    n = Counter()
+    for s in ir.walk(stmts):
+        n.update(v.name for v in _own_reads(s))
+    return n
+
+
+def _own_reads(s):
+    """The Vars a statement reads itself (not in its blocks, which walk visits)."""
+    if isinstance(s, ir.Def):
+        return [ir.Var(n) for n in ir.free_names(s.func)]
+    if isinstance(s, ir.Assign):
+        atoms = ir.expr_atoms(s.value)
+    elif isinstance(s, ir.Return):
+        atoms = [s.value]
+    elif isinstance(s, ir.If):
+        atoms = [s.test] + [a for _, x, y in s.outs for a in (x, y)]
+    elif isinstance(s, ir.Loop):
+        atoms = [s.iter, s.checkpoint, s.test, s.stop] + \
+            [a for _, i, n in s.carried for a in (i, n)]
+    else:
+        atoms = []
+    return [a for a in atoms if isinstance(a, ir.Var)]

@@ -1,0 +1,148 @@
+"""Loop accumulators added to in place (transforms/optimize_acc.py, rules/accumulate.py).
+
+`dW = dW + g` in a backward loop becomes `dW = add_into(dW, g)` where nothing but that
+addition sees the accumulator: the gradients stay exact (checked against hand-written
+code and finite differences, orders 1 and 2), nothing the user passed or holds is
+written, and an accumulator that something else reads keeps `+`.
+"""
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad.check import check_grads
+
+RNG = np.random.default_rng(3)
+W = RNG.standard_normal((6, 6)) / 3
+U = RNG.standard_normal((6, 4)) / 3
+XS = RNG.standard_normal((5, 4))
+
+
+def rnn(W, U, xs):
+    h = np.zeros(W.shape[0])
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + U @ xs[t])
+    return np.sum(h * h)
+
+
+def rnn_by_hand(W, U, xs):
+    hs = [np.zeros(W.shape[0])]
+    for t in range(xs.shape[0]):
+        hs.append(np.tanh(W @ hs[-1] + U @ xs[t]))
+    dh, dW, dU = 2 * hs[-1], np.zeros_like(W), np.zeros_like(U)
+    for t in range(xs.shape[0] - 1, -1, -1):
+        dz = dh * (1 - hs[t + 1] ** 2)
+        dW += np.outer(dz, hs[t])
+        dU += np.outer(dz, xs[t])
+        dh = W.T @ dz
+    return dW, dU
+
+
+def test_backward_accumulators_are_added_in_place():
+    g = s2sad.grad(rnn, wrt=(0, 1))
+    W0, U0 = W.copy(), U.copy()
+    dW, dU = g(W, U, XS)
+    want = rnn_by_hand(W, U, XS)
+    np.testing.assert_allclose(dW, want[0], rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(dU, want[1], rtol=1e-13, atol=1e-15)
+    assert "add_into(dW" in s2sad.source(g) and "add_into(dU" in s2sad.source(g)
+    np.testing.assert_array_equal(W, W0)
+    np.testing.assert_array_equal(U, U0)
+    dW2, _ = g(W, U, XS)                    # a second call: fresh accumulators
+    np.testing.assert_array_equal(dW2, dW)
+    assert dW2 is not dW
+
+
+@pytest.mark.parametrize("order", [1, 2])
+def test_rnn_matches_finite_differences(order):
+    check_grads(rnn, (W, U, XS), order=order)
+
+
+def running_sum_kept(x):
+    acc = np.zeros(3)
+    seen = []
+    for i in range(3):
+        acc = acc + x * i
+        seen.append(acc)                    # the accumulator's values are kept
+    return np.sum(seen[0] * seen[1] + seen[2] ** 2)
+
+
+def starts_from_argument(x, a):
+    acc = a                                 # the caller's array: never written
+    for i in range(3):
+        acc = acc + x * i
+    return np.sum(acc ** 2)
+
+
+def mixed_dtypes(x):
+    acc = np.zeros(3, dtype=np.float32)
+    for i in range(2):
+        acc = acc + x * i                   # float32 + float64: a float64 sum
+    return np.sum(acc ** 2)
+
+
+def broadcast_sum(x):
+    acc = np.zeros(3)
+    for i in range(2):
+        acc = acc + np.outer(np.ones(2), x) * i     # (3,) + (2, 3): a (2, 3) sum
+    return np.sum(acc ** 2)
+
+
+def nested_loops(W, xs):
+    """an inner loop run once per outer iteration: its accumulator's zeros, the same for
+    every outer iteration, may be hoisted out of the outer loop (one array for all)."""
+    total = 0.0
+    for j in range(3):
+        acc = np.zeros(W.shape[0])
+        for t in range(xs.shape[0]):
+            acc = acc + np.tanh(W @ xs[t]) * (j + 1)
+        total = total + np.sum(acc ** 2)
+    return total
+
+
+def test_inner_loops_of_outer_loops():
+    x = RNG.standard_normal((4, 6))
+    w = RNG.standard_normal((6, 6)) / 3
+    np.testing.assert_allclose(s2sad.value_and_grad(nested_loops)(w, x)[0], nested_loops(w, x))
+    check_grads(nested_loops, (w, x), order=2)
+
+
+@pytest.mark.parametrize("f", [running_sum_kept, mixed_dtypes, broadcast_sum],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("order", [1, 2])
+def test_primal_accumulators(f, order):
+    x = np.array([0.4, -1.2, 0.7])
+    np.testing.assert_allclose(s2sad.value_and_grad(f)(x)[0], f(x), rtol=1e-13)
+    check_grads(f, (x,), order=order)
+
+
+def test_an_accumulator_something_else_reads_keeps_plus():
+    text = s2sad.source(s2sad.value_and_grad(running_sum_kept))
+    assert "add_into(acc" not in text and "acc + " in text, text
+    assert "dx = add_into(dx, " in text, text       # the backward loop's accumulator
+
+
+def test_the_callers_array_is_not_written():
+    x, a = np.array([0.4, -1.2, 0.7]), np.array([1.0, 2.0, 3.0])
+    a0 = a.copy()
+    value, grads = s2sad.value_and_grad(starts_from_argument, wrt=(0, 1))(x, a)
+    np.testing.assert_array_equal(a, a0)
+    np.testing.assert_allclose(value, starts_from_argument(x, a0))
+    check_grads(starts_from_argument, (x, a), order=2)
+
+
+@pytest.mark.parametrize("acc,g", [
+    (np.zeros(3), np.ones(3)),                                # in place
+    (np.zeros((2, 3)), np.arange(3.0)),                       # g broadcast into acc: in place
+    (np.zeros(3, dtype=np.float32), np.ones(3)),              # a float64 sum: a new array
+    (np.zeros(3), np.ones((2, 3))),                           # acc must grow: a new array
+    (np.zeros(3), np.ones(3, dtype=int)),
+    (np.zeros(3), np.ones(3) * 1j),
+    (np.zeros(3), 2.5),
+])
+def test_add_into_is_plus(acc, g):
+    from s2sad.rules.accumulate import add_into
+    want = acc + g
+    got = add_into(acc.copy(), g)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
