@@ -88,3 +88,38 @@ def test_writing_the_dict_in_its_own_loop_is_refused():
     with pytest.raises(s2sad.S2SADError, match="in-place update of `d`") as e:
         s2sad.grad(scale_values_in_place)(X, dict(D))
     assert "d[k] = d[k] * x" in str(e.value)
+
+
+def literal(x):
+    d = {"a": x, "b": np.sin(x)}
+    s = 0.0
+    for k in d:
+        s = s + np.sum(d[k] ** 2) * len(k)
+    return s
+
+
+def keywords(x):
+    d = dict(first=x, second=x * x)
+    return sum(np.sum(d[k]) for k in d)
+
+
+def changed_before_the_loop(x):
+    d = dict(a=x)
+    d["b"] = x * 3.0                 # a key added: s2sad no longer knows d's keys
+    s = 0.0
+    for k in d:
+        s = s + np.sum(d[k] ** 2)
+    return s
+
+
+@pytest.mark.parametrize("f", [literal, keywords], ids=lambda f: f.__name__)
+def test_a_dict_literal_is_looped_over(f):
+    check_grads(f, (X,), order=2)
+    check_jvp(f, (X,))
+    np.testing.assert_allclose(s2sad.value_and_grad(f)(X)[0], f(X))
+
+
+def test_a_dict_changed_before_its_loop_is_refused_at_the_users_line():
+    with pytest.raises(s2sad.S2SADError, match="dict") as e:
+        s2sad.grad(changed_before_the_loop)(X)
+    assert "for k in d" in str(e.value) and "d.items()" in str(e.value)

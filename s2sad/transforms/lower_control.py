@@ -43,7 +43,7 @@ from ..checkpoint import checkpointed
 from ..errors import UnsupportedSyntaxError
 from . import fence, lower_nonlocal, lower_views, parse, resolve
 from .inplace import name_shared_literals
-from ..rules.builtins import loop_items
+from ..rules.builtins import keys_of, loop_items
 from .lower_builtins import pack_arguments
 from .lower_nonlocal import called_mutations
 from .names import all_identifiers
@@ -478,7 +478,9 @@ class Control:
                 ir.Call(registry.primitive(min), tuple(lens)), node, "n")
             return n, (lambda k: tuple(el(k) for _, el in parts))
         seq = low.atom(expr)
-        if isinstance(seq, ir.Var) and seq.name in low.out.loose_params:
+        if isinstance(seq, ir.Var) and seq.name in low.out.dicts:     # a dict literal's keys
+            seq = low.temp(ir.Call(registry.primitive(keys_of), (seq,)), node, "keys")
+        elif isinstance(seq, ir.Var) and seq.name in low.out.loose_params:
             # an argument that may be a dict: its keys, else itself (loop_items)
             hint = f"{seq.name}_keys" if seq.name in low.out.container_params else "items"
             seq = low.temp(ir.Call(registry.primitive(loop_items), (seq,)), node, hint)
