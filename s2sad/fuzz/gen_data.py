@@ -99,17 +99,20 @@ class DataStatements:
         return lines + [self.pad(indent, f"{z}[{idx}] {op} {self.e('f', scope, 2)}")]
 
     def s_dict_iter(self, scope, indent, nest, loop):
-        """for k in D / D.items() / D.values() over a dict argument {'a': float, 'b': array}."""
-        if "D" not in scope.params:
-            return None
-        acc, k, val = self.name("acc"), self.name("k"), self.name("val")
-        head, read = self.rng.choice([
-            (f"for {k} in D:", f"np.sum(D[{k}])"),
-            (f"for {k}, {val} in D.items():", f"np.sum({val})"),
-            (f"for {val} in D.values():", f"np.sum({val})")])
-        lines = [self.pad(indent, f"{acc} = {self.e('f', scope, 1)}"),
-                 self.pad(indent, head),
-                 self.pad(indent + 1, f"{acc} = {acc} * 0.5 + np.sin({read})")]
+        """for k in D / D.items() / D.values() over a dict argument {'a': float, 'b': array},
+        or for k in d over a dict literal the program makes."""
+        acc, k, val, d = self.name("acc"), self.name("k"), self.name("val"), self.name("d")
+        forms = [(f"for {k} in {d}:", f"np.sum({d}[{k}])", True)]
+        if "D" in scope.params:
+            forms += [(f"for {k} in D:", f"np.sum(D[{k}])", False),
+                      (f"for {k}, {val} in D.items():", f"np.sum({val})", False),
+                      (f"for {val} in D.values():", f"np.sum({val})", False)]
+        head, read, literal = self.rng.choice(forms)
+        lines = [self.pad(indent, f"{d} = {{'p': {self.e('f', scope, 1)}, "
+                                  f"'q': {self.e('v', scope, 1)}}}")] if literal else []
+        lines += [self.pad(indent, f"{acc} = {self.e('f', scope, 1)}"),
+                  self.pad(indent, head),
+                  self.pad(indent + 1, f"{acc} = {acc} * 0.5 + np.sin({read})")]
         scope.vars[acc] = "f"
         return lines
 
