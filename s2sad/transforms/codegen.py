@@ -23,6 +23,7 @@ import linecache
 import os
 import threading
 import types
+import warnings
 from typing import Any, Dict, List
 
 from .. import ir
@@ -70,7 +71,9 @@ def generate(func: ir.Function, externals, names, header: str, user_globals,
     wrapped = f"def __s2sad_module__({', '.join(free)}):\n" + "".join(
         "    " + ln + "\n" if ln else "\n" for ln in text.splitlines()) + \
         f"    return {func.name}\n"
-    code = compile(wrapped, filename, "exec")
+    with warnings.catch_warnings():     # `1.0[0:2]` of a user's code that slices a float:
+        warnings.simplefilter("ignore", SyntaxWarning)  # the user's own error, when it runs
+        code = compile(wrapped, filename, "exec")
     factory = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     codes = {c.co_name: c for c in factory.co_consts if isinstance(c, types.CodeType)}
     mod = Module(text, func.name, filename, pr.bindings, pr.cells, user_globals,
