@@ -45,7 +45,8 @@ def call_spec(params, args, kwargs) -> str:
     """For each positional parameter: 'd' passed and differentiable, 's' a Python float
     (differentiable, and a number: its code drops broadcasting), 'n' passed and not (an
     int, a bool, an integer array), 'c' a tuple, list or record of arrays, 'k' a dict of
-    them (a `for` loop over it runs through its keys), '-' not passed (its default is used)."""
+    them and 'm' a dict without (a `for` loop over a dict runs through its keys), '-' not
+    passed (its default is used)."""
     out = []
     for i, p in enumerate(params):
         if i < len(args):
@@ -71,7 +72,7 @@ def call_spec(params, args, kwargs) -> str:
         if is_record(a):                 # a namedtuple or dataclass: its fields
             a = flatten(a)
         elif isinstance(a, dict):
-            out.append("k" if _any_differentiable(a) else "n")    # a dict
+            out.append("k" if _any_differentiable(a) else "m")    # a dict
             continue
         if isinstance(a, (tuple, list, dict)):
             out.append("c" if _any_differentiable(a) else "n")    # a container

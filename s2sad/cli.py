@@ -17,8 +17,8 @@ Options shared by ``show`` and ``export``:
     --forward               forward mode: s2sad.derivative(f, wrt=k)
     --spec LETTERS          one letter per positional parameter: d (a differentiable array,
                             the default), n (passed, not differentiable: an int, a flag),
-                            c (a tuple/list of arrays), k (a dict of arrays),
-                            - (not passed: its default)
+                            c (a tuple/list of arrays), k (a dict of arrays), m (a dict
+                            of other values), - (not passed: its default)
 
 ``export`` writes what s2sad/export.py makes: the generated code, the s2sad
 helpers it calls and the user's functions and constants it reads, as source.
@@ -146,8 +146,8 @@ def _common_options(sp):
                     help="the kind of each positional argument, one letter each: d a "
                          "differentiable array or float (the default), n passed but not "
                          "differentiable (an int, a flag, an integer array), c a "
-                         "tuple/list of arrays, k a dict of arrays, - not passed (its "
-                         "default is used). "
+                         "tuple/list of arrays, k a dict of arrays, m a dict of other "
+                         "values, - not passed (its default is used). "
                          "Missing letters are d. Example: --spec dcn")
 
 
@@ -361,11 +361,11 @@ def build(fn, args):
     params = _params(fn)
     wrt = _parse_wrt(args.wrt, params)
     if args.spec is not None:
-        bad = sorted(set(args.spec) - set("dnck-"))
+        bad = sorted(set(args.spec) - set("dnckm-"))
         if bad:
             raise CLIError(f"--spec {args.spec!r}: unknown letter {bad[0]!r}; use d "
-                           "(differentiable), n (not differentiable), c (tuple or list), k (dict), "
-                           "- (not passed)")
+                           "(differentiable), n (not differentiable), c (tuple or list), "
+                           "k (dict), m (other dict), - (not passed)")
         if params and len(args.spec) > len(params):
             raise CLIError(f"--spec {args.spec!r} has {len(args.spec)} letters but "
                            f"{_name(fn)} takes {len(params)} positional parameters")

@@ -294,7 +294,7 @@ class Transformed(registry.Derived):
                     f"{self._call_name()}: wrt={self.wrt!r} names parameter {i} "
                     f"({params[i]}) of {_describe(self.fn)}, but the call passes no "
                     "argument for it")
-            if c == "n":
+            if c in "nm":
                 if args is not None:
                     v = args[i] if i < len(args) else (kwargs or {}).get(params[i])
                     what = _type_name(v)

@@ -123,3 +123,19 @@ def test_a_dict_changed_before_its_loop_is_refused_at_the_users_line():
     with pytest.raises(s2sad.S2SADError, match="dict") as e:
         s2sad.grad(changed_before_the_loop)(X)
     assert "for k in d" in str(e.value) and "d.items()" in str(e.value)
+
+
+def gather(x, idx):
+    s = 0.0
+    for i in idx:
+        s = s + x[i] ** 2
+    return s
+
+
+def test_a_loop_over_indices_reads_them_directly():
+    """only a dict argument's loop goes through loop_items: a list or array of indices
+    is read as idx[0], idx[1], ... as before (plain code)."""
+    g = s2sad.grad(gather)
+    np.testing.assert_allclose(g(X, [0, 2, 2]), [2 * X[0], 0.0, 4 * X[2]])
+    np.testing.assert_allclose(g(X, np.array([1, 1])), [0.0, 4 * X[1], 0.0])
+    assert "loop_items" not in s2sad.source(g)

@@ -481,8 +481,8 @@ class Control:
         if isinstance(seq, ir.Var) and seq.name in low.out.dicts:     # a dict literal's keys
             seq = low.temp(ir.Call(registry.primitive(keys_of), (seq,)), node, "keys")
         elif isinstance(seq, ir.Var) and seq.name in low.out.loose_params:
-            # an argument that may be a dict: its keys, else itself (loop_items)
-            hint = f"{seq.name}_keys" if seq.name in low.out.container_params else "items"
+            # a dict argument: its keys (loop_items: anything else itself)
+            hint = f"{seq.name}_keys"
             seq = low.temp(ir.Call(registry.primitive(loop_items), (seq,)), node, hint)
         # a Pack is a tuple or list; anything else may be a dict at run time, whose
         # iteration (its keys) loop_length refuses rather than read d[0], d[1], ...

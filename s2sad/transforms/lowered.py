@@ -46,7 +46,7 @@ class Output:
         self.externals: Dict[str, tuple] = {}
         self.top_globals = top_globals
         self.container_params: set = set()    # parameters the call passes containers in
-        # ... containers or values without a gradient: a `for` over one may be over a dict
+        # ... dicts (with or without differentiable values): a `for` runs through the keys
         self.loose_params: set = set()
         self.return_src = None                # where the function returns
         self.names: Optional[Names] = None    # the fresh names, once lowered
@@ -59,10 +59,10 @@ class Output:
         self.origin: Dict[str, tuple] = {}
 
     def note_params(self, params, spec):
-        """The parameters the call passes containers in, and those it passes dicts or
-        values without a gradient in (a `for` loop over one may be over a dict's keys)."""
+        """The parameters the call passes containers in, and those it passes dicts in
+        (a `for` loop over one runs through its keys)."""
         self.container_params = {p for p, c in zip(params, spec) if c in "ck"}
-        self.loose_params = {p for p, c in zip(params, spec) if c in "kn"}
+        self.loose_params = {p for p, c in zip(params, spec) if c in "km"}
 
     def note(self, target, value):
         """The facts about a name that follow from the value it is bound to."""
