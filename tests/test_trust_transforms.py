@@ -522,3 +522,37 @@ def test_a_parameter_named_like_the_array_module_is_refused():
     def g(x, input, sum):      # other builtins' names are fine
         return np.sum(np.sin(x) * input) + sum
     check_grads(g, (np.ones(2), np.ones(2), 1.0), order=2)
+
+
+# -- an in-place update in a loop, of an object a name from before the loop holds ----------
+G3 = np.array([0.5, -1.0, 2.0])
+
+
+def reshape_view_scaled_in_a_loop(x, y, M):
+    z = M * 1.0
+    acc = np.zeros(2)
+    for a in x:
+        w = z.reshape(2, 3)         # a view of z: NumPy scales z again each iteration
+        w *= y
+        acc = acc * 0.5 + np.tanh(w) @ G3
+    return np.sum(acc)
+
+
+def copy_scaled_in_a_loop(x, y, M):
+    z = M * 1.0
+    acc = np.zeros(2)
+    for a in x:
+        w = z.copy()                # a copy: z stays as it is
+        w *= y
+        acc = acc * 0.5 + np.tanh(w) @ G3
+    return np.sum(acc)
+
+
+def test_an_update_the_next_iteration_would_see_is_refused():
+    # was: a silently wrong gradient (4.38 for 3.02): s2sad's z stayed as it was, NumPy's
+    # was scaled by y once per iteration (fuzz seed 861, program 171)
+    x, M = np.array([-0.39, 0.013, -0.18]), np.array([[0.75, 0.45, 0.73], [-0.41, -1.1, -0.51]])
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="in-place update of `w`") as e:
+        grad(reshape_view_scaled_in_a_loop, wrt=1)(x, 0.445, M)
+    assert e.value.location.filename == __file__ and "w *= y" in str(e.value)
+    both(copy_scaled_in_a_loop, (x, 0.445, M))

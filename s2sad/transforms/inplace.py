@@ -300,6 +300,8 @@ def _check_updates_of(func, inplace):
             _check_back_edges(func, order, stmt, group, holds, roots[around][1], name, loc)
             ident_in, seen_in = roots[around]
             group = ident_in.get(old, {old})
+        else:
+            _check_next_iterations(func, stmt, group, holds, name, loc)
         new = getattr(stmt, "target", None)
         other = _other_branches(func.body, stmt)
         for s in scope:
@@ -312,6 +314,24 @@ def _check_updates_of(func, inplace):
                 # value (a join of the paths that updated it and those that did not)
                 if v.name == old or (seen & group and new not in seen):
                     refuse_alias(name, loc)
+
+
+def _check_next_iterations(func, stmt, group, holds, name, loc):
+    """`for ...: w = z.reshape(3); w *= v`: an update in a loop that does not carry the
+    value it changes, of an object that a name bound before the loop and not carried by
+    it holds (z): the next iteration reads that name again, anywhere in the body (before
+    the update too), and sees the change in NumPy, not in s2sad's code.  Refused."""
+    for L in ir.walk(func.body):
+        if not isinstance(L, ir.Loop) or not any(x is stmt for x in ir.walk(L.body)):
+            continue
+        # names the loop binds or carries (the carried ones hold next iteration's value,
+        # which the functional form threads through: _after_loop, _check_back_edges)
+        inside = {t for s in ir.walk(L.cond + L.body) for t in ir.targets(s)}
+        inside |= {c for c, _, _ in L.carried}
+        for s in ir.walk(L.cond + L.body):
+            if any(v.name not in inside and holds.get(v.name, {v.name}) & group
+                   for v in _own_reads(s)):
+                refuse_alias(name, loc)
 
 
 def _after_loop(func, order, index, loop, stmt, group, holds, name, loc, old):
