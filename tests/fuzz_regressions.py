@@ -192,4 +192,21 @@ def f(y, M):
     return M * c9
 ''', [1.3174542384507604, np.array([[-0.15172878, 0.89645316, -0.34942325],
                                    [-1.02371629, -0.37559982, -0.95746173]])], "order2"),
+    ("seed 871 #83 a gradient's seed kept alive in a loop whose carried value was dropped "
+     "(NameError in generated code)",
+     "import numpy as np\nimport s2sad\n\n" + '''def helper2(a3, a4):
+    v11 = a3
+    return v11
+dg12 = s2sad.grad(helper2)
+
+def f(T, L):
+    acc13 = np.stack(L)
+    j14 = 0
+    while j14 < 3:
+        j14 += 1
+        acc13 += dg12(acc13, T)
+    return 0.5
+''', [(0.7664813568840001, np.array([0.0268689, 0.43657945, -0.38198103])),
+      [np.array([1.44659959, -0.99848617, 1.00412649]),
+       np.array([-0.52814726, -1.16118499, 0.00548133])]], "grad"),
 ]

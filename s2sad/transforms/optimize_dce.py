@@ -85,7 +85,8 @@ def _dce_loop(s: ir.Loop, live) -> Optional[bool]:
 def _live_in(stmts, live) -> set:
     """The names stmts read to compute what is live after them (nothing is changed)."""
     for s in reversed(stmts):
-        if isinstance(s, ir.Assign) and s.target not in live and not _effect(s):
+        if isinstance(s, ir.Assign) and s.target not in live and not _effect(s) and \
+                not _keeps_alive(s, live):      # (what _dce_block keeps, its reads need)
             continue
         if isinstance(s, ir.If):
             outs = [o for o in s.outs if o[0] in live]
