@@ -22,8 +22,9 @@ from .. import registry
 
 
 def add_into(acc, g):
-    """acc + g, written into acc where that is the same array (see the module's doc):
-    NumPy arrays of one dtype (casting="no"), g of acc's shape or broadcast to it."""
+    """acc + g, written into acc where that gives the same array (NumPy arrays of one
+    dtype, g of acc's shape or broadcast to it); s2sad calls it only on a loop's
+    accumulator that nothing else holds."""
     if type(acc) is np.ndarray and type(g) is np.ndarray:
         try:
             return np.add(acc, g, out=acc, casting="no")
