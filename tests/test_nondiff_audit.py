@@ -210,6 +210,9 @@ TABLE = [
     ("s2sad.rules.builtins:check_rebound", Entry("structural", args(FLOAT, "x"), reason=(
         "a check run for its effect before x += v (refuses an array, list or dict another "
         "name may hold); it returns None"))),
+    ("s2sad.rules.builtins:check_changed_in_place", Entry("structural", args(X, "x"), reason=(
+        "a check run for its effect before a helper's x += v of its caller's value (refuses "
+        "a number, which += replaces); it returns None"))),
     # -- the math module's rounding and predicates: ints and booleans of a float
     *[(f, Entry("int", args(FLOAT))) for f in (math.floor, math.ceil, math.trunc)],
     *[(f, Entry("bool", args(FLOAT))) for f in (math.isnan, math.isinf, math.isfinite)],

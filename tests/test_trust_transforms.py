@@ -556,3 +556,34 @@ def test_an_update_the_next_iteration_would_see_is_refused():
         grad(reshape_view_scaled_in_a_loop, wrt=1)(x, 0.445, M)
     assert e.value.location.filename == __file__ and "w *= y" in str(e.value)
     both(copy_scaled_in_a_loop, (x, 0.445, M))
+
+
+# -- `x op= v` in a helper, of a value its caller passed ------------------------------------
+def _add_table(a):
+    a += np.arange(6.0).reshape(2, 3)      # of a float: a new array, for `a` alone
+
+
+def passes_a_number(y):
+    _add_table(y)
+    return y * 1.0
+
+
+def _step(x, v):
+    x += v                                  # of an array: the caller's array changes
+
+
+def passes_an_array(x):
+    z = x * 1.0
+    _step(z, x * 2.0)
+    return np.sum(z * z)
+
+
+def test_a_helpers_update_of_a_passed_number_is_refused():
+    # was: a silently wrong gradient (6.0 for 1.0): the caller's y became y + the table
+    # (fuzz seed 897, program 55)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="float a function was passed") as e:
+        grad(passes_a_number)(0.79)
+    assert e.value.location.filename == __file__ and "a += np.arange" in str(e.value)
+    both(passes_an_array, (X3,))
+    np.testing.assert_allclose(s2sad.value_and_grad(passes_an_array)(X3)[0],
+                               passes_an_array(X3))

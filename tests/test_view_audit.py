@@ -145,7 +145,8 @@ def _has_rules(p) -> bool:
 # functions whose call is not probed: what they are
 UNPROBED = {
     **{f: "run for its effect (print, assert, log, warn, a check): returns None"
-       for f in (print, B.check_assert, B.log_call, warnings.warn, B.check_rebound)},
+       for f in (print, B.check_assert, B.log_call, warnings.warn, B.check_rebound,
+                 B.check_changed_in_place)},
     add_into: "adds into its first argument by design: only generated code calls it, on a "
               "loop accumulator nothing else holds (transforms/optimize_acc.py); code "
               "transformed again reads it as + (registry.alias)",

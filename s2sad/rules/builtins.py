@@ -66,6 +66,18 @@ def check_rebound(old, name):
             "a new one.")
 
 
+def check_changed_in_place(old, name):
+    """Before a helper's `x op= v` of an object its caller passed (s2sad's code changes the
+    caller's value too, as Python does for an array or a list): refused for a number (or
+    a tuple, a string), which `op=` replaces in the helper only."""
+    if isinstance(old, (int, float, complex, np.generic, tuple, str)):
+        from ..errors import UnsupportedSyntaxError
+        raise UnsupportedSyntaxError(
+            f"`{name} op= ...` of a {type(old).__name__} a function was passed (it makes a "
+            f"new value for `{name}` alone; s2sad would change the caller's too)", None,
+            f"Write `{name} = {name} + ...` (a new value) and return it.")
+
+
 def log_call(logger, method, *args, **kwargs):
     """logger.<method>(*args, **kwargs): a log record (logger None: the logging module)."""
     getattr(logging if logger is None else logger, method)(*args, **kwargs)
@@ -221,7 +233,7 @@ for _f in (copy_of, dict_copy, as_tuple):
 
 # calls run for what they do, not for their value: kept on the primal, never merged
 EFFECTS = (print, check_assert, log_call, warnings.warn)
-defnondiff(*EFFECTS, check_rebound)
-for _f in EFFECTS + (check_rebound,):
+defnondiff(*EFFECTS, check_rebound, check_changed_in_place)
+for _f in EFFECTS + (check_rebound, check_changed_in_place):
     registry.primitive(_f).effect = True
     registry.primitive(_f).pure = False

@@ -31,7 +31,8 @@ import types
 
 import gast
 
-from .. import ir
+from .. import ir, registry
+from ..rules.builtins import check_changed_in_place
 from ..errors import UnsupportedSyntaxError
 from . import parse
 from .fence import is_append
@@ -146,6 +147,15 @@ def _root(low, name, seen=()):
             if r is not None:
                 return r
     return None
+
+
+def check_passed_number(low, old, name, node):
+    """Before `x op= v` in an inlined function, of (a version of) an object its caller
+    passed: note_update makes the caller's name follow the change, right for an array or
+    a list; for a number the caller's value must stay, so the running code refuses that."""
+    if hasattr(low, "root") and isinstance(old, ir.Var) and _root(low, old.name) is not None:
+        low.temp(ir.Call(registry.primitive(check_changed_in_place), (old, ir.Const(name))),
+                 node, "effect")
 
 
 def note_update(low, old, new):
