@@ -480,7 +480,7 @@ class Control:
         seq = low.atom(expr)
         if isinstance(seq, ir.Var) and seq.name in low.out.dicts:     # a dict literal's keys
             seq = low.temp(ir.Call(registry.primitive(keys_of), (seq,)), node, "keys")
-        elif isinstance(seq, ir.Var) and seq.name in low.out.loose_params:
+        elif isinstance(seq, ir.Var) and seq.name in low.out.dict_params:
             # a dict argument: its keys (loop_items: anything else itself)
             hint = f"{seq.name}_keys"
             seq = low.temp(ir.Call(registry.primitive(loop_items), (seq,)), node, hint)

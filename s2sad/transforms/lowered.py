@@ -47,7 +47,7 @@ class Output:
         self.top_globals = top_globals
         self.container_params: set = set()    # parameters the call passes containers in
         # ... dicts (with or without differentiable values): a `for` runs through the keys
-        self.loose_params: set = set()
+        self.dict_params: set = set()
         self.return_src = None                # where the function returns
         self.names: Optional[Names] = None    # the fresh names, once lowered
         self.frames: List[tuple] = []         # (Lowering, carried or None) per open block
@@ -62,7 +62,7 @@ class Output:
         """The parameters the call passes containers in, and those it passes dicts in
         (a `for` loop over one runs through its keys)."""
         self.container_params = {p for p, c in zip(params, spec) if c in "ck"}
-        self.loose_params = {p for p, c in zip(params, spec) if c in "km"}
+        self.dict_params = {p for p, c in zip(params, spec) if c in "km"}
 
     def note(self, target, value):
         """The facts about a name that follow from the value it is bound to."""

@@ -3,9 +3,10 @@
 Where nothing but that addition ever sees the accumulator's value (rules/accumulate.py):
 it starts as a fresh zeros array, made in the loop's own block, that nothing else reads;
 the loop reads it in that one addition only (not in its test, another carried name, a
-nested function); and nothing reads the sum but the loop.  After the loop its final value may be read as often as
-wanted: the loop never touches it again.  add_into itself checks, each time, that an
-in-place addition gives what ``acc + g`` would, and otherwise makes a new array.
+nested function); and nothing reads the sum but the loop.  After the loop its final
+value may be read as often as wanted: the loop never touches it again.  add_into itself
+checks, each time, that an in-place addition gives what ``acc + g`` would, and otherwise
+makes a new array.
 """
 
 import operator
