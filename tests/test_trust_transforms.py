@@ -581,9 +581,25 @@ def passes_an_array(x):
 def test_a_helpers_update_of_a_passed_number_is_refused():
     # was: a silently wrong gradient (6.0 for 1.0): the caller's y became y + the table
     # (fuzz seed 897, program 55)
-    with pytest.raises(s2sad.UnsupportedSyntaxError, match="float a function was passed") as e:
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="of the float `y` in a function") as e:
         grad(passes_a_number)(0.79)
     assert e.value.location.filename == __file__ and "a += np.arange" in str(e.value)
     both(passes_an_array, (X3,))
     np.testing.assert_allclose(s2sad.value_and_grad(passes_an_array)(X3)[0],
                                passes_an_array(X3))
+
+
+def _bump(a):
+    a += 1.0
+    return a * a
+
+
+def passes_values_no_name_holds(y):
+    return _bump(y * 2.0) + _bump(_bump(y + 0.5))   # no name of the caller sees `a += 1.0`
+
+
+def test_a_helpers_update_of_a_passed_temporary_is_fine():
+    both(passes_values_no_name_holds, (0.79,))
+    assert grad(passes_values_no_name_holds)(0.79) == pytest.approx(
+        (passes_values_no_name_holds(0.79 + 1e-6) - passes_values_no_name_holds(0.79 - 1e-6))
+        / 2e-6, rel=1e-6)

@@ -67,15 +67,15 @@ def check_rebound(old, name):
 
 
 def check_changed_in_place(old, name):
-    """Before a helper's `x op= v` of an object its caller passed (s2sad's code changes the
-    caller's value too, as Python does for an array or a list): refused for a number (or
-    a tuple, a string), which `op=` replaces in the helper only."""
+    """Before a function's `x op= v` of the value its caller's `name` holds: s2sad's code
+    changes `name` too, as Python does for an array or a list; refused for a number (or a
+    tuple, a string), which `op=` replaces in the function only."""
     if isinstance(old, (int, float, complex, np.generic, tuple, str)):
         from ..errors import UnsupportedSyntaxError
         raise UnsupportedSyntaxError(
-            f"`{name} op= ...` of a {type(old).__name__} a function was passed (it makes a "
-            f"new value for `{name}` alone; s2sad would change the caller's too)", None,
-            f"Write `{name} = {name} + ...` (a new value) and return it.")
+            f"`op=` of the {type(old).__name__} `{name}` in a function it is passed to (it "
+            f"makes a new value for the function's name alone; s2sad would change `{name}` "
+            "too)", None, "In the function, write `x = x + ...` and return the new value.")
 
 
 def log_call(logger, method, *args, **kwargs):

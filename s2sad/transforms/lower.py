@@ -258,8 +258,8 @@ class Lowering:
     def aug_assign(self, s):
         """x += v  =>  x_1 = x + v"""
         old = self.read(s.target)
-        op, rhs = self.aug_op(s), self.atom(s.value, s)
-        lower_nonlocal.check_passed_number(self, old, s.target.id, s)
+        op = self.aug_op(s)
+        rhs = self.atom(s.value, s)
         self.update(s.target.id, old, ir.Call(registry.primitive(op), (old, rhs)), s)
 
     def update(self, name, old, value, node):

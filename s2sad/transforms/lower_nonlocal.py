@@ -132,6 +132,7 @@ def enter(low):
     low.root = {}               # a version's name -> the caller's object it changed
     low.latest = {}             # the caller's object -> its latest version here
     low.unfollowed = set()      # the caller's objects it changed inside a loop or branch
+    low.changes = []            # (caller's object, the update, the value before it)
 
 
 def _root(low, name, seen=()):
@@ -147,15 +148,6 @@ def _root(low, name, seen=()):
             if r is not None:
                 return r
     return None
-
-
-def check_passed_number(low, old, name, node):
-    """Before `x op= v` in an inlined function, of (a version of) an object its caller
-    passed: note_update makes the caller's name follow the change, right for an array or
-    a list; for a number the caller's value must stay, so the running code refuses that."""
-    if hasattr(low, "root") and isinstance(old, ir.Var) and _root(low, old.name) is not None:
-        low.temp(ir.Call(registry.primitive(check_changed_in_place), (old, ir.Const(name))),
-                 node, "effect")
 
 
 def note_update(low, old, new):
@@ -174,6 +166,8 @@ def note_update(low, old, new):
         return
     low.root[new.name] = root
     low.latest[root] = new
+    if low.out.cur and getattr(low.out.cur[-1], "target", None) == new.name:
+        low.changes.append((root, low.out.cur[-1], old))    # (not a callee's, passed on)
 
 
 def propagate(callee, caller, node):
@@ -187,11 +181,26 @@ def propagate(callee, caller, node):
                 "it is passed inside a loop or branch of its own", caller.loc(node),
                 "Return the new value and assign it where the function is called.")
     for root, new in getattr(callee, "latest", {}).items():
-        for low, n in _names(caller, root):
+        names = _names(caller, root)
+        for r, stmt, old in callee.changes if names else ():
+            if r == root:       # right for an array or a list: a number's `op=` is refused
+                _check_before(caller, stmt, old, names[0][1])
+        for low, n in names:
             _check_frames(low, n, caller.loc(node))
             low.env[n] = new
             note_update(low, ir.Var(root), new)
             _rename_updates(callee, root, n)
+
+
+def _check_before(caller, stmt, old, name):
+    """check_changed_in_place(old) just before the callee's update stmt (in the block the
+    inlined body was written into), where old is read before it changes."""
+    block = caller.out.cur
+    i = next(k for k, s in enumerate(block) if s is stmt)
+    t = caller.names.fresh("effect")
+    caller.out.temps.add(t)
+    block.insert(i, ir.Assign(t, ir.Call(registry.primitive(check_changed_in_place),
+                                         (old, ir.Const(name))), stmt.src))
 
 
 def _rename_updates(callee, root, name):
