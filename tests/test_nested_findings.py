@@ -16,6 +16,9 @@ each cause, checked against finite differences at orders 1 and 2.
 - seed 34, program 71: simplifying the order-1 code (prune_tapes) shortened a pushed
   tuple, but reverse, forward and Taylor mode took the lengths the lowering recorded, so
   the popped tuple was unpacked into too many names (ValueError in the generated code).
+- seed 888, program 74 (jvp): a pair returned from inside two loops, a derivative made by
+  s2sad in it; the result's zero tangent was np.zeros_like of the pair ('setting an array
+  element with a sequence' in the generated code): a result's zero is made for any value.
 """
 
 import numpy as np
@@ -257,3 +260,37 @@ def test_a_popped_tuple_that_the_simplifier_shortened(inner, order):
     def f(x):
         return np.sum(d(x, np.arange(6.0).reshape(2, 3)) * x)
     check_grads(f, (np.array([-0.77, 0.97, -0.81]),), order=order)
+
+
+def constant_helper(a2, a3):
+    return np.array([0.3, 0.4, 0.8])
+
+
+d_constant_helper = s2sad.derivative(constant_helper)
+
+
+def early_return_of_a_pair(x, y, M, n):
+    acc8 = y
+    for e16 in M:
+        v18 = acc8
+        for i19 in range(n):
+            p21 = (v18, d_constant_helper(x, x))
+            q22, r23 = p21
+            if 0.5:
+                return (0.5, r23)
+    for e24 in x:
+        acc25 = acc25       # noqa: F821 (never runs: the loops above return)
+    return acc25            # noqa: F821
+
+
+def test_jvp_of_a_pair_returned_from_nested_loops():
+    x, M = np.array([0.197, 0.165, 0.589]), np.ones((2, 3))
+    value, tangent = s2sad.jvp(early_return_of_a_pair, (x, 0.88, M, 2),
+                               (np.ones(3), 1.0, np.zeros((2, 3)), None))
+    assert value[0] == 0.5 and tangent[0] == 0.0
+    np.testing.assert_array_equal(tangent[1], np.zeros(3))
+    # reverse mode of the same program: no gradient reaches x or y
+    (_, back) = s2sad.vjp(early_return_of_a_pair, x, 0.88, M, 2)
+    dx, dy = back((1.0, np.ones(3)))[:2]
+    np.testing.assert_array_equal(dx, np.zeros(3))
+    assert dy == 0.0

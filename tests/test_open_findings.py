@@ -3,7 +3,7 @@
 A finding that cannot be fixed at once goes here as a strict xfail with its minimized
 program and the precise reason; when it is fixed its test passes, the strict xfail fails,
 and the mark must go (the program kept as a regression test).  Findings 025, 026, seed 5's
-program 1224 and seed 34's program 71 were fixed: tests/test_nested_findings.py.
+program 1224, seed 34's program 71 and seed 888's program 74 were fixed: tests/test_nested_findings.py.
 """
 
 import numpy as np
@@ -28,37 +28,3 @@ def test_fractional_power_of_a_function_that_is_zero_everywhere():
     with np.errstate(divide="ignore", invalid="ignore"):
         h = s2sad.jacobian(s2sad.grad(power_of_a_zero_function))(x)
     np.testing.assert_allclose(h, np.zeros((2, 2)))
-
-
-def constant_helper(a2, a3):
-    return np.array([0.3, 0.4, 0.8])
-
-
-d_constant_helper = s2sad.derivative(constant_helper)
-
-
-def early_return_of_a_pair(x, y, M, n):
-    acc8 = y
-    for e16 in M:
-        v18 = acc8
-        for i19 in range(n):
-            p21 = (v18, d_constant_helper(x, x))
-            q22, r23 = p21
-            if 0.5:
-                return (0.5, r23)
-    for e24 in x:
-        acc25 = acc25       # noqa: F821 (never runs: the loops above return)
-    return acc25            # noqa: F821
-
-
-@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
-    "fuzz seed 888 program 74 (jvp), the same at the start of this session (1847457): a pair "
-    "returned from inside two loops, where the code after the loops (never run) reads a name "
-    "it never binds; the forward-mode code joins the pair's tangent with an array and NumPy "
-    "raises 'setting an array element with a sequence'"))
-def test_jvp_of_a_pair_returned_from_nested_loops():
-    x, M = np.array([0.197, 0.165, 0.589]), np.ones((2, 3))
-    _, tangent = s2sad.jvp(early_return_of_a_pair, (x, 0.88, M, 2),
-                           (np.ones(3), 1.0, np.zeros((2, 3)), None))
-    assert tangent[0] == 0.0
-    np.testing.assert_array_equal(tangent[1], np.zeros(3))

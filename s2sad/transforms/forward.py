@@ -98,12 +98,12 @@ class ForwardTransform:
         self.base[name] = base
         return name
 
-    def zeros(self, atom: ir.Atom, src) -> ir.Atom:
-        """A materialized zero tangent for atom."""
+    def zeros(self, atom: ir.Atom, src, tree=False) -> ir.Atom:
+        """A materialized zero tangent for atom (tree: of any value, a tuple's too)."""
         if isinstance(atom, ir.Const):
             return ir.Const(_const_zero(atom.value))
         name = atom.name
-        tree = name in self.containers or name in self.tuples
+        tree = tree or name in self.containers or name in self.tuples
         fn = runtime.zeros_like_tree if tree else np.zeros_like
         return self.emit(self.names.fresh("z" + self.base.get(name, name)),
                          ir.Call(registry.primitive(fn), (atom,)), src)
@@ -376,8 +376,10 @@ class ForwardTransform:
         r = func.result
         src = func.body[-1].src
         self.block = self.body_out
-        t = self.full(r, src) if isinstance(r, ir.Var) else self.zeros(r, src)
-        return r, t
+        # the result's zero tangent: of whatever it holds (a tuple returned from inside loops
+        # is not known to be one here), once per call
+        t = self.tangent(r) if isinstance(r, ir.Var) else None
+        return r, (t if t is not None else self.zeros(r, src, tree=True))
 
     def function(self, name: str, params, ret) -> ir.Function:
         """The transformed function: params, the transformed body, return ret."""
