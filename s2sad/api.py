@@ -475,7 +475,8 @@ class _Taylor(Transformed):
 
     def __init__(self, fn, wrt, K):
         self._wrts = (wrt,) if isinstance(wrt, int) else wrt
-        what = f"s2sad.taylor({_name_of(fn)}, wrt={wrt!r}, order={K})"
+        self._one = isinstance(wrt, int)       # direction: an array, else a tuple of them
+        self._what = what = f"s2sad.taylor({_name_of(fn)}, wrt={wrt!r}, order={K})"
         super().__init__(fn, "derivative", Seeds("jet", self._wrts, K, [(1,) * len(self._wrts)],
                                                  [1], what))
         self.__name__ = f"taylor_{_name_of(fn)}"
@@ -484,10 +485,14 @@ class _Taylor(Transformed):
     def __call__(self, *args, direction=None, **kwargs):
         if direction is None:
             return super().__call__(*args, **kwargs)
-        dirs = tuple(direction) if len(self._wrts) > 1 else (direction,)
-        if len(dirs) != len(self._wrts):
-            raise ArgumentError(f"{self.wrt!r}: direction is a tuple of {len(self._wrts)} "
-                                "arrays, one per argument of wrt")
+        dirs = (direction,) if self._one else direction
+        if not isinstance(dirs, (tuple, list)) or len(dirs) != len(self._wrts):
+            raise ArgumentError(f"{self._what}: direction is a "
+                                f"tuple of {len(self._wrts)} arrays, one per argument of wrt")
+        for i, d in zip(self._wrts, dirs):
+            if i < len(args) and np.shape(d) != np.shape(args[i]):
+                raise ArgumentError(f"{self._what}: the direction of argument {i} has shape "
+                                    f"{np.shape(d)}, the argument {np.shape(args[i])}")
         k = len(args)
         t = self._along.get(k)
         if t is None:

@@ -213,6 +213,9 @@ TABLE = [
     ("s2sad.rules.builtins:check_changed_in_place", Entry("structural", args(X, "x"), reason=(
         "a check run for its effect before a helper's x += v of its caller's value (refuses "
         "a number, which += replaces); it returns None"))),
+    ("s2sad.rules.builtins:check_one_value", Entry("structural", args(X), reason=(
+        "a check run for its effect before Taylor mode's coefficients of a result (refuses "
+        "a tuple, list or dict); it returns None"))),
     # -- the math module's rounding and predicates: ints and booleans of a float
     *[(f, Entry("int", args(FLOAT))) for f in (math.floor, math.ceil, math.trunc)],
     *[(f, Entry("bool", args(FLOAT))) for f in (math.isnan, math.isinf, math.isfinite)],

@@ -53,6 +53,22 @@ def test_taylor_along_a_direction():
     # t -> f(x + t v) is pointwise: its k-th derivative is f^(k)(x) v^k
     for k, d in enumerate(ds, 1):
         assert np.allclose(d, nested(sin_exp, 0, k)(X) * v ** k, rtol=1e-12, atol=1e-12)
+    # wrt a tuple, even of one argument: direction is a tuple of arrays, one per argument
+    _, ds1 = taylor(sin_exp, wrt=(0,), order=3)(X, direction=(v,))
+    for d, d1 in zip(ds, ds1):
+        assert np.allclose(d, d1, rtol=1e-14)
+
+
+def test_a_direction_that_does_not_fit_is_refused():
+    v = RNG.normal(size=X.shape)
+    with pytest.raises(s2sad.ArgumentError, match="tuple of 1 arrays"):
+        taylor(sin_exp, wrt=(0,), order=2)(X, direction=v)       # before: IndexError inside
+    with pytest.raises(s2sad.ArgumentError, match=r"shape \(2,\), the argument \(7,\)"):
+        taylor(sin_exp, order=2)(X, direction=v[:2])
+    with pytest.raises(s2sad.ArgumentError, match="shape"):
+        taylor(sin_exp, order=2)(X, direction=1.0)       # would broadcast: not a direction
+    with pytest.raises(s2sad.ArgumentError, match="tuple of 2 arrays"):
+        taylor(lambda x, y: x * y, wrt=(0, 1), order=2)(X, X, direction=(v,))
 
 
 def mlp(x, y, W1, b1, W2, w3):
@@ -393,3 +409,31 @@ def test_complex_arguments_are_refused_in_taylor_mode():
     # the batched jacobian falls back to forward mode, which handles complex numbers
     z = np.array([1 + 1j, 0.5j])
     np.testing.assert_allclose(s2sad.jacobian(np.sin)(z), np.diag(np.cos(z)))
+
+
+def pair_from_loops(x, n):
+    for i in range(n):
+        for j in range(n):
+            if 0.5:
+                return (x * x, x)        # the result is a tuple: found when the code runs
+    return x
+
+
+def one_from_loops(x, n):
+    for i in range(n):
+        if i > 0:
+            return x * x * x
+    return x
+
+
+def test_a_tuple_returned_from_a_loop_is_refused_at_the_users_line():
+    # before: a TypeError from inside the generated code (the result's coefficients)
+    for call in (lambda: derivative(pair_from_loops, order=2)(1.5, 2),
+                 lambda: taylor(pair_from_loops, order=3)(1.5, 2)):
+        with pytest.raises(s2sad.DerivativeError, match="one array or number") as e:
+            call()
+        assert "test_taylor.py" in str(e.value) and "tuple" in str(e.value)
+    # the number returned by the same kind of code is still differentiated
+    assert derivative(one_from_loops, order=2)(1.5, 2) == pytest.approx(6 * 1.5)
+    assert derivative(one_from_loops, order=3)(1.5, 2) == pytest.approx(6.0)
+    assert derivative(one_from_loops, order=2)(1.5, 1) == pytest.approx(0.0)

@@ -146,7 +146,7 @@ def _has_rules(p) -> bool:
 UNPROBED = {
     **{f: "run for its effect (print, assert, log, warn, a check): returns None"
        for f in (print, B.check_assert, B.log_call, warnings.warn, B.check_rebound,
-                 B.check_changed_in_place)},
+                 B.check_changed_in_place, B.check_one_value)},
     add_into: "adds into its first argument by design: only generated code calls it, on a "
               "loop accumulator nothing else holds (transforms/optimize_acc.py); code "
               "transformed again reads it as + (registry.alias)",

@@ -78,6 +78,17 @@ def check_changed_in_place(old, name):
             "too)", None, "In the function, write `x = x + ...` and return the new value.")
 
 
+def check_one_value(out):
+    """Before Taylor mode's coefficients of a function's result: refused for a tuple, a
+    list or a dict (the result of a branch or a loop, not known when the code was made)."""
+    if isinstance(out, (tuple, list, dict)):
+        from ..errors import DerivativeError
+        raise DerivativeError(
+            f"Taylor mode takes derivatives of one array or number; this function returned "
+            f"a {type(out).__name__}", None,
+            "Differentiate a function that returns one of its items.")
+
+
 def log_call(logger, method, *args, **kwargs):
     """logger.<method>(*args, **kwargs): a log record (logger None: the logging module)."""
     getattr(logging if logger is None else logger, method)(*args, **kwargs)
@@ -233,7 +244,7 @@ for _f in (copy_of, dict_copy, as_tuple):
 
 # calls run for what they do, not for their value: kept on the primal, never merged
 EFFECTS = (print, check_assert, log_call, warnings.warn)
-defnondiff(*EFFECTS, check_rebound, check_changed_in_place)
-for _f in EFFECTS + (check_rebound, check_changed_in_place):
+defnondiff(*EFFECTS, check_rebound, check_changed_in_place, check_one_value)
+for _f in EFFECTS + (check_rebound, check_changed_in_place, check_one_value):
     registry.primitive(_f).effect = True
     registry.primitive(_f).pure = False

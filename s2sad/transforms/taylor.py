@@ -34,6 +34,7 @@ import numpy as np
 from .. import ir, registry
 from ..rules import taylor_batch as runtime_batch
 from ..errors import TransformError
+from ..rules.builtins import check_one_value
 from ..ir import analysis
 from . import taylor_batched
 from .inline import refuse_varied_options
@@ -355,6 +356,9 @@ def taylor_function(func: ir.Function, out, wrt: List[int], directions, weights,
     if isinstance(r, ir.Var) and r.name in j.tuples:
         raise TransformError("Taylor mode takes derivatives of one array or number; this "
                              "function returns a tuple, list or dict", j.src)
+    if isinstance(r, ir.Var) and not _one_value(func.body, r.name):
+        j.block.append(ir.Assign(j.names.fresh("effect"), ir.Call(
+            registry.primitive(check_one_value), (r,)), j.src))
     v = j.vec(r) or [None] * L.size
 
     def scaled(c, k):
@@ -372,6 +376,17 @@ def taylor_function(func: ir.Function, out, wrt: List[int], directions, weights,
                        j.block + [ir.Return(ret, func.body[-1].src)], func.src, j.temps,
                        j.base, defaults=func.defaults, kwonly=func.kwonly, tuples=j.tuples,
                        shape_of=j.shape_of)
+
+
+def _one_value(body, name) -> bool:
+    """Whether the function's result `name` is made by a primitive that makes no container
+    (else its code checks it when it runs: a branch or a loop can return a tuple)."""
+    for st in body:
+        if isinstance(st, ir.Assign) and st.target == name:
+            v = st.value
+            return isinstance(v, ir.Call) and isinstance(v.callee, registry.Primitive) and \
+                not getattr(v.callee, "makes_container", False)
+    return False
 
 
 class Seeds(tuple):
