@@ -499,6 +499,20 @@ class _Taylor(Transformed):
             t = self._along[k] = self._with_direction(k)
         return t(*args, *dirs, **kwargs)
 
+    def s2sad_keywords(self, k, names):
+        """Inside code s2sad transforms, a call with k positional arguments and
+        direction=: a function of the k arguments and the direction."""
+        if names != ("direction",):
+            return None
+        fn, ps = self._along.get(k), [f"a{j}" for j in range(k)]
+        if fn is None:
+            fn = self._along[k] = self._with_direction(k)
+        dirs = ["direction"] if self._one else [f"direction[{j}]" for j in range(len(self._wrts))]
+        text = (f"def {self.__name__}_along({', '.join(ps)}, direction):\n"
+                f"    return _s2sad_t({', '.join(ps + dirs)})\n")
+        return _synthetic(f"taylor: {self.__name__}", text, {"_s2sad_t": fn})[
+            f"{self.__name__}_along"]
+
     def _with_direction(self, k):
         """The jet along direction parameters: f's code seeded with them instead of ones."""
         fn, m = self.fn, len(self._wrts)

@@ -437,3 +437,25 @@ def test_a_tuple_returned_from_a_loop_is_refused_at_the_users_line():
     assert derivative(one_from_loops, order=2)(1.5, 2) == pytest.approx(6 * 1.5)
     assert derivative(one_from_loops, order=3)(1.5, 2) == pytest.approx(6.0)
     assert derivative(one_from_loops, order=2)(1.5, 1) == pytest.approx(0.0)
+
+
+T2 = taylor(sin_exp, order=2)
+T2xy = taylor(lambda x, y: np.sin(x * y) + x ** 3, wrt=(0, 1), order=3)
+
+
+def d2_along(x, v):
+    return np.sum(T2(x, direction=v)[1][1] ** 2)
+
+
+def d3_along_both(x, y, vx, vy):
+    value, (d1, d2, d3) = T2xy(x, y, direction=(vx, vy))
+    return np.sum(d3 * d1) + np.sum(value)
+
+
+def test_gradient_of_taylor_along_a_direction_finite_differences():
+    # before: "taylor_sin_exp() got an unexpected keyword argument 'direction'"
+    v = RNG.normal(size=X.shape)
+    check_grads(d2_along, (X, v), order=2, modes=("rev", "fwd"))
+    x, y = np.linspace(-0.8, 0.7, 4), np.linspace(0.5, -0.6, 4)
+    check_grads(d3_along_both, (x, y, RNG.normal(size=4), RNG.normal(size=4)), order=1,
+                modes=("rev", "fwd"))

@@ -105,6 +105,14 @@ def call(low, target, node):
     if target.kind == "method":
         handler = _METHODS.get(node.func.attr)
         return handler(low, node) if handler is not None else None
+    rebind = getattr(target.value, "s2sad_keywords", None) if target.kind == "user" else None
+    if rebind is not None and node.keywords:
+        # a function s2sad made whose keywords choose other code (taylor's direction=):
+        # the function it names for them, which takes them after the positional ones
+        args, kwargs = arguments(low, node)
+        fn = rebind(len(args), tuple(kwargs))
+        if fn is not None:
+            return low.control.inline(fn, args + list(kwargs.values()), {}, node)
     return None
 
 
