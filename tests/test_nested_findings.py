@@ -19,6 +19,9 @@ each cause, checked against finite differences at orders 1 and 2.
 - seed 888, program 74 (jvp): a pair returned from inside two loops, a derivative made by
   s2sad in it; the result's zero tangent was np.zeros_like of the pair ('setting an array
   element with a sequence' in the generated code): a result's zero is made for any value.
+- seed 908, program 192 (order 2 over a gradient: the third order): an item of a whole
+  tuple cotangent popped from a tape may be None (no gradient reached it), and two such
+  items were summed with `+` (TypeError: None + None); they are summed with add_grads.
 """
 
 import numpy as np
@@ -294,3 +297,24 @@ def test_jvp_of_a_pair_returned_from_nested_loops():
     dx, dy = back((1.0, np.ones(3)))[:2]
     np.testing.assert_array_equal(dx, np.zeros(3))
     assert dy == 0.0
+
+
+def early_return_in_a_list_loop(a):
+    acc = a[1] * 0.5
+    for b in [a, a * 2.0]:
+        if acc > a[1]:
+            return np.sum(b)
+        acc = acc + np.sum(b[[0, 0, 2]]) * 0.3
+    return acc * 2.0
+
+
+GRAD_EARLY_RETURN = s2sad.grad(early_return_in_a_list_loop)
+
+
+def sum_of_its_gradient(x):
+    return np.sum(GRAD_EARLY_RETURN(x))
+
+
+def test_third_order_through_a_loop_over_a_list_with_an_early_return():
+    x = np.array([0.850, -0.512, 1.127])
+    check_grads(sum_of_its_gradient, (x,), order=2, modes=("rev", "fwd"))

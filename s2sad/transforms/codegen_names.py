@@ -165,11 +165,10 @@ def _read_after_set(s: ir.If, t: str, cur: str, fold) -> bool:
     for k, block in ((1, s.body), (2, s.orelse)):
         idx = next((i for i, x in enumerate(block)
                     if isinstance(x, ir.Assign) and x.target == t), None)
-        if idx is None:
-            continue           # t is set at the end of the block, after every read
-        if any(cur in reads_folded(x, fold) for x in block[idx + 1:]):
+        if idx is not None and any(cur in reads_folded(x, fold) for x in block[idx + 1:]):
             return True
-        # the outs are assigned at the end of the block: what they read (folded temps too)
+        # the outs are assigned one after another at the end of the block (t's among them,
+        # if not set above): one that reads `cur` (folded temps too) would read the new t
         if any(cur in reads_folded(ir.Return(o[k]), fold) for o in s.outs if o[0] != t):
             return True
     return False

@@ -111,8 +111,8 @@ class Lowering:
 
     def version(self, name: str) -> str:
         """A fresh SSA name for a new value of the user's variable `name`."""
-        if name in self.out.assigned or name in self.out.temps or \
-                name in self.names.reserved_only or name in self.names.made:
+        if name in self.out.assigned or name in self.out.temps or name in self.out.externals \
+                or name in self.names.reserved_only or name in self.names.made:
             target = self.names.fresh(name)
         else:
             target = name

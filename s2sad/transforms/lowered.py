@@ -95,8 +95,11 @@ class Output:
             if low.res.guards[-1] not in self.guards:
                 self.guards.append(low.res.guards[-1])
             return ir.Const(value)
+        # (a name a body has assigned already, an inlined function's local, is not reused:
+        # the outside value gets a name of its own)
         if kind == "global" and low.parsed.world.globals is self.top_globals \
-                and self.externals.get(name, ("global",)) == ("global",):
+                and self.externals.get(name, ("global",)) == ("global",) \
+                and name not in self.assigned:
             self.externals[name] = ("global",)
             return ir.Var(name)
         if kind == "cell":
@@ -104,7 +107,8 @@ class Output:
             for k, v in self.externals.items():
                 if v[0] == "cell" and v[1] is cell:
                     return ir.Var(k)
-            printed = name if name not in self.externals and low.top else low.names.fresh(name)
+            printed = name if name not in self.externals and name not in self.assigned and \
+                low.top else low.names.fresh(name)
             low.names.taken.add(printed)
             self.externals[printed] = ("cell", cell)
             return ir.Var(printed)

@@ -161,7 +161,9 @@ class KTransform:
                 # name the rule's result after the variable: `dx = ...`; optimize merges the copy
                 return self.emit(name, total, src, temp=False)
             return total
-        add = registry.primitive(runtime.add_grads) if var in self.maybe_none else plus()
+        none = var in self.maybe_none or any(isinstance(g, ir.Var) and g.name in
+                                             self.maybe_none for _, g in parts)
+        add = registry.primitive(runtime.add_grads) if none else plus()
         for k, (_, g) in enumerate(parts[1:]):
             last = k == len(parts) - 2
             total = self.emit(name if last else self.names.fresh(name), ir.Call(
@@ -185,11 +187,13 @@ class KTransform:
         gs = list(items.get(i, []))
         for w in whole:
             gs.append(self.emit(self.names.fresh(f"{w.name}_{i}"), ir.Item(w, i), src))
+            self.maybe_none.add(gs[-1].name)    # (a whole cotangent's item may be None)
         if not gs:
             return None
+        add = registry.primitive(runtime.add_grads) if whole else plus()
         total = gs[0]
         for g in gs[1:]:
-            total = self.emit(self.names.fresh("dsum"), ir.Call(plus(), (total, g)), src)
+            total = self.emit(self.names.fresh("dsum"), ir.Call(add, (total, g)), src)
         return total
 
     def full_tuple(self, var, adj, src):
