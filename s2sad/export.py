@@ -521,7 +521,7 @@ def _is_helper_home(modname) -> bool:
     helpers, the rule modules' helpers, and the errors they raise."""
     if not isinstance(modname, str):
         return False
-    if modname in ("s2sad.runtime", "s2sad.errors", "s2sad.backends") or \
+    if modname in ("s2sad.runtime", "s2sad.errors", "s2sad.backends", "s2sad.cotangents") or \
             modname.startswith("s2sad.rules."):
         return True
     return any(getattr(p.fn, "__module__", None) == modname

@@ -10,7 +10,7 @@ same generated code runs on NumPy and CuPy.
 import numpy as np
 
 from .backends import array_namespace, backend_of, register_backend, scatter_add  # noqa: F401
-
+from .cotangents import Linear
 
 _SCALARS = (int, float, complex, bool)
 
@@ -162,7 +162,7 @@ def _is_mask(index):
     return getattr(index, "dtype", None) == bool
 
 
-class Cotangent(tuple):
+class Cotangent(Linear, tuple):
     """A tuple of gradients: `+` adds item by item instead of concatenating.
 
     Every gradient of a tuple that s2sad's helpers build is one, so that
@@ -178,7 +178,7 @@ class Cotangent(tuple):
         return Cotangent(add_grads(b, a) for a, b in zip(self, _same_length(self, other)))
 
 
-class CotangentDict(dict):
+class CotangentDict(Linear, dict):
     """A dict of gradients: `+` adds value by value, key by key."""
 
     __slots__ = ()

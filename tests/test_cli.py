@@ -285,7 +285,7 @@ def test_export_runs_without_s2sad(src, tmp_path, capsys):
     assert "def matmul_lhs_grad(" in texts["g_mm"] and "def matmul_rhs_grad(" in texts["g_mm"]
     assert "def fwd_fact(" in texts["g2_fact"] or "def fwd_fwd_fact(" in texts["g2_fact"]
     assert "@functools.lru_cache" in texts["g_ein"] and "import string" in texts["g_ein"]
-    assert "class Cotangent(tuple):" in texts["g_lst"]
+    assert "class Cotangent(Linear, tuple):" in texts["g_lst"]
     assert "def softplus(x):" in texts["g_prim"] and "SHAPE = (2, 3)" in texts["g_prim"]
     assert "bprop_softplus" not in texts["g_prim"]
     assert texts["g_bcast"].startswith("# g_bcast.py: exported by s2sad")

@@ -109,6 +109,14 @@ TABLE = [
     (runtime.ones_like_single, Entry("piecewise", args(X))),
     (runtime.loop_length, Entry("int", args(X))),
     ("s2sad.rules.arith:zero_power", Entry("int", args(3))),       # 1 for an int exponent 0
+    ("s2sad.rules.taylor_reductions:norm_vector_axis", Entry("int", args(_a(3, 2), 0))),
+    ("s2sad.rules.taylor_select:quantile_picks", Entry("piecewise", args(
+        _a(3, 4), lambda rng: rng.random(2), axis=1))),      # indices and the weight's parts
+    ("s2sad.rules.taylor_linalg:is_wide", Entry("bool", args(_a(2, 3)))),
+    ("s2sad.rules.taylor_linalg:shift_power", Entry("piecewise", args(_a(3, 3), 1, 3))),
+    ("s2sad.rules.scipy_linalg:trans_flag", Entry("int", args("T", X))),   # 0 or 1
+    ("s2sad.rules.arith:fmod_quotient", Entry("piecewise", args(
+        lambda rng: 3 * rng.normal(size=(3, 2)), POS, X))),     # fmod's whole quotient
     (runtime.zeros_like_tree, Entry("piecewise", args(X))),
     (runtime.ones_like, Entry("piecewise", args(X))),          # the gradient seed: ones
     (TB.batched_zeros, Entry("piecewise", args(X, 3))),

@@ -63,3 +63,16 @@ def test_float32_softmax_gradient_stays_float32():
     g = s2sad.grad(lambda x: np.sum(sc.softmax(x, axis=1) ** 2))(x)
     assert g.dtype == np.float32
     check_grads(lambda x: np.sum(sc.softmax(x, axis=1) ** 2), (x,), float64=False)
+
+
+def tri_solve(a, b, trans):
+    return np.sum(np.sin(sl.solve_triangular(a, b, trans=trans, lower=False)) * b)
+
+
+@pytest.mark.parametrize("trans", [0, 1, 2, "N", "T", "C"])
+def test_solve_triangular_takes_trans_as_scipy_does(trans):
+    # before: 1 - "T" raised a TypeError in the reverse rule, and "N" was taken as a
+    # transpose by the forward rule (a silently wrong tangent)
+    A = np.triu(np.random.default_rng(2).normal(size=(3, 3))) + 3 * np.eye(3)
+    b = np.array([1.0, 2.0, -0.5])
+    check_grads(lambda a, b: tri_solve(a, b, trans), (A, b), order=2, modes=("rev", "fwd"))

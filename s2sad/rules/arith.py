@@ -99,10 +99,16 @@ def bprop_mod(x, y, out, dout):
     return (unbroadcast(dout, x), unbroadcast(-dout * np.floor_divide(x, y), y))
 
 
+def fmod_quotient(x, y, out):
+    """The whole number q of fmod(x, y) = x - q y: rounded from (x - out) / y, as trunc(x / y)
+    may be one off (fmod(1.0, 0.1): q = 9, 1.0 / 0.1 = 10.0)."""
+    return np.rint((x - out) / y)
+
+
 @defbprop(np.fmod)
 def bprop_fmod(x, y, out, dout):
-    # fmod(x, y) = x - trunc(x / y) * y, with trunc(x / y) constant between its jumps
-    return (unbroadcast(dout, x), unbroadcast(-dout * np.trunc(x / y), y))
+    # fmod(x, y) = x - q y, with the whole number q constant between its jumps
+    return (unbroadcast(dout, x), unbroadcast(-dout * fmod_quotient(x, y, out), y))
 
 
 @defbprop(np.divmod, divmod)
@@ -144,7 +150,7 @@ def jvp_mod(x, y, out, dx, dy):
 
 @defjvp(np.fmod)
 def jvp_fmod(x, y, out, dx, dy):
-    return (dx, -dy * np.trunc(x / y))
+    return (dx, -dy * fmod_quotient(x, y, out))
 
 
 @defjvp(np.divmod, divmod)
@@ -185,7 +191,7 @@ for _f in (np.divmod, divmod):
     registry.primitive(_f).returns_tuple = True
     registry.primitive(_f).tuple_length = 2
 
-defnondiff(zero_power)
+defnondiff(zero_power, fmod_quotient)
 defnondiff(operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
            operator.not_, operator.floordiv, np.floor_divide,
            np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,

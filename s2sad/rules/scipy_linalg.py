@@ -11,7 +11,7 @@ function beyond these (unit_diagonal, assume_a, ...) are refused when passed.
 
 import numpy as np
 
-from ..registry import defbprop, defjvp, deflinear
+from ..registry import defbprop, defjvp, deflinear, defnondiff
 from ..runtime import array_namespace, matmul_lhs_grad, unbroadcast
 from .decompositions import frechet_block, lower_half, maybe_transpose, require, symmetric, \
     symmetric_adj, upper_right
@@ -28,6 +28,20 @@ def triangle(x, lower=False):
     return xp.tril(x) if lower else xp.triu(x)
 
 
+def trans_flag(trans, a):
+    """solve_triangular's trans as 0 (a) or 1 (a^T): 0, 1, 'N', 'T', and 2 or 'C' for a
+    real a (a complex one is refused)."""
+    t = {0: 0, "N": 0, "n": 0, 1: 1, "T": 1, "t": 1, 2: 2, "C": 2, "c": 2}.get(trans)
+    if t == 2 and np.iscomplexobj(a) or t is None:
+        from ..errors import DerivativeError
+        raise DerivativeError(f"solve_triangular with trans={trans!r}", None,
+                              "s2sad differentiates trans 0, 1 ('N', 'T'), and 2 ('C') for a "
+                              "real matrix.")
+    return min(t, 1)
+
+
+defnondiff(trans_flag)
+
 if sl is not None:
     @defbprop(triangle)
     def bprop_triangle(x, out, dout, lower=False):
@@ -38,14 +52,16 @@ if sl is not None:
     @defbprop(sl.solve_triangular)
     def bprop_solve_triangular(a, b, out, dout, trans=0, lower=False, check_finite=True):
         # x = op(T)^-1 b (op(T) = T or T^T, trans 0 or 1): db = op(T)^-T dout, dop(T) = -db x^T
-        gb = sl.solve_triangular(a, dout, 1 - trans, lower)
-        return (triangle(maybe_transpose(matmul_lhs_grad(-gb, a, out), trans), lower), gb)
+        t = trans_flag(trans, a)
+        gb = sl.solve_triangular(a, dout, 1 - t, lower)
+        return (triangle(maybe_transpose(matmul_lhs_grad(-gb, a, out), t), lower), gb)
 
     @defjvp(sl.solve_triangular)
     def jvp_solve_triangular(a, b, out, da, db, trans=0, lower=False, check_finite=True):
-        return (sl.solve_triangular(a, -(maybe_transpose(triangle(da, lower), trans) @ out),
-                                    trans, lower),
-                sl.solve_triangular(a, db, trans, lower))
+        t = trans_flag(trans, a)
+        return (sl.solve_triangular(a, -(maybe_transpose(triangle(da, lower), t) @ out),
+                                    t, lower),
+                sl.solve_triangular(a, db, t, lower))
 
     @defbprop(sl.cholesky)
     def bprop_sl_cholesky(a, out, dout, lower=False, check_finite=True):

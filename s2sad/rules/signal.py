@@ -186,13 +186,14 @@ def jvp_polyval(p, x, out, dp, dx):
 def bprop_vander(x, out, dout, N=None, increasing=False):
     # d/dx x^k = k x^(k - 1): the columns of vander(x, N - 1), times k
     k, cols = vander_powers(out, increasing)
-    return (np.sum(dout[:, cols] * k * np.vander(x, np.shape(out)[1] - 1, increasing), axis=1),)
+    # (len(k) = N - 1 columns, 0 for N = 0)
+    return (np.sum(dout[:, cols] * k * np.vander(x, np.shape(k)[0], increasing), axis=1),)
 
 
 @defjvp(np.vander)
 def jvp_vander(x, out, dx, N=None, increasing=False):
     k, cols = vander_powers(out, increasing)
-    d = np.reshape(dx, (-1, 1)) * k * np.vander(x, np.shape(out)[1] - 1, increasing)
+    d = np.reshape(dx, (-1, 1)) * k * np.vander(x, np.shape(k)[0], increasing)
     return (vander_pad(d, increasing),)
 
 
@@ -200,7 +201,7 @@ def vander_pad(d, increasing=False):
     """d, the derivative of vander's columns but the power-0 one, with that column (0)
     put back."""
     xp = array_namespace(d)
-    z = xp.zeros_like(d[:, :1])
+    z = xp.zeros((np.shape(d)[0], 1), dtype=d.dtype)     # (d may have no column left)
     return xp.concatenate([z, d] if increasing else [d, z], axis=1)
 
 

@@ -10,6 +10,7 @@ coefficient, or as a Cauchy product.  Notation: ``z' = x' g`` gives
 ``z_k = (1/k) sum_{j=1}^k j x_j g_(k-j)`` (``T.weighted``).
 """
 
+import math
 import operator
 
 import numpy as np
@@ -161,21 +162,6 @@ def taylor_abs(T, x, out):
     return [out] + [T.mul(sign, x[k]) for k in range(1, T.K + 1)]
 
 
-@deftaylor(np.maximum, np.minimum)
-def taylor_max_min(T, x, y, out):
-    # the series of the argument that is taken (ties: x's, as np.where(x == out) picks)
-    pick = T.call(operator.eq, x[0], out)
-    ys = [out]
-    for k in range(1, T.K + 1):
-        if x[k] is None and y[k] is None:
-            ys.append(None)
-            continue
-        xk = x[k] if x[k] is not None else T.call(np.zeros_like, out)
-        yk = y[k] if y[k] is not None else T.call(np.zeros_like, out)
-        ys.append(T.call(np.where, pick, xk, yk))
-    return ys
-
-
 def _int_power(T, x, n):
     """The series of x ** n for a whole n >= 1 by squaring: Cauchy products, exact at 0."""
     if n == 1:
@@ -200,14 +186,52 @@ def taylor_pow(T, x, y, out):
         return [out] + _int_power(T, x, int(r))[1:]
     if r == 0:
         return [out] + [None] * K
-    # x y' = r y x':  y_k = (r sum_{i<k} (k-i) y_i x_(k-i) - sum_{0<i<k} (k-i) x_i y_(k-i))
-    #                      / (k x0)
+    # f's derivatives at x0, r (r - 1) ... (r - j + 1) x0 ** (r - j): finite at x0 = 0
+    # wherever they are (the recurrence x y' = r y x' would divide by x0 there); 0 past a
+    # whole r (not 0 * inf)
+    def deriv(j):
+        if isinstance(r, (int, float)):
+            c = math.prod(r - i for i in range(j))
+            return T.scale(c, T.call(np.power, x[0], float(r - j))) if c else None
+        c = y[0]
+        for i in range(1, j):
+            c = T.mul(c, T.call(operator.sub, y[0], float(i)))
+        e = T.call(np.where, T.call(operator.eq, c, 0.0), 0.0,
+                   T.call(operator.sub, y[0], float(j)))
+        return T.mul(c, T.call(np.power, x[0], e))
+    return faa_di_bruno(T, x, out, deriv)
+
+
+def power_recurrence(T, x, r, out):
+    """The series of out = x ** r from x y' = r y x' (it reads out, never x0 ** r itself:
+    cbrt's for x0 < 0); it divides by x0:
+    y_k = (r sum_{i<k} (k-i) y_i x_(k-i) - sum_{0<i<k} (k-i) x_i y_(k-i)) / (k x0)."""
     z = [out]
-    for k in range(1, K + 1):
+    for k in range(1, T.K + 1):
         a = T.total(T.scale(k - i, T.mul(z[i], x[k - i])) for i in range(k))
         b = T.total(T.scale(k - i, T.mul(x[i], z[k - i])) for i in range(1, k))
-        z.append(T.div(T.sub(T.mul(y[0], a), b), T.scale(float(k), x[0])))
+        z.append(T.div(T.sub(T.scale(r, a), b), T.scale(float(k), x[0])))
     return z
+
+
+def faa_di_bruno(T, x, out, deriv):
+    """y = f(x) from f's derivatives at x0: ``y_k = sum_j f^(j)(x0) / j! [t^k] u^j`` with
+    ``u = x - x0``; deriv(j) emits f^(j)(x0), called only for the orders used."""
+    K = T.K
+    u = [None] + list(x[1:])
+    y = [out] + [None] * K
+    power = u                                       # u^j: zero below order j
+    for j in range(1, K + 1):
+        if j > 1:
+            prev = power
+            power = [None] * j + [T.cauchy(u, prev, k, lo=1, hi=k - j + 1)
+                                  for k in range(j, K + 1)]
+        if all(c is None for c in power):
+            break
+        d = T.scale(1.0 / math.factorial(j), deriv(j))
+        for k in range(j, K + 1):
+            y[k] = T.add(y[k], T.mul(d, power[k]))
+    return y
 
 
 def _log_base(scale):

@@ -110,8 +110,9 @@ class TaylorTransform:
     # -- statements ----------------------------------------------------------------------
     def transform_block(self, stmts) -> List:
         outer, self.block = self.block, []
-        for s in stmts:
-            self.statement(s)
+        with self.T.block():
+            for s in stmts:
+                self.statement(s)
         out, self.block = self.block, outer
         return out
 
@@ -247,7 +248,10 @@ class TaylorTransform:
                     c = zeros[i, st]
                 args[i] = c
             factor = 1
-            if len(act) == 1:               # linear in it: its pending factor stays pending
+            if len(act) == 1 and out.name not in self.containers and \
+                    out.name not in self.tuples:
+                # linear in it: its pending factor stays pending (not on a list or a tuple,
+                # which a number does not scale)
                 factor, args[act[0]] = _parts(args[act[0]])
             if st:
                 flags = [i in idx for i in range(len(args))]
@@ -277,7 +281,8 @@ class TaylorTransform:
 
     def _in(self, block, a):
         outer, self.block = self.block, block
-        v = self.full_vec(a)
+        with self.T.block():
+            v = self.full_vec(a)
         self.block = outer
         return v
 
@@ -294,9 +299,10 @@ class TaylorTransform:
             self.record(c, [ir.Var(n) for n in names[c]])
         cond = self.transform_block(L.cond)
         outer, self.block = self.block, []
-        for st in L.body:
-            self.statement(st)
-        nexts = {c: self.full_vec(nxt) for c, _, nxt in carried}
+        with self.T.block():
+            for st in L.body:
+                self.statement(st)
+            nexts = {c: self.full_vec(nxt) for c, _, nxt in carried}
         body, self.block = self.block, outer
         extra = [(n, i, x) for c, _, _ in carried
                  for n, i, x in zip(names[c], inits[c], nexts[c])]

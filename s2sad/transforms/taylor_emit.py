@@ -21,6 +21,7 @@ all directions with the top left zero (its nonlinear part) and once with only
 the collapsed tops (its linear part).  One direction of weight 1 is the plain jet.
 """
 
+import contextlib
 import itertools
 import operator
 from typing import List, Optional
@@ -62,15 +63,30 @@ class Emitter:
         self._fresh = fresh
         self.batched = False        # a rule runs on stacked directions (taylor_batched.py)
         self.src = None             # the user's line being transformed (for refusals)
+        self._scopes: List[List[Scaled]] = []
 
     def value(self, a):
-        """a as an atom of the code (a pending factor written now, once)."""
+        """a as an atom of the code (a pending factor written now, once per block)."""
         if not isinstance(a, Scaled):
             return a
         if a.done is None:
             a.done = self.call(operator.neg, a.a) if a.c == -1 else \
                 self.call(operator.mul, ir.Const(a.c), a.a)
+            if self._scopes:
+                self._scopes[-1].append(a)
         return a.done
+
+    @contextlib.contextmanager
+    def block(self):
+        """While the code of a branch or a loop's body is written: a pending factor written
+        there is written again where it is needed after it (the other branch, after the
+        loop), which the block's statements may not have run for."""
+        self._scopes.append([])
+        try:
+            yield
+        finally:
+            for a in self._scopes.pop():
+                a.done = None
 
     def call(self, fn, *args, **kwargs) -> ir.Var:
         """fn(*args, **kwargs) as one statement of the generated code."""
@@ -80,6 +96,14 @@ class Emitter:
         prim = registry.primitive(fn)
         return self._emit(self._fresh(f"{prim.short}_t"), ir.Call(
             prim, tuple(conv(a) for a in args), tuple((k, conv(v)) for k, v in kwargs.items())))
+
+    def item(self, tup, i: int) -> ir.Var:
+        """tup[i] of a tuple the code holds (a primal result of eigh, qr, svd...)."""
+        return self._emit(self._fresh(f"{tup.name}_{i}"), ir.Item(tup, i))
+
+    def pack(self, atoms, base="tuple_t") -> ir.Var:
+        """The tuple of atoms (a coefficient of a tuple-valued function)."""
+        return self._emit(self._fresh(base), ir.Pack(tuple(self.value(a) for a in atoms)))
 
     def through(self, f, a):
         """f(a) for f linear in a: the pending factor of a stays pending."""
