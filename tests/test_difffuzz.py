@@ -41,7 +41,7 @@ def _fail_report(summary):
 
 
 @pytest.mark.parametrize("checks,n", [(("grad", "vjp"), 400), (("jvp",), 200),
-                                      (("order2",), 100)])
+                                      (("order2",), 100), (("taylor",), 100)])
 def test_campaign(checks, n):
     summary = run_campaign(n, seed=CI_SEED, checks=checks, config=CI_CONFIG, timeout=30.0)
     assert not summary.failures, _fail_report(summary)
@@ -82,19 +82,32 @@ def f(x, y):
     return np.sum(mysin(x) * y) + u
 '''
 PARAMS = [("x", "v"), ("y", "f")]
+# a Taylor rule for mysin, 5% off at every order (s2sad's own recurrence for sin, scaled)
+WRONG_TAYLOR = WRONG_RULE.replace("\n\ndef f(x, y):", """
+
+from s2sad.registry import deftaylor
+from s2sad.rules.taylor import taylor_sin
 
 
-@pytest.mark.parametrize("check", ["grad", "vjp", "jvp", "order2"])
+@deftaylor(mysin)
+def taylor_mysin(T, x, out):
+    return [out] + [T.scale(1.05, c) for c in taylor_sin(T, x, out)[1:]]
+
+
+def f(x, y):""")
+
+
+@pytest.mark.parametrize("check", ["grad", "vjp", "jvp", "order2", "taylor"])
 def test_oracle_flags_a_wrong_rule(check):
-    outcome = run_program(WRONG_RULE, PARAMS, [check], seed=1)
+    outcome = run_program(WRONG_TAYLOR, PARAMS, [check], seed=1)
     assert outcome.cls == "wrong", outcome
     assert outcome.check == check
 
 
 def test_oracle_passes_a_right_program():
-    src = WRONG_RULE.replace("* 1.05", "")
-    for check in ("grad", "vjp", "jvp", "order2"):
-        assert run_program(src, PARAMS, [check], seed=1).cls == "ok"
+    src = WRONG_TAYLOR.replace("* 1.05", "").replace("1.05, c", "1.0, c")
+    for check in ("grad", "vjp", "jvp", "order2", "taylor"):
+        assert run_program(src, PARAMS, [check], seed=1).cls == "ok", check
 
 
 def test_shrinker_reduces_a_failing_program():

@@ -8,6 +8,8 @@ tuple), closure factories, functions taking a function, and recursion of a
 run-time depth.
 """
 
+import re
+
 from .exprs import Scope
 
 
@@ -79,12 +81,25 @@ class FunctionStatements:
         outer_ret, self.ret = getattr(self, "ret", None), ret
         body = self.block(inner, 1, 1, self.rng.randint(1, 3))
         self.ret = outer_ret
+        if self.ok("shadow_global") and self.rng.random() < 0.3:
+            self.shadow_global(scope, params, args, body)
         body.append(f"    return {self.e(ret, inner, 2)}")
         self.helpers.append((f"def {name}({', '.join(params)}):\n" + "\n".join(body), name))
         scope.fns[name] = (args, ret)
         scope.module_fns.add(name)
         if self.ok("inner_grad") and self.rng.random() < 0.5:
             self.module_derivative(scope, name, args, ret)
+
+    def shadow_global(self, scope, params, args, body):
+        """A helper's first statement assigns a local named as the module's G, which f
+        reads too: two values of one name (of the parameters only, never of G itself)."""
+        first = Scope()
+        first.fns = dict(scope.fns)
+        first.vars.update(zip(params, args))
+        value = self.e("v", first, 2)
+        if not re.search(r"\bG\b", value):
+            self.used.add("shadow_global")
+            body.insert(0, f"    G = {value}")
 
     def module_derivative(self, scope, name, args, ret):
         """d = s2sad.grad(helper) (or derivative) at module level, called inside f."""
