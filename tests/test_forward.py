@@ -468,3 +468,16 @@ def test_zeros_times_an_infinite_value_stays_nan():
     with np.errstate(over="ignore", invalid="ignore"):
         out, _ = jvp(_ones_times, (x, y), (None, np.ones(2)))
         np.testing.assert_array_equal(np.isnan(out), np.isnan(_ones_times(x, y)))
+
+
+def a_held_number(x):
+    pair = (0.7, np.abs(x))
+    first, _ = pair
+    return first
+
+
+def test_the_tangent_of_a_constant_float_result_is_a_float_zero():
+    # (before: the int 0; fuzz seed 915 program 30)
+    value, tangent = jvp(a_held_number, (np.ones(3),), (np.ones(3),))
+    assert value == 0.7 and tangent == 0.0 and isinstance(tangent, float)
+    assert derivative(a_held_number, order=2)(np.ones(3)) == 0.0

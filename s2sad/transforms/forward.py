@@ -56,11 +56,12 @@ def _missing_jvp(prim, src) -> MissingRuleError:
 
 
 def _const_zero(v):
-    """The zero tangent of a constant: 0 for a number, alike for a tuple or list of them."""
+    """The zero tangent of a constant: 0 of its type for a number (0.0 for a float), alike
+    for a tuple or list of them."""
     if isinstance(v, (tuple, list)):
         return type(v)(_const_zero(e) for e in v)
     if isinstance(v, (int, float, complex)) and not isinstance(v, bool):
-        return 0
+        return type(v)(0)
     return None
 
 
