@@ -239,10 +239,13 @@ def test_logsumexp_return_sign_is_refused():
     _refused_at_line(lambda x: sc.logsumexp(g(x), return_sign=True)[0], X, "return_sign=True")
 
 
-def test_stacked_directions_are_refused_not_wrong():
-    # laplacian stacks directions, which these rules do not take: refused at the line
-    with pytest.raises(S2SADError, match="std"):
-        laplacian(lambda x, y: np.std(np.sin(x) * y), wrt=(0, 1))(X[0], X[1])
+def test_stacked_directions_take_these_rules_one_direction_at_a_time():
+    # laplacian stacks directions; these rules have no batched form and run once per
+    # direction (before: refused)
+    def f(x, y):
+        return np.std(np.sin(x) * y) + np.median(np.exp(x) * y) + np.max(x * y)
+    want = derivative(f, wrt=0, order=2)(X[0], X[1]) + derivative(f, wrt=1, order=2)(X[0], X[1])
+    np.testing.assert_allclose(laplacian(f, wrt=(0, 1))(X[0], X[1]), want, rtol=1e-10)
 
 
 def test_float32_stays_float32():

@@ -10,7 +10,8 @@ instrumented copy of :mod:`s2sad.fuzz.kinks`), and runs the checks:
 ``order2``  ``vjp`` and ``grad_all`` of ``grad_all(f)`` against FD of s2sad's own
             first-order gradient (so s2sad transforms the code it generated);
 ``taylor``  Taylor mode at order 2 along v: d1 against FD of f, d2 against FD of
-            ``jvp`` (for a program returning one array or number).
+            ``jvp`` (for a program returning one array or number);
+``laplacian`` the batched Taylor code (stacked directions) against the plain jets.
 
 Each FD is central, in float64, at two steps (1e-6 and 1e-5 relative).  A
 check passes when s2sad agrees with either; it is *wrong* only when it
@@ -360,8 +361,29 @@ def check_taylor(f, args, rng, out):
                 f"taylor: <u, d{k}>")
 
 
+def check_laplacian(f, args, rng, out):
+    """laplacian over every float argument (their directions stacked, the top order
+    collapsed: the batched Taylor code) against the sum of derivative(f, wrt=i, order=2),
+    one plain jet each: two implementations of Taylor mode, compared."""
+    wrt = tuple(i for i, a in enumerate(args) if is_float(a))
+    if len(wrt) < 2 or len(flat(out)) != 1 or isinstance(out, (tuple, list, dict)):
+        return
+    got = s2sad.laplacian(f, wrt=wrt)(*args)
+    terms = [s2sad.derivative(f, wrt=i, order=2)(*args) for i in wrt]
+    want = sum(np.asarray(t, dtype=np.float64) for t in terms)
+    if np.shape(got) != np.shape(want):
+        raise Wrong(f"laplacian: shape {np.shape(got)}, the derivatives' {np.shape(want)}")
+    scale = 1.0 + sum(float(np.max(np.abs(t))) for t in terms)
+    if not np.all(np.isfinite(want)):
+        raise Unreliable("non-finite second derivatives")
+    err = float(np.max(np.abs(np.asarray(got, dtype=np.float64) - want)))
+    if not err <= 1e-7 * scale:
+        raise Wrong(f"laplacian: off by {err:.3g} from the sum of second derivatives "
+                    f"(scale {scale:.3g})")
+
+
 CHECKS = {"grad": check_grad, "vjp": check_vjp, "jvp": check_jvp, "order2": check_order2,
-          "taylor": check_taylor}
+          "taylor": check_taylor, "laplacian": check_laplacian}
 
 
 def checks_for(order, jvp=True):

@@ -38,8 +38,8 @@ from ..rules.builtins import check_one_value
 from ..ir import analysis
 from . import taylor_batched
 from .inline import refuse_varied_options
-from .taylor_emit import (Emitter, Layout, _number, _parts, apply_rule, expand, missing_taylor,
-                          multilinear_rule, zeros_for)
+from .taylor_emit import (Emitter, Layout, _number, _parts, apply_per_direction, apply_rule,
+                          expand, missing_taylor, multilinear_rule, zeros_for)
 
 
 class TaylorTransform:
@@ -193,14 +193,30 @@ class TaylorTransform:
         if rule is None and (prim.multilinear is not None or prim.multilinear_all):
             idx = range(len(call.args)) if prim.multilinear_all else prim.multilinear
             act = [i for i in idx if i < len(vecs) and vecs[i] is not None]
-            if len(act) == 1:
-                return self.linear(call, vecs, out, act)
             rule = multilinear_rule(prim, tuple(idx))
+            try:
+                if len(act) == 1:
+                    return self.linear(call, vecs, out, act)
+                return self.apply(call, rule, vecs, out)
+            except TransformError as e:
+                if getattr(e, "no_batched_form", None) is not prim:
+                    raise
+                # no batched form (np.outer, np.dot, ...): one direction at a time
+                vecs = [v if v is not None else [None] * self.L.size for v in vecs]
+                return apply_per_direction(self.T, self.L, rule, list(call.args), vecs, out,
+                                           dict(call.kwargs))
         if rule is None:
             raise missing_taylor(prim, s.src)
-        if self.L.batched and prim.taylor is not None and not prim.elementwise:
-            raise taylor_batched.refuse(self.T, prim)
+        return self.apply(call, rule, vecs, out)
+
+    def apply(self, call: ir.Call, rule, vecs, out) -> List:
+        """The result's vector from a Taylor rule (or a multilinear function's)."""
+        prim = call.callee
         vecs = [v if v is not None else [None] * self.L.size for v in vecs]
+        if self.L.batched and prim.taylor is not None and not prim.elementwise:
+            # a rule with no batched form: one direction at a time
+            return apply_per_direction(self.T, self.L, rule, list(call.args), vecs, out,
+                                       dict(call.kwargs))
         if self.L.batched and prim.elementwise:
             vecs = self.lifted(call.args, vecs, out)
         res = apply_rule(self.T, self.L, rule, list(call.args), vecs, out,
@@ -209,6 +225,13 @@ class TaylorTransform:
             res = [c if all(v[s] is not None or _number(a) for v, a in zip(vecs, call.args))
                    else self.expand(c, out, s) for s, c in enumerate(res)]
         return res
+
+    def _item_of_a_container(self, prim, call) -> bool:
+        """seq[i] of a tuple or list: its coefficient is a tuple or list of coefficients
+        (stacked each), so the item is taken as it is, not along a stacked axis."""
+        seq = call.args[0] if call.args else None
+        return prim.fn is operator.getitem and isinstance(seq, ir.Var) and \
+            (seq.name in self.containers or seq.name in self.tuples)
 
     def expand(self, c, out, s):
         if self.L.stacked(s):
@@ -253,7 +276,7 @@ class TaylorTransform:
                 # linear in it: its pending factor stays pending (not on a list or a tuple,
                 # which a number does not scale)
                 factor, args[act[0]] = _parts(args[act[0]])
-            if st:
+            if st and not self._item_of_a_container(prim, call):
                 flags = [i in idx for i in range(len(args))]
                 r = taylor_batched.call(self.T, prim, args, call.args, flags,
                                         dict(call.kwargs), out, self.L.D)

@@ -229,6 +229,38 @@ def apply_rule(T: Emitter, L: Layout, rule, primals, vecs, out, kwargs) -> List:
     return list(ys[1:K]) + [T.add(top, collapse(T, ys[K], L.weights))]
 
 
+def apply_per_direction(T: Emitter, L: Layout, rule, primals, vecs, out, kwargs) -> List:
+    """A rule without a batched form, with L.D stacked directions: run once per direction
+    on its slices (c[d]) of the stacked coefficients, the results stacked again (the top's
+    nonlinear part collapsed with the weights), then once for the part linear in the
+    collapsed tops.  D times the code of one direction, and the same numbers."""
+    K, D = L.K, L.D
+    n = K if L.whole else K - 1             # the slots that hold stacked directions
+
+    def run(lists):
+        if all(c is None for lst in lists for c in lst[1:]):
+            return [out] + [None] * K
+        return list(rule(T, *lists, out, **kwargs))
+    per = []
+    for d in range(D):
+        lists = [[p] + [T.through(lambda b: T.call(operator.getitem, b, ir.Const(d)), c)
+                        for c in v[:n]] + [None] * (K - n) for p, v in zip(primals, vecs)]
+        per.append(run(lists))
+
+    def stacked(k):
+        cs = [ys[k] for ys in per]
+        if all(c is None for c in cs):
+            return None
+        zero = T.call(np.zeros_like, out) if any(c is None for c in cs) else None
+        return T.call(np.stack, T.pack([zero if c is None else c for c in cs]), axis=0)
+    res = [stacked(k) for k in range(1, n + 1)]
+    if L.whole:
+        return res
+    top = run([[p] + [None] * (K - 1) + [v[-1]] for p, v in zip(primals, vecs)])[K]
+    nonlinear = T.total(T.scale(w, ys[K]) for w, ys in zip(L.weights, per) if w != 0)
+    return res + [T.add(top, nonlinear)]
+
+
 def multilinear_rule(prim, idx):
     """The Taylor rule of a function linear in each argument of idx: the Cauchy product,
     each term prim applied to one coefficient of each argument (stacked directions where
