@@ -193,18 +193,9 @@ class TaylorTransform:
         if rule is None and (prim.multilinear is not None or prim.multilinear_all):
             idx = range(len(call.args)) if prim.multilinear_all else prim.multilinear
             act = [i for i in idx if i < len(vecs) and vecs[i] is not None]
+            if len(act) == 1:
+                return self.linear(call, vecs, out, act)
             rule = multilinear_rule(prim, tuple(idx))
-            try:
-                if len(act) == 1:
-                    return self.linear(call, vecs, out, act)
-                return self.apply(call, rule, vecs, out)
-            except TransformError as e:
-                if getattr(e, "no_batched_form", None) is not prim:
-                    raise
-                # no batched form (np.outer, np.dot, ...): one direction at a time
-                vecs = [v if v is not None else [None] * self.L.size for v in vecs]
-                return apply_per_direction(self.T, self.L, rule, list(call.args), vecs, out,
-                                           dict(call.kwargs))
         if rule is None:
             raise missing_taylor(prim, s.src)
         return self.apply(call, rule, vecs, out)

@@ -46,14 +46,12 @@ _SAME = {np.copy, np.asarray, operator.pos, np.positive}     # applied as they a
 
 
 def refuse(T, prim, why=""):
-    e = TransformError(
+    return TransformError(
         f"Taylor mode with several directions (mixed partials, laplacian, biharmonic) has no "
         f"batched form of {prim.name}{why}", T.src,
         "Take the derivatives one direction at a time (derivative(f, wrt=k, order=K), "
         "nested), or write the function with primitives Taylor mode batches (elementwise "
         "functions, sum/mean, reshape, transpose, indexing, concatenate, stack, @, einsum).")
-    e.no_batched_form = prim      # (Taylor mode may take it one direction at a time)
-    return e
 
 
 def _kw(prim, args, kwargs) -> Dict:
