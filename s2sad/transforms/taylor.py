@@ -376,7 +376,7 @@ def taylor_function(func: ir.Function, out, wrt: List[int], directions, weights,
     if isinstance(r, ir.Var) and r.name in j.tuples:
         raise TransformError("Taylor mode takes derivatives of one array or number; this "
                              "function returns a tuple, list or dict", j.src)
-    if isinstance(r, ir.Var) and not _one_value(func.body, r.name):
+    if isinstance(r, ir.Var) and not _one_value(func, r.name, j.containers | set(j.tuples)):
         j.block.append(ir.Assign(j.names.fresh("effect"), ir.Call(
             registry.primitive(check_one_value), (r,)), j.src))
     v = j.vec(r) or [None] * L.size
@@ -398,15 +398,37 @@ def taylor_function(func: ir.Function, out, wrt: List[int], directions, weights,
                        shape_of=j.shape_of)
 
 
-def _one_value(body, name) -> bool:
-    """Whether the function's result `name` is made by a primitive that makes no container
-    (else its code checks it when it runs: a branch or a loop can return a tuple)."""
-    for st in body:
-        if isinstance(st, ir.Assign) and st.target == name:
-            v = st.value
-            return isinstance(v, ir.Call) and isinstance(v.callee, registry.Primitive) and \
-                not getattr(v.callee, "makes_container", False)
-    return False
+def _one_value(func, name, containers) -> bool:
+    """Whether the function's result `name` is known to be one array or number: made by a
+    primitive that makes no container, through the joins of branches and the carries of
+    loops (else its code checks it when it runs: a branch or a loop can return a tuple)."""
+    sources = {p: None for p in func.params if p not in containers}     # an array or a number
+    for st in ir.walk(func.body):
+        if isinstance(st, ir.Assign):
+            sources[st.target] = st.value
+        elif isinstance(st, ir.If):
+            sources.update((t, (a, b)) for t, a, b in st.outs)
+        elif isinstance(st, ir.Loop):
+            sources.update((c, (init, nxt)) for c, init, nxt in st.carried)
+    seen = set()
+
+    def one(v) -> bool:
+        if isinstance(v, ir.Const):
+            return not isinstance(v.value, (tuple, list, dict))
+        if isinstance(v, tuple):                    # a join or a carry: each side
+            return all(one(x) for x in v)
+        if v is None:
+            return True
+        if isinstance(v, ir.Var):
+            if v.name in containers:
+                return False
+            if v.name in seen:
+                return True                         # a loop's carry: its other side decides
+            seen.add(v.name)
+            return v.name in sources and one(sources[v.name])
+        return isinstance(v, ir.Call) and isinstance(v.callee, registry.Primitive) and \
+            not getattr(v.callee, "makes_container", False)
+    return one(ir.Var(name))
 
 
 class Seeds(tuple):
