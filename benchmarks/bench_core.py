@@ -3,10 +3,12 @@
 Run: python benchmarks/bench_core.py
 
 For each case it times, side by side in one run: the NumPy forward pass,
-a careful hand-written NumPy gradient, and s2sad's gradient. It reports the
-median of 7 repeats, the ratios and the spread, on one thread, and the peak
-memory of a loop's gradient. These machines are shared and noisy: compare
-ratios from one run, not absolute times across runs.
+a careful hand-written NumPy gradient, and s2sad's gradient, taking turns in
+15 rounds (so a slow stretch of a shared machine slows all three alike). It
+reports the median times, the medians of the per-round ratios, and their
+spread (the distance between the ratios' quartiles over their median), on one
+thread, and the peak memory of a loop's gradient. Compare ratios from one
+run, not absolute times across runs.
 """
 
 import os
@@ -105,14 +107,26 @@ def rnn_wu_grad_by_hand(W, U, xs):
     return dW, dU
 
 
-def best(fn, args, number):
-    """The median time of one call over 7 repeats (and the spread, in SPREAD)."""
-    t = sorted(x / number for x in timeit.repeat(lambda: fn(*args), number=number, repeat=7))
-    SPREAD.append((t[-1] - t[0]) / t[3])
-    return t[3]
+ROUNDS = 15
 
 
-SPREAD = []
+def timed(fns, args, number):
+    """Per-call times of each of fns over ROUNDS rounds, the functions taking turns within
+    each round (in a rotating order), so that a slow stretch of a shared machine slows all
+    of them alike: a list of ROUNDS times per function."""
+    out = [[] for _ in fns]
+    for r in range(ROUNDS):
+        for k in range(len(fns)):
+            i = (k + r) % len(fns)
+            t0 = timeit.default_timer()
+            for _ in range(number):
+                fns[i](*args)
+            out[i].append((timeit.default_timer() - t0) / number)
+    return out
+
+
+def _median(xs):
+    return float(np.median(xs))
 
 
 def run(name, f, by_hand, args, number, wrt=None):
@@ -123,20 +137,23 @@ def run(name, f, by_hand, args, number, wrt=None):
         mine, ref = [mine[k] for k in sorted(mine)], [ref[k] for k in sorted(mine)]
     for a, b in zip(mine, ref):
         assert np.allclose(a, b), f"{name}: s2sad and the hand-written gradient disagree"
-    t_f = best(f, args, number)
-    t_h = best(by_hand, args, number)
-    t_s = best(g, args, number)
-    spread = max(SPREAD[-3:])
-    print(f"{name:<28} {t_f * 1e6:10.1f} {t_h * 1e6:12.1f} {t_s * 1e6:10.1f}"
-          f" {t_s / t_f:9.2f} {t_s / t_h:10.2f} {spread * 100:7.0f}%")
+    t_f, t_h, t_s = timed([f, by_hand, g], args, number)
+    # the ratios of one round (measured side by side): their median, and their spread as
+    # the distance between the quartiles over the median
+    r_f = [s / x for s, x in zip(t_s, t_f)]
+    r_h = [s / x for s, x in zip(t_s, t_h)]
+    q1, q3 = np.percentile(r_h, [25, 75])
+    print(f"{name:<28} {_median(t_f) * 1e6:10.1f} {_median(t_h) * 1e6:12.1f} "
+          f"{_median(t_s) * 1e6:10.1f} {_median(r_f):9.2f} {_median(r_h):10.2f} "
+          f"{(q3 - q1) / _median(r_h) * 100:7.0f}%")
 
 
 def main():
     rng = np.random.default_rng(0)
     print(f"s2sad {s2sad.__version__}, NumPy {np.__version__}, Python {platform.python_version()},"
           f" {platform.machine()}")
-    print("medians of 7 repeats, one thread; spread: (slowest - fastest) / median, the worst "
-          "of the three columns")
+    print(f"{ROUNDS} rounds taking turns, one thread; times and ratios: medians; spread: the "
+          "ratio to the hand-written code's interquartile range over its median")
     print(f"{'case':<28} {'forward us':>10} {'by hand us':>12} {'s2sad us':>10}"
           f" {'/forward':>9} {'/by hand':>10} {'spread':>8}")
     run("scalar f(x1, x2)", scalar, scalar_grad_by_hand, (2.0, 5.0), 2000)

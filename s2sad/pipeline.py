@@ -25,6 +25,7 @@ from . import failures, generated, ir, registry
 from .errors import TransformError
 from .transforms import (codegen, fence, forward, lower, names, optimize, parse, resolve,
                          reverse, reverse_control, taylor)
+from .transforms.optimize_release import release_shapes
 
 
 _cache: Dict[Any, Any] = {}
@@ -188,6 +189,7 @@ def _finish(functions, shape_of, out, parsed, header):
     for g in functions:
         ir.validate(g)                  # the invariants hold after each pass
         optimize.optimize(g, shape_of, getattr(g, "inexact", ()))
+        release_shapes(g, out.names)    # last: arrays read only for their shapes let go
         ir.validate(g)
     module = codegen.generate(functions[0], out.externals, out.names, header,
                               parsed.world.globals, others=functions[1:])

@@ -174,6 +174,10 @@ defnondiff(runtime.shape_like, runtime.ones_like, runtime.option_value)
 registry.defshape(runtime.ones_like, 0)
 registry.defshape(runtime.shape_like, 0)      # a Like has its array's shape
 registry.defshape(runtime.tape_keep, 0)
+# the helpers that read an argument for its shape (and dtype) alone: position(s), where a
+# Like (shape_like) may stand in for the array (a loop's tape, optimize_release)
+SHAPE_ARGS = {runtime.getitem_grad: (0,), runtime.setitem_grad: (0,),
+              runtime.unbroadcast: (1,), runtime.unreduce: (1,)}
 # the gradient's seed ones_like(out) stays where its result is simplified away: the user's
 # function runs in full (its errors are raised) though its value is not needed
 registry.primitive(runtime.ones_like).keepalive = True

@@ -20,12 +20,12 @@ from .codegen_expr import Printer
 
 def plan(func: ir.Function, pr: Printer) -> Dict[str, Any]:
     """Rename func's variables for printing with pr; the fold plan of the result."""
-    fold = _fold_plan(func)
+    fold = fold_plan(func)
     # folded temporaries are never printed: out of the way of names worth having
     hidden = {t: pr.names.fresh("folded") for t in fold}
     _rename_all(func, hidden)
     func.temps = (func.temps - set(hidden)) | set(hidden.values())
-    fold = _fold_plan(func)
+    fold = fold_plan(func)
     _merge_outs(func, fold)
     _merge_carried(func, fold)
     stmts = [s for s in func.body if not (isinstance(s, ir.Assign) and s.target in fold)]
@@ -36,11 +36,11 @@ def plan(func: ir.Function, pr: Printer) -> Dict[str, Any]:
         _rename_all(func, rename)
         # a name given back is the variable's, never a temporary (which would be folded)
         func.temps -= {b for t, b in rename.items() if t not in func.temps}
-        fold = _fold_plan(func)
+        fold = fold_plan(func)
     return fold
 
 
-def _fold_plan(func: ir.Function) -> Dict[str, Any]:
+def fold_plan(func: ir.Function) -> Dict[str, Any]:
     """Temporaries to print inline: used once, in the block that defines them, same phase."""
     uses: Dict[str, list] = {}          # name -> [(block id, phase)] of each read
     defs: Dict[str, tuple] = {}         # name -> (block id, statement)

@@ -13,11 +13,14 @@ each::
     x * 1, 1 * x, x / 1        =>  x
     x + 0, 0 + x, x - 0        =>  x
     ones_like(y) * x, zeros_like(y) + x, x - zeros_like(y)  =>  x   (x of y's shape)
+    ones * c * x               =>  c * x   (ones: ones_like(y) or unreduce of it; x of y's shape)
     x ** 1, np.power(x, 1)     =>  x
     np.power(x, c)             =>  x ** c                 (c a whole number >= 0: ** cannot raise)
     -(-x)                      =>  x
     for ...: a = p[k]; ...     =>  a = p[k]; for ...: ...   (optimize_flow: k a constant)
     unbroadcast(g, x)          =>  g   where g and x are known to have one shape
+    unbroadcast(g, y), unreduce(g, y), np.size(y)  =>  (g, x), np.size(x)   (y of parameter
+                               x's shape: y is not kept for its shape)
     ones_like(x), zeros_like(x)  =>  1.0, 0.0   where x is known to be a number (0-d)
     expand_like(t, x)          =>  t   where t and x are known to have one shape
     (t2, (a2, b2)) = tape_pop(t2)  =>  a2, b2 have the shapes a, b were pushed with
@@ -54,6 +57,10 @@ SCALAR = "()"
 
 _FOLDABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
              operator.neg, operator.floordiv, operator.mod}
+
+
+# functions of an array's shape alone
+_SHAPE_READS = {np.size, np.shape, np.ndim}
 
 
 def _num(a):
@@ -104,6 +111,7 @@ class _Simplifier:
         self.ones = (registry.primitive(np.ones_like), registry.primitive(runtime.ones_like))
         self.zeros = registry.primitive(np.zeros_like)
         self.unb = registry.primitive(runtime.unbroadcast)
+        self.unreduce = registry.primitive(runtime.unreduce)
         self.expand = registry.primitive(runtime.expand_like)
         self.tapes = TapeShapes(func)       # a popped value has the shape it was pushed with
         self.zero_names = set()             # popped items that were pushed as zeros
@@ -119,6 +127,28 @@ class _Simplifier:
         """Is a a zero: zeros_like(y), zeros_like_tree(y), or one popped as a zero?"""
         return _filled(self.func, a, (self.zeros, self.tree_zeros)) or \
             isinstance(a, ir.Var) and a.name in self.zero_names
+
+    def is_ones(self, a) -> bool:
+        """Is a all ones: ones_like(y), or unreduce of ones (the seed of a total, spread
+        over the array it sums)?"""
+        if _filled(self.func, a, self.ones):
+            return True
+        d = self.func._defs.get(a.name) if isinstance(a, ir.Var) else None
+        return d is not None and isinstance(d.value, ir.Call) and \
+            d.value.callee is self.unreduce and self.is_ones(d.value.args[0])
+
+    def ones_times(self, a, x):
+        """(ones * c) * x => c * x, for a number c and ones of x's shape (the seed of a
+        total times a rule's factor: `dout * 2 * h` of `sum(h ** 2)`); else None."""
+        d = self.func._defs.get(a.name) if isinstance(a, ir.Var) else None
+        if d is None or not isinstance(d.value, ir.Call) or \
+                d.value.callee.fn is not operator.mul or len(d.value.args) != 2:
+            return None
+        ones, c = d.value.args
+        if _num(c) and self.is_ones(ones) and self.key(ones) == self.key(x) and \
+                self.key(x) is not None and self.is_inexact(x):
+            return ir.Call(d.value.callee, (c, x))
+        return None
 
     def key(self, a):
         """The symbol of a's shape, or None where nothing is known."""
@@ -212,6 +242,8 @@ class _Simplifier:
     def call_inexact(self, v: ir.Call) -> bool:
         """Does v give floats (or complex numbers) where its operands do?"""
         p, args = v.callee, v.args
+        if p.fn in (np.zeros, np.ones, np.empty) and len(args) == 1 and not v.kwargs:
+            return True                 # float64, their default type
         if p.nondiff or any(k == "dtype" for k, _ in v.kwargs):
             return False
         if p.fn in (operator.truediv, np.divide):       # a quotient is a float
@@ -272,8 +304,10 @@ class _Simplifier:
             for c, g in ((args[0], args[1]), (args[1], args[0])):
                 if _is(c, -1) and fl(g):                       # -1.0 * g => -g
                     return ir.Call(registry.primitive(operator.neg), (g,))
-            return _with_filled(self.func, args, lambda a: _filled(self.func, a, self.ones),
-                                None, key, fl)
+            scaled = self.ones_times(args[0], args[1])
+            if scaled is not None:
+                return scaled
+            return _with_filled(self.func, args, self.is_ones, None, key, fl)
         if p.fn is operator.truediv and _is(args[1], 1) and fl(args[0]):
             return args[0]
         if p.fn is operator.add and len(args) == 2:
@@ -299,6 +333,13 @@ class _Simplifier:
             return None
         if p in (self.unb, self.expand) and key(args[0]) == key(args[1]) and key(args[0]) is not None:
             return args[0]
+        i = 1 if p in (self.unb, self.unreduce) else 0 if p.fn in _SHAPE_READS and \
+            len(args) == 1 and not v.kwargs else None
+        if i is not None and len(args) > i and isinstance(args[i], ir.Var):
+            k = key(args[i])    # the shape read from a float parameter of that shape (an
+            # array or a number, never a list, whose gradient would be a list's)
+            if k != args[i].name and k in self.func.params and fl(ir.Var(k)):
+                return ir.Call(p, args[:i] + (ir.Var(k),) + tuple(args[i + 1:]), v.kwargs)
         if (p is self.ones[0] or p is self.zeros) and len(args) == 1 and not v.kwargs and \
                 key(args[0]) == SCALAR and fl(args[0]):
             return ir.Const(1.0 if p is self.ones[0] else 0.0)    # of a number: a number

@@ -40,6 +40,7 @@ from typing import Dict, List
 
 from .. import ir, registry, runtime
 from ..errors import TransformError
+from ..rules.helpers import SHAPE_ARGS
 from ..ir.analysis import subst_block
 from .inline import plus
 from .reverse_checkpoint import Checkpointing
@@ -395,9 +396,6 @@ def _may_be_views(L: ir.Loop, body):
     return views
 
 
-# runtime helpers that read an argument only for its shape (and dtype): position -> True
-_SHAPE_ARGS = {runtime.getitem_grad: (0,), runtime.setitem_grad: (0,),
-               runtime.unbroadcast: (1,), runtime.unreduce: (1,)}
 
 
 def _shape_only(bbody, leftover, needed) -> set:
@@ -412,7 +410,7 @@ def _shape_only(bbody, leftover, needed) -> set:
             continue
         v = st.value if isinstance(st, ir.Assign) else None
         fn = getattr(getattr(v, "callee", None), "fn", None) if isinstance(v, ir.Call) else None
-        spots = _SHAPE_ARGS.get(fn, ()) if fn is not None else ()
+        spots = SHAPE_ARGS.get(fn, ()) if fn is not None else ()
         for i, a in enumerate(v.atoms() if isinstance(v, ir.Call) else ()):
             if isinstance(a, ir.Var) and a.name in names and (i not in spots or
                                                                i >= len(v.args)):

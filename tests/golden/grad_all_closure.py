@@ -13,8 +13,8 @@ def grad_all_smooth_max(x, y):
     dlog = unbroadcast(dout * y, log)
     # grad of: soft = lambda a, b: np.log(np.exp(a) + np.exp(b))    # noqa: E731
     dexp_x_plus_exp_y = dlog / exp_x_plus_exp_y
-    dexp_x = unbroadcast(dexp_x_plus_exp_y, exp_x)
-    dexp_y = unbroadcast(dexp_x_plus_exp_y, exp_y)
+    dexp_x = unbroadcast(dexp_x_plus_exp_y, x)
+    dexp_y = unbroadcast(dexp_x_plus_exp_y, y)
     dx = dexp_x * exp_x
     dy = unbroadcast(dout * log, y) + dexp_y * exp_y
     return dx, dy

@@ -1,18 +1,18 @@
 # grad_all_f: the gradient of f with respect to every input. From golden_examples.py:14.
 # xp is the array module (numpy or cupy), chosen from the arguments at each call.
-# Also bound: ones_like, unbroadcast (s2sad helpers and constants).
+# Also bound: ones_like, shape_like, unbroadcast (s2sad helpers and constants).
 
 def grad_all_f(x1, x2):
-    log_x1 = xp.log(x1)
     x1_times_x2 = x1 * x2
-    plus = log_x1 + x1_times_x2
-    sin_x2 = xp.sin(x2)
-    out = plus - sin_x2
+    plus = xp.log(x1) + x1_times_x2
+    x1_times_x2 = shape_like(x1_times_x2)
+    out = plus - xp.sin(x2)
+    plus = shape_like(plus)
     # grad of: return np.log(x1) + x1 * x2 - np.sin(x2)
     dout = ones_like(out)
     dplus = unbroadcast(dout, plus)
-    dsin_x2 = unbroadcast(-dout, sin_x2)
-    dlog_x1 = unbroadcast(dplus, log_x1)
+    dsin_x2 = unbroadcast(-dout, x2)
+    dlog_x1 = unbroadcast(dplus, x1)
     dx1_times_x2 = unbroadcast(dplus, x1_times_x2)
     dx1 = unbroadcast(dx1_times_x2 * x2, x1) + dlog_x1 / x1
     dx2 = dsin_x2 * xp.cos(x2) + unbroadcast(dx1_times_x2 * x1, x2)

@@ -3,8 +3,7 @@
 # Also bound: ones_like, unbroadcast, unreduce (s2sad helpers and constants).
 
 def grad_all_rmsnorm(x, w):
-    x_pow_2 = x ** 2
-    mean_x_pow_2 = xp.mean(x_pow_2)
+    mean_x_pow_2 = xp.mean(x ** 2)
     sqrt_plus = xp.sqrt(mean_x_pow_2 + 1e-06)
     x_over_sqrt_plus = x / sqrt_plus
     out = x_over_sqrt_plus * w
@@ -14,6 +13,6 @@ def grad_all_rmsnorm(x, w):
     dw = unbroadcast(dout * x_over_sqrt_plus, w)
     dsqrt_plus = unbroadcast(-dx_over_sqrt_plus * x_over_sqrt_plus / sqrt_plus, sqrt_plus)
     dplus = dsqrt_plus / (2 * sqrt_plus)
-    dx_pow_2 = unreduce(dplus * (xp.size(mean_x_pow_2) / xp.size(x_pow_2)), x_pow_2)
+    dx_pow_2 = unreduce(dplus * (xp.size(mean_x_pow_2) / xp.size(x)), x)
     dx = unbroadcast(dx_over_sqrt_plus / sqrt_plus, x) + dx_pow_2 * 2 * x
     return dx, dw

@@ -1,16 +1,17 @@
 # value_and_grad_f: the value of f and its gradient with respect to x1. From golden_examples.py:14.
 # xp is the array module (numpy or cupy), chosen from the arguments at each call.
-# Also bound: ones_like, unbroadcast (s2sad helpers and constants).
+# Also bound: ones_like, shape_like, unbroadcast (s2sad helpers and constants).
 
 def value_and_grad_f(x1, x2):
-    log_x1 = xp.log(x1)
     x1_times_x2 = x1 * x2
-    plus = log_x1 + x1_times_x2
+    plus = xp.log(x1) + x1_times_x2
+    x1_times_x2 = shape_like(x1_times_x2)
     out = plus - xp.sin(x2)
+    plus = shape_like(plus)
     # grad of: return np.log(x1) + x1 * x2 - np.sin(x2)
     dout = ones_like(out)
     dplus = unbroadcast(dout, plus)
-    dlog_x1 = unbroadcast(dplus, log_x1)
+    dlog_x1 = unbroadcast(dplus, x1)
     dx1_times_x2 = unbroadcast(dplus, x1_times_x2)
     dx1 = unbroadcast(dx1_times_x2 * x2, x1) + dlog_x1 / x1
     return out, dx1
