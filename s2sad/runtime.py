@@ -561,12 +561,12 @@ def matmul_lhs_grad(g, x, y):
     Handles 1-D operands (a vector is a row on the left and a column on the
     right) and batch broadcasting.
     """
-    if type(g) is type(y) is np.ndarray and type(x) in _PLAIN:
-        n = (x.ndim, y.ndim, g.ndim)             # a matrix or a vector: no batch axes
-        r = g[:, None] * y if n == (2, 1, 1) else np.matmul(g, y.T) if n == (2, 2, 2) else \
-            np.matmul(y, g) if n == (1, 2, 1) else None
-        if r is not None:
-            return r if r.shape == x.shape else unbroadcast(r, x)
+    if type(g) is np.ndarray and type(y) is np.ndarray and type(x) in _PLAIN:
+        n = (x.ndim, y.ndim, g.ndim)     # no batch axes: the result has x's shape
+        if n == (2, 1, 1):
+            return g[:, None] * y
+        if n == (2, 2, 2) or n == (1, 2, 1):
+            return np.matmul(g, y.T) if n[0] == 2 else np.matmul(y, g)
     xp = np if type(g) is type(x) is type(y) is np.ndarray else array_namespace(g, x, y)
     xn, yn = _ndim(x), _ndim(y)
     if yn == 1:
@@ -580,12 +580,12 @@ def matmul_lhs_grad(g, x, y):
 
 def matmul_rhs_grad(g, x, y):
     """The gradient of ``x @ y`` with respect to y, given g, the gradient of the product."""
-    if type(g) is type(x) is np.ndarray and type(y) in _PLAIN:
-        n = (x.ndim, y.ndim, g.ndim)
-        r = np.matmul(g, x) if n == (2, 1, 1) else np.matmul(x.T, g) if n == (2, 2, 2) else \
-            x[:, None] * g if n == (1, 2, 1) else None
-        if r is not None:
-            return r if r.shape == y.shape else unbroadcast(r, y)
+    if type(g) is np.ndarray and type(x) is np.ndarray and type(y) in _PLAIN:
+        n = (x.ndim, y.ndim, g.ndim)     # no batch axes: the result has y's shape
+        if n == (2, 1, 1):
+            return np.matmul(g, x)
+        if n == (2, 2, 2) or n == (1, 2, 1):
+            return np.matmul(x.T, g) if n[0] == 2 else x[:, None] * g
     xp = np if type(g) is type(x) is type(y) is np.ndarray else array_namespace(g, x, y)
     xn, yn = _ndim(x), _ndim(y)
     if xn == 1:

@@ -25,12 +25,13 @@ def add_into(acc, g):
     """acc + g, written into acc where that gives the same array (NumPy arrays of one
     dtype, g of acc's shape or broadcast to it); s2sad calls it only on a loop's
     accumulator that nothing else holds."""
-    if type(acc) is np.ndarray and type(g) is np.ndarray:
+    if type(acc) is np.ndarray and type(g) is np.ndarray and acc.dtype is g.dtype:
         try:
-            return np.add(acc, g, out=acc, casting="no")
-        except (TypeError, ValueError):     # another dtype, or acc must grow: a new array
+            acc += g
+            return acc
+        except ValueError:                  # acc must grow (g broadcasts to more): a new array
             pass
-    return acc + g
+    return acc + g                          # another dtype, or not NumPy arrays
 
 
 registry.primitive(add_into).pure = False       # never merged with another, never hoisted
