@@ -92,9 +92,12 @@ def optimize(func: ir.Function, shape_of: Dict[str, str] = None, inexact=(),
     return func
 
 
-def _simplify(func, shape_of, inexact) -> bool:
+def _simplify(func, shape_of, inexact, params=frozenset(), shapes=None) -> bool:
+    """params, shapes: those of the function func is nested in, which func may read: its
+    parameters, and the shapes it knows where func is defined (at its top level, where
+    each name it reads has its one value)."""
     func._defs = {t.target: t for t in ir.walk(func.body) if isinstance(t, ir.Assign)}
-    return _Simplifier(func, shape_of, inexact).block(func.body)
+    return _Simplifier(func, shape_of, inexact, params, shapes).block(func.body)
 
 
 class _Simplifier:
@@ -104,9 +107,12 @@ class _Simplifier:
     to hold floats or complex numbers, where x * 1 => x, x + 0 => x keep the type (of a
     bool or an int they do not: `(x > 0) * 1` is an index array, `x > 0` a mask)."""
 
-    def __init__(self, func, shape_of, inexact):
+    def __init__(self, func, shape_of, inexact, params=frozenset(), shapes=None):
         self.func, self.shape_of, self.inexact = func, shape_of, inexact
-        self.shape: Dict[str, object] = {}
+        # the parameters in scope: func's, and its enclosing functions' that it does not shadow
+        own = func.defined()
+        self.params = set(func.params) | (set(params) - own)
+        self.shape: Dict[str, object] = {k: v for k, v in (shapes or {}).items() if k not in own}
         # np.ones_like, and the seed of a gradient (ones_like, fast for numbers)
         self.ones = (registry.primitive(np.ones_like), registry.primitive(runtime.ones_like))
         self.zeros = registry.primitive(np.zeros_like)
@@ -165,7 +171,8 @@ class _Simplifier:
         changed = False
         for s in stmts:
             if isinstance(s, ir.Def):
-                changed |= _simplify(s.func, self.shape_of, self.inexact)
+                changed |= _simplify(s.func, self.shape_of, self.inexact, self.params,
+                                     self.shape if stmts is self.func.body else None)
             elif isinstance(s, ir.If):
                 changed |= self.block(s.body)
                 changed |= self.block(s.orelse)
@@ -338,7 +345,7 @@ class _Simplifier:
         if i is not None and len(args) > i and isinstance(args[i], ir.Var):
             k = key(args[i])    # the shape read from a float parameter of that shape (an
             # array or a number, never a list, whose gradient would be a list's)
-            if k != args[i].name and k in self.func.params and fl(ir.Var(k)):
+            if k != args[i].name and k in self.params and fl(ir.Var(k)):
                 return ir.Call(p, args[:i] + (ir.Var(k),) + tuple(args[i + 1:]), v.kwargs)
         if (p is self.ones[0] or p is self.zeros) and len(args) == 1 and not v.kwargs and \
                 key(args[0]) == SCALAR and fl(args[0]):
