@@ -34,6 +34,7 @@ from .. import ir, registry, runtime
 from ..ir.analysis import containers, subst_block
 from ..rules.helpers import SHAPE_ARGS
 from .codegen_names import fold_plan
+from .optimize import SCALAR
 
 _LIKE = registry.primitive(runtime.shape_like)
 _VIEWS = {operator.getitem}         # a view frees nothing: not worth a stand-in
@@ -102,7 +103,7 @@ def _printed_at(func, fold, i) -> int:
 def _numbers(func) -> set:
     """Names known to hold numbers (0-d): a total of an array, arithmetic of numbers;
     a stand-in for a number is the number itself (nothing to free)."""
-    out = {p for p, k in func.shape_of.items() if k == "()"}
+    out = {p for p, k in func.shape_of.items() if k == SCALAR}
     for s in func.body:
         v = s.value if isinstance(s, ir.Assign) else None
         if not isinstance(v, ir.Call) or not isinstance(v.callee, registry.Primitive):
