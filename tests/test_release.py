@@ -14,6 +14,7 @@ import pytest
 
 import s2sad
 from s2sad.check import check_grads
+from test_memory import _peak
 
 
 def layer(x, W, b):
@@ -48,16 +49,6 @@ def test_a_shape_is_read_from_a_parameter_of_that_shape():
     x1, x2 = np.linspace(0.5, 2.0, 7), np.linspace(-1.0, 1.0, 7)
     g = s2sad.grad_all(f)(x1, x2)
     assert np.allclose(g[0], 1 / x1 + x2) and np.allclose(g[1], x1 - np.cos(x2))
-
-
-def _peak(fn, *args):
-    fn(*args)                                   # transformed and compiled before measuring
-    tracemalloc.start()
-    try:
-        fn(*args)
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def test_the_backward_pass_does_not_keep_the_forward_product():

@@ -77,7 +77,7 @@ def release_shapes(func: ir.Function, names) -> None:
             inserts.append((last, v, names.fresh(v + "_like")))
     for last, v, like in sorted(inserts, reverse=True):
         after = func.body[last + 1:]
-        _rename_shape_reads(after, v, like)
+        subst_block(after, {v: ir.Var(like)})   # every read there is a shape read
         src = getattr(func.body[last], "src", None)
         bwd = getattr(func.body[last], "bwd", False)
         func.body.insert(last + 1, ir.Assign(like, ir.Call(_LIKE, (ir.Var(v),)), src, bwd))
@@ -131,7 +131,7 @@ def _uses(s, nested=False):
             if isinstance(a, ir.Var):
                 yield a.name, i in spots and i < len(v.args), nested
     elif isinstance(s, ir.Def):
-        own = set(s.func.params) | s.func.defined()
+        own = s.func.defined()             # its parameters and locals
         for t in s.func.body:
             for name, shape, _ in _uses(t, True):
                 if name not in own:
@@ -153,8 +153,3 @@ def _control_atoms(s):
             [a for _, x, y in s.carried for a in (x, y)]
     return [a for a in atoms if isinstance(a, ir.Var)]
 
-
-def _rename_shape_reads(stmts, v, like) -> None:
-    """v => like in the shape arguments of stmts (their blocks and nested functions);
-    every read of v there is one (release_shapes checked)."""
-    subst_block(stmts, {v: ir.Var(like)})
