@@ -124,33 +124,7 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Ar
     base = _name_of(fn)
     slots = _slots(spec, None if kind in ("fprop", "jvp") or isinstance(wrt, taylor.Seeds)
                    else wrt, n, base)
-    if isinstance(wrt, taylor.Seeds):
-        g, header = _taylor(func, out, wrt, spec, base, parsed)
-    elif kind == "jvp":
-        g = forward.jvp_function(func, out, [i if spec[i] in "dcks" else None for i in range(n)],
-                                 out.names.fresh(f"jvp_{base}"))
-        header = f"{g.name}(*args, *tangents) -> (result, tangent of the result): forward " \
-                 f"mode. From {_where(parsed)}."
-    elif kind == "derivative":
-        if slots[0] is None:
-            raise TransformError(f"derivative with respect to {func.params[wrt]}, which the "
-                                 "call passes as a non-differentiable value (an int, say)")
-        g = forward.derivative_function(func, out, slots[0], out.names.fresh(f"d_{base}"))
-        header = f"{g.name}: the forward-mode derivative of {base} for a tangent of ones in " \
-                 f"{func.params[slots[0]]}. From {_where(parsed)}."
-    elif kind == "fprop":
-        g = reverse.fprop_function(func, out, out.names.fresh(f"fprop_{base}"), slots)
-        header = f"fprop_{base}(...) -> (result, bprop); bprop(dout) returns the gradients " \
-                 f"of the inputs. From {_where(parsed)}."
-    else:
-        g = reverse.grad_function(func, out, slots, isinstance(wrt, int), with_value,
-                                  out.names.fresh(f"{kind}_{base}"),
-                                  single_output=kind in ("grad", "value_and_grad"))
-        what = "every input" if wrt is None else ", ".join(
-            func.params[i] for i in ([wrt] if isinstance(wrt, int) else wrt))
-        value = f"the value of {base} and its gradient" if with_value else \
-            f"the gradient of {base}"
-        header = f"{g.name}: {value} with respect to {what}. From {_where(parsed)}."
+    g, header = _code(fn, func, out, kind, wrt, with_value, spec, slots, parsed)
     # a Python float argument is a number: what is computed from numbers alone is too
     g.shape_of.update({func.params[i]: optimize.SCALAR for i, c in enumerate(spec) if c == "s"})
     g.inexact = floats
@@ -167,6 +141,47 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Ar
     art.params = list(func.params[:n])
     art.spec = spec
     return art
+
+
+def _code(fn, func, out, kind, wrt, with_value, spec, slots, parsed):
+    """(the derivative's function, its header comment) for one kind of transform."""
+    n, base = len(spec), _name_of(fn)
+    if isinstance(wrt, taylor.Seeds):
+        return _taylor(func, out, wrt, spec, base, parsed)
+    if kind == "jvp":
+        g = forward.jvp_function(func, out, [i if spec[i] in "dcks" else None for i in range(n)],
+                                 out.names.fresh(f"jvp_{base}"))
+        header = f"{g.name}(*args, *tangents) -> (result, tangent of the result): forward " \
+                 f"mode. From {_where(parsed)}."
+    elif kind == "derivative":
+        if slots[0] is None:
+            raise TransformError(f"derivative with respect to {func.params[wrt]}, which the "
+                                 "call passes as a non-differentiable value (an int, say)")
+        g = forward.derivative_function(func, out, slots[0], out.names.fresh(f"d_{base}"))
+        header = f"{g.name}: the forward-mode derivative of {base} for a tangent of ones in " \
+                 f"{func.params[slots[0]]}. From {_where(parsed)}."
+    elif kind == "grad_of_grad":    # grad(grad(f, a), b): fn is grad(f, b) (Transformed)
+        a, b = wrt
+        g = forward.derivative_function(func, out, slots[0], out.names.fresh(f"grad_{base}"))
+        pa, pb = func.params[a], func.params[b]
+        header = f"{g.name}: the gradient with respect to {pb} of the gradient of " \
+                 f"{_name_of(fn.fn)} with respect to {pa}, written as the forward-mode " \
+                 f"derivative of {base} (its gradient with respect to {pb}) for a tangent " \
+                 f"of ones in {pa}: second derivatives commute. From {_where(parsed)}."
+    elif kind == "fprop":
+        g = reverse.fprop_function(func, out, out.names.fresh(f"fprop_{base}"), slots)
+        header = f"fprop_{base}(...) -> (result, bprop); bprop(dout) returns the gradients " \
+                 f"of the inputs. From {_where(parsed)}."
+    else:
+        g = reverse.grad_function(func, out, slots, isinstance(wrt, int), with_value,
+                                  out.names.fresh(f"{kind}_{base}"),
+                                  single_output=kind in ("grad", "value_and_grad"))
+        what = "every input" if wrt is None else ", ".join(
+            func.params[i] for i in ([wrt] if isinstance(wrt, int) else wrt))
+        value = f"the value of {base} and its gradient" if with_value else \
+            f"the gradient of {base}"
+        header = f"{g.name}: {value} with respect to {what}. From {_where(parsed)}."
+    return g, header
 
 
 def _taylor(func, out, seeds, spec, base, parsed):

@@ -52,9 +52,10 @@ def _case(name):
     return closure, [rng.standard_normal(4), 0.3], 0
 
 
-# the growth per order (order k's lines over order k-1's) reached, from order 2 on
-# (issue 15 began at 2.5, 3.0 and 3.2 for the MLP)
-BOUNDS = {"mlp": (2.1, 2.4, 2.7), "loop": (2.6, 2.5, 2.6), "closure": (2.1, 2.0)}
+# the growth per order (order k's lines over order k-1's), from order 2 on: issue 15 asks
+# for at most 2x (it began at 2.5, 3.0 and 3.2 for the MLP; reverse over reverse reached
+# 2.0-2.6; grad of a gradient written forward over reverse, 1.5-1.75)
+BOUNDS = {"mlp": (1.8, 1.8, 1.8), "loop": (1.8, 1.8, 1.8), "closure": (1.8, 1.8)}
 
 
 @pytest.mark.parametrize("name", sorted(BOUNDS))

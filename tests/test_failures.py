@@ -97,6 +97,14 @@ def test_a_failing_formula_at_order_two_points_at_the_users_line():
     assert e.value.location.filename == __file__
 
 
+def test_a_failing_tangent_formula_is_a_derivative_error():
+    # forward mode: det runs at a singular matrix, its tangent's formula inverts it
+    with pytest.raises(DerivativeError) as e:
+        s2sad.derivative(second_order_det)(1.0)
+    assert isinstance(e.value.__cause__, np.linalg.LinAlgError)
+    assert e.value.location.filename == __file__
+
+
 def test_a_failing_formula_in_a_vjp_pullback_is_a_derivative_error():
     # the pullback runs generated code too: was the bare LinAlgError
     out, pullback = s2sad.vjp(determinant, np.zeros((2, 2)))

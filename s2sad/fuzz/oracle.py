@@ -7,8 +7,9 @@ instrumented copy of :mod:`s2sad.fuzz.kinks`), and runs the checks:
 ``grad``    ``<grad_all(f)(x), v>`` against FD of ``sum(f)`` along ``v``;
 ``vjp``     ``<vjp(f)(u), v>`` against ``<u, FD>`` for a random cotangent ``u``;
 ``jvp``     ``jvp(f, x, v)`` against the FD vector ``J v``;
-``order2``  ``vjp`` and ``grad_all`` of ``grad_all(f)`` against FD of s2sad's own
-            first-order gradient (so s2sad transforms the code it generated);
+``order2``  ``vjp`` and ``grad_all`` of ``grad_all(f)``, and ``grad(grad(f, wrt=i), wrt=j)``
+            (forward over reverse), against FD of s2sad's own first-order gradient
+            (so s2sad transforms the code it generated);
 ``taylor``  Taylor mode at order 2 along v: d1 against FD of f, d2 against FD of
             ``jvp`` (for a program returning one array or number);
 ``laplacian`` the batched Taylor code (stacked directions) against the plain jets.
@@ -337,6 +338,15 @@ def check_order2(f, args, rng, out):
     gg = s2sad.grad_all(g)(*args)
     ests, size = projected(g, args, v, None, list(gout))
     compare(inner(v, list(gg)), ests, size, "order 2 (grad_all of grad_all)")
+    # grad of grad (written forward over reverse) for two float arguments
+    floats = [i for i, a in enumerate(args) if is_float(a)]
+    if floats and len(flat(out)) == 1 and not isinstance(out, (tuple, list, dict)):
+        i, j = (floats[int(k)] for k in rng.integers(len(floats), size=2))
+        gi = s2sad.grad(f, wrt=i)
+        got = s2sad.grad(gi, wrt=j)(*args)
+        vj = [v[j] if k == j else None for k in range(len(args))]
+        ests, size = projected(gi, args, vj, None, [gi(*args)])
+        compare(inner(v[j], got), ests, size, f"order 2 (grad of grad, wrt={i} then {j})")
 
 
 def check_taylor(f, args, rng, out):

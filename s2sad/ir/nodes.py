@@ -114,6 +114,7 @@ class Assign:
     value: Any                    # Expr
     src: Optional[Location] = None
     bwd: bool = False             # part of a backward pass: codegen prints "# grad of: <src>"
+    deriv: bool = False           # a tangent's formula (forward mode): derivative code too
 
 
 @dataclass

@@ -138,3 +138,63 @@ def popped_items(stmts) -> Dict[str, Tuple[ir.Atom, ...]]:
         else:
             out[name] = tuple(atoms)
     return out
+
+
+def quiet_slots(stmts, varied) -> Dict[str, frozenset]:
+    """push site (its target) -> the items of its tuple that no pop of this body reads as
+    varying: forward mode pushes None for their tangents (never read back).
+
+    Said only of a push whose tapes stay in the body, read by tape_push, tape_pop and len
+    alone, with every pop's tuple read item by item."""
+    flows, defs = [], {}
+    _scan(stmts, flows, defs)
+    sites = _sites(flows)
+    bad, loud = set(), {}       # sites whose tapes escape; site -> items read varying
+    pops = {}                   # a pop's pair or its tuple -> (the tape's sites, "pair"/"vals")
+    for name, v in defs.items():
+        if _callee(v, runtime.tape_pop) and len(v.args) == 1 and isinstance(v.args[0], ir.Var):
+            pops[name] = (sites.get(v.args[0].name, frozenset((_ANY,))), "pair")
+    for name, v in defs.items():
+        if isinstance(v, ir.Item) and v.index == 1 and pops.get(v.value.name, ("", ""))[1] \
+                == "pair":
+            pops[name] = (pops[v.value.name][0], "vals")
+
+    def escape(a):
+        if isinstance(a, ir.Var):
+            bad.update(sites.get(a.name, ()))
+            if a.name in pops:
+                bad.update(pops[a.name][0])
+    for s in ir.walk(stmts):
+        if isinstance(s, ir.Assign):
+            v = s.value
+            if isinstance(v, ir.Var) or _callee(v, runtime.tape_pop) or \
+                    isinstance(v, ir.Call) and isinstance(v.callee, registry.Primitive) and \
+                    v.callee.fn in (len, runtime.loop_length):
+                continue                                    # copies, pops, lengths
+            if _callee(v, runtime.tape_push) and len(v.args) == 2:
+                escape(v.args[1])
+                continue
+            if isinstance(v, ir.Item) and v.value.name in pops:
+                if pops[v.value.name][1] == "vals" and s.target in varied:
+                    for site in pops[v.value.name][0]:
+                        loud.setdefault(site, set()).add(v.index)
+                continue
+            for a in ir.expr_atoms(v):
+                escape(a)
+        elif isinstance(s, ir.Return):
+            escape(s.value)
+        elif isinstance(s, ir.If):
+            escape(s.test)
+        elif isinstance(s, ir.Loop):
+            for a in (s.iter, s.test, s.stop):
+                escape(a)
+        elif isinstance(s, ir.Def):
+            for a in ir.reads(s):
+                escape(a)
+    out = {}
+    for site, v in defs.items():
+        if _callee(v, runtime.tape_push) and site not in bad:
+            items = _pushed(site, defs)
+            if items is not None:
+                out[site] = frozenset(range(len(items))) - loud.get(site, set())
+    return out

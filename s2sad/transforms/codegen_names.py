@@ -74,8 +74,7 @@ def fold_plan(func: ir.Function) -> Dict[str, Any]:
                         uses.setdefault(a.name, []).append((None, None))
                 continue
             for v in ir.reads(s):
-                uses.setdefault(v.name, []).append((bid, s.bwd if isinstance(s, ir.Assign)
-                                                    else None))
+                uses.setdefault(v.name, []).append((bid, _phase(s)))
             if isinstance(s, ir.Assign):
                 defs[s.target] = (bid, s)
 
@@ -85,9 +84,18 @@ def fold_plan(func: ir.Function) -> Dict[str, Any]:
         u = uses.get(name, [])
         if name in func.temps and len(u) == 1 and u[0][0] == bid \
                 and not isinstance(s.value, (ir.Var, ir.Const)) \
-                and u[0][1] in (s.bwd, None) and not _unpacked_item(func, name, s):
+                and u[0][1] in (_phase(s), None) and not _unpacked_item(func, name, s):
             fold[name] = s.value
     return fold
+
+
+def _phase(s):
+    """Which code an assignment is part of: the function's own, a backward pass or a
+    tangent's formula.  A temporary folds only into its own (failures.py tells a failure
+    of the derivative's formula from the function's by the line)."""
+    if not isinstance(s, ir.Assign):
+        return None
+    return "bwd" if s.bwd else "deriv" if s.deriv else "fwd"
 
 
 def _unpacked_item(func: ir.Function, name: str, s: ir.Assign) -> bool:

@@ -117,16 +117,15 @@ def _unpacking(stmts, fold, counts, lengths, blank):
     def pattern(i):
         s = stmts[i]
         items, used = {}, [i]
-        j = i + 1
-        while j < len(stmts) and isinstance(stmts[j], ir.Assign) and \
-                isinstance(stmts[j].value, ir.Item) and stmts[j].value.value.name == s.target:
-            if stmts[j].target in fold:
-                return None         # printed where it is used, as t[i]: t must stay named
-            items[stmts[j].value.index] = j
+        j, want = i + 1, counts.get(s.target, 0)
+        while j < len(stmts) and isinstance(stmts[j], ir.Assign) and len(items) < want:
+            if isinstance(stmts[j].value, ir.Item) and stmts[j].value.value.name == s.target:
+                if stmts[j].target in fold:
+                    return None     # printed where it is used, as t[i]: t must stay named
+                items[stmts[j].value.index] = j
             j += 1
         n = _length(s, lengths)
-        if not items or len(items) != counts.get(s.target, 0) or n is None or \
-                any(k >= n for k in items):
+        if not items or len(items) != want or n is None or any(k >= n for k in items):
             return None
         parts = []
         for k in range(n):
@@ -148,10 +147,27 @@ def _unpacking(stmts, fold, counts, lengths, blank):
                 isinstance(s.value, (ir.Pack, ir.Item)):
             continue
         p = pattern(i)
-        if p is not None and len(p[0]) > 1 or (p is not None and isinstance(p[0][0], list)):
+        if p is not None and (len(p[0]) > 1 or isinstance(p[0][0], list)) and \
+                _movable(stmts, p[1], fold):
             plans[i] = p
             done.update(p[1])
     return plans
+
+
+def _movable(stmts, used, fold) -> bool:
+    """Can the items used[1:] be assigned at used[0], with the statements between that
+    are not theirs (the tangents' pops of forward mode, interleaved) after them?  Only
+    where those neither read nor assign what the items assign, nor assign what they read."""
+    moved = {stmts[j].target for j in used[1:]}
+    read = {stmts[j].value.value.name for j in used[1:]}
+    mine = set(used)
+    for k in range(used[0] + 1, max(used)):
+        if k in mine:
+            continue
+        s = stmts[k]
+        if s.target in moved or s.target in read or moved.intersection(reads_folded(s, fold)):
+            return False
+    return True
 
 
 def _targets_text(parts) -> str:
@@ -164,7 +180,9 @@ def _emit_block(stmts, fold, pr, indent, lines, where, outs=(), side=0, after=()
     after: atoms read after the block (a loop's carried values, its stop flag)."""
     start = len(lines)
     counts = _read_counts(stmts, fold, [o[side] for o in outs] + list(after))
-    plans = _unpacking(stmts, fold, counts, pr.lengths, lambda: pr.names.fresh("_"))
+    # an item no one reads: `_`, unless the code has a `_` of its own
+    plans = _unpacking(stmts, fold, counts, pr.lengths,
+                       lambda: "_" if "_" not in pr.names.taken else pr.names.fresh("unused"))
     skip = {j for p in plans.values() for j in p[1]}
     last_src = None             # the user's line of the "# grad of:" comment printed last
     for i, s in enumerate(stmts):
@@ -175,6 +193,11 @@ def _emit_block(stmts, fold, pr, indent, lines, where, outs=(), side=0, after=()
         elif isinstance(s, ir.Assign):
             last_src = _emit_assign(s, fold, pr, indent, lines, where, last_src)
         elif isinstance(s, ir.Return):
+            # a tangent returned where it is computed: the line is derivative code
+            if isinstance(s.value, ir.Var) and s.value.name in fold and any(
+                    isinstance(t, ir.Assign) and t.target == s.value.name and t.deriv
+                    for t in stmts):
+                pr.backward.add(len(lines) + 1)
             _emit_return(s, fold, pr, indent, lines, where)
         else:
             if isinstance(s, ir.Def):
@@ -214,7 +237,7 @@ def _emit_assign(s: ir.Assign, fold, pr, indent, lines, where, last_src):
         last_src = None
     if where is not None and s.src is not None:
         where[len(lines) + 1] = s.src
-    if s.bwd:
+    if s.bwd or s.deriv:                # where a failure is the derivative's (failures.py)
         pr.backward.add(len(lines) + 1)
     lines.append(f"{indent}{s.target} = {pr.expr(s.value, fold)[0]}")
     return last_src

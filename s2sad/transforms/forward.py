@@ -40,7 +40,7 @@ import numpy as np
 
 from .. import ir, registry, runtime
 from ..errors import MissingRuleError, TransformError
-from ..ir import analysis
+from ..ir import analysis, tapes
 from .names import hint_for
 from .inline import (check_arity, inline_body, plus, refuse_varied_options, rule_ir,
                      rule_results, rule_scope)
@@ -65,6 +65,35 @@ def _const_zero(v):
     return None
 
 
+def _quiet(stmts, varied) -> Dict[str, frozenset]:
+    """tuple literal -> its items whose tangents may be None: read once, as what a
+    tape_push pushes, where no pop reads those items as varying (tapes.quiet_slots)."""
+    counts: Dict[str, int] = {}
+    pushed = {}
+    for s in ir.walk(stmts):
+        if isinstance(s, ir.Assign):
+            atoms = list(ir.expr_atoms(s.value))
+            v = s.value
+            if isinstance(v, ir.Call) and isinstance(v.callee, registry.Primitive) and \
+                    v.callee.fn is runtime.tape_push and len(v.args) == 2 and \
+                    isinstance(v.args[1], ir.Var):
+                pushed[v.args[1].name] = s.target
+        elif isinstance(s, ir.Return):
+            atoms = [s.value]
+        elif isinstance(s, ir.If):
+            atoms = [s.test] + [a for o in s.outs for a in o[1:]]
+        elif isinstance(s, ir.Loop):
+            atoms = [s.iter, s.test, s.stop] + [x for c in s.carried for x in c[1:]]
+        else:
+            atoms = ir.reads(s)
+        for a in atoms:
+            if isinstance(a, ir.Var):
+                counts[a.name] = counts.get(a.name, 0) + 1
+    quiet = tapes.quiet_slots(stmts, varied)
+    return {p: quiet[site] for p, site in pushed.items()
+            if counts.get(p) == 1 and site in quiet}
+
+
 class ForwardTransform:
     """The tangents of one function: jvp_function and derivative_function drive it."""
 
@@ -84,10 +113,11 @@ class ForwardTransform:
         self.shape_of: Dict[str, str] = {}
         self.self_ref = self_ref    # (function, name) while making a recursive one's jvp code
         self.varied = analysis.varied(func.body, {func.params[i] for i in wrt})
+        self.quiet = _quiet(func.body, self.varied)
 
     # -- emitting ------------------------------------------------------------------------
     def emit(self, target, value, src, temp=True) -> ir.Var:
-        self.block.append(ir.Assign(target, value, src))
+        self.block.append(ir.Assign(target, value, src, deriv=True))
         if temp:
             self.temps.add(target)
         analysis.record_tuple(self.tuples, target, value)
@@ -124,6 +154,10 @@ class ForwardTransform:
         if t is None:
             self.tan[var] = None
             return
+        n = self.tuples.get(var)
+        if isinstance(t, ir.Var) and isinstance(n, int) and \
+                not isinstance(self.tuples.get(t.name), int):
+            self.tuples[t.name] = n     # a tuple's tangent: as long (codegen unpacks it)
         if var not in self.temps and isinstance(t, ir.Var) and t.name in self.temps and \
                 self.block and \
                 isinstance(self.block[-1], ir.Assign) and self.block[-1].target == t.name:
@@ -212,8 +246,10 @@ class ForwardTransform:
             self.packs[s.target] = items
             if all(t is None for t in items):
                 return None
-            full = tuple(t if t is not None else self.zeros(a, s.src)
-                         for a, t in zip(v.items, items))
+            # what a tape keeps whose tangent no pop reads: None
+            quiet = self.quiet.get(s.target, ())
+            full = tuple(t if t is not None else ir.Const(None) if k in quiet else
+                         self.zeros(a, s.src) for k, (a, t) in enumerate(zip(v.items, items)))
             return self.emit(self.names.fresh("d" + s.target), ir.Pack(full, v.kind), s.src)
         if isinstance(v, ir.Item):
             if v.value.name in self.packs:

@@ -25,7 +25,7 @@ def _copy_block(stmts):
     out = []
     for s in stmts:
         if isinstance(s, ir.Assign):
-            out.append(ir.Assign(s.target, s.value, s.src, s.bwd))
+            out.append(ir.Assign(s.target, s.value, s.src, s.bwd, s.deriv))
         elif isinstance(s, ir.If):
             out.append(ir.If(s.test, _copy_block(s.body), _copy_block(s.orelse), list(s.outs),
                              s.src))
