@@ -152,3 +152,82 @@ def test_what_stays_reverse_over_reverse():
 def test_an_int_argument_named_in_wrt_is_still_refused():
     with pytest.raises(s2sad.ArgumentError, match="not differentiable"):
         s2sad.grad(s2sad.grad(loop, wrt=1))(X, 2)
+
+
+# -- constructs: forward over reverse agrees with reverse over reverse and with differences
+
+def checkpointed_loop(x):
+    s = x
+    for t in s2sad.checkpointed(range(20), snapshots=3):
+        s = np.sin(s) * 0.9 + x
+    return np.sum(s ** 2)
+
+
+def linear_algebra(x):
+    A = np.outer(x, x) + np.eye(3) * 3
+    w, V = np.linalg.eigh(A)
+    return np.sum(w ** 2) + np.sum(np.linalg.solve(A, x)) + np.linalg.slogdet(A)[1]
+
+
+def scans_and_sorts(x):
+    return np.sum(np.cumsum(x) ** 2 * np.sort(x)) + np.einsum("i,i->", x, x) ** 2
+
+
+def while_loop(x):
+    s = x
+    k = 0
+    while np.sum(s * s) < 50.0 and k < 30:
+        s = s * 1.3 + 0.1 * np.tanh(s)
+        k += 1
+    return s
+
+
+def containers(x):
+    d = {"a": x, "b": [x * 2, x ** 2]}
+    tot = 0.0
+    for v in d["b"]:
+        tot = tot + np.sum(v * d["a"])
+    return tot
+
+
+def closures(x):
+    def f(t, c=2.0):
+        return np.tanh(t * c) * t
+    return np.sum(f(f(x)) + f(x, 0.5))
+
+
+def recursive(x, n=3):
+    if n == 0:
+        return x
+    return np.sin(recursive(x, n - 1)) * x
+
+
+def item_writes(x):
+    y = np.zeros(3)
+    y[0] = x[0] * x[1]
+    y[1:] += np.exp(x[1:])
+    y *= x
+    return np.sum(y ** 2)
+
+
+@pytest.mark.parametrize("fn", [checkpointed_loop, linear_algebra, scans_and_sorts,
+                                while_loop, containers, closures, recursive, item_writes],
+                         ids=lambda f: f.__name__)
+def test_constructs(fn):
+    x = np.array([0.3, -0.8, 1.1])
+    g2 = s2sad.grad(s2sad.grad(fn))
+    value = g2(x)
+    assert "forward-mode derivative" in s2sad.source(g2)
+    np.testing.assert_allclose(value, reverse_over_reverse(fn, 0, 0, 1)(x), rtol=1e-10,
+                               atol=1e-12)
+    np.testing.assert_allclose(value, fd(s2sad.grad(fn), (x,), 0), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("fn", [lambda x: np.maximum(x, 0.0) ** 2, lambda x: np.abs(x) * x,
+                                lambda x: np.where(x > 0, x ** 2, -x ** 3),
+                                lambda x: np.clip(x, -1.0, 1.0) ** 2,
+                                lambda x: np.sum(np.maximum(x, 0.0) * x)])
+def test_at_a_kink_the_same_convention_as_reverse_over_reverse(fn):
+    x = np.array([0.0, 1.0, -1.0])
+    np.testing.assert_array_equal(s2sad.grad(s2sad.grad(fn))(x),
+                                  reverse_over_reverse(fn, 0, 0, 1)(x))
