@@ -190,7 +190,8 @@ class Transformed(registry.Derived):
         self._signature = None
         self._aux = None            # has_aux: _AuxParts, made at the first use
         self._last_spec = None      # the kind of call source() shows: the last one made
-        self._fast = None           # the runner of calls with Python numbers: _fast_path
+        self._fast = None           # the runner of calls with numbers and arrays: _fast_path
+        self._runners = None        # every runner made, per kind of call
         self._through = None        # grad(grad(f, a), b): grad(f, b) (see _over_gradient)
         self.__name__ = f"{kind}_{_name_of(fn)}"
 
@@ -458,16 +459,23 @@ class Transformed(registry.Derived):
         return self._finish_grads(result, art, values)
 
     def _fast_path(self, args, art, f):
-        """For calls with Python numbers only (where the call overhead is most of the
-        time): a runner written for this call (fastcall.py) that the next calls with
-        the same argument types take, while the code's guards hold."""
+        """For calls with Python numbers and NumPy arrays only: a runner written for this
+        call (fastcall.py) that the next calls with the same argument types (and kinds of
+        array: float or not) take, while the code's guards hold.  One per kind of call,
+        kept: calls that alternate between two kinds do not write one each time."""
         types = tuple(map(type, args))
-        if not all(t in (float, int) for t in types) or \
+        if not all(t in (float, int, np.ndarray) for t in types) or \
                 self.kind not in ("grad", "grad_all", "value_and_grad", "derivative"):
             return
-        self._fast = fastcall.runner(art, f, len(args), types, self.kind, self.wrt,
-                                     self.with_value, self._check_value,
-                                     self._finish_grads, _raise_from_run)
+        key = (types, art.spec)
+        if self._runners is None:
+            self._runners = {}
+        run = self._runners.get(key)
+        if run is None or run.art is not art:
+            run = self._runners[key] = fastcall.runner(
+                art, f, len(args), types, self.kind, self.wrt, self.with_value,
+                self._check_value, self._finish_grads, _raise_from_run)
+        self._fast = run
 
     def _call_aux(self, args, kwargs):
         """grad(f, has_aux=True)(*args): one forward and one backward pass of f."""

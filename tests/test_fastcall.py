@@ -1,4 +1,4 @@
-"""The fast path of calls with Python numbers (s2sad/fastcall.py).
+"""The fast path of calls with Python numbers and NumPy arrays (s2sad/fastcall.py).
 
 After the first such call a transform keeps a runner written for it; every later
 call must give what the general path gives, and fall back to it where the runner's
@@ -105,3 +105,51 @@ def test_an_error_is_the_general_paths():
     assert str(fast.value) == str(first.value)
     assert fast.value.__notes__ == first.value.__notes__
     assert any("return 1.0 / x + x" in n for n in fast.value.__notes__)
+
+
+def indexed(x, idx, w):
+    return np.sum(np.tanh(x[idx]) * w)
+
+
+def test_array_calls_match_the_general_path():
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal(6), rng.standard_normal(3)
+    idx = np.array([0, 2, 5])
+    g = s2sad.grad_all(indexed)
+    first = g(x, idx, w)
+    for _ in range(3):                       # the runner, once the first call made it
+        got = g(x, idx, w)
+        assert got[1] is None
+        for a, b in zip(got[::2], first[::2]):
+            np.testing.assert_array_equal(a, b)
+            assert a.flags.writeable and a is not b
+    want = s2sad.grad_all(indexed)(x, idx, w)
+    np.testing.assert_array_equal(got[0], want[0])
+    # float32 arrays: the same code, gradients of their dtype
+    got32 = g(x.astype(np.float32), idx, w.astype(np.float32))
+    assert got32[0].dtype == np.float32
+    np.testing.assert_allclose(got32[0], first[0], rtol=1e-5)
+
+
+def test_an_array_of_another_kind_takes_the_general_path():
+    """idx of floats where the runner was made for integers: another transform, where
+    the float index is the user's own error, as on a first call."""
+    g = s2sad.grad(indexed)
+    x, w = np.linspace(0.1, 0.6, 6), np.ones(3)
+    g(x, np.array([0, 2, 5]), w)
+    g(x, np.array([0, 2, 5]), w)
+    with pytest.raises(IndexError):
+        g(x, np.array([0.0, 2.0, 5.0]), w)
+    # a subclass of ndarray is not what the runner covers: the general path, same values
+    m = np.ma.masked_array(x)
+    np.testing.assert_allclose(np.asarray(g(m, np.array([0, 2, 5]), w)),
+                               g(x, np.array([0, 2, 5]), w))
+
+
+def test_calls_that_alternate_keep_their_runners():
+    g = s2sad.grad(mixed)
+    a = np.array([1.0, 2.0])
+    for _ in range(3):
+        assert g(2.0, 3) == pytest.approx(12.0)
+        np.testing.assert_allclose(g(a, 2), [2.0, 4.0])
+    assert len(g._runners) == 2             # one each, made once

@@ -125,3 +125,37 @@ def test_a_bprop_reads_a_shape_from_the_parameter_of_that_shape():
     assert held < 1.5 * x.nbytes, held / x.nbytes
     dx, dy = pullback(np.ones_like(out))
     assert np.allclose(dx, np.cos(x)) and np.allclose(dy, 1.0)
+
+
+# -- the loss value a gradient does not read is not computed ------------------------------
+
+def scaled_loss(x, w):
+    h = np.tanh(x * w)
+    return np.sum(h ** 3)
+
+
+def reshaping_loss(x):
+    h = np.tanh(x)
+    return np.sum(np.reshape(h, (7, 5)) ** 2)
+
+
+def test_a_loss_that_cannot_raise_is_not_computed():
+    text = s2sad.source(s2sad.grad_all(layer))
+    assert "xp.sum" not in text and "ones_like" not in text     # np.sum(h ** 2): not run
+    x, w = np.linspace(-1.0, 1.0, 6), np.linspace(0.5, 1.5, 6)
+    g = s2sad.grad_all(scaled_loss)
+    got = g(x, w)
+    assert "xp.sum" not in s2sad.source(g)
+    check_grads(scaled_loss, (x, w), order=2)
+    h = np.tanh(x * w)
+    np.testing.assert_allclose(got[0], 3 * h * h * (1 - h * h) * w, rtol=1e-12)
+
+
+def test_a_loss_that_may_raise_is_still_computed():
+    """np.reshape can raise (the user's own error): the gradient still runs it, though
+    it reads only the seed's shape."""
+    with pytest.raises(ValueError) as e:
+        s2sad.grad(reshaping_loss)(np.ones(6))
+    assert not isinstance(e.value, s2sad.S2SADError)
+    assert s2sad.grad(reshaping_loss)(np.full(35, 0.1)) == pytest.approx(
+        2 * np.tanh(0.1) * (1 - np.tanh(0.1) ** 2) * np.ones(35))

@@ -5,14 +5,18 @@ an :class:`ir.Function`.  One line::
 
     t = <pure expr>, t unused  =>  (removed)              (dead code)
     t = print(x), t unused     =>  (kept: an effect, Primitive.effect)
-    t = ones_like(out), unused =>  kept only where nothing else reads out (keepalive)
+    t = ones_like(out), unused =>  kept only where nothing else reads out (keepalive),
+                                   unless what computes out cannot raise (silent_seeds)
 
 Also dropped: nested functions never read, If results never read, loop-carried
 names that nothing needed reads, and branches and loops left with nothing to
 do.  A loop's liveness runs to a fixed point over its back edge.
 """
 
+import operator
 from typing import Optional
+
+import numpy as np
 
 from .. import ir
 
@@ -25,9 +29,10 @@ def _dce_block(stmts, live) -> bool:
     """Drop assignments nobody reads; `live` holds the names read after stmts."""
     keep = []
     changed = False
+    silent = silent_seeds(stmts, live)
     for s in reversed(stmts):
         if isinstance(s, ir.Assign) and s.target not in live and not _effect(s) and \
-                not _keeps_alive(s, live):
+                not _keeps_alive(s, live, silent):
             changed = True
             continue
         if isinstance(s, ir.Def):
@@ -84,9 +89,10 @@ def _dce_loop(s: ir.Loop, live) -> Optional[bool]:
 
 def _live_in(stmts, live) -> set:
     """The names stmts read to compute what is live after them (nothing is changed)."""
+    silent = silent_seeds(stmts, live)
     for s in reversed(stmts):
         if isinstance(s, ir.Assign) and s.target not in live and not _effect(s) and \
-                not _keeps_alive(s, live):      # (what _dce_block keeps, its reads need)
+                not _keeps_alive(s, live, silent):  # (what _dce_block keeps, its reads need)
             continue
         if isinstance(s, ir.If):
             outs = [o for o in s.outs if o[0] in live]
@@ -102,12 +108,70 @@ def _live_in(stmts, live) -> set:
     return live
 
 
-def _keeps_alive(s, live) -> bool:
+def _keeps_alive(s, live, silent=()) -> bool:
     """t = ones_like(out), the seed of a gradient (Primitive.keepalive), unused: kept where
     it is all that reads out, so the user's function runs in full (its errors raised)
-    though the gradient does not need its value."""
+    though the gradient does not need its value; not where that cannot raise (silent)."""
     return isinstance(s.value, ir.Call) and getattr(s.value.callee, "keepalive", False) and \
+        id(s) not in silent and \
         any(isinstance(a, ir.Var) and a.name not in live for a in s.value.args)
+
+
+# NumPy functions that return NumPy values (arrays or NumPy scalars, whose arithmetic warns
+# where Python's raises) and cannot raise on them
+_NUMPY_VALUED = {np.tanh, np.exp, np.sin, np.cos, np.square, np.abs, np.absolute,
+                 np.negative, np.log, np.log1p, np.expm1, np.sqrt, np.sinh, np.cosh,
+                 np.arctan, operator.matmul, np.matmul, np.dot}
+_TOTALS = {np.sum, np.mean}
+_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
+               operator.neg}
+
+
+def silent_seeds(stmts, after) -> set:
+    """ids of the seeds ones_like(out) of stmts whose out, read by nothing else, comes
+    from NumPy values by elementwise arithmetic with number constants (x * x, h ** 2) and
+    whole-array totals (np.sum, np.mean): computing it cannot raise (an overflow is a
+    warning), so a gradient that does not read out need not compute it."""
+    defs = {s.target: s for s in stmts if isinstance(s, ir.Assign)}
+    reads = {}
+    for s in stmts:
+        for v in ir.reads(s):
+            reads[v.name] = reads.get(v.name, 0) + 1
+
+    def dying(a):
+        return isinstance(a, ir.Var) and a.name in defs and reads.get(a.name) == 1 and \
+            a.name not in after
+
+    def numpy_valued(a):
+        d = defs.get(a.name)
+        return d is not None and isinstance(d.value, ir.Call) and \
+            getattr(d.value.callee, "fn", None) in _NUMPY_VALUED
+
+    def quiet(name) -> bool:
+        v = defs[name].value
+        fn = getattr(getattr(v, "callee", None), "fn", None)
+        if not isinstance(v, ir.Call) or v.kwargs or \
+                not (fn in _TOTALS and len(v.args) == 1 or fn in _ARITHMETIC):
+            return False
+        if fn is operator.pow and not (isinstance(v.args[1], ir.Const) and isinstance(
+                v.args[1].value, (int, float)) and not v.args[1].value < 0):
+            return False            # an integer array to a negative power raises
+        atoms = [a for a in v.args if isinstance(a, ir.Var)]
+        if not atoms or len({a.name for a in atoms}) > 1:
+            return False            # two arrays may not broadcast
+        if any(not isinstance(a.value, (int, float)) for a in v.args
+               if isinstance(a, ir.Const)):
+            return False
+        a = atoms[0]
+        return quiet(a.name) if dying(a) else numpy_valued(a)
+
+    out = set()
+    for s in stmts:
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and \
+                getattr(s.value.callee, "keepalive", False) and len(s.value.args) == 1 and \
+                dying(s.value.args[0]) and quiet(s.value.args[0].name):
+            out.add(id(s))
+    return out
 
 
 def _effect(s) -> bool:
