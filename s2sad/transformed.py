@@ -356,7 +356,8 @@ class Transformed(registry.Derived):
         what, desc = _definite_result(func, cparams)
         if what is None or (what == _CONTAINER and self.kind == "grad_all"):
             return
-        loc = getattr(func.body[-1], "src", None)
+        # the user's line (the target may be code s2sad generated: a gradient's return)
+        loc = failures.user_location(getattr(func.body[-1], "src", None))
         if what == _CONTAINER:
             raise OutputError(f"{self._call_name()}: {_describe(self.fn)} returns {desc}",
                               loc, _container_hint(self.kind))

@@ -209,4 +209,20 @@ def f(T, L):
 ''', [(0.7664813568840001, np.array([0.0268689, 0.43657945, -0.38198103])),
       [np.array([1.44659959, -0.99848617, 1.00412649]),
        np.array([-0.52814726, -1.16118499, 0.00548133])]], "grad"),
+    ("seed 942 #159 a tuple made in one branch and read in the next If's (its unpacking "
+     "lost its name: NameError in generated code)",
+     "import numpy as np\nimport s2sad\n\n" + '''def helper1(a2):
+    lst4 = [a2]
+    def h6(v):
+        lst4.append(np.sin(v) * 0.5)
+    if 1 > 1:
+        h6(lst4[-1])
+    else:
+        h6(lst4[0] * 2.0)
+    return np.cos(a2 / (1.5 + lst4[-1] * lst4[-1]))
+dd7 = s2sad.derivative(helper1)
+
+def f(x):
+    return np.sum(dd7(x))
+''', [np.array([0.3, -0.2, 0.5])], "order2"),
 ]

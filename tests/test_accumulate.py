@@ -146,3 +146,47 @@ def test_add_into_is_plus(acc, g):
     got = add_into(acc.copy(), g)
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_array_equal(got, want)
+
+
+def rnn_dict(p, xs):
+    h = np.zeros(p["W"].shape[0])
+    for t in range(xs.shape[0]):
+        h = np.tanh(p["W"] @ h + p["U"] @ xs[t])
+    return np.sum(h * h)
+
+
+def pair_in_dict(p, xs):
+    s = 0.0
+    for t in range(xs.shape[0]):
+        A, b = p["layer"]
+        s = s + np.sum(np.tanh(A @ xs[t] + b) ** 2)
+    return s
+
+
+def test_a_dicts_weights_are_added_in_place():
+    """p["W"] read in the loop: its accumulator starts as zeros_like_tree(p["W"]), a
+    fresh array for an array, added to in place like any other"""
+    g = s2sad.grad(rnn_dict)
+    got = g({"W": W, "U": U}, XS)
+    assert "add_into(dp_item" in s2sad.source(g)
+    dW, dU = rnn_by_hand(W, U, XS)
+    np.testing.assert_allclose(got["W"], dW, rtol=1e-12)
+    np.testing.assert_allclose(got["U"], dU, rtol=1e-12)
+    check_grads(rnn_dict, ({"W": W, "U": U}, XS), order=2)
+
+
+def test_a_tuple_in_a_dict_accumulates_as_plus():
+    """the item is a tuple: zeros_like_tree gives a tuple cotangent, which add_into adds
+    to item by item, as `+` does"""
+    A, b = RNG.standard_normal((3, 4)) / 2, RNG.standard_normal(3)
+    p = {"layer": (A, b)}
+    got = s2sad.grad(pair_in_dict)(p, XS)
+    dA, db = np.zeros_like(A), np.zeros_like(b)
+    for x in XS:
+        z = np.tanh(A @ x + b)
+        dz = 2 * z * (1 - z * z)
+        dA += np.outer(dz, x)
+        db += dz
+    np.testing.assert_allclose(got["layer"][0], dA, rtol=1e-12)
+    np.testing.assert_allclose(got["layer"][1], db, rtol=1e-12)
+    check_grads(pair_in_dict, (p, XS), order=2)

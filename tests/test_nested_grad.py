@@ -231,3 +231,34 @@ def test_at_a_kink_the_same_convention_as_reverse_over_reverse(fn):
     x = np.array([0.0, 1.0, -1.0])
     np.testing.assert_array_equal(s2sad.grad(s2sad.grad(fn))(x),
                                   reverse_over_reverse(fn, 0, 0, 1)(x))
+
+
+def test_grad_of_a_tuple_of_gradients_is_refused_at_the_users_line():
+    with pytest.raises(s2sad.OutputError, match="returns a tuple") as e:
+        s2sad.grad(s2sad.grad(mixed, wrt=(0, 1)))(X, Y)
+    assert e.value.location.filename == __file__
+    assert "<s2sad" not in str(e.value).splitlines()[0]
+
+
+def rec(a, k):
+    if k <= 0:
+        return a
+    return rec(np.sin(a) * 0.9 + 0.1 * a, k - 1)
+
+
+def calls_rec(x, y):
+    return np.sum(rec(x * y, 3)) + np.sum(rec(y * np.ones(3), 2) * x[:3])
+
+
+def test_mixed_partial_through_a_recursive_function():
+    """the gradient code calls the recursive function's fwd/bwd pair, passing the saved
+    values (a tuple) along: its forward-mode code gets a zero tangent of that tuple
+    (fuzz seed 942, program 80: zeros_like of a ragged tuple failed)"""
+    x, y = np.array([0.3, -0.6, 0.9, 1.2]), 0.7
+    for a, b in [(0, 1), (1, 0), (0, 0), (1, 1)]:
+        got = s2sad.grad(s2sad.grad(calls_rec, wrt=a), wrt=b)(x, y)
+        np.testing.assert_allclose(got, reverse_over_reverse(calls_rec, a, b)(x, y),
+                                   rtol=1e-10, atol=1e-12)
+        # <ones, grad_b sum(grad_a)> is the derivative of sum(grad_a) along ones in b
+        assert np.sum(got) == pytest.approx(
+            np.sum(fd(s2sad.grad(calls_rec, wrt=a), (x, y), b)), rel=1e-6)

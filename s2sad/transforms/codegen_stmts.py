@@ -41,7 +41,10 @@ def emit_function(func: ir.Function, pr: Printer, indent: str, lines: List[str],
     lines.append(f"{indent}def {func.name}({', '.join(params)}):")
     if func.doc:
         lines.append(f'{indent}    """{func.doc}"""')
+    outer = getattr(pr, "reads", None)
+    pr.reads = _read_counts(func.body, fold, ())     # the function's, every block's
     _emit_block(func.body, fold, pr, indent + "    ", lines, where)
+    pr.reads = outer
 
 
 def _assign_all(pairs, fold, pr, indent, lines):
@@ -180,6 +183,8 @@ def _emit_block(stmts, fold, pr, indent, lines, where, outs=(), side=0, after=()
     after: atoms read after the block (a loop's carried values, its stop flag)."""
     start = len(lines)
     counts = _read_counts(stmts, fold, [o[side] for o in outs] + list(after))
+    # a tuple read in another block too (an If's branch, read in the next If's) stays named
+    counts = {k: n for k, n in counts.items() if pr.reads.get(k, 0) <= n}
     # an item no one reads: `_`, unless the code has a `_` of its own
     plans = _unpacking(stmts, fold, counts, pr.lengths,
                        lambda: "_" if "_" not in pr.names.taken else pr.names.fresh("unused"))

@@ -224,7 +224,10 @@ class ForwardTransform:
             callee = ir.Var(self.self_ref[1])
         else:
             callee = ir.FnRef(self.out.jvp_recursive(fn))   # made by the driver
-        tangents = tuple(self.full(a, s.src) for a in call.args)
+        # a zero tangent of any value: an argument may be a tuple (the values a recursive
+        # function's backward code was saved)
+        tangents = tuple(self.tangent(a) if self.tangent(a) is not None else
+                         self.zeros(a, s.src, tree=True) for a in call.args)
         pair = self.emit(self.names.fresh(f"{call.callee.name}_jvp"),
                          ir.Call(callee, tuple(call.args) + tangents), s.src)
         self.tuples[pair.name] = 2

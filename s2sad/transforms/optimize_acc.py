@@ -16,10 +16,13 @@ import numpy as np
 
 from .. import ir, registry
 from ..rules.accumulate import add_into
+from ..runtime import zeros_like_tree
 
 _ADD = registry.primitive(operator.add)
 _INTO = registry.primitive(add_into)
-_FRESH = {registry.primitive(f) for f in (np.zeros_like, np.zeros)}    # arrays (not trees)
+# a fresh zeros array (zeros_like_tree: of an array, else a number or a tree of them,
+# which add_into adds to as `+` does)
+_FRESH = {registry.primitive(f) for f in (np.zeros_like, np.zeros, zeros_like_tree)}
 
 
 def accumulate_in_place(func: ir.Function) -> bool:
