@@ -23,7 +23,7 @@ from .calls import (_a, _backend, _check_tangent, _checking_bprop,
                     _positional_defaults, _refuse_target, _target, _type_name, _CONTAINER,
                     call_spec, positional_params)
 from .containers import flatten
-from .errors import ArgumentError, OutputError, S2SADError
+from .errors import ArgumentError, InternalError, OutputError, S2SADError
 from .pipeline import _Artifact, _artifact, _cache_lock, _key, _lower, _name_of
 from .transforms.taylor import Seeds
 
@@ -237,6 +237,8 @@ class Transformed(registry.Derived):
         if through is not None:
             try:
                 return _artifact(through, "grad_of_grad", (self.fn.wrt, self.wrt), False, spec)
+            except InternalError:   # a bug of s2sad's: shown, not hidden behind the fallback
+                raise
             except S2SADError:      # forward mode refuses what reverse mode may take
                 pass
         return _artifact(self.fn, self.kind, self.wrt, self.with_value, spec)
@@ -460,10 +462,8 @@ class Transformed(registry.Derived):
         return self._finish_grads(result, art, values)
 
     def _fast_path(self, args, art, f):
-        """For calls with Python numbers and NumPy arrays only: a runner written for this
-        call (fastcall.py) that the next calls with the same argument types (and kinds of
-        array: float or not) take, while the code's guards hold.  One per kind of call,
-        kept: calls that alternate between two kinds do not write one each time."""
+        """For calls with Python numbers and NumPy arrays only: a runner (fastcall.py)
+        that later calls of the same kind take while the code's guards hold; kept per kind."""
         types = tuple(map(type, args))
         if not all(t in (float, int, np.ndarray) for t in types) or \
                 self.kind not in ("grad", "grad_all", "value_and_grad", "derivative"):

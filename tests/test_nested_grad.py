@@ -262,3 +262,33 @@ def test_mixed_partial_through_a_recursive_function():
         # <ones, grad_b sum(grad_a)> is the derivative of sum(grad_a) along ones in b
         assert np.sum(got) == pytest.approx(
             np.sum(fd(s2sad.grad(calls_rec, wrt=a), (x, y), b)), rel=1e-6)
+
+
+# -- what forward mode pushes on a tape's tangent: None only for an item no pop reads varying
+
+def _tape_body(tail):
+    from s2sad import ir, registry, runtime
+    V = ir.Var
+
+    def call(fn, *args):
+        return ir.Call(registry.primitive(fn), tuple(args))
+    return [ir.Assign("t0", call(runtime.tape_new)),
+            ir.Assign("pk", ir.Pack((V("a"), V("b")))),
+            ir.Assign("t1", call(runtime.tape_push, V("t0"), V("pk"))),
+            ir.Assign("pair", call(runtime.tape_pop, V("t1"))),
+            ir.Assign("vals", ir.Item(V("pair"), 1))] + tail
+
+
+def test_quiet_slots_of_a_tape():
+    from s2sad import ir
+    from s2sad.ir.tapes import quiet_slots
+    V = ir.Var
+    # item 0 read back and varying: its tangent is needed; item 1 is not read
+    body = _tape_body([ir.Assign("x", ir.Item(V("vals"), 0))])
+    assert quiet_slots(body, {"a", "x"}) == {"t1": frozenset({1})}
+    # the popped tuple copied (or joined, or carried): its items may be read unseen
+    body = _tape_body([ir.Assign("v2", V("vals")), ir.Assign("y", ir.Item(V("v2"), 1))])
+    assert quiet_slots(body, {"a", "b", "y"}) == {}
+    # the tape returned: whoever gets it may pop anything
+    body = _tape_body([ir.Return(V("t1"))])
+    assert quiet_slots(body, set()) == {}

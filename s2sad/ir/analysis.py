@@ -21,6 +21,7 @@ Loops and joins feed each other, so the set analyses run to a fixed point
 """
 
 import operator
+from collections import Counter
 from typing import Dict, Optional
 
 from .. import registry, runtime
@@ -271,3 +272,29 @@ def subst_block(stmts, m):
             subst_block(s.body, m)
             s.test = subst_atom(s.test, m) if s.test is not None else None
             s.stop = subst_atom(s.stop, m) if s.stop is not None else None
+
+
+def reads_of(stmts) -> Counter:
+    """How often each name is read in stmts (their blocks and nested functions too)."""
+    n = Counter()
+    for s in ir.walk(stmts):
+        n.update(v.name for v in own_reads(s))
+    return n
+
+
+def own_reads(s):
+    """The Vars a statement reads itself (not in its blocks, which walk visits)."""
+    if isinstance(s, ir.Def):
+        return [ir.Var(n) for n in ir.free_names(s.func)]
+    if isinstance(s, ir.Assign):
+        atoms = ir.expr_atoms(s.value)
+    elif isinstance(s, ir.Return):
+        atoms = [s.value]
+    elif isinstance(s, ir.If):
+        atoms = [s.test] + [a for _, x, y in s.outs for a in (x, y)]
+    elif isinstance(s, ir.Loop):
+        atoms = [s.iter, s.checkpoint, s.test, s.stop] + \
+            [a for _, i, n in s.carried for a in (i, n)]
+    else:
+        atoms = []
+    return [a for a in atoms if isinstance(a, ir.Var)]

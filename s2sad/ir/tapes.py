@@ -149,7 +149,6 @@ def quiet_slots(stmts, varied) -> Dict[str, frozenset]:
     flows, defs = [], {}
     _scan(stmts, flows, defs)
     sites = _sites(flows)
-    bad, loud = set(), {}       # sites whose tapes escape; site -> items read varying
     pops = {}                   # a pop's pair or its tuple -> (the tape's sites, "pair"/"vals")
     for name, v in defs.items():
         if _callee(v, runtime.tape_pop) and len(v.args) == 1 and isinstance(v.args[0], ir.Var):
@@ -158,39 +157,7 @@ def quiet_slots(stmts, varied) -> Dict[str, frozenset]:
         if isinstance(v, ir.Item) and v.index == 1 and pops.get(v.value.name, ("", ""))[1] \
                 == "pair":
             pops[name] = (pops[v.value.name][0], "vals")
-
-    def escape(a):
-        if isinstance(a, ir.Var):
-            bad.update(sites.get(a.name, ()))
-            if a.name in pops:
-                bad.update(pops[a.name][0])
-    for s in ir.walk(stmts):
-        if isinstance(s, ir.Assign):
-            v = s.value
-            if isinstance(v, ir.Var) or _callee(v, runtime.tape_pop) or \
-                    isinstance(v, ir.Call) and isinstance(v.callee, registry.Primitive) and \
-                    v.callee.fn in (len, runtime.loop_length):
-                continue                                    # copies, pops, lengths
-            if _callee(v, runtime.tape_push) and len(v.args) == 2:
-                escape(v.args[1])
-                continue
-            if isinstance(v, ir.Item) and v.value.name in pops:
-                if pops[v.value.name][1] == "vals" and s.target in varied:
-                    for site in pops[v.value.name][0]:
-                        loud.setdefault(site, set()).add(v.index)
-                continue
-            for a in ir.expr_atoms(v):
-                escape(a)
-        elif isinstance(s, ir.Return):
-            escape(s.value)
-        elif isinstance(s, ir.If):
-            escape(s.test)
-        elif isinstance(s, ir.Loop):
-            for a in (s.iter, s.test, s.stop):
-                escape(a)
-        elif isinstance(s, ir.Def):
-            for a in ir.reads(s):
-                escape(a)
+    bad, loud = _uses(stmts, sites, pops, varied)
     out = {}
     for site, v in defs.items():
         if _callee(v, runtime.tape_push) and site not in bad:
@@ -198,3 +165,50 @@ def quiet_slots(stmts, varied) -> Dict[str, frozenset]:
             if items is not None:
                 out[site] = frozenset(range(len(items))) - loud.get(site, set())
     return out
+
+
+def _uses(stmts, sites, pops, varied):
+    """(the push sites whose tapes or pops go where they are not followed, site -> the
+    items of its pushes that a pop reads into a varying name)."""
+    bad, loud = set(), {}
+
+    def escape(a):
+        if isinstance(a, ir.Var):
+            bad.update(sites.get(a.name, ()))
+            if a.name in pops:
+                bad.update(pops[a.name][0])
+
+    def passed(atoms):
+        """A tape copied, joined or carried is still tracked (its sites); a pop's pair or
+        tuple is not: where it goes, its items may be read unseen."""
+        for a in atoms:
+            if isinstance(a, ir.Var) and a.name in pops:
+                escape(a)
+    for s in ir.walk(stmts):
+        if isinstance(s, ir.Assign):
+            v = s.value
+            if isinstance(v, ir.Var):
+                passed([v])
+            elif _callee(v, runtime.tape_push) and len(v.args) == 2:
+                escape(v.args[1])
+            elif isinstance(v, ir.Item) and v.value.name in pops:
+                if pops[v.value.name][1] == "vals" and s.target in varied:
+                    for site in pops[v.value.name][0]:
+                        loud.setdefault(site, set()).add(v.index)
+            elif not (_callee(v, runtime.tape_pop) or isinstance(v, ir.Call) and isinstance(
+                    v.callee, registry.Primitive) and v.callee.fn in (len, runtime.loop_length)):
+                for a in ir.expr_atoms(v):          # (pops and lengths read a tape safely)
+                    escape(a)
+        elif isinstance(s, ir.Return):
+            escape(s.value)
+        elif isinstance(s, ir.If):
+            escape(s.test)
+            passed(a for o in s.outs for a in o[1:])
+        elif isinstance(s, ir.Loop):
+            for a in (s.iter, s.test, s.stop):
+                escape(a)
+            passed(a for c in s.carried for a in c[1:])
+        elif isinstance(s, ir.Def):
+            for a in ir.reads(s):
+                escape(a)
+    return bad, loud

@@ -68,30 +68,13 @@ def _const_zero(v):
 def _quiet(stmts, varied) -> Dict[str, frozenset]:
     """tuple literal -> its items whose tangents may be None: read once, as what a
     tape_push pushes, where no pop reads those items as varying (tapes.quiet_slots)."""
-    counts: Dict[str, int] = {}
-    pushed = {}
-    for s in ir.walk(stmts):
-        if isinstance(s, ir.Assign):
-            atoms = list(ir.expr_atoms(s.value))
-            v = s.value
-            if isinstance(v, ir.Call) and isinstance(v.callee, registry.Primitive) and \
-                    v.callee.fn is runtime.tape_push and len(v.args) == 2 and \
-                    isinstance(v.args[1], ir.Var):
-                pushed[v.args[1].name] = s.target
-        elif isinstance(s, ir.Return):
-            atoms = [s.value]
-        elif isinstance(s, ir.If):
-            atoms = [s.test] + [a for o in s.outs for a in o[1:]]
-        elif isinstance(s, ir.Loop):
-            atoms = [s.iter, s.test, s.stop] + [x for c in s.carried for x in c[1:]]
-        else:
-            atoms = ir.reads(s)
-        for a in atoms:
-            if isinstance(a, ir.Var):
-                counts[a.name] = counts.get(a.name, 0) + 1
+    pushed = {s.value.args[1].name: s.target for s in ir.walk(stmts)
+              if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and
+              getattr(s.value.callee, "fn", None) is runtime.tape_push and
+              len(s.value.args) == 2 and isinstance(s.value.args[1], ir.Var)}
+    reads = analysis.reads_of(stmts)
     quiet = tapes.quiet_slots(stmts, varied)
-    return {p: quiet[site] for p, site in pushed.items()
-            if counts.get(p) == 1 and site in quiet}
+    return {p: quiet[site] for p, site in pushed.items() if reads[p] == 1 and site in quiet}
 
 
 class ForwardTransform:

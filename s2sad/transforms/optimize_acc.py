@@ -10,11 +10,11 @@ makes a new array.
 """
 
 import operator
-from collections import Counter
 
 import numpy as np
 
 from .. import ir, registry
+from ..ir.analysis import reads_of
 from ..rules.accumulate import add_into
 from ..runtime import zeros_like_tree
 
@@ -80,29 +80,3 @@ def _reads_in(L: ir.Loop, c: str) -> int:
     """How often L reads its carried name c: in its blocks, its test, its nexts."""
     own = [a for a in [L.test, L.stop] + [n for _, _, n in L.carried] if isinstance(a, ir.Var)]
     return reads_of(L.cond + L.body)[c] + sum(a.name == c for a in own)
-
-
-def reads_of(stmts) -> Counter:
-    """How often each name is read in stmts (their blocks and nested functions too)."""
-    n = Counter()
-    for s in ir.walk(stmts):
-        n.update(v.name for v in _own_reads(s))
-    return n
-
-
-def _own_reads(s):
-    """The Vars a statement reads itself (not in its blocks, which walk visits)."""
-    if isinstance(s, ir.Def):
-        return [ir.Var(n) for n in ir.free_names(s.func)]
-    if isinstance(s, ir.Assign):
-        atoms = ir.expr_atoms(s.value)
-    elif isinstance(s, ir.Return):
-        atoms = [s.value]
-    elif isinstance(s, ir.If):
-        atoms = [s.test] + [a for _, x, y in s.outs for a in (x, y)]
-    elif isinstance(s, ir.Loop):
-        atoms = [s.iter, s.checkpoint, s.test, s.stop] + \
-            [a for _, i, n in s.carried for a in (i, n)]
-    else:
-        atoms = []
-    return [a for a in atoms if isinstance(a, ir.Var)]
