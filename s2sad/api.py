@@ -256,21 +256,21 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
 
     @failures.public
     def jac(*args):
-        xp = _backend(args)
         if mode == "forward" and chunk > 1:     # the result comes with the columns
             i = _one_index(fn, wrt, args, what)
             _differentiable_at(fn, i, args, what)
             got = jacobians.stacked_columns(made, fn, i, args, chunk, what)
             if got is not None and _output_problem(got[0]) is None:
                 out, cols = got
-                return _from_columns(xp, cols, out, args[i])
+                return _from_columns(cols, out, args[i], args)
+        xp = _backend(args)
         i, x, out = _point(fn, wrt, args, what)
         n, m = int(np.size(x)), int(np.size(out))
         forward = mode == "forward" or (mode == "auto" and n <= m)
         got = jacobians.stacked_columns(made, fn, i, args, chunk, what) \
             if forward and chunk > 1 else None
         if got is not None:
-            return _from_columns(xp, got[1], out, x)
+            return _from_columns(got[1], out, x, args)
         made.setdefault("forward" if forward else "reverse",
                         Transformed(fn, "jvp" if forward else "fprop"))    # for source()
         if forward:
@@ -287,11 +287,16 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
     return jac
 
 
-def _from_columns(xp, cols, out, x):
+def _from_columns(cols, out, x, args):
     """The Jacobian, shape out.shape + x.shape, from its columns stacked (n, *out.shape)."""
+    if type(cols) is np.ndarray and type(x) is np.ndarray:      # (methods: faster)
+        shape = (out.shape if type(out) is np.ndarray else np.shape(out)) + x.shape
+        J = cols.reshape(x.size, -1).T.reshape(shape)
+        return J if J.flags.writeable else J.copy()     # a view of the shared basis: copied
     n = int(np.size(x))
-    flat = xp.reshape(cols, (n, -1))
-    return xp.reshape(flat.T, tuple(np.shape(out)) + tuple(np.shape(x)))
+    shape = tuple(np.shape(out)) + tuple(np.shape(x))
+    xp = _backend(args)
+    return xp.reshape(xp.reshape(cols, (n, -1)).T, shape)
 
 
 def _differentiable_at(fn, i, args, what):
@@ -346,9 +351,31 @@ def hessian(fn: Function, wrt: int = 0, chunk: int = jacobians.CHUNK) -> Functio
     chunk = jacobians.check_chunk(chunk, what)
     scalar = jacobian(grad(fn, wrt), wrt, mode="forward", chunk=chunk)
     per_arity: Dict[int, Any] = {}
+    checked: Dict[int, Any] = {}        # grad of fn checked to return a number, per arity
+    made: Dict[Any, Any] = {}           # its stacked code, per arity and argument shapes
+
+    def stacked(args):
+        """The Hessian from the stacked code of the gradient of fn checked to return one
+        number (jacobians.number_valued), without calling fn first; None where Taylor mode
+        refuses that code, or fn does not return one number."""
+        i = _one_index(fn, wrt, args, what)
+        x = args[i]
+        _differentiable_at(fn, i, args, what)
+        k = len(args)
+        g = checked.get(k)
+        if g is None:
+            g = checked[k] = grad(jacobians.number_valued(fn, k), i)
+        try:
+            got = jacobians.stacked_columns(made, g, i, args, chunk, what, value=False)
+        except jacobians.NotANumber:
+            return None
+        return None if got is None else _from_columns(got[1], x, x, args)
 
     @failures.public
     def hess(*args):
+        H = stacked(args) if chunk > 1 else None
+        if H is not None:
+            return H
         i, x, out = _point(fn, wrt, args, what)
         if np.ndim(out) == 0:
             return scalar(*args)
@@ -364,7 +391,7 @@ def hessian(fn: Function, wrt: int = 0, chunk: int = jacobians.CHUNK) -> Functio
             return xp.zeros(shape, dtype=getattr(x, "dtype", float))
         return xp.reshape(xp.stack(rows), shape)
     hess.__name__ = f"hessian_{_name_of(fn)}"
-    hess.__s2sad_parts__ = lambda: [scalar, *per_arity.values()]
+    hess.__s2sad_parts__ = lambda: [*made.values(), scalar, *per_arity.values()]
     return hess
 
 
@@ -526,7 +553,7 @@ class _Taylor(Transformed):
         text = (f"def along_{base}({', '.join(ps + vs)}):\n"
                 f"    return _s2sad_f({', '.join(ps)})\n")
         ns = _synthetic(f"taylor: {base}", text, {"_s2sad_f": fn})
-        _, _, K, dirs, weights, what, _ = self.wrt
+        _, _, K, dirs, weights, what, _, _ = self.wrt
         return Transformed(ns.pop(f"along_{base}"), "derivative", Seeds(
             "jet", self._wrts, K, dirs, weights, what, range(k, k + m)))
 

@@ -34,8 +34,8 @@ from typing import Any, Dict
 import numpy as np
 
 from . import registry
-from .calls import positional_params
-from .errors import ArgumentError, S2SADError
+from .calls import _output_problem, positional_params
+from .errors import ArgumentError, InternalError, S2SADError
 from .pipeline import _key, _name_of
 from .runtime import array_namespace
 from .transformed import Transformed, _fresh, _identifier, _synthetic
@@ -220,6 +220,7 @@ def mark_inline(call=(), vjp=None, jvp=None, fprop=None):
 # -- forward-mode columns, all basis directions in one pass ---------------------------------
 CHUNK = 4096            # basis directions per pass at most (the jacobian's default chunk)
 ELEMENTS = 2 ** 24      # and at most this many entries in the stacked directions
+KEPT = 16               # stacked code kept per jacobian: one per shape of the arguments
 
 
 def check_chunk(chunk, what):
@@ -232,9 +233,10 @@ def check_chunk(chunk, what):
 _REFUSED = object()
 
 
-def _stacked(fn, i: int, k: int, D: int, what: str):
+def _stacked(fn, i: int, k: int, D: int, what: str, shapes=(), value=True):
     """t(*args, V) -> (fn(*args), (J V,)): Taylor mode along the D directions V stacked,
-    shape (D, *args[i].shape); J V has shape (D, *out.shape)."""
+    shape (D, *args[i].shape); J V has shape (D, *out.shape).  shapes: those of args and V
+    that the code is made for (None: any); value False: None for fn(*args), not computed."""
     ps = _params(fn, k)
     v = _fresh("basis", set(ps))
     base = _identifier(_name_of(fn))
@@ -243,7 +245,8 @@ def _stacked(fn, i: int, k: int, D: int, what: str):
     ns = _synthetic(f"jacobian: {base}", text, {"_s2sad_f": fn})
     # popped: kept in its own globals, the wrapper would keep the cache entry it keys alive
     return Transformed(ns.pop(f"along_{base}"), "derivative",
-                       Seeds("stack", (i,), 1, [(1,)] * D, [1] * D, what, (k,)))
+                       Seeds("stack" if value else "columns", (i,), 1, [(1,)] * D, [1] * D,
+                             what, (k,), shapes))
 
 
 def _directions(xp, x, start, count, D):
@@ -259,33 +262,61 @@ def _directions(xp, x, start, count, D):
     return xp.reshape(V, (D,) + tuple(np.shape(x)))
 
 
-def stacked_columns(made: Dict, fn, i: int, args, chunk: int, what: str):
+@functools.lru_cache(maxsize=16)
+def _identity(shape, dtype, D):
+    """Every basis direction of a NumPy array's space at once, read only (shared)."""
+    V = _directions(np, np.zeros(shape, dtype), 0, D, D)
+    V.flags.writeable = False
+    return V
+
+
+def _shape(a):
+    """An argument's shape, which the stacked code is made for; None (any) for what is
+    not an array or a number (a container's items: their shapes are not assumed)."""
+    if type(a) is np.ndarray:
+        return a.shape
+    if isinstance(a, (int, float, complex)) or hasattr(a, "shape") and hasattr(a, "dtype"):
+        s = tuple(np.shape(a))
+        if all(type(k) is int for k in s):     # (a Dask array's may be unknown)
+            return s
+    return None
+
+
+def stacked_columns(made: Dict, fn, i: int, args, chunk: int, what: str, value=True):
     """(fn(*args), J as (n, *out.shape)): the forward-mode Jacobian in argument i from
     passes of up to chunk stacked basis directions, or None where Taylor mode refuses fn
     (at transform time, or a helper at run time): the caller then takes one jvp per column.
-    made caches the transformed code per (i, arity, D)."""
+    made caches the transformed code per (i, arity, D, the arguments' shapes, value);
+    value False: (None, J), fn(*args) not computed where J does not need it."""
     x = args[i]
-    n = int(np.size(x))
+    n = x.size if type(x) is np.ndarray else int(np.size(x))
     if n == 0:
         return None
     D = max(1, min(n, chunk, ELEMENTS // n))
-    key = (i, len(args), D)
+    shapes = tuple([a.shape if type(a) is np.ndarray else _shape(a) for a in args]) + (
+        (D,) + tuple(np.shape(x)),)
+    key = (i, len(args), D, shapes, value)
     t = made.get(key)
     if t is None:
-        t = made[key] = _stacked(fn, i, len(args), D, what)
+        if len(made) > KEPT:            # code for this many kinds of calls at most
+            made.clear()
+        t = made[key] = _stacked(fn, i, len(args), D, what, shapes, value)
     if t is _REFUSED:
         return None
-    xp = array_namespace(*args)
     out, parts = None, []
     for start in range(0, n, D):
         count = min(D, n - start)
+        V = _identity(x.shape, x.dtype, D) if type(x) is np.ndarray and count == n else \
+            _directions(array_namespace(*args), x, start, count, D)
         try:
-            out, (d1,) = t(*args, _directions(xp, x, start, count, D))
+            out, (d1,) = t(*args, V)
+        except InternalError:
+            raise                       # a bug in s2sad shows
         except S2SADError:
             made[key] = _REFUSED
             return None
         parts.append(d1[:count] if count < D else d1)
-    return out, (parts[0] if len(parts) == 1 else xp.concatenate(parts))
+    return out, (parts[0] if len(parts) == 1 else array_namespace(*parts).concatenate(parts))
 
 
 # hvp's gradient code, per function and argument: hvp is a function of (fn, primals, v),
@@ -306,3 +337,41 @@ def gradient(fn, i: int):
         if g is None:
             g = kept[i] = Transformed(fn, "grad", i)
         return g
+
+
+# -- hessian: the stacked code checks that the function returns one number ------------------
+class NotANumber(Exception):
+    """number_output's: the function did not return one number (hessian then takes the
+    Hessian of each entry of its result).  Never leaves s2sad."""
+
+
+def number_output(value):
+    """hessian's check, in its stacked code, that the function returned one number (a
+    Python or NumPy number, or a 0-d array)."""
+    if _output_problem(value) is not None or np.ndim(value) != 0:
+        raise NotANumber()
+
+
+registry.defnondiff(number_output)
+registry.primitive(number_output).effect = True       # run though its result is unused
+registry.primitive(number_output).checks_number = True  # dropped where known 0-d
+
+
+def number_valued(fn, k: int):
+    """fn of k arguments, written as source s2sad reads, that checks its result is one
+    number (number_output) before returning it."""
+    try:
+        ps = positional_params(fn)[:k]
+    except Exception:       # a callable s2sad cannot read: generic names
+        ps = []
+    ps = ps if len(ps) == k else [f"a{j}" for j in range(k)]
+    base = _fresh(_identifier(_name_of(fn)), set(ps))
+    value, checked = _fresh("value", set(ps)), _fresh("is_number", set(ps))
+    args = ", ".join(ps)
+    text = (f"def {base}({args}):\n"
+            f"    {value} = _s2sad_f({args})\n"
+            f"    {checked} = _s2sad_number_output({value})\n"
+            f"    return {value}\n")
+    ns = _synthetic(f"hessian: {base}", text, {"_s2sad_f": fn,
+                                               "_s2sad_number_output": number_output})
+    return ns.pop(base)     # not in its own globals: see stacked_columns

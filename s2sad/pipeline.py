@@ -24,7 +24,7 @@ import numpy as np
 from . import failures, generated, ir, registry
 from .errors import TransformError
 from .transforms import (codegen, fence, forward, lower, names, optimize, parse, resolve,
-                         reverse, reverse_control, taylor)
+                         reverse, reverse_control, specialize, taylor)
 from .transforms.optimize_release import release_shapes
 
 
@@ -186,7 +186,7 @@ def _code(fn, func, out, kind, wrt, with_value, spec, slots, parsed):
 
 def _taylor(func, out, seeds, spec, base, parsed):
     """Taylor mode (transforms/taylor.py) for seeds: a taylor.Seeds."""
-    mode, wrt, K, directions, weights, what, vparams = seeds
+    mode, wrt, K, directions, weights, what, vparams, shapes = seeds
     n = len(spec)
     for i in wrt:
         if not -n <= i < n or spec[i % n] not in "dcks":
@@ -195,7 +195,13 @@ def _taylor(func, out, seeds, spec, base, parsed):
     name = out.names.fresh(f"{'taylor' if mode == 'jet' else 'd'}_{base}")
     g = taylor.taylor_function(func, out, [i % n for i in wrt], directions, weights, K, mode,
                                name, vparams)
-    return g, f"{name}: {what}, in Taylor mode (order {K}). From {_where(parsed)}."
+    header = f"{name}: {what}, in Taylor mode (order {K}). From {_where(parsed)}."
+    if shapes:                  # made for these shapes of the arguments (specialize.py)
+        specialize.guard(g, shapes, out.names)
+        g.shapes = shapes
+        made = ", ".join(f"{p} {s}" for p, s in zip(g.params, shapes) if s is not None)
+        header += f" Made for these shapes: {made}."
+    return g, header
 
 
 def _finish(functions, shape_of, out, parsed, header):
@@ -203,7 +209,8 @@ def _finish(functions, shape_of, out, parsed, header):
     is its main function, the others its siblings), with the guards its code assumes."""
     for g in functions:
         ir.validate(g)                  # the invariants hold after each pass
-        optimize.optimize(g, shape_of, getattr(g, "inexact", ()))
+        optimize.optimize(g, shape_of, getattr(g, "inexact", ()),
+                          shapes=getattr(g, "shapes", None), names=out.names)
         release_shapes(g, out.names)    # last: arrays read only for their shapes let go
         ir.validate(g)
     module = codegen.generate(functions[0], out.externals, out.names, header,

@@ -140,8 +140,12 @@ def expand_like(t, like):
 
 def unreduce(g, x, axis=None, keepdims=False):
     """Broadcast g, the gradient of a reduction of x over axis, back to x's shape."""
-    if axis is None and type(x) is np.ndarray and (type(g) is np.float64 or type(g) is float):
-        return np.broadcast_to(g, x.shape)      # the commonest: the seed of a total
+    if axis is None and type(x) in _PLAIN and (type(g) is np.float64 or type(g) is float):
+        z = np.empty(x.shape)                   # the commonest: the seed of a total
+        if z.size > 4096:                       # (a view; on a small array, slower than
+            return np.broadcast_to(g, x.shape)  # making one)
+        z.fill(g)
+        return z
     xp = array_namespace(g)
     shape = np.shape(x)
     if not keepdims and axis is not None and np.ndim(g) < len(shape):
@@ -214,10 +218,13 @@ def getitem_grad(x, index, g):
         z = CotangentDict((k, zeros_like_tree(v)) for k, v in x.items())
         z[index] = add_grads(z[index], g)
         return z
-    xp = array_namespace(x, g)
-    z = xp.zeros(np.shape(x), dtype=g.dtype if hasattr(g, "dtype") else
+    # the common case, first (Taylor mode's x[:, a:b])
+    sliced = type(g) is np.ndarray and (type(index) is slice or type(index) is tuple and all(
+        type(k) is slice for k in index))
+    xp = np if sliced else array_namespace(x, g)
+    z = xp.zeros(_shape(x), dtype=g.dtype if hasattr(g, "dtype") else
                  np.result_type(getattr(x, "dtype", x), g))
-    if _is_basic_index(index) or _is_mask(index):
+    if sliced or _is_basic_index(index) or _is_mask(index):
         z[index] = g
     else:
         scatter_add(z, index, g)
@@ -428,14 +435,12 @@ def tuple_cotangent(primal, indices, grads):
     return Cotangent(zeros_like_tree(p) if o is None else o for p, o in zip(primal, out))
 
 
-def tuple_items(t, indices):
-    """The items of t at indices, as a tuple."""
+def tuple_items(t, indices):  # the items of t at indices, as a tuple
     return tuple(t[i] for i in indices)
 
 
 def setitem(x, index, value):
-    """A copy of x with x[index] = value (x itself is unchanged, so earlier versions stay).
-
+    """A copy of x with x[index] = value (x itself is unchanged, so earlier versions stay);
     x may be an array, a list or a dict (whose key may be new)."""
     if isinstance(x, (list, dict)):
         y = type(x)(x) if type(x) in (list, dict) else (
@@ -477,9 +482,8 @@ def written(g, index):
 
 
 def setitem_grad(x, index, g):
-    """The gradient of x in setitem(x, index, value), from g, the gradient of the
-    result: g with the part that the assignment overwrote zeroed, shaped like x
-    (for a dict, x's keys: a key the assignment added gets none)."""
+    """The gradient of x in setitem(x, index, value) from g, the result's: g with the part
+    the assignment overwrote zeroed, shaped like x (a dict's key it added gets none)."""
     if isinstance(x, list) or (isinstance(x, tuple) and not hasattr(x, "shape")):
         items = list(g)
         if isinstance(index, slice):
@@ -510,8 +514,7 @@ def cotangent_append(items, value):
 
 
 def saved_values(saved):
-    """The tuple a recursive function's fwd saved for its bwd, as it is: marks its
-    items as values that may be None (set on one path only) for the next order."""
+    """A recursive function's saved tuple, as it is (its items may be None: next order)."""
     return saved
 
 
@@ -556,11 +559,8 @@ def _ndim(x):
 
 
 def matmul_lhs_grad(g, x, y):
-    """The gradient of ``x @ y`` with respect to x, given g, the gradient of the product.
-
-    Handles 1-D operands (a vector is a row on the left and a column on the
-    right) and batch broadcasting.
-    """
+    """The gradient of ``x @ y`` with respect to x, given g, the gradient of the product
+    (a vector is a row on the left and a column on the right; batch axes broadcast)."""
     if type(g) is np.ndarray and type(y) is np.ndarray and type(x) in _PLAIN:
         n = (x.ndim, y.ndim, g.ndim)     # no batch axes: the result has x's shape
         if n == (2, 1, 1):

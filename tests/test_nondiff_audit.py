@@ -234,6 +234,14 @@ TABLE = [
         "the index (k, *i) of a write through row k of a loop: integers and slices"))),
     (IX.check_row_views, Entry("structural", args(_a(3, 2)), reason=(
         "a check run for its effect (refuses a list or a 1-D array); it returns None"))),
+    # -- code made for the arguments' shapes (transforms/specialize.py), and hessian's
+    (TB.check_shapes, Entry("structural", args(((3, 2),), X), reason=(
+        "a check run for its effect (refuses arguments of other shapes than the code was "
+        "made for); it returns None"))),
+    ("s2sad.jacobians:number_output", Entry("structural", args(lambda rng: np.float64(2.0)),
+                                            reason=("a check run for its effect (hessian's: "
+                                                    "the result is one number); it returns "
+                                                    "None"))),
 ]
 
 

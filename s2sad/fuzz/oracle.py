@@ -12,7 +12,8 @@ instrumented copy of :mod:`s2sad.fuzz.kinks`), and runs the checks:
             (so s2sad transforms the code it generated);
 ``taylor``  Taylor mode at order 2 along v: d1 against FD of f, d2 against FD of
             ``jvp`` (for a program returning one array or number);
-``laplacian`` the batched Taylor code (stacked directions) against the plain jets.
+``laplacian`` the batched Taylor code (stacked directions) against the plain jets;
+``jacobian`` jacobian (forward) and hessian, code made for the shapes, against jvps.
 
 Each FD is central, in float64, at two steps (1e-6 and 1e-5 relative).  A
 check passes when s2sad agrees with either; it is *wrong* only when it
@@ -392,8 +393,29 @@ def check_laplacian(f, args, rng, out):
                     f"(scale {scale:.3g})")
 
 
+def check_jacobian(f, args, rng, out):
+    """jacobian(mode="forward") in a float argument and, for one number out, hessian (code
+    made for the shapes, called twice) against one jvp per column (chunk=1)."""
+    floats = [i for i, a in enumerate(args) if is_float(a)]
+    if not floats or isinstance(out, (tuple, list, dict)):
+        return
+    i = floats[int(rng.integers(len(floats)))]
+    for kind in [s2sad.jacobian] + ([s2sad.hessian] if np.ndim(out) == 0 else []):
+        opts = {"mode": "forward"} if kind is s2sad.jacobian else {}
+        want = np.asarray(kind(f, wrt=i, chunk=1, **opts)(*args), dtype=np.float64)
+        if not np.all(np.isfinite(want)):
+            raise Unreliable(f"non-finite {kind.__name__}")
+        scale, stacked = 1.0 + float(np.max(np.abs(want), initial=0.0)), kind(f, wrt=i, **opts)
+        for k in range(2):
+            got = np.asarray(stacked(*args), dtype=np.float64)
+            err = np.inf if got.shape != want.shape else float(np.max(np.abs(got - want)))
+            if not err <= 1e-7 * scale:
+                raise Wrong(f"{kind.__name__} (wrt={i}, call {k + 1}): shape {got.shape}, off by "
+                            f"{err:.3g} from one jvp per column ({want.shape}, scale {scale:.3g})")
+
+
 CHECKS = {"grad": check_grad, "vjp": check_vjp, "jvp": check_jvp, "order2": check_order2,
-          "taylor": check_taylor, "laplacian": check_laplacian}
+          "taylor": check_taylor, "laplacian": check_laplacian, "jacobian": check_jacobian}
 
 
 def checks_for(order, jvp=True):

@@ -46,7 +46,7 @@ def taylor_reciprocal(T, x, out):
 
 @deftaylor(np.square)
 def taylor_square(T, x, out):
-    return [out] + [T.cauchy(x, x, k) for k in range(1, T.K + 1)]
+    return [out] + [T.square(x, k) for k in range(1, T.K + 1)]
 
 
 def _exp(T, x, out, shift=None):
@@ -131,7 +131,7 @@ def taylor_tanh(T, x, out):
     g = [T.call(operator.sub, 1.0, T.mul(out, out))]
     for k in range(1, T.K + 1):
         y.append(T.weighted(x, g, k))
-        g.append(T.neg(T.cauchy(y, y, k)))
+        g.append(T.neg(T.square(y, k)))
     return y
 
 
@@ -149,7 +149,7 @@ def taylor_sqrt(T, x, out):
 def taylor_arctan(T, x, out):
     # y' = x' g with g = 1 / (1 + x^2)
     one_plus = [T.call(operator.add, 1.0, T.mul(x[0], x[0]))] + \
-        [T.cauchy(x, x, k) for k in range(1, T.K + 1)]
+        [T.square(x, k) for k in range(1, T.K + 1)]
     g = taylor_div(T, [1.0] + [None] * T.K, one_plus, T.call(operator.truediv, 1.0,
                                                                  one_plus[0]))
     return [out] + [T.weighted(x, g, k) for k in range(1, T.K + 1)]
@@ -167,7 +167,7 @@ def _int_power(T, x, n):
     if n == 1:
         return x
     half = _int_power(T, x, n // 2)
-    sq = [T.mul(half[0], half[0])] + [T.cauchy(half, half, k) for k in range(1, T.K + 1)]
+    sq = [T.mul(half[0], half[0])] + [T.square(half, k) for k in range(1, T.K + 1)]
     if n % 2 == 0:
         return sq
     return [T.mul(sq[0], x[0])] + [T.cauchy(sq, x, k) for k in range(1, T.K + 1)]
@@ -248,7 +248,7 @@ deftaylor(np.log2)(_log_base(1 / np.log(2.0)))
 def _arcsin_series(T, x, out):
     # y' = x' g with g = (1 - x^2)^(-1/2), g's series by the power recurrence
     u = [T.call(operator.sub, 1.0, T.mul(x[0], x[0]))] + \
-        [T.neg(T.cauchy(x, x, k)) for k in range(1, T.K + 1)]
+        [T.neg(T.square(x, k)) for k in range(1, T.K + 1)]
     g = taylor_pow(T, u, [ir.Const(-0.5)] + [None] * T.K, T.call(np.power, u[0], -0.5))
     return [out] + [T.weighted(x, g, k) for k in range(1, T.K + 1)]
 

@@ -12,7 +12,8 @@ primitives with rules, and differentiates and nests as usual.
 
 import numpy as np
 
-from ..errors import DerivativeError
+from .. import registry
+from ..errors import ArgumentError, DerivativeError
 from ..registry import defnondiff
 from ..runtime import _ShapeOf, array_namespace, dtype_of
 
@@ -92,6 +93,8 @@ def seed_directions(x, column):
 def stacked_like(c, x, lifted=False):
     """A stand-in (shape only) for a stacked coefficient of x: (D, *x.shape), or with
     lifted (D, 1.., *x.shape) at c's rank, what runtime.unbroadcast sums c down to."""
+    if type(c) is np.ndarray and type(x) is np.ndarray and not lifted:
+        return _ShapeOf(c.shape[:1] + x.shape)      # the common case, first
     if isinstance(x, (tuple, list, dict)) or (lifted and np.ndim(c) - 1 < np.ndim(x)):
         raise DerivativeError("Taylor mode with several directions has no batched form of "
                               "this gradient of a broadcast, tuple or list")
@@ -127,6 +130,17 @@ def grad_index(index):
     return batch_index(tuple(out))
 
 
-defnondiff(lift_shape, full_shape, stacked_shape, batch_shape, batch_index, batch_axes, reversed_axes,
-           matmul_shape, batched_zeros, seed_directions, stacked_like, matmul_grad_like,
-           trailing_axes, grad_index)
+def check_shapes(shapes, *args):
+    """The code that calls this was made for arguments of these shapes (None: any): others
+    are refused."""
+    for a, s in zip(args, shapes):
+        if s is not None and getattr(a, "shape", None) != s and np.shape(a) != s:
+            got = tuple(None if t is None else np.shape(b) for b, t in zip(args, shapes))
+            raise ArgumentError(f"this code was made for arguments of shapes {shapes} "
+                                f"(None: any); it was called with {got}")
+
+
+defnondiff(check_shapes, lift_shape, full_shape, stacked_shape, batch_shape, batch_index,
+           batch_axes, reversed_axes, matmul_shape, batched_zeros, seed_directions,
+           stacked_like, matmul_grad_like, trailing_axes, grad_index)
+registry.primitive(check_shapes).effect = True     # never dropped

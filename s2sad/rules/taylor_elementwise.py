@@ -63,7 +63,7 @@ def _exp_ode(T, x, out, g0, w_next):
 
 def _squares(T, x, u0, sign):
     # u = c + sign x^2, u_0 given:  u_k = sign sum_j x_j x_(k-j)
-    return [u0] + [T.scale(sign, T.cauchy(x, x, k)) for k in range(1, T.K + 1)]
+    return [u0] + [T.scale(sign, T.square(x, k)) for k in range(1, T.K + 1)]
 
 
 def _rsqrt_ode(T, x, out, u):
@@ -77,7 +77,7 @@ def _rsqrt_ode(T, x, out, u):
 def taylor_tan(T, x, out):
     # y' = x' (1 + y^2)
     g0 = T.call(operator.add, 1.0, T.mul(out, out))
-    return _ode(T, x, out, g0, lambda k, y, g: T.cauchy(y, y, k))
+    return _ode(T, x, out, g0, lambda k, y, g: T.square(y, k))
 
 
 @deftaylor(np.arcsinh)
@@ -108,7 +108,7 @@ def taylor_arctan2(T, y, x, out):
     # series division (q_m = (h_m - sum_{j>=1} r2_j q_(m-j)) / r2_0), z_k = q_(k-1) / k
     K = T.K
     r2 = [T.call(operator.add, T.mul(x[0], x[0]), T.mul(y[0], y[0]))] + \
-        [T.add(T.cauchy(x, x, k), T.cauchy(y, y, k)) for k in range(1, K)]
+        [T.add(T.square(x, k), T.square(y, k)) for k in range(1, K)]
     q = []
     for m in range(K):
         # h_m = sum_{i+j=m+1} j (x_i y_j - y_i x_j): the terms (i, j) and (j, i) pair up
@@ -123,7 +123,7 @@ def taylor_arctan2(T, y, x, out):
 def taylor_hypot(T, x, y, out):
     # r^2 = x^2 + y^2: sqrt's recurrence, dividing by 1 where r = 0 (as the forward rule:
     # order 1 is 0 at (0, 0))
-    s = [None] + [T.add(T.cauchy(x, x, k), T.cauchy(y, y, k)) for k in range(1, T.K + 1)]
+    s = [None] + [T.add(T.square(x, k), T.square(y, k)) for k in range(1, T.K + 1)]
     safe = T.call(np.where, T.call(operator.eq, out, 0.0), 1.0, out)
     return [out] + taylor_sqrt(T, s, safe)[1:]
 
@@ -152,7 +152,7 @@ def _logaddexp(T, a, b, out, p0, s):
         y.append(T.add(b[k], T.weighted(d, p, k)))
         if k < K:
             p.append(T.scale(s, T.weighted(d, q, k)))
-            q.append(T.sub(p[k], T.cauchy(p, p, k)))
+            q.append(T.sub(p[k], T.square(p, k)))
     return y
 
 
@@ -276,7 +276,7 @@ def _gauss(c, a):
     def rule(T, x, out):
         # y' = x' g, g = c exp(-a x^2):  g' = w' g with w_k = -a sum_j x_j x_(k-j)
         g0 = T.scale(c, T.call(np.exp, T.scale(-a, T.mul(x[0], x[0]))))
-        return _exp_ode(T, x, out, g0, lambda k, y: T.scale(-a, T.cauchy(x, x, k)))
+        return _exp_ode(T, x, out, g0, lambda k, y: T.scale(-a, T.square(x, k)))
     return rule
 
 
@@ -284,7 +284,7 @@ def _inverse_erf(c):
     def rule(T, x, out):
         # y' = x' g, g = c exp(y^2):  g' = w' g with w_k = sum_j y_j y_(k-j)
         g0 = T.scale(c, T.call(np.exp, T.mul(out, out)))
-        return _exp_ode(T, x, out, g0, lambda k, y: T.cauchy(y, y, k))
+        return _exp_ode(T, x, out, g0, lambda k, y: T.square(y, k))
     return rule
 
 
@@ -293,13 +293,13 @@ def taylor_log_ndtr(T, x, out):
     # g' = w' g with w_k = -(1/2) sum_j x_j x_(k-j) - y_k
     w0 = T.call(operator.sub, T.scale(-0.5, T.mul(x[0], x[0])), out)
     g0 = T.scale(_1_SQRT_2PI, T.call(np.exp, w0))
-    return _exp_ode(T, x, out, g0, lambda k, y: T.sub(T.scale(-0.5, T.cauchy(x, x, k)), y[k]))
+    return _exp_ode(T, x, out, g0, lambda k, y: T.sub(T.scale(-0.5, T.square(x, k)), y[k]))
 
 
 def taylor_expit(T, x, out):
     # y' = x' y (1 - y):  g_k = y_k - sum_j y_j y_(k-j)
     g0 = T.mul(out, T.call(operator.sub, 1.0, out))
-    return _ode(T, x, out, g0, lambda k, y, g: T.sub(y[k], T.cauchy(y, y, k)))
+    return _ode(T, x, out, g0, lambda k, y, g: T.sub(y[k], T.square(y, k)))
 
 
 def taylor_logit(T, x, out):

@@ -487,7 +487,7 @@ def taylor_lstsq(T, a, b, out, rcond=None):
     x = [x0] + [_mcauchy(T, p, b, k) for k in range(1, T.K + 1)]
     e = [T.call(operator.sub, b[0], T.call(operator.matmul, a[0], x0))]
     e += [T.sub(b[k], _mcauchy(T, a, x, k)) for k in range(1, T.K + 1)]
-    res = [_lin(T, residual_like, _lin(T, np.sum, T.cauchy(e, e, k), axis=0), r0)
+    res = [_lin(T, residual_like, _lin(T, np.sum, T.square(e, k), axis=0), r0)
            for k in range(1, T.K + 1)]
     s = _svdvals(T, a, s0, "np.linalg.lstsq")
     return [out] + [_pack(T, (x[k], res[k - 1], None, s[k]), (x0, r0, rank0, s0))

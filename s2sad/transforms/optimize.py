@@ -40,12 +40,14 @@ its operands' shape when they share one, ones_like(x) has x's shape, and an
 adjoint has its primal's shape.  No rewrite needs the values of arrays.
 """
 
+import math
 import operator
 from typing import Dict
 
 import numpy as np
 
 from .. import ir, registry, runtime
+from . import specialize
 from .optimize_acc import accumulate_in_place
 from .optimize_cse import coalesce_copies, cse
 from .optimize_dce import dce
@@ -72,19 +74,22 @@ def _is(a, v):
 
 
 def optimize(func: ir.Function, shape_of: Dict[str, str] = None, inexact=(),
-             in_place: bool = True) -> ir.Function:
+             in_place: bool = True, shapes=None, names=None) -> ir.Function:
     """inexact: the parameters known to be floats or complex numbers (arrays of them);
-    in_place: accumulators of loops added to in place (generated code only)."""
+    in_place: accumulators of loops added to in place (generated code only); shapes: the
+    shapes of the parameters where the code is made for them (see specialize.py), names:
+    its fresh names."""
     shape_of = shape_of or {}
     for _ in range(20):
-        changed = _simplify(func, shape_of, set(inexact))
+        changed, known = specialize.fold(func, shapes, names) if shapes else (False, None)
+        changed |= _simplify(func, shape_of, set(inexact), known=known)
         changed |= coalesce_copies(func)
         changed |= cse(func)
         changed |= fuse_loops(func)
         changed |= hoist_reads(func)
         changed |= merge_equal_flows(func)
         changed |= prune_tapes(func)
-        changed |= dce(func)
+        changed |= dce(func, known)
         if not changed:
             break
     if in_place:
@@ -92,12 +97,13 @@ def optimize(func: ir.Function, shape_of: Dict[str, str] = None, inexact=(),
     return func
 
 
-def _simplify(func, shape_of, inexact, params=frozenset(), shapes=None) -> bool:
+def _simplify(func, shape_of, inexact, params=frozenset(), shapes=None, known=None) -> bool:
     """params, shapes: those of the function func is nested in, which func may read: its
     parameters, and the shapes it knows where func is defined (at its top level, where
-    each name it reads has its one value)."""
+    each name it reads has its one value); known: the shapes known from the arguments'
+    (specialize.Known)."""
     func._defs = {t.target: t for t in ir.walk(func.body) if isinstance(t, ir.Assign)}
-    return _Simplifier(func, shape_of, inexact, params, shapes).block(func.body)
+    return _Simplifier(func, shape_of, inexact, params, shapes, known).block(func.body)
 
 
 class _Simplifier:
@@ -107,8 +113,11 @@ class _Simplifier:
     to hold floats or complex numbers, where x * 1 => x, x + 0 => x keep the type (of a
     bool or an int they do not: `(x > 0) * 1` is an index array, `x > 0` a mask)."""
 
-    def __init__(self, func, shape_of, inexact, params=frozenset(), shapes=None):
+    def __init__(self, func, shape_of, inexact, params=frozenset(), shapes=None, known=None):
         self.func, self.shape_of, self.inexact = func, shape_of, inexact
+        # shapes known from the arguments' (code made for them): their symbols, and the shapes
+        self.known = specialize.keys(known, func.params) if known else {}
+        self.concrete = known.shape if known else {}
         # the parameters in scope: func's, and its enclosing functions' that it does not shadow
         own = func.defined()
         self.params = set(func.params) | (set(params) - own)
@@ -143,6 +152,24 @@ class _Simplifier:
         return d is not None and isinstance(d.value, ir.Call) and \
             d.value.callee is self.unreduce and self.is_ones(d.value.args[0])
 
+    def product(self, args):
+        """The simpler expression a * b equals, or None."""
+        fl = self.is_inexact        # an identity drops the operation of a float only
+        if _is(args[1], 1) and fl(args[0]):
+            return args[0]
+        if _is(args[0], 1) and fl(args[1]):
+            return args[1]
+        for c, g in ((args[0], args[1]), (args[1], args[0])):
+            if _is(c, -1) and fl(g):                       # -1.0 * g => -g
+                return ir.Call(registry.primitive(operator.neg), (g,))
+        scaled = self.ones_times(args[0], args[1]) or self.ones_times(args[1], args[0])
+        if scaled is not None:
+            return scaled
+        for u, w in (args, args[::-1]):     # ones * x => x, x of the product's shape
+            if self.is_ones(u) and self.covers(w, u) and fl(w):
+                return w
+        return None
+
     def ones_times(self, a, x):
         """(ones * c) * x => c * x, for a number c and ones of x's shape (the seed of a
         total times a rule's factor: `dout * 2 * h` of `sum(h ** 2)`); else None."""
@@ -151,15 +178,30 @@ class _Simplifier:
                 d.value.callee.fn is not operator.mul or len(d.value.args) != 2:
             return None
         ones, c = d.value.args
-        if _num(c) and self.is_ones(ones) and self.key(ones) == self.key(x) and \
-                self.key(x) is not None and self.is_inexact(x):
+        if _num(c) and self.is_ones(ones) and self.covers(x, ones) and self.is_inexact(x):
             return ir.Call(d.value.callee, (c, x))
+        if _num(c) and _num(x) and self.is_ones(ones) and (_two_power(c) or _two_power(x)) \
+                and (c.value * x.value != 1 or self.is_inexact(ones)):
+            # (ones * c) * k => ones * (c * k): exact where one of them is a power of two (a
+            # product 1 only where * 1 then goes: ones of ints * 1.0 are floats)
+            return ir.Call(d.value.callee, (ones, ir.Const(c.value * x.value)))
         return None
+
+    def covers(self, x, y) -> bool:
+        """Does y broadcast against x give x's shape (one shape, or known shapes that do)?"""
+        k = self.key(x)
+        if k is not None and k == self.key(y):
+            return True
+        sx, sy = (self.concrete.get(a.name) if isinstance(a, ir.Var) else None for a in (x, y))
+        return sx is not None and sy is not None and np.broadcast_shapes(sx, sy) == sx
 
     def key(self, a):
         """The symbol of a's shape, or None where nothing is known."""
         if isinstance(a, ir.Const):
             return SCALAR if type(a.value) in (int, float, bool) else None
+        k = self.known.get(a.name)
+        if k is not None:
+            return k
         k = self.shape.get(a.name)
         if k is None:
             k = self.shape_of.get(a.name)
@@ -304,17 +346,7 @@ class _Simplifier:
             return _folded(p.fn, args)      # a pure helper of numbers: zero_power(2) => 0
         fl = self.is_inexact        # an identity drops the operation of a float only
         if p.fn in (operator.mul,) and len(args) == 2:
-            if _is(args[1], 1) and fl(args[0]):
-                return args[0]
-            if _is(args[0], 1) and fl(args[1]):
-                return args[1]
-            for c, g in ((args[0], args[1]), (args[1], args[0])):
-                if _is(c, -1) and fl(g):                       # -1.0 * g => -g
-                    return ir.Call(registry.primitive(operator.neg), (g,))
-            scaled = self.ones_times(args[0], args[1])
-            if scaled is not None:
-                return scaled
-            return _with_filled(self.func, args, self.is_ones, None, key, fl)
+            return self.product(args)
         if p.fn is operator.truediv and _is(args[1], 1) and fl(args[0]):
             return args[0]
         if p.fn is operator.add and len(args) == 2:
@@ -373,6 +405,12 @@ class _Simplifier:
         elif p.shape_of_arg is not None and len(args) > p.shape_of_arg:
             # helpers whose result has the shape of one argument
             self.shape[target] = key(args[p.shape_of_arg])
+
+
+def _two_power(a) -> bool:
+    """Is the constant a a power of two (a product with it is exact)?"""
+    v = float(a.value)
+    return v != 0 and np.isfinite(v) and math.frexp(v)[0] in (0.5, -0.5)
 
 
 def _folded(fn, args):

@@ -21,15 +21,16 @@ import numpy as np
 from .. import ir
 
 
-def dce(func) -> bool:
-    return _dce_block(func.body, set())
+def dce(func, known=None) -> bool:
+    """known: the shapes known from the arguments' (specialize.Known), for silent_seeds."""
+    return _dce_block(func.body, set(), known)
 
 
-def _dce_block(stmts, live) -> bool:
+def _dce_block(stmts, live, known=None) -> bool:
     """Drop assignments nobody reads; `live` holds the names read after stmts."""
     keep = []
     changed = False
-    silent = silent_seeds(stmts, live)
+    silent = silent_seeds(stmts, live, known)
     for s in reversed(stmts):
         if isinstance(s, ir.Assign) and s.target not in live and not _effect(s) and \
                 not _keeps_alive(s, live, silent):
@@ -127,11 +128,15 @@ _ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, opera
                operator.neg}
 
 
-def silent_seeds(stmts, after) -> set:
+def silent_seeds(stmts, after, known=None) -> set:
     """ids of the seeds ones_like(out) of stmts whose out, read by nothing else, comes
     from NumPy values by elementwise arithmetic with number constants (x * x, h ** 2) and
     whole-array totals (np.sum, np.mean): computing it cannot raise (an overflow is a
-    warning), so a gradient that does not read out need not compute it."""
+    warning), so a gradient that does not read out need not compute it.  Where the code is
+    made for the arguments' shapes (known: specialize.Known), also arithmetic of arrays
+    whose shapes broadcast, and indexing by a constant that fits (both known to), of
+    values known to be arrays."""
+    shaped = known.shape if known is not None else {}
     defs = {s.target: s for s in stmts if isinstance(s, ir.Assign)}
     reads = {}
     for s in stmts:
@@ -143,6 +148,8 @@ def silent_seeds(stmts, after) -> set:
             a.name not in after
 
     def numpy_valued(a):
+        if shaped.get(a.name):          # an array of a known shape (an argument's, or made
+            return True                 # by NumPy from arrays)
         d = defs.get(a.name)
         return d is not None and isinstance(d.value, ir.Call) and \
             getattr(d.value.callee, "fn", None) in _NUMPY_VALUED
@@ -150,20 +157,21 @@ def silent_seeds(stmts, after) -> set:
     def quiet(name) -> bool:
         v = defs[name].value
         fn = getattr(getattr(v, "callee", None), "fn", None)
-        if not isinstance(v, ir.Call) or v.kwargs or \
-                not (fn in _TOTALS and len(v.args) == 1 or fn in _ARITHMETIC):
+        sure = name in shaped           # it ran on stand-ins of its arguments' known shapes
+        if not isinstance(v, ir.Call) or v.kwargs or not (
+                fn in _TOTALS and len(v.args) == 1 or fn in _ARITHMETIC or
+                sure and fn is operator.getitem and isinstance(v.args[1], ir.Const)):
             return False
         if fn is operator.pow and not (isinstance(v.args[1], ir.Const) and isinstance(
                 v.args[1].value, (int, float)) and not v.args[1].value < 0):
             return False            # an integer array to a negative power raises
         atoms = [a for a in v.args if isinstance(a, ir.Var)]
-        if not atoms or len({a.name for a in atoms}) > 1:
+        if not atoms or len({a.name for a in atoms}) > 1 and not sure:
             return False            # two arrays may not broadcast
-        if any(not isinstance(a.value, (int, float)) for a in v.args
-               if isinstance(a, ir.Const)):
+        if fn is not operator.getitem and any(not isinstance(a.value, (int, float))
+                                              for a in v.args if isinstance(a, ir.Const)):
             return False
-        a = atoms[0]
-        return quiet(a.name) if dying(a) else numpy_valued(a)
+        return all(quiet(a.name) if dying(a) else numpy_valued(a) for a in atoms)
 
     out = set()
     for s in stmts:

@@ -358,12 +358,15 @@ def taylor_function(func: ir.Function, out, wrt: List[int], directions, weights,
     mode: "jet" (one direction: the value and d1..dK) or "sum" (K! sum_d w_d y_K^d), or
     "stack": the jet of D directions that vparams hold stacked, shape (D, *x.shape) each,
     every dk stacked (D, *out.shape) (jacobian and hessian's basis, nothing collapsed);
-    vparams: the parameters that hold each wrt's direction (empty: ones).
+    "columns": "stack" without the value (None in its place: what needs only the value,
+    and nothing else, is not computed); vparams: the parameters that hold each wrt's
+    direction (empty: ones).
     """
-    if mode == "stack" and len(vparams) != len(wrt):
+    stack = mode in ("stack", "columns")
+    if stack and len(vparams) != len(wrt):
         raise TransformError("Taylor mode's stacked jet takes its directions as parameters",
                              func.src)
-    L = Layout(K, weights, whole=mode == "stack")
+    L = Layout(K, weights, whole=stack)
     j = TaylorTransform(func, out, L, wrt)
     src = func.src
     j.block = []
@@ -385,10 +388,11 @@ def taylor_function(func: ir.Function, out, wrt: List[int], directions, weights,
         if c is None:
             c = taylor_batched.zeros(j.T, r, L.D) if L.whole else zeros_for(j.T, r)
         return j.T.value(j.T.scale(float(math.factorial(k)), c))
-    if mode in ("jet", "stack"):
+    if mode == "jet" or stack:
         ds = [scaled(v[k - 1], k) for k in range(1, K + 1)]
-        ret = j.emit(j.names.fresh("jet"), ir.Pack((r, j.emit(j.names.fresh("coefficients"),
-                                                              ir.Pack(tuple(ds))))))
+        value = ir.Const(None) if mode == "columns" else r
+        ret = j.emit(j.names.fresh("jet"), ir.Pack((value, j.emit(
+            j.names.fresh("coefficients"), ir.Pack(tuple(ds))))))
     else:
         ret = scaled(v[-1], K)
     n = len(func.params) - len(getattr(func, "kwonly", []))
@@ -433,12 +437,14 @@ def _one_value(func, name, containers) -> bool:
 
 class Seeds(tuple):
     """What a Taylor-mode transform is asked for (the driver's cache key):
-    (mode, wrt, K, directions, weights, what, vparams) with what the name shown for it and
-    vparams the parameters that hold the direction of each of wrt (none: ones)."""
+    (mode, wrt, K, directions, weights, what, vparams, shapes) with what the name shown for
+    it, vparams the parameters that hold the direction of each of wrt (none: ones) and
+    shapes the shape of each argument the code is made for (None: any; none: any shapes,
+    see transforms/specialize.py)."""
 
-    def __new__(cls, mode, wrt, K, directions, weights, what, vparams=()):
+    def __new__(cls, mode, wrt, K, directions, weights, what, vparams=(), shapes=()):
         return super().__new__(cls, (mode, tuple(wrt), K, tuple(map(tuple, directions)),
-                                     tuple(weights), what, tuple(vparams)))
+                                     tuple(weights), what, tuple(vparams), tuple(shapes)))
 
     def __repr__(self):
         return self[5]

@@ -162,6 +162,14 @@ class Emitter:
         hi = k if hi is None else hi
         return self.total(self.mul(x[j], y[k - j]) for j in range(lo, hi + 1))
 
+    def square(self, x, k: int):
+        """cauchy(x, x, k): each mirrored pair x_j x_(k-j) once, doubled (exactly the sum
+        of the two)."""
+        terms = [self.scale(2, self.mul(x[j], x[k - j])) for j in range((k + 1) // 2)]
+        if k % 2 == 0:
+            terms.append(self.mul(x[k // 2], x[k // 2]))
+        return self.total(terms)
+
     def weighted(self, x, y, k: int):
         """(1/k) sum_{j=1}^{k} j x_j y_(k-j): order k of z with z' = x' y (z_0 aside)."""
         return self.scale(1.0 / k, self.total(self.scale(j, self.mul(x[j], y[k - j]))
