@@ -3,8 +3,9 @@
 s2sad batched (every basis direction stacked, one pass of Taylor mode), s2sad's loop
 (``chunk=1``: one jvp per column, what it did before), and for the Hessian Taylor mode
 at order 2 along the n(n+1)/2 directions e_i + e_j (the other way to a Hessian in one
-pass), next to JAX jit and PyTorch where they are installed.  One thread each, medians
-of repeats, all in one run: compare rows of one run only.
+pass), next to JAX jit and PyTorch where they are installed.  One thread each, the
+implementations taking turns over rounds, medians and the rounds' spread, all in one run:
+compare rows of one run only.
 
     python benchmarks/jacobians.py
 """
@@ -33,6 +34,21 @@ def rosen(x):
 def mlp(x, W1, b1, W2, b2):
     h = np.tanh(W1 @ x + b1)
     return W2 @ h + b2
+
+
+def rosen_hessian_by_hand(x):
+    """Forward over reverse written by hand in NumPy, every basis direction stacked (the
+    code s2sad's batched Hessian would be if a person wrote it)."""
+    n = x.size
+    V = np.eye(n)
+    a, b, Va, Vb = x[1:], x[:-1], V[:, 1:], V[:, :-1]
+    m, dm = a - b * b, Va - 2.0 * b * Vb        # m = x[1:] - x[:-1]**2 and its tangents
+    gm, dgm = 200.0 * m, 200.0 * dm             # the gradient's factor, and its tangents
+    dgb = -2.0 * (Vb * gm + b * dgm) + 2.0 * Vb
+    H = np.zeros((n, n))
+    H[:, 1:] += dgm
+    H[:, :-1] += dgb
+    return H
 
 
 def median_us(f, repeats=200, warm=3):
@@ -79,7 +95,10 @@ def rows():
     H = h(x)
     assert np.allclose(H, h1(x), rtol=1e-12, atol=1e-9)
     assert np.allclose(H, h2(x), rtol=1e-9, atol=1e-6)
+    assert np.allclose(H, rosen_hessian_by_hand(x), rtol=1e-12, atol=1e-9)
     hess = [("s2sad batched (Taylor over the gradient code)", lambda: h(x)),
+            ("hand-written NumPy, the same stacked forward over reverse",
+             lambda: rosen_hessian_by_hand(x)),
             ("s2sad order-2 Taylor, n(n+1)/2 directions", lambda: h2(x)),
             ("s2sad loop (chunk=1, one jvp per column)", lambda: h1(x))]
     rng = np.random.default_rng(1)
@@ -127,13 +146,22 @@ def rows():
     return out
 
 
-def main():
-    print(f"one thread; median of 200 calls in us (chunk default {jacobians.CHUNK})")
+def main(rounds=9):
+    print(f"one thread; us per call: the median over {rounds} rounds, each the median of 40 "
+          f"calls, the implementations taking turns; spread: the rounds' lowest and highest "
+          f"(chunk default {jacobians.CHUNK})")
     for title, entries in rows():
+        times = {name: [] for name, _ in entries}
+        for _ in range(rounds):
+            for name, f in entries:
+                times[name].append(median_us(f, repeats=40))
+        jax = next((np.median(t) for n, t in times.items() if n.startswith("JAX")), None)
         print(f"\n{title}")
-        print("| | us |\n|---|---|")
-        for name, f in entries:
-            print(f"| {name} | {median_us(f):,.1f} |")
+        print("| | us | spread | / JAX jit |\n|---|---|---|---|")
+        for name, t in times.items():
+            m = float(np.median(t))
+            ratio = f"{m / jax:.2f}" if jax else ""
+            print(f"| {name} | {m:,.1f} | {min(t):,.1f} - {max(t):,.1f} | {ratio} |")
 
 
 if __name__ == "__main__":

@@ -307,3 +307,26 @@ def test_matrix_times_each_direction_is_one_matrix_product():
     np.testing.assert_allclose(J, fd_jacobian(mlp, args), rtol=1e-7, atol=1e-8)
     np.testing.assert_allclose(J, s2sad.jacobian(mlp, mode="forward", chunk=1)(*args),
                                rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("chunk", [2, 5, 12, 100])
+def test_hessian_in_chunks(chunk):
+    x = np.linspace(-0.7, 1.3, 12)
+    np.testing.assert_allclose(s2sad.hessian(rosen, chunk=chunk)(x),
+                               s2sad.hessian(rosen, chunk=1)(x), rtol=1e-12, atol=1e-9)
+
+
+def stencil(x):
+    return np.sum((x[2:] - 2.0 * x[1:-1] + x[:-2]) ** 2 * np.cos(x[1:-1]))
+
+
+def test_slices_gradients_add_into_one_array():
+    """The gradients of x[2:], x[1:-1], x[:-2] (a stencil) go into one array of zeros."""
+    x = np.linspace(-0.4, 1.1, 9)
+    h = s2sad.hessian(stencil)
+    H = h(x)
+    src = s2sad.source(h)
+    assert src.count("getitem_grads(") == 1 and "getitem_grad(" not in src, src
+    np.testing.assert_allclose(H, s2sad.hessian(stencil, chunk=1)(x), rtol=1e-12, atol=1e-10)
+    np.testing.assert_allclose(H, fd_jacobian(s2sad.grad(stencil), (x,)), rtol=1e-6,
+                               atol=1e-6)

@@ -130,6 +130,17 @@ def grad_index(index):
     return batch_index(tuple(out))
 
 
+def getitem_grads(x, *pairs):
+    """getitem_grad(x, i, g) + getitem_grad(x, j, h) + ... for basic indices i, j (slices,
+    integers): one array of zeros of x's shape, each g added at its index.  Code made for
+    known shapes writes it (transforms/specialize.py); it has no rules of its own."""
+    gs = pairs[1::2]
+    z = array_namespace(*gs).zeros(np.shape(x), dtype=np.result_type(*gs))
+    for index, g in zip(pairs[::2], gs):
+        z[index] += g
+    return z
+
+
 def check_shapes(shapes, *args):
     """The code that calls this was made for arguments of these shapes (None: any): others
     are refused."""

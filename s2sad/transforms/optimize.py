@@ -13,7 +13,9 @@ each::
     x * 1, 1 * x, x / 1        =>  x
     x + 0, 0 + x, x - 0        =>  x
     ones_like(y) * x, zeros_like(y) + x, x - zeros_like(y)  =>  x   (x of y's shape)
-    ones * c * x               =>  c * x   (ones: ones_like(y) or unreduce of it; x of y's shape)
+    ones * c * x               =>  c * x   (ones: ones_like(y) or unreduce of it; x of y's shape,
+                               or of the product's where the shapes are known: specialize.py)
+    ones * c * k               =>  ones * (c * k)         (numbers, one a power of two: exact)
     x ** 1, np.power(x, 1)     =>  x
     np.power(x, c)             =>  x ** c                 (c a whole number >= 0: ** cannot raise)
     -(-x)                      =>  x

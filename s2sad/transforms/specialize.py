@@ -8,9 +8,9 @@ on small arrays, then fold away.
 
 A value's shape is known where its arguments' shapes and constants decide it:
 elementwise primitives, indexing by constants, reductions over constant axes,
-reshapes and transposes to constants, ``@`` and einsum, s2sad's shape helpers,
-each applied to stand-ins of those shapes (zero-sized strides: nothing is
-allocated for them).  Nothing else is known: an index array or a mask, what a
+reshapes and transposes to constants, ``@``, s2sad's shape helpers, each
+applied to stand-ins of those shapes (zero strides: nothing is allocated for
+them; ``@`` and elementwise functions by their rules, without evaluating).  Nothing else is known: an index array or a mask, what a
 branch or a loop computes, a container's items.  So no rewrite reads a shape
 that values decide.  One line each::
 
@@ -18,6 +18,10 @@ that values decide.  One line each::
                                (the shape helpers of rules/taylor_batch.py)
     xp.reshape(c, s), xp.broadcast_to(c, s)  =>  c          where c has shape s already
     number_output(v)           =>  None       where v is known to be 0-d (hessian's check)
+    reshape(W @ reshape(c, (D, n, 1)), (D, m))  =>  c @ W.T    (W: (m, n), c: (D, n);
+                               one matrix product, not D products of a matrix and a vector)
+    getitem_grad(x, i, g) + getitem_grad(y, j, h)  =>  getitem_grads(x, i, g, j, h)
+                               (basic constant indices, one known shape: one array of zeros)
 
 and for :mod:`optimize` a known shape is the symbol of that shape (a
 parameter's name where one has it), so that its rewrites by shapes apply
@@ -32,7 +36,7 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
-from .. import ir, registry
+from .. import ir, registry, runtime
 from ..rules import taylor_batch as tb
 
 # primitives whose result's shape its arguments' shapes decide, with the number of leading
@@ -211,10 +215,16 @@ def fold(func: ir.Function, shapes, names=None) -> Tuple[bool, Known]:
     known = Known(func, shapes)
     changed = False
     defs = {s.target: s for s in func.body if isinstance(s, ir.Assign)}
+    reads = Counter(v.name for s in ir.walk(func.body) for v in ir.reads(s))
     for k, s in enumerate(list(func.body)):
         if not isinstance(s, ir.Assign) or not isinstance(s.value, ir.Call):
             continue
         v = s.value
+        pairs = _scatters(s, defs, known, reads)
+        if pairs is not None:           # zeros with g added at i, plus zeros with h at j
+            s.value = ir.Call(registry.primitive(tb.getitem_grads), pairs)
+            changed = True
+            continue
         gemm = _one_product(s, defs, known) if names is not None else None
         if gemm is not None:            # the matrix-vector products of every direction
             c, W = gemm
@@ -238,6 +248,32 @@ def fold(func: ir.Function, shapes, names=None) -> Tuple[bool, Known]:
                 s.value = ir.Var(a)
                 changed = True
     return changed, known
+
+
+def _scatters(s, defs, known, reads):
+    """The arguments (x, i, g, j, h, ...) of getitem_grads where s adds two arrays, each
+    getitem_grad(x, i, g) with a basic constant index (or getitem_grads) that only s
+    reads, of one known shape; else None."""
+    v = s.value
+    if v.callee.fn is not operator.add or len(v.args) != 2 or v.kwargs or \
+            not all(isinstance(a, ir.Var) and reads[a.name] == 1 for a in v.args):
+        return None
+    shapes = {known.shape.get(a.name) for a in v.args}
+    if len(shapes) != 1 or None in shapes:
+        return None
+    parts = []
+    for a in v.args:
+        d = defs.get(a.name)
+        fn = getattr(getattr(d, "value", None), "callee", None)
+        fn = getattr(fn, "fn", None)
+        if fn is tb.getitem_grads:
+            parts.append(d.value.args)
+        elif fn is runtime.getitem_grad and isinstance(d.value.args[1], ir.Const) and \
+                runtime._is_basic_index(d.value.args[1].value) and not d.value.kwargs:
+            parts.append(d.value.args)
+        else:
+            return None
+    return parts[0] + parts[1][1:]
 
 
 def _one_product(s, defs, known):
