@@ -275,7 +275,7 @@ def test_constants_of_ones_fold_only_where_exact():
 
 def test_a_reshape_to_the_shape_it_has_is_dropped():
     text = optimized(reshaped, [(3,), (2, 3)])
-    assert "reshape(V" not in text and "reshape(x, (1, 3))" in text
+    assert "reshape(V" not in text and "reshape(x, " in text
 
 
 def test_the_shape_of_a_matmul_is_numpys():
