@@ -221,6 +221,7 @@ def mark_inline(call=(), vjp=None, jvp=None, fprop=None):
 CHUNK = 4096            # basis directions per pass at most (the jacobian's default chunk)
 ELEMENTS = 2 ** 24      # and at most this many entries in the stacked directions
 KEPT = 16               # stacked code kept per jacobian: one per shape of the arguments
+SHARED = 2 ** 16        # basis directions of at most this many entries are made once (kept)
 
 
 def check_chunk(chunk, what):
@@ -264,7 +265,8 @@ def _directions(xp, x, start, count, D):
 
 @functools.lru_cache(maxsize=16)
 def _identity(shape, dtype, D):
-    """Every basis direction of a NumPy array's space at once, read only (shared)."""
+    """Every basis direction of a NumPy array's space at once, read only (shared: 16 of
+    them at most, each of SHARED entries at most)."""
     V = _directions(np, np.zeros(shape, dtype), 0, D, D)
     V.flags.writeable = False
     return V
@@ -306,8 +308,8 @@ def stacked_columns(made: Dict, fn, i: int, args, chunk: int, what: str, value=T
     out, parts = None, []
     for start in range(0, n, D):
         count = min(D, n - start)
-        V = _identity(x.shape, x.dtype, D) if type(x) is np.ndarray and count == n else \
-            _directions(array_namespace(*args), x, start, count, D)
+        V = _identity(x.shape, x.dtype, D) if type(x) is np.ndarray and count == n and \
+            D * n <= SHARED else _directions(array_namespace(*args), x, start, count, D)
         try:
             out, (d1,) = t(*args, V)
         except InternalError:

@@ -330,3 +330,16 @@ def test_slices_gradients_add_into_one_array():
     np.testing.assert_allclose(H, s2sad.hessian(stencil, chunk=1)(x), rtol=1e-12, atol=1e-10)
     np.testing.assert_allclose(H, fd_jacobian(s2sad.grad(stencil), (x,)), rtol=1e-6,
                                atol=1e-6)
+
+
+def test_only_small_bases_are_kept(monkeypatch):
+    """The basis directions shared between calls are small ones (16 at most, each of
+    SHARED entries at most): a large one is made for its call and let go."""
+    monkeypatch.setattr(jacobians, "SHARED", 10)
+    jacobians._identity.cache_clear()
+    j = s2sad.jacobian(np.sin, mode="forward")
+    x = np.linspace(0.0, 1.0, 4)                # 16 entries > 10: not kept
+    np.testing.assert_allclose(j(x), np.diag(np.cos(x)), rtol=1e-15)
+    assert jacobians._identity.cache_info().currsize == 0
+    np.testing.assert_allclose(j(x[:3]), np.diag(np.cos(x[:3])), rtol=1e-15)
+    assert jacobians._identity.cache_info().currsize == 1
