@@ -42,7 +42,7 @@ def _fail_report(summary):
 
 @pytest.mark.parametrize("checks,n", [(("grad", "vjp"), 400), (("jvp",), 200),
                                       (("order2",), 100), (("taylor",), 100),
-                                      (("laplacian",), 100)])
+                                      (("laplacian",), 100), (("jacobian",), 100)])
 def test_campaign(checks, n):
     summary = run_campaign(n, seed=CI_SEED, checks=checks, config=CI_CONFIG, timeout=30.0)
     assert not summary.failures, _fail_report(summary)
