@@ -291,7 +291,9 @@ def _from_columns(cols, out, x, args):
     """The Jacobian, shape out.shape + x.shape, from its columns stacked (n, *out.shape)."""
     if type(cols) is np.ndarray and type(x) is np.ndarray:      # (methods: faster)
         shape = (out.shape if type(out) is np.ndarray else np.shape(out)) + x.shape
-        J = cols.reshape(x.size, -1).T.reshape(shape)
+        J = (cols if cols.ndim == 2 else cols.reshape(x.size, -1)).T
+        if J.shape != shape:
+            J = J.reshape(shape)
         return J if J.flags.writeable else J.copy()     # a view of the shared basis: copied
     n = int(np.size(x))
     shape = tuple(np.shape(out)) + tuple(np.shape(x))
