@@ -362,11 +362,7 @@ registry.primitive(number_output).checks_number = True  # dropped where known 0-
 def number_valued(fn, k: int):
     """fn of k arguments, written as source s2sad reads, that checks its result is one
     number (number_output) before returning it."""
-    try:
-        ps = positional_params(fn)[:k]
-    except Exception:       # a callable s2sad cannot read: generic names
-        ps = []
-    ps = ps if len(ps) == k else [f"a{j}" for j in range(k)]
+    ps = _params(fn, k)
     base = _fresh(_identifier(_name_of(fn)), set(ps))
     value, checked = _fresh("value", set(ps)), _fresh("is_number", set(ps))
     args = ", ".join(ps)

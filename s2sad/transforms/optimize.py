@@ -356,7 +356,10 @@ class _Simplifier:
                 return args[0]
             if _is(args[0], 0) and fl(args[1]):
                 return args[1]
-            return _with_filled(self.func, args, None, self.is_zero, key, fl)
+            for u, w in (args, args[::-1]):     # zeros + x => x, x of the sum's shape
+                if self.is_zero(u) and self.covers(w, u) and fl(w):
+                    return w
+            return None
         if p.fn is operator.sub and _is(args[1], 0) and fl(args[0]):
             return args[0]
         if p.fn is operator.sub and len(args) == 2 and _filled(self.func, args[1], self.zeros) \
@@ -434,18 +437,5 @@ def _filled(func, a, prim) -> bool:
     prims = prim if isinstance(prim, tuple) else (prim,)
     return d is not None and isinstance(d.value, ir.Call) and \
         any(d.value.callee is q for q in prims)
-
-
-def _with_filled(func, args, ones, zeros, key, inexact):
-    """ones * x => x, zeros + x => x, where the two have one shape (so no broadcasting
-    is lost); ones, zeros: tests of an atom, or None.  Both are exact for every value;
-    zeros * x => zeros is not (inf * 0 is nan)."""
-    a, b = args
-    if key(a) != key(b) or key(a) is None:
-        return None
-    for u, v in ((a, b), (b, a)):
-        if ((ones is not None and ones(u)) or (zeros is not None and zeros(u))) and inexact(v):
-            return v
-    return None
 
 
