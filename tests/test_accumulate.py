@@ -45,7 +45,9 @@ def test_backward_accumulators_are_added_in_place():
     want = rnn_by_hand(W, U, XS)
     np.testing.assert_allclose(dW, want[0], rtol=1e-13, atol=1e-15)
     np.testing.assert_allclose(dU, want[1], rtol=1e-13, atol=1e-15)
-    assert "add_into(dW" in s2sad.source(g) and "add_into(dU" in s2sad.source(g)
+    text = s2sad.source(g)     # outer products of vectors: batched (add_lhs_grad)
+    assert "dW_terms = add_lhs_grad(dW_terms, " in text and "dW = summed(dW_terms)" in text
+    assert "dU_terms = add_lhs_grad(dU_terms, " in text and "dU = summed(dU_terms)" in text
     np.testing.assert_array_equal(W, W0)
     np.testing.assert_array_equal(U, U0)
     dW2, _ = g(W, U, XS)                    # a second call: fresh accumulators
@@ -168,7 +170,7 @@ def test_a_dicts_weights_are_added_in_place():
     fresh array for an array, added to in place like any other"""
     g = s2sad.grad(rnn_dict)
     got = g({"W": W, "U": U}, XS)
-    assert "add_into(dp_item" in s2sad.source(g)
+    assert "dp_item_terms = add_lhs_grad(dp_item_terms" in s2sad.source(g)
     dW, dU = rnn_by_hand(W, U, XS)
     np.testing.assert_allclose(got["W"], dW, rtol=1e-12)
     np.testing.assert_allclose(got["U"], dU, rtol=1e-12)

@@ -32,7 +32,9 @@ import numpy as np
 from .. import ir, registry
 from ..runtime import make_dict
 from ..errors import UnsupportedSyntaxError
+from ..rules.accumulate import add_at, add_lhs_grad, add_rhs_grad, summed
 from ..rules.builtins import check_assert, copy_of, dict_copy, item_of, without
+from ..runtime import getitem_grad, matmul_lhs_grad, matmul_rhs_grad
 from . import lower_templates as T
 from . import parse, resolve
 from .names import all_identifiers
@@ -304,6 +306,21 @@ def _pop(low, node):
     return value
 
 
+def _added(grad):
+    """add_lhs_grad(acc, g, x, y), add_at(acc, x, i, g) (generated code, transformed again)
+    => acc + matmul_lhs_grad(g, x, y), acc + getitem_grad(x, i, g)."""
+    def lower(low, node):
+        args, _ = checked(low, node, 4, 4)
+        term = low.temp(ir.Call(registry.primitive(grad), tuple(args[1:])), node)
+        return ir.Call(registry.primitive(operator.add), (args[0], term))
+    return lower
+
+
+def _summed(low, node):
+    """summed(acc) (generated code, transformed again) => acc."""
+    return checked(low, node, 1, 1)[0][0]
+
+
 _BUILTINS = {id(f): h for f, h in (
     (builtins.sum, _sum),
     (builtins.max, _extreme(T.max2, T.max_, T.max_key)),
@@ -315,6 +332,8 @@ _BUILTINS = {id(f): h for f, h in (
     (builtins.list, _sequence("list")), (builtins.tuple, _sequence("tuple")),
     (builtins.dict, _dict), (operator.pow, _pow),      # pow: an alias of operator.pow
     (math.log, _math_log), (math.hypot, _math_hypot),
+    (add_lhs_grad, _added(matmul_lhs_grad)), (add_rhs_grad, _added(matmul_rhs_grad)),
+    (summed, _summed), (add_at, _added(getitem_grad)),
 )}
 
 _METHODS = {

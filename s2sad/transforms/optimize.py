@@ -95,7 +95,7 @@ def optimize(func: ir.Function, shape_of: Dict[str, str] = None, inexact=(),
         if not changed:
             break
     if in_place:
-        accumulate_in_place(func)   # last: the rewrites above read `+`, not add_into
+        accumulate_in_place(func, names)   # last: the rewrites above read `+`, not add_into
     return func
 
 

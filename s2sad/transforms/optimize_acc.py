@@ -7,67 +7,138 @@ nested function); and nothing reads the sum but the loop.  After the loop its fi
 value may be read as often as wanted: the loop never touches it again.  add_into itself
 checks, each time, that an in-place addition gives what ``acc + g`` would, and otherwise
 makes a new array.
+
+Where the term added is the gradient of the matrix in a matrix-vector product,
+``acc = acc + matmul_lhs_grad(g, W, h)``, the loop adds it with ``add_lhs_grad(acc, g, W,
+h)`` (``add_rhs_grad`` for ``h @ W``), which batches the outer products of vectors, and
+``acc = summed(acc_terms)`` follows the loop (the carried name renamed ``acc_terms``).
+The gradient of an item, ``acc + getitem_grad(xs, t, g)``, is ``add_at(acc, xs, t, g)``:
+g added into acc[t], not an array of zeros per iteration.
 """
 
 import operator
+import re
 
 import numpy as np
 
 from .. import ir, registry
 from ..ir.analysis import reads_of
-from ..rules.accumulate import add_into
+from ..rules.accumulate import add_at, add_into, add_lhs_grad, add_rhs_grad, summed
+from ..runtime import getitem_grad, matmul_lhs_grad, matmul_rhs_grad
 from ..runtime import zeros_like_tree
 
 _ADD = registry.primitive(operator.add)
 _INTO = registry.primitive(add_into)
+# a term's helper => the helper adding it (and whether summed must follow the loop)
+_FUSED = {registry.primitive(matmul_lhs_grad): (registry.primitive(add_lhs_grad), True),
+          registry.primitive(matmul_rhs_grad): (registry.primitive(add_rhs_grad), True),
+          registry.primitive(getitem_grad): (registry.primitive(add_at), False)}
+_SUMMED = registry.primitive(summed)
 # a fresh zeros array (zeros_like_tree: of an array, else a number or a tree of them,
 # which add_into adds to as `+` does)
 _FRESH = {registry.primitive(f) for f in (np.zeros_like, np.zeros, zeros_like_tree)}
 
 
-def accumulate_in_place(func: ir.Function) -> bool:
-    """Rewrite the accumulators of func's loops (and of its nested functions')."""
+def accumulate_in_place(func: ir.Function, names=None) -> bool:
+    """Rewrite the accumulators of func's loops (and of its nested functions'); names: the
+    fresh names, where the outer products of a matrix's gradient may be batched."""
     uses = reads_of(func.body)
-    return _block(func.body, uses)
+    return _block(func.body, uses, names)
 
 
-def _block(stmts, uses) -> bool:
+def _block(stmts, uses, names) -> bool:
     """The loops of one block, whose accumulators start in that block: each run of the
     block makes a new zeros array and runs the loop once (a start made outside an
     enclosing loop would be one array for all its iterations)."""
     changed = False
     made = {s.target: s for s in stmts if isinstance(s, ir.Assign)}
-    for s in stmts:
+    for s in list(stmts):
         if isinstance(s, ir.Def):
-            changed |= accumulate_in_place(s.func)
+            changed |= accumulate_in_place(s.func, names)
             continue
         for block in s.blocks() if isinstance(s, (ir.If, ir.Loop)) else ():
-            changed |= _block(block, uses)
+            changed |= _block(block, uses, names)
         if not isinstance(s, ir.Loop):
             continue
-        for c, init, nxt in s.carried:
-            add = _addition(s, c, nxt)
-            if add is not None and _fresh(made, init) and uses[init.name] == 1 and \
-                    uses[nxt.name] == 1 and _reads_in(s, c) == 1:
+        for k, (c, init, nxt) in enumerate(s.carried):
+            found = _addition(s, c, nxt, uses)
+            if found is not None and _fresh(made, init) and uses[init.name] == 1 and \
+                    uses[nxt.name] == 1 and _reads_in(s, c) == 1 + (found[2] is not None):
+                add = found[0]
                 add.value = ir.Call(_INTO, add.value.args)
                 changed = True
+                if names is not None:
+                    _fuse_term(stmts, s, k, found, uses, names)
     return changed
 
 
-def _addition(L: ir.Loop, c: str, nxt) -> ir.Assign:
-    """The statement `nxt = c + g` at the top of L's body, the one assignment of nxt."""
+def _fuse_term(stmts, L: ir.Loop, k: int, found, uses, names) -> None:
+    """`acc = add_into(acc, g)` where g = matmul_lhs_grad(...) (_rhs_, getitem_grad) is
+    computed in the same block for this addition only => `acc = add_at(acc, ...)`, or
+    `acc_terms = add_lhs_grad(acc_terms, ...)` and `acc = summed(acc_terms)` after L."""
+    add, block, branch = found
+    c, init, nxt = L.carried[k]
+    g = add.value.args[1]
+    term = next((t for t in block if isinstance(t, ir.Assign) and isinstance(g, ir.Var)
+                 and t.target == g.name), None)
+    v = term.value if term is not None else None
+    if not isinstance(v, ir.Call) or v.callee not in _FUSED or v.kwargs or \
+            len(v.args) != 3 or uses[g.name] != 1:
+        return
+    helper, batched = _FUSED[v.callee]
+    block.remove(term)
+    if not batched:
+        add.value = ir.Call(helper, (ir.Var(c),) + tuple(v.args))
+        return
+    terms = names.fresh(re.sub(r"_\d+$", "", c) + "_terms")
+    add.value = ir.Call(helper, (ir.Var(terms),) + tuple(v.args))
+    if branch is not None:          # the other branch passes the accumulator on
+        branch.outs = [(t, _renamed(a, c, terms), _renamed(b, c, terms))
+                       for t, a, b in branch.outs]
+    L.carried[k] = (terms, init, nxt)
+    stmts.insert(stmts.index(L) + 1, ir.Assign(c, ir.Call(_SUMMED, (ir.Var(terms),)),
+                                               add.src, bwd=add.bwd))
+
+
+def _renamed(a, old, new):
+    return ir.Var(new) if isinstance(a, ir.Var) and a.name == old else a
+
+
+def _addition(L: ir.Loop, c: str, nxt, uses):
+    """(the statement `nxt = c + g` at the top of L's body, the body, None), or where an
+    If at the top of L's body sets nxt to c in one branch and to the sum of such a
+    statement at the top of the other (a checkpointed loop's reverse sweep): (that
+    statement, its branch, the If); else None."""
     if not isinstance(nxt, ir.Var):
         return None
     sets = [t for t in ir.walk(L.cond + L.body) if nxt.name in ir.targets(t)]
-    if len(sets) != 1 or sets[0] not in L.body or not isinstance(sets[0], ir.Assign):
+    if len(sets) != 1 or sets[0] not in L.body:
         return None
-    v = sets[0].value
+    if isinstance(sets[0], ir.Assign):
+        return (sets[0], L.body, None) if _sum_of(sets[0], c) else None
+    if not isinstance(sets[0], ir.If):
+        return None
+    s = sets[0]
+    for t, a, b in s.outs:
+        if t != nxt.name:
+            continue
+        for kept, summed_, block in ((a, b, s.orelse), (b, a, s.body)):
+            if isinstance(kept, ir.Var) and kept.name == c and isinstance(summed_, ir.Var) \
+                    and uses[summed_.name] == 1:
+                add = next((u for u in block if isinstance(u, ir.Assign)
+                            and u.target == summed_.name), None)
+                if add is not None and _sum_of(add, c):
+                    return add, block, s
+    return None
+
+
+def _sum_of(stmt, c) -> bool:
+    """Is stmt `_ = c + g` (g not c)?"""
+    v = stmt.value
     if not isinstance(v, ir.Call) or v.callee is not _ADD or v.kwargs or len(v.args) != 2:
-        return None
+        return False
     a, g = v.args
-    if not (isinstance(a, ir.Var) and a.name == c) or isinstance(g, ir.Var) and g.name == c:
-        return None
-    return sets[0]
+    return isinstance(a, ir.Var) and a.name == c and not (isinstance(g, ir.Var) and g.name == c)
 
 
 def _fresh(defs, init) -> bool:
