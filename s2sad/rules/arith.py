@@ -70,8 +70,9 @@ def bprop_mul(x, y, out, dout):
 
 @defbprop(operator.truediv, np.divide)
 def bprop_div(x, y, out, dout):
-    # d(x/y)/dy = -x/y**2 = -out/y
-    return (unbroadcast(dout / y, x), unbroadcast(-dout * out / y, y))
+    # d(x/y)/dy = -x/y**2 = -out/y; y is the same along the axes unbroadcast sums, so it
+    # divides the (smaller) sum: x / np.sqrt(np.mean(x ** 2)) divides one number, not an array
+    return (unbroadcast(dout / y, x), -unbroadcast(dout * out, y) / y)
 
 
 @defbprop(operator.pow, np.power)

@@ -11,7 +11,7 @@ def grad_all_rmsnorm(x, w):
     dout = ones_like(out)
     dx_over_sqrt_plus = unbroadcast(dout * w, x_over_sqrt_plus)
     dw = unbroadcast(dout * x_over_sqrt_plus, w)
-    dsqrt_plus = unbroadcast(-dx_over_sqrt_plus * x_over_sqrt_plus / sqrt_plus, sqrt_plus)
+    dsqrt_plus = -unbroadcast(dx_over_sqrt_plus * x_over_sqrt_plus, sqrt_plus) / sqrt_plus
     dplus = dsqrt_plus / (2 * sqrt_plus)
     dx_pow_2 = unreduce(dplus * (xp.size(mean_x_pow_2) / xp.size(x)), x)
     dx = unbroadcast(dx_over_sqrt_plus / sqrt_plus, x) + dx_pow_2 * 2 * x
