@@ -135,7 +135,11 @@ def getitem_grads(x, *pairs):
     integers): one array of zeros of x's shape, each g added at its index.  Code made for
     known shapes writes it (transforms/specialize.py); it has no rules of its own."""
     gs = pairs[1::2]
-    z = array_namespace(*gs).zeros(np.shape(x), dtype=np.result_type(*gs))
+    g0 = gs[0]
+    if all(type(g) is np.ndarray and g.dtype is g0.dtype for g in gs):    # the common case
+        z = np.zeros(x.shape if type(x) in (np.ndarray, _ShapeOf) else np.shape(x), g0.dtype)
+    else:
+        z = array_namespace(*gs).zeros(np.shape(x), dtype=np.result_type(*gs))
     for index, g in zip(pairs[::2], gs):
         z[index] += g
     return z

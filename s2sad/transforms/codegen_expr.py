@@ -93,7 +93,9 @@ class Printer:
                 if v.step is not None:
                     s += ":" + self.const(v.step)
                 return s
-            return f"slice({self.const(v.start)}, {self.const(v.stop)}, {self.const(v.step)})"
+            parts = (v.start, v.stop, v.step) if v.step is not None else (v.start, v.stop) \
+                if v.start is not None or v.stop is not None else (None,)
+            return f"slice({', '.join(self.const(p) for p in parts)})"     # slice(None, -1)
         if isinstance(v, list) and all(isinstance(x, (bool, int, float, str)) or x is None
                                        for x in v):
             return "[" + ", ".join(self.const(x) for x in v) + "]"
