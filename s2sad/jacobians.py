@@ -296,7 +296,7 @@ def stacked_columns(made: Dict, fn, i: int, args, chunk: int, what: str, value=T
         return None
     D = max(1, min(n, chunk, ELEMENTS // n))
     shapes = tuple([a.shape if type(a) is np.ndarray else _shape(a) for a in args]) + (
-        (D,) + tuple(np.shape(x)),)
+        (D,) + (x.shape if type(x) is np.ndarray else tuple(np.shape(x))),)
     key = (i, len(args), D, shapes, value)
     t = made.get(key)
     if t is None:
@@ -305,19 +305,20 @@ def stacked_columns(made: Dict, fn, i: int, args, chunk: int, what: str, value=T
         t = made[key] = _stacked(fn, i, len(args), D, what, shapes, value)
     if t is _REFUSED:
         return None
-    out, parts = None, []
-    for start in range(0, n, D):
-        count = min(D, n - start)
-        V = _identity(x.shape, x.dtype, D) if type(x) is np.ndarray and count == n and \
-            D * n <= SHARED else _directions(array_namespace(*args), x, start, count, D)
-        try:
-            out, (d1,) = t(*args, V)
-        except InternalError:
-            raise                       # a bug in s2sad shows
-        except S2SADError:
-            made[key] = _REFUSED
-            return None
-        parts.append(d1[:count] if count < D else d1)
+    try:
+        if D == n and type(x) is np.ndarray and n * n <= SHARED:    # one pass, shared basis
+            out, (d1,) = t(*args, _identity(x.shape, x.dtype, D))
+            return out, d1
+        out, parts = None, []
+        for start in range(0, n, D):
+            count = min(D, n - start)
+            out, (d1,) = t(*args, _directions(array_namespace(*args), x, start, count, D))
+            parts.append(d1[:count] if count < D else d1)
+    except InternalError:
+        raise                       # a bug in s2sad shows
+    except S2SADError:
+        made[key] = _REFUSED
+        return None
     return out, (parts[0] if len(parts) == 1 else array_namespace(*parts).concatenate(parts))
 
 
