@@ -72,13 +72,21 @@ def test_rnn_against_finite_differences(order):
     check_grads(rnn, (W, U, RNG.standard_normal((BATCH + 3, 3))), order=order)
 
 
+def _batched(fn, n, scale, order, *needles):
+    """fn(W, xs) of an (n, n) W over BATCH + 3 steps: its gradient's code holds needles (a
+    needle and a count: that many), and agrees with finite differences"""
+    W = RNG.standard_normal((n, n)) / 3
+    xs = RNG.standard_normal((BATCH + 3, n)) * scale
+    text = s2sad.source(s2sad.grad(fn, wrt=0))
+    for needle in needles:
+        want, needle = needle if isinstance(needle, tuple) else (None, needle)
+        assert (needle in text) if want is None else text.count(needle) == want, text
+    check_grads(fn, (W, xs), order=order)
+
+
 @pytest.mark.parametrize("order", [1, 2])
 def test_row_vectors_batch_the_right_hand_gradient(order):
-    W = RNG.standard_normal((5, 5)) / 3
-    xs = RNG.standard_normal((BATCH + 4, 5)) / 4
-    text = s2sad.source(s2sad.grad(rows, wrt=0))
-    assert "add_rhs_grad(dW_terms" in text and "summed(dW_terms)" in text, text
-    check_grads(rows, (W, xs), order=order)
+    _batched(rows, 5, 0.25, order, "add_rhs_grad(dW_terms", "summed(dW_terms)")
 
 
 def test_a_batch_of_rows_adds_as_before():
@@ -122,30 +130,43 @@ def _vec(n, dtype=np.float64):
 
 
 def _steps():
-    """(helper, reference gradient, g, x, y) calls adding to the gradient of one (4, 3)
-    matrix M, mixing outer products of vectors with terms that are not (a batch of rows,
-    another dtype)"""
+    """(what adds a term with the helper, what adds it with add_into) for terms adding to
+    the gradient of one (4, 3) matrix M: outer products of vectors mixed with terms that
+    are not (a batch of rows, another dtype, a whole array, a row)"""
+    from s2sad.rules.accumulate import add_at
+    from s2sad.runtime import getitem_grad
     M = RNG.standard_normal((4, 3))
     out = []
     for k in range(2 * BATCH + 7):
         if k % 17 == 5:                 # a batch of rows: (2, 4) @ M
-            out.append((add_rhs_grad, matmul_rhs_grad, RNG.standard_normal((2, 3)),
-                        RNG.standard_normal((2, 4)), M))
+            helper, grad = add_rhs_grad, matmul_rhs_grad
+            args = (RNG.standard_normal((2, 3)), RNG.standard_normal((2, 4)), M)
         elif k % 23 == 7:               # float32 vectors into a float64 accumulator
-            out.append((add_lhs_grad, matmul_lhs_grad, _vec(4, np.float32), M,
-                        _vec(3, np.float32)))
+            helper, grad = add_lhs_grad, matmul_lhs_grad
+            args = (_vec(4, np.float32), M, _vec(3, np.float32))
+        elif k % 13 == 3:               # a whole array: added while outer products wait
+            term = RNG.standard_normal((4, 3))
+            out.append((lambda a, t=term: add_into(a, t), lambda w, t=term: add_into(w, t)))
+            continue
+        elif k % 11 == 4:               # a row (M[2] read)
+            row = _vec(3)
+            out.append((lambda a, r=row: add_at(a, M, 2, r),
+                        lambda w, r=row: add_into(w, getitem_grad(M, 2, r))))
+            continue
         elif k % 2:                     # M @ y
-            out.append((add_lhs_grad, matmul_lhs_grad, _vec(4), M, _vec(3)))
+            helper, grad, args = add_lhs_grad, matmul_lhs_grad, (_vec(4), M, _vec(3))
         else:                           # x @ M
-            out.append((add_rhs_grad, matmul_rhs_grad, _vec(3), _vec(4), M))
+            helper, grad, args = add_rhs_grad, matmul_rhs_grad, (_vec(3), _vec(4), M)
+        out.append((lambda a, h=helper, x=args: h(a, *x),
+                    lambda w, gr=grad, x=args: add_into(w, gr(*x))))
     return out
 
 
 def test_the_helpers_add_what_add_into_adds():
     acc, want = np.zeros((4, 3)), np.zeros((4, 3))
-    for helper, grad, g, x, y in _steps():
-        acc = helper(acc, g, x, y)
-        want = add_into(want, grad(g, x, y))
+    for helper, reference in _steps():
+        acc = helper(acc)
+        want = reference(want)
     got = summed(acc)
     assert type(got) is np.ndarray and got.dtype == want.dtype
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
@@ -251,3 +272,55 @@ def test_add_at_leaves_a_read_only_accumulator_alone():
     acc.flags.writeable = False
     out = add_at(acc, np.ones((3, 2)), 1, np.ones(2))
     assert not acc.any() and out[1].tolist() == [1.0, 1.0]
+
+
+# -- a weight read more than once per step: one addition per term --------------------------
+
+def shared_weight(W, xs):
+    h = np.zeros(W.shape[0])
+    for t in range(xs.shape[0]):
+        h = np.tanh(h @ W + xs[t] @ W)
+    return np.sum(h ** 2)
+
+
+def matmul_and_elementwise(W, xs):
+    h = np.ones(W.shape[0]) / 2
+    for t in range(xs.shape[0]):
+        h = np.sin(W @ h) + np.sum(W * W) * xs[t] / 10
+    return np.sum(h)
+
+
+@pytest.mark.parametrize("order", [1, 2])
+def test_a_weight_read_twice_per_step(order):
+    _batched(shared_weight, 4, 0.5, order, (2, "add_rhs_grad(dW_terms"),
+             "dW = summed(dW_terms)")
+
+
+@pytest.mark.parametrize("order", [1, 2])
+def test_an_outer_product_and_another_term(order):
+    _batched(matmul_and_elementwise, 3, 0.5, order, "add_lhs_grad(dW_terms",
+             "add_into(dW_terms")
+
+
+def shared_checkpointed(h, W, xs, T):
+    for t in s2sad.checkpointed(range(T), snapshots=3):
+        h = np.tanh(h @ W + xs[t] @ W) + np.sum(W * W) * 0.01
+    return np.sum(h ** 2)
+
+
+def shared_plain(h, W, xs, T):
+    for t in range(T):
+        h = np.tanh(h @ W + xs[t] @ W) + np.sum(W * W) * 0.01
+    return np.sum(h ** 2)
+
+
+@pytest.mark.parametrize("T", [1, 7, BATCH + 8, 2 * BATCH + 6])
+def test_checkpointed_loops_batch_the_same_terms_bit_for_bit(T):
+    """the reverse sweep of a checkpointed loop adds the same terms in the same order (in
+    one branch of its schedule's If) as the plain loop: the same bits"""
+    h, W, xs = RNG.normal(size=4), RNG.normal(size=(4, 4)) / 3, RNG.normal(size=(T, 4))
+    got = s2sad.grad_all(shared_checkpointed)(h, W, xs, T)
+    want = s2sad.grad_all(shared_plain)(h, W, xs, T)
+    for a, b in zip(got[:3], want[:3]):
+        assert np.array_equal(a, b)
+    assert s2sad.source(s2sad.grad_all(shared_checkpointed)).count("add_rhs_grad(") == 2

@@ -23,7 +23,11 @@ from fuzz_regressions import REGRESSIONS
 
 CI_SEED = 20240611
 # constructs with an open s2sad bug (see the fuzzer's findings); empty when none
-CI_OPEN_BUGS = frozenset()      # every construct the fuzzer writes runs in CI
+# frac_pow, abs(u) ** 1.5: where u is 0 in a whole neighbourhood the second derivative is
+# 0, and s2sad (like JAX) gives nan, 0 * inf: the second derivative of |u| ** 1.5 is
+# infinite at 0 (test_open_findings.py, xfail).  A program with it where u is 0 fails
+# order2 and taylor; the full fuzzer keeps the construct.
+CI_OPEN_BUGS = frozenset({"frac_pow"})
 # constructs s2sad refuses today (none now; see s2sad.fuzz.gen.REFUSED_TODAY): left out so
 # that CI's time goes to programs s2sad differentiates.  The full fuzzer keeps them and
 # counts their refusals.

@@ -59,7 +59,7 @@ STATEMENTS = [  # (weight, construct, method)
     (2, "swap", "s_swap"), (1, "flag", "s_flag"), (1, "closure_append", "s_closure_append"),
     (1, "listcomp_arrays", "s_listcomp_arrays"), (1, "broadcast3d", "s_broadcast3d"),
     (1, "shared_list", "s_shared_list"), (2, "view_rebind", "s_view_rebind"),
-    (2, "int_identity", "s_int_identity"),
+    (2, "int_identity", "s_int_identity"), (2, "matvec_loop", "s_matvec_loop"),
 ]
 # constructs s2sad refuses today (none: np.sort, floor, np.array of scalars, cumprod, roll,
 # diag, grad(h)(x) in one expression and a closure appending to a captured list were refused
@@ -68,10 +68,10 @@ STATEMENTS = [  # (weight, construct, method)
 REFUSED_TODAY: frozenset = frozenset()
 # constructs a statement is also made of: excluding one excludes the statement
 REQUIRES = {"s_while_float": "while", "s_late_closure": "lambda", "s_def_default": "def",
-            "s_setitem_loop": "for_range", "s_closure_append": "def", "s_swap": "for_range"}
+            "s_setitem_loop": "for_range", "s_matvec_loop": "for_range", "s_closure_append": "def", "s_swap": "for_range"}
 LOOPS = {"s_for_range", "s_for_array", "s_for_list", "s_enumerate", "s_zip", "s_enum_zip",
          "s_while", "s_while_float", "s_setitem_loop", "s_row_loop_write", "s_swap", "s_flag",
-         "s_closure_append"}
+         "s_closure_append", "s_matvec_loop"}
 
 
 @dataclass

@@ -193,3 +193,25 @@ class LoopStatements:
         scope.vars[z] = t
         scope.fresh.add(z)
         return lines
+
+    def s_matvec_loop(self, scope, indent, nest, loop):
+        """An RNN's step in a counted loop: the matrix parameter M times vectors (its
+        gradient's outer products are batched: rules/accumulate.py), an item of x read at
+        the loop's index (its gradient added into its slot)."""
+        if scope.vars.get("M") != "m":
+            return None
+        h, i = self.name("h"), self.name("i")
+        inner = scope.child()
+        inner.vars.update({i: "i", h: "u"})
+        item = f"x[{i} % 3]" if scope.vars.get("x") == "v" else self.e("f", inner, 1)
+        step = self.rng.choice([
+            f"np.tanh(M @ {self.e('v', inner, 1)} + {h} * 0.5) * {item}",
+            f"np.tanh(M @ (M.T @ {h}) * 0.3 + {self.e('u', inner, 1)})",
+            f"{h} * 0.5 + np.sin({h} @ M) @ M.T * 0.2 + {item}",
+        ])
+        lines = [self.pad(indent, f"{h} = ({self.e('u', scope, 1)}) * 1.0"),
+                 self.pad(indent, f"for {i} in {self.count(scope)}:"),
+                 self.pad(indent + 1, f"{h} = {step}")]
+        scope.vars[h] = "u"
+        scope.fresh.add(h)
+        return lines

@@ -43,6 +43,9 @@ def add_into(acc, g):
             return acc
         except ValueError:                  # acc must grow (g broadcasts to more): a new array
             pass
+    if type(acc) is Outers:                 # outer products still to add: they wait
+        acc.acc = add_into(acc.acc, g)
+        return acc
     return acc + g                          # another dtype, or not NumPy arrays
 
 

@@ -73,31 +73,55 @@ def _block(stmts, uses, names) -> bool:
 
 
 def _fuse_term(stmts, L: ir.Loop, k: int, found, uses, names) -> None:
-    """`acc = add_into(acc, g)` where g = matmul_lhs_grad(...) (_rhs_, getitem_grad) is
-    computed in the same block for this addition only => `acc = add_at(acc, ...)`, or
-    `acc_terms = add_lhs_grad(acc_terms, ...)` and `acc = summed(acc_terms)` after L."""
+    """`acc = add_into(acc, g)` where g = matmul_lhs_grad(...) (_rhs_, getitem_grad), or a
+    sum of such terms and others, is computed in the same block for this addition only =>
+    one addition per term, in order: `acc = add_at(acc, ...)`, `acc_1 = add_lhs_grad(acc,
+    ...)`, `add_into(acc, t)`; where one batches, the carried name is `acc_terms` and
+    `acc = summed(acc_terms)` follows L."""
     add, block, branch = found
     c, init, nxt = L.carried[k]
-    g = add.value.args[1]
-    term = next((t for t in block if isinstance(t, ir.Assign) and isinstance(g, ir.Var)
-                 and t.target == g.name), None)
-    v = term.value if term is not None else None
-    if not isinstance(v, ir.Call) or v.callee not in _FUSED or v.kwargs or \
-            len(v.args) != 3 or uses[g.name] != 1:
+    defs = {t.target: t for t in block if isinstance(t, ir.Assign)}
+    used = []                       # the statements of g the additions replace
+    leaves = _terms(add.value.args[1], defs, uses, used)
+    if not any(f is not None for f, _ in leaves):
         return
-    helper, batched = _FUSED[v.callee]
-    block.remove(term)
+    batched = any(f is not None and _FUSED[f.callee][1] for f, _ in leaves)
+    acc = names.fresh(re.sub(r"_\d+$", "", c) + "_terms") if batched else c
+    for t in used:
+        block.remove(t)
+    at, cur = block.index(add), ir.Var(acc)
+    for j, (f, atom) in enumerate(leaves):
+        value = ir.Call(_FUSED[f.callee][0], (cur,) + tuple(f.args)) if f is not None \
+            else ir.Call(_INTO, (cur, atom))
+        if j == len(leaves) - 1:
+            add.value = value
+        else:
+            cur = ir.Var(names.fresh(acc))
+            block.insert(at + j, ir.Assign(cur.name, value, add.src, bwd=add.bwd))
     if not batched:
-        add.value = ir.Call(helper, (ir.Var(c),) + tuple(v.args))
         return
-    terms = names.fresh(re.sub(r"_\d+$", "", c) + "_terms")
-    add.value = ir.Call(helper, (ir.Var(terms),) + tuple(v.args))
     if branch is not None:          # the other branch passes the accumulator on
-        branch.outs = [(t, _renamed(a, c, terms), _renamed(b, c, terms))
+        branch.outs = [(t, _renamed(a, c, acc), _renamed(b, c, acc))
                        for t, a, b in branch.outs]
-    L.carried[k] = (terms, init, nxt)
-    stmts.insert(stmts.index(L) + 1, ir.Assign(c, ir.Call(_SUMMED, (ir.Var(terms),)),
+    L.carried[k] = (acc, init, nxt)
+    stmts.insert(stmts.index(L) + 1, ir.Assign(c, ir.Call(_SUMMED, (ir.Var(acc),)),
                                                add.src, bwd=add.bwd))
+
+
+def _terms(g, defs, uses, used):
+    """The terms g sums, [(the call of a helper that adds it, or None, the term)]: g
+    split at each `+` computed for g alone; used gets the statements they replace."""
+    d = defs.get(g.name) if isinstance(g, ir.Var) and uses[g.name] == 1 else None
+    v = d.value if d is not None else None
+    if not isinstance(v, ir.Call) or v.kwargs:
+        return [(None, g)]
+    if v.callee is _ADD and len(v.args) == 2:
+        used.append(d)
+        return _terms(v.args[0], defs, uses, used) + _terms(v.args[1], defs, uses, used)
+    if v.callee in _FUSED and len(v.args) == 3:
+        used.append(d)
+        return [(v, g)]
+    return [(None, g)]
 
 
 def _renamed(a, old, new):
@@ -151,3 +175,4 @@ def _reads_in(L: ir.Loop, c: str) -> int:
     """How often L reads its carried name c: in its blocks, its test, its nexts."""
     own = [a for a in [L.test, L.stop] + [n for _, _, n in L.carried] if isinstance(a, ir.Var)]
     return reads_of(L.cond + L.body)[c] + sum(a.name == c for a in own)
+
