@@ -225,4 +225,55 @@ dd7 = s2sad.derivative(helper1)
 def f(x):
     return np.sum(dd7(x))
 ''', [np.array([0.3, -0.2, 0.5])], "order2"),
+    ("CI seed program 14: loops of inlined copies fused on stale facts (a fused loop at a "
+     "dropped loop's address took its names: NameError in generated code, in some runs)",
+     "import math\n\nimport numpy as np\n\nimport s2sad\n\n" + '''G = np.array([0.5, -1.0, 2.0])
+S = 0.7
+
+
+def helper1(a2, a3):
+    z4 = np.copy(((np.outer(np.array([0.6, -0.2]), a3) * np.tanh(a3[1]))))
+    z4[[1, 0]] = z4[[0, 1]] * np.sum(a2)
+    a5, b6 = (-((z4[0] * z4[1, 2]))), ((a2 * ((a2[1] + z4[1, 2]))))
+    for i7 in range(3):
+        a5, b6 = b6, np.tanh(a5 * 0.5 + b6 * max(z4[0]))
+    if a5[1] > np.sum(b6[-0 - 1:]):
+        lst9 = [a2[2], math.tanh(a3[1])]
+        lst9[1] = np.log1p(a2[2] * a2[2])
+        c8 = np.concatenate([np.abs(a3)[None], ((a3 % 0.9))[None]], axis=0).mean(axis=-1)
+    elif b6[1] >= -0.2:
+        c8 = ((np.sum(z4, axis=0) + ((a5 * a3[0]))))[:2]
+    else:
+        c8 = ((b6[:2] + ((np.diag(z4[:, :2]) + np.dot(z4, a5)))))
+    return ((((a3 - b6[1])) - b6[1]))
+
+def helper10(a11, a12):
+    G = helper1((np.linspace(0.1, 0.9, 3) * a11), ((np.ones(3) * a11)))
+    z13 = np.hypot(helper1(a12[0], a12[0]), 1.0) * 1.0
+    z13[-1] = max(np.max(a12, axis=0))
+    z13[0] = ((a11 / (1.5 + abs(a11) * abs(a11))))
+    return z13
+
+dd14 = s2sad.derivative(helper10)
+
+
+def f(x, y, T, L):
+    v15 = np.einsum('ij,ik,j->k', ((np.stack(L) * x[:2][:, None])), ((np.stack(L) * x[:2][:, None])), ((G ** 2)))
+    if np.sum(np.sin(G)) > S:
+        c16 = np.stack(L)
+    elif (T[0] >= -0.2 or np.any(x > y)):
+        z17 = np.concatenate([helper10(y, np.stack(L))[1:], helper10(y, np.stack(L))[:1]]) * 1.0
+        z17[[0, 2]] = np.tanh(((math.floor(z17[1]) * T[0])))
+        v18 = ((np.stack(L) @ np.clip(((L[0] - T[0])), -0.5, 0.8)))
+        c16 = np.stack(L)
+    else:
+        c16 = ((np.stack(L) + ((np.stack(L) + x)).sum(axis=0)))
+    v19 = np.arctan(np.log1p(helper10(y, c16) * helper10(y, c16)))
+    v20 = np.sin(helper10(((T[0] - v19[1])), (((np.arange(6.0).reshape(2, 3) * y) * np.array([0.6, -0.2])[:, None]))))
+    return {'p': np.sum(v20), 'q': helper10(((y // 0.45)), np.stack(L))}
+''',
+     [np.array([0.55641582, -0.78357933, -1.25879227]), -0.9695809769457975,
+      (1.1147761070374318, np.array([0.81859057, -0.70571668, 2.12182936])),
+      [np.array([-0.7015266, 0.29884245, 2.19166465]),
+       np.array([-0.09140193, 0.09143561, -0.40950364])]], "vjp"),
 ]

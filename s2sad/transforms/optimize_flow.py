@@ -151,11 +151,12 @@ def _fuse_block(stmts, m) -> bool:
     facts = {}
 
     def fact(t):
-        """(names t defines, names it reads), computed once per statement."""
+        """(names t defines, names it reads), computed once per statement (kept with the
+        statement: a fused loop may be a new object at a dropped one's address)."""
         f = facts.get(id(t))
-        if f is None:
-            f = facts[id(t)] = (_defined_in(t), {v.name for v in ir.reads(t)})
-        return f
+        if f is None or f[0] is not t:
+            f = facts[id(t)] = (t, _defined_in(t), {v.name for v in ir.reads(t)})
+        return f[1:]
 
     i = 0
     while i < len(stmts):
