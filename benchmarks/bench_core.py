@@ -107,6 +107,23 @@ def rnn_wu_grad_by_hand(W, U, xs):
     return dW, dU
 
 
+# -- an MLP whose weights come in a dict (each p["W"] read once): the gradient is a dict
+def mlp_dict(p, x):
+    h1 = np.tanh(x @ p["W1"] + p["b1"])
+    h2 = np.tanh(h1 @ p["W2"] + p["b2"])
+    return np.sum((h2 @ p["W3"] + p["b3"]) ** 2)
+
+
+def mlp_dict_grad_by_hand(p, x):
+    h1 = np.tanh(x @ p["W1"] + p["b1"])
+    h2 = np.tanh(h1 @ p["W2"] + p["b2"])
+    dz = 2 * (h2 @ p["W3"] + p["b3"])
+    d2 = (dz @ p["W3"].T) * (1 - h2 * h2)
+    d1 = (d2 @ p["W2"].T) * (1 - h1 * h1)
+    return {"W1": x.T @ d1, "b1": d1.sum(axis=0), "W2": h1.T @ d2, "b2": d2.sum(axis=0),
+            "W3": h2.T @ dz, "b3": dz.sum(axis=0)}
+
+
 ROUNDS = 15
 
 
@@ -178,6 +195,13 @@ def main():
     run("rnn W, U in a dict, T=50", rnn_wu_dict,
         lambda p, xs: dict(zip("WU", rnn_wu_grad_by_hand(p["W"], p["U"], xs))), (weights, xs),
         20, wrt=0)
+    sizes = (32, 64, 64, 1)
+    mp = {}
+    for i in range(3):
+        mp[f"W{i + 1}"] = rng.standard_normal((sizes[i], sizes[i + 1])) / 8
+        mp[f"b{i + 1}"] = rng.standard_normal(sizes[i + 1]) / 8
+    run("mlp 32-64-64-1, dict weights", mlp_dict, mlp_dict_grad_by_hand,
+        (mp, rng.standard_normal((64, 32))), 200, wrt=0)
     memory()
 
 

@@ -7,8 +7,10 @@ NumPy arrays, Transformed keeps a runner written for that call: it checks the
 arguments' count and types (for an array, whether it holds floats, as the code it
 was made for assumed) and the guards of the generated code (the globals it read, the
 closure cells), calls the generated function and finishes the gradients, each in one
-line of straight code.  Anything else (another type, a guard that no longer holds)
-answers MISS, and the call takes the general way.
+line of straight code.  A dict of weights is covered where its values are NumPy
+arrays and Python numbers, one of them floats (plain_dict: the dict the code was made
+for, spec "k").  Anything else (another type, a guard that no longer holds) answers
+MISS, and the call takes the general way.
 """
 
 import numpy as np
@@ -26,13 +28,14 @@ def runner(art, f, n, types, kind, wrt, with_value, check_value, finish_grads, o
     generated code means."""
     env = {"MISS": MISS, "f": f, "art": art, "fin": _finish, "check_value": check_value,
            "finish_grads": finish_grads, "on_error": on_error, "f64": np.float64,
-           "_missing": _GONE, "forced": _forced.get}
+           "_missing": _GONE, "forced": _forced.get, "plain_dict": plain_dict}
     names = [f"a{i}" for i in range(n)]
     tests = [f"type({a}) is not T{i}" for i, a in enumerate(names)]
     tests.append("forced() not in (None, 'numpy')")    # s2sad.backend("cupy") around it
     # an array: of floats (spec "d") or not ("n"), as where the code was made
     tests += [f"({a}.dtype.kind in 'fc') is not {art.spec[i] == 'd'}"
               for i, a in enumerate(names) if types[i] is np.ndarray]
+    tests += [f"not plain_dict({a})" for i, a in enumerate(names) if types[i] is dict]
     env.update({f"T{i}": t for i, t in enumerate(types)})
     tests += _guard_tests(art.guards, env)
     lines = ["def run(args):",
@@ -60,6 +63,21 @@ def runner(art, f, n, types, kind, wrt, with_value, check_value, finish_grads, o
 
 
 _GONE = object()
+
+
+def plain_dict(d) -> bool:
+    """Is d a dict of NumPy arrays and Python numbers, one at least of floats (the spec
+    "k" of call_spec)?"""
+    floats = False
+    for v in d.values():
+        t = type(v)
+        if t is np.ndarray:
+            floats = floats or v.dtype.kind in "fc"
+        elif t is float:
+            floats = True
+        elif t is not int:
+            return False
+    return floats
 
 
 def _guard_tests(guards, env):

@@ -462,11 +462,11 @@ class Transformed(registry.Derived):
         return self._finish_grads(result, art, values)
 
     def _fast_path(self, args, art, f):
-        """For calls with Python numbers and NumPy arrays only: a runner (fastcall.py)
-        that later calls of the same kind take while the code's guards hold; kept per kind."""
+        """Calls with numbers, NumPy arrays, dicts of them: a runner (fastcall.py), per kind."""
         types = tuple(map(type, args))
-        if not all(t in (float, int, np.ndarray) for t in types) or \
-                self.kind not in ("grad", "grad_all", "value_and_grad", "derivative"):
+        if self.kind not in ("grad", "grad_all", "value_and_grad", "derivative") or not all(
+                t in (float, int, np.ndarray) or t is dict and fastcall.plain_dict(a)
+                for t, a in zip(types, args)):
             return
         key = (types, art.spec)
         if self._runners is None:

@@ -170,7 +170,7 @@ def test_a_dicts_weights_are_added_in_place():
     fresh array for an array, added to in place like any other"""
     g = s2sad.grad(rnn_dict)
     got = g({"W": W, "U": U}, XS)
-    assert "dp_item_terms = add_lhs_grad(dp_item_terms" in s2sad.source(g)
+    assert "dp_W_terms = add_lhs_grad(dp_W_terms" in s2sad.source(g)
     dW, dU = rnn_by_hand(W, U, XS)
     np.testing.assert_allclose(got["W"], dW, rtol=1e-12)
     np.testing.assert_allclose(got["U"], dU, rtol=1e-12)

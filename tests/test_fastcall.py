@@ -153,3 +153,59 @@ def test_calls_that_alternate_keep_their_runners():
         assert g(2.0, 3) == pytest.approx(12.0)
         np.testing.assert_allclose(g(a, 2), [2.0, 4.0])
     assert len(g._runners) == 2             # one each, made once
+
+
+# -- a dict of weights: NumPy arrays and Python numbers (fastcall.plain_dict) --------------
+
+def layer(p, x):
+    return np.sum(np.tanh(x @ p["W"] + p["b"]) * p["scale"]) + p["n"] * 0.0
+
+
+def test_dict_calls_match_the_general_path():
+    rng = np.random.default_rng(2)
+    p = {"W": rng.standard_normal((3, 2)), "b": rng.standard_normal(2), "scale": 1.5, "n": 2}
+    x = rng.standard_normal((4, 3))
+    g = s2sad.grad(layer)
+    first = g(p, x)
+    assert g._fast is not None                   # the runner, made by the first call
+    for _ in range(3):
+        got = g(p, x)
+        assert type(got) is dict and list(got) == list(p)
+        for k in ("W", "b"):
+            np.testing.assert_array_equal(got[k], first[k])
+        assert type(got["scale"]) is float and got["scale"] == first["scale"]
+        assert got["n"] is None
+    fresh = s2sad.value_and_grad(layer)
+    fresh(p, x)
+    value, again = fresh(p, x)                   # value_and_grad's runner
+    assert value == pytest.approx(layer(p, x))
+    np.testing.assert_array_equal(again["W"], first["W"])
+
+
+@pytest.mark.parametrize("other", [
+    {"W": np.ones((3, 2)), "b": np.ones(2), "scale": 1.5, "n": True},          # a bool
+    {"W": np.ones((3, 2)), "b": (np.ones(2),), "scale": 1.5, "n": 2},          # a tuple
+    {"W": np.ones((3, 2)), "b": np.ones(2), "scale": np.float64(1.5), "n": 2},  # NumPy number
+])
+def test_other_dicts_take_the_general_path(other):
+    from s2sad.fastcall import plain_dict
+    assert not plain_dict(other)
+    g = s2sad.grad(layer)
+    x = np.ones((4, 3))
+    p = {"W": np.ones((3, 2)), "b": np.ones(2), "scale": 1.5, "n": 2}
+    g(p, x)
+    got, want = g(other, x), s2sad.grad(layer)(other, x)
+    assert list(got) == list(want)
+    np.testing.assert_array_equal(got["W"], want["W"])
+    assert type(got["b"]) is type(want["b"]) and type(got["scale"]) is type(want["scale"])
+
+
+def test_a_dict_without_a_key_raises_the_general_paths_error():
+    g = s2sad.grad(layer)
+    x = np.ones((4, 3))
+    g({"W": np.ones((3, 2)), "b": np.ones(2), "scale": 1.5, "n": 2}, x)
+    with pytest.raises(KeyError) as fast:
+        g({"W": np.ones((3, 2)), "b": np.ones(2), "n": 2}, x)
+    with pytest.raises(KeyError) as first:
+        s2sad.grad(layer)({"W": np.ones((3, 2)), "b": np.ones(2), "n": 2}, x)
+    assert str(fast.value) == str(first.value)

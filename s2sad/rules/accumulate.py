@@ -23,14 +23,21 @@ product, ``G.T @ H``.  Likewise a loop reading ``xs[t]`` adds its gradient with
 t, g)`` made an array of zeros of xs's shape per iteration (a loop's time quadratic in its
 length).  Code that s2sad transforms again reads them as ``dW + matmul_lhs_grad(g, W, h)``,
 ``dW`` and ``dxs + getitem_grad(xs, t, g)`` (transforms/lower_builtins.py).
+
+item_grads: the gradient of a dict of weights read k times was a sum of k getitem_grads,
+each a dict of zeros with one gradient in it: k * k arrays of zeros and additions.  The
+optimizer writes ``item_grads(p, ("W", "b"), dW, db)`` for such a sum (constant keys of
+a dict, or indices of a tuple or list): one dict, each gradient copied into its place.
 """
 
+import functools
 import operator
 
 import numpy as np
 
 from .. import registry
-from ..runtime import _is_basic_index, _is_mask, getitem_grad, matmul_lhs_grad, matmul_rhs_grad
+from ..runtime import (Cotangent, CotangentDict, _is_basic_index, _is_mask, add_grads,
+                       getitem_grad, matmul_lhs_grad, matmul_rhs_grad, zeros_like_tree)
 
 
 def add_into(acc, g):
@@ -135,5 +142,47 @@ def add_at(acc, x, index, g):
     return add_into(acc, getitem_grad(x, index, g))
 
 
-for _f in (add_lhs_grad, add_rhs_grad, summed, add_at):
+def item_grads(x, keys, *gs):
+    """getitem_grad(x, keys[0], gs[0]) + getitem_grad(x, keys[1], gs[1]) + ..., added in that
+    order: for constant keys of a dict, or indices of a tuple or list, one container with
+    each key's gradients in its place (the sum made a container per key)."""
+    slots = _slots(x, keys, gs)
+    if slots is None:
+        return functools.reduce(operator.add, [getitem_grad(x, k, g) for k, g in zip(keys, gs)])
+    if isinstance(x, dict):
+        return CotangentDict((k, _item(v, slots[k]) if k in slots else zeros_like_tree(v))
+                             for k, v in x.items())
+    return Cotangent(_item(v, slots[j]) if j in slots else zeros_like_tree(v)
+                     for j, v in enumerate(x))
+
+
+def _slots(x, keys, gs):
+    """{key (an index from 0): the sum of its gradients}, or None where x is not a dict,
+    tuple or list that has every key (getitem_grad's way then)."""
+    if isinstance(x, dict):
+        if not all(k in x for k in keys):
+            return None
+    elif isinstance(x, (tuple, list)):
+        n = len(x)
+        if not all(type(k) is int and -n <= k < n for k in keys):
+            return None
+        keys = [k % n for k in keys]
+    else:
+        return None
+    slots = {}
+    for k, g in zip(keys, gs):
+        slots[k] = add_grads(slots[k], g) if k in slots else g
+    return slots
+
+
+def _item(v, g):
+    """add_grads(zeros_like_tree(v), g), getitem_grad's value at the key: g itself where it
+    has v's shape and dtype (as the gradient of an array argument is returned)."""
+    if type(g) is np.ndarray and type(v) is np.ndarray and g.shape == v.shape and \
+            g.dtype == v.dtype:
+        return g
+    return add_grads(zeros_like_tree(v), g)
+
+
+for _f in (add_lhs_grad, add_rhs_grad, summed, add_at, item_grads):
     registry.primitive(_f).pure = False

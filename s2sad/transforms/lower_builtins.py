@@ -32,7 +32,7 @@ import numpy as np
 from .. import ir, registry
 from ..runtime import make_dict
 from ..errors import UnsupportedSyntaxError
-from ..rules.accumulate import add_at, add_lhs_grad, add_rhs_grad, summed
+from ..rules.accumulate import add_at, add_lhs_grad, add_rhs_grad, item_grads, summed
 from ..rules.builtins import check_assert, copy_of, dict_copy, item_of, without
 from ..runtime import getitem_grad, matmul_lhs_grad, matmul_rhs_grad
 from . import lower_templates as T
@@ -321,6 +321,23 @@ def _summed(low, node):
     return checked(low, node, 1, 1)[0][0]
 
 
+def _item_grads(low, node):
+    """item_grads(p, (k1, k2), g1, g2) (generated code, transformed again) =>
+    getitem_grad(p, k1, g1) + getitem_grad(p, k2, g2)."""
+    args, _ = checked(low, node, 3, 1 << 16)
+    keys = args[1].value if isinstance(args[1], ir.Const) else None
+    if not isinstance(keys, tuple) or len(keys) != len(args) - 2:
+        raise UnsupportedSyntaxError("item_grads() with keys that are not a tuple written out",
+                                     low.loc(node), "s2sad writes item_grads(p, ('a', 'b'), "
+                                     "ga, gb) itself; pass the keys as a tuple constant.")
+    item, add = registry.primitive(getitem_grad), registry.primitive(operator.add)
+    total = None
+    for k, g in zip(keys, args[2:]):
+        term = low.temp(ir.Call(item, (args[0], ir.Const(k), g)), node)
+        total = term if total is None else low.temp(ir.Call(add, (total, term)), node)
+    return total
+
+
 _BUILTINS = {id(f): h for f, h in (
     (builtins.sum, _sum),
     (builtins.max, _extreme(T.max2, T.max_, T.max_key)),
@@ -333,7 +350,7 @@ _BUILTINS = {id(f): h for f, h in (
     (builtins.dict, _dict), (operator.pow, _pow),      # pow: an alias of operator.pow
     (math.log, _math_log), (math.hypot, _math_hypot),
     (add_lhs_grad, _added(matmul_lhs_grad)), (add_rhs_grad, _added(matmul_rhs_grad)),
-    (summed, _summed), (add_at, _added(getitem_grad)),
+    (summed, _summed), (add_at, _added(getitem_grad)), (item_grads, _item_grads),
 )}
 
 _METHODS = {

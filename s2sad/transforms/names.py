@@ -86,7 +86,10 @@ def hint_for(callee, args) -> str:
         b = second.name if isinstance(second, ir.Var) else (
             str(second.value) if isinstance(second, ir.Const) and isinstance(
                 second.value, (int, float)) and not isinstance(second.value, bool) else "")
-        if callee.symbol == "[]":
+        if callee.symbol == "[]":       # p["W"]: p_W, a dict's item by its key
+            key = second.value if isinstance(second, ir.Const) else None
+            if first and isinstance(key, str) and key.isidentifier() and len(key) <= 12:
+                return f"{first}_{key}"
             return f"{first}_item" if first else "item"
         if first and b and len(first) + len(b) + len(word) <= 16:
             return f"{first}_{word}_{b}".replace(".", "_").replace("-", "m")

@@ -50,7 +50,7 @@ import numpy as np
 
 from .. import ir, registry, runtime
 from . import specialize
-from .optimize_acc import accumulate_in_place
+from .optimize_acc import accumulate_in_place, merge_item_grads
 from .optimize_cse import coalesce_copies, cse
 from .optimize_dce import dce
 from .optimize_flow import _copy_block, fuse_loops, hoist_reads, merge_equal_flows
@@ -95,6 +95,7 @@ def optimize(func: ir.Function, shape_of: Dict[str, str] = None, inexact=(),
         if not changed:
             break
     if in_place:
+        merge_item_grads(func)
         accumulate_in_place(func, names)   # last: the rewrites above read `+`, not add_into
     return func
 

@@ -14,6 +14,10 @@ h)`` (``add_rhs_grad`` for ``h @ W``), which batches the outer products of vecto
 ``acc = summed(acc_terms)`` follows the loop (the carried name renamed ``acc_terms``).
 The gradient of an item, ``acc + getitem_grad(xs, t, g)``, is ``add_at(acc, xs, t, g)``:
 g added into acc[t], not an array of zeros per iteration.
+
+And outside loops (merge_item_grads): ``getitem_grad(p, "W", dW) + getitem_grad(p, "b", db)
++ ...``, a left-to-right sum of the gradients of constant items of one dict, tuple or list,
+each sum computed for the next alone, is ``item_grads(p, ("W", "b", ...), dW, db, ...)``.
 """
 
 import operator
@@ -23,7 +27,7 @@ import numpy as np
 
 from .. import ir, registry
 from ..ir.analysis import reads_of
-from ..rules.accumulate import add_at, add_into, add_lhs_grad, add_rhs_grad, summed
+from ..rules.accumulate import add_at, add_into, add_lhs_grad, add_rhs_grad, item_grads, summed
 from ..runtime import getitem_grad, matmul_lhs_grad, matmul_rhs_grad
 from ..runtime import zeros_like_tree
 
@@ -34,6 +38,7 @@ _FUSED = {registry.primitive(matmul_lhs_grad): (registry.primitive(add_lhs_grad)
           registry.primitive(matmul_rhs_grad): (registry.primitive(add_rhs_grad), True),
           registry.primitive(getitem_grad): (registry.primitive(add_at), False)}
 _SUMMED = registry.primitive(summed)
+_ITEM, _ITEMS = registry.primitive(getitem_grad), registry.primitive(item_grads)
 # a fresh zeros array (zeros_like_tree: of an array, else a number or a tree of them,
 # which add_into adds to as `+` does)
 _FRESH = {registry.primitive(f) for f in (np.zeros_like, np.zeros, zeros_like_tree)}
@@ -176,3 +181,70 @@ def _reads_in(L: ir.Loop, c: str) -> int:
     own = [a for a in [L.test, L.stop] + [n for _, _, n in L.carried] if isinstance(a, ir.Var)]
     return reads_of(L.cond + L.body)[c] + sum(a.name == c for a in own)
 
+
+def merge_item_grads(func: ir.Function) -> None:
+    """getitem_grad(p, k1, g1) + getitem_grad(p, k2, g2) + ... => item_grads(p, (k1, k2, ...),
+    g1, g2, ...) in func and its nested functions."""
+    _merge(func.body, reads_of(func.body))
+
+
+def _merge(stmts, uses) -> None:
+    defs = {s.target: s for s in stmts if isinstance(s, ir.Assign)}
+    gone = set()
+    for s in reversed(list(stmts)):          # the last sum of a chain first: it takes all
+        if id(s) in gone:
+            continue
+        if isinstance(s, ir.Def):
+            merge_item_grads(s.func)
+        for block in s.blocks() if isinstance(s, (ir.If, ir.Loop)) else ():
+            _merge(block, uses)
+        if not isinstance(s, ir.Assign):
+            continue
+        chain = _chain(s.value, defs, uses)
+        if chain is not None and len(chain[1]) > 1:
+            x, leaves, used = chain
+            s.value = ir.Call(_ITEMS, (x, ir.Const(tuple(k for k, _ in leaves)))
+                              + tuple(g for _, g in leaves))
+            gone |= {id(t) for t in used}
+    stmts[:] = [t for t in stmts if id(t) not in gone]
+
+
+def _chain(v, defs, uses):
+    """(p, [(key, g)], the statements read) where v is a left-to-right sum of
+    getitem_grad(p, key, g) for one p and constant keys, each part computed for it alone."""
+    if not isinstance(v, ir.Call) or v.callee is not _ADD or len(v.args) != 2 or v.kwargs:
+        return None
+    a, b = (_own(t, defs, uses) for t in v.args)
+    right = _leaf(b)
+    if a is None or right is None:
+        return None
+    left = _leaf(a)
+    if left is not None:
+        chain = (left[0], [left[1]], [a])
+    else:
+        chain = _chain(a.value, defs, uses)
+        if chain is None:
+            return None
+        chain[2].append(a)
+    if chain[0].name != right[0].name:
+        return None
+    chain[1].append(right[1])
+    chain[2].append(b)
+    return chain
+
+
+def _own(t, defs, uses):
+    """The statement that computes t, where it is read once only."""
+    return defs.get(t.name) if isinstance(t, ir.Var) and uses[t.name] == 1 else None
+
+
+def _leaf(d):
+    """(p, (key, g)) where d is `_ = getitem_grad(p, key, g)` of a constant key."""
+    v = d.value if d is not None else None
+    if not isinstance(v, ir.Call) or v.callee is not _ITEM or len(v.args) != 3 or v.kwargs:
+        return None
+    x, k, g = v.args
+    if not isinstance(x, ir.Var) or not isinstance(k, ir.Const) or \
+            not isinstance(k.value, (str, int)) or isinstance(k.value, bool):
+        return None
+    return x, (k.value, g)
