@@ -1,4 +1,7 @@
-"""add_into: a loop's gradient accumulator added to in place.
+"""Sums of gradients without the arrays a plain sum makes: a loop's accumulator added to
+in place (add_into), a loop's outer products batched (add_lhs_grad, add_rhs_grad,
+summed), an item's gradient added into its slot (add_at), a dict's gradient made once
+(item_grads).
 
 A backward loop adds each iteration's gradient into an accumulator, ``dW = dW + g``:
 a new array per iteration where hand-written code writes ``dW += g``.  The optimizer
@@ -16,7 +19,7 @@ place is safe.
 add_lhs_grad and add_rhs_grad: where a loop adds the gradient of a matrix in ``W @ h``
 (``h @ W``) for vectors, each iteration's term is an outer product, ``g[:, None] * h``: a
 new matrix and a pass over the accumulator per iteration.  The optimizer writes
-``dW = add_lhs_grad(dW, g, W, h)`` and, after the loop, ``dW = summed(dW)``; the loop
+``dW_terms = add_lhs_grad(dW_terms, g, W, h)`` and, after it, ``dW = summed(dW_terms)``; the loop
 then keeps the vectors (BATCH at a time) and adds their outer products as one matrix
 product, ``G.T @ H``.  Likewise a loop reading ``xs[t]`` adds its gradient with
 ``dxs = add_at(dxs, xs, t, g)``, ``dxs[t] += g`` in place, where ``dxs + getitem_grad(xs,
@@ -27,7 +30,7 @@ length).  Code that s2sad transforms again reads them as ``dW + matmul_lhs_grad(
 item_grads: the gradient of a dict of weights read k times was a sum of k getitem_grads,
 each a dict of zeros with one gradient in it: k * k arrays of zeros and additions.  The
 optimizer writes ``item_grads(p, ("W", "b"), dW, db)`` for such a sum (constant keys of
-a dict, or indices of a tuple or list): one dict, each gradient copied into its place.
+a dict, or indices of a tuple or list): one dict, each key's gradients summed in its place.
 """
 
 import functools

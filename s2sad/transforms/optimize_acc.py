@@ -13,9 +13,10 @@ Where the term added is the gradient of the matrix in a matrix-vector product,
 h)`` (``add_rhs_grad`` for ``h @ W``), which batches the outer products of vectors, and
 ``acc = summed(acc_terms)`` follows the loop (the carried name renamed ``acc_terms``).
 The gradient of an item, ``acc + getitem_grad(xs, t, g)``, is ``add_at(acc, xs, t, g)``:
-g added into acc[t], not an array of zeros per iteration.
+g added into acc[t], not an array of zeros per iteration.  A term that is a sum computed
+for this addition alone is added term by term.
 
-And outside loops (merge_item_grads): ``getitem_grad(p, "W", dW) + getitem_grad(p, "b", db)
+And in any block (merge_item_grads): ``getitem_grad(p, "W", dW) + getitem_grad(p, "b", db)
 + ...``, a left-to-right sum of the gradients of constant items of one dict, tuple or list,
 each sum computed for the next alone, is ``item_grads(p, ("W", "b", ...), dW, db, ...)``.
 """
@@ -28,8 +29,7 @@ import numpy as np
 from .. import ir, registry
 from ..ir.analysis import reads_of
 from ..rules.accumulate import add_at, add_into, add_lhs_grad, add_rhs_grad, item_grads, summed
-from ..runtime import getitem_grad, matmul_lhs_grad, matmul_rhs_grad
-from ..runtime import zeros_like_tree
+from ..runtime import getitem_grad, matmul_lhs_grad, matmul_rhs_grad, zeros_like_tree
 
 _ADD = registry.primitive(operator.add)
 _INTO = registry.primitive(add_into)
