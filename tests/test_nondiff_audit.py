@@ -172,6 +172,7 @@ TABLE = [
     (TB.stacked_shape, Entry("meta", args(3, X))),
     (TB.batch_shape, Entry("meta", args(3, (4, 2)))),
     (TB.batch_index, Entry("meta", args((1, slice(0, 2))))),
+    (TB.item_index, Entry("meta", args(_a(3, 4), 1))),
     (TB.batch_axes, Entry("meta", args((2, 0, -2)))),
     (TB.reversed_axes, Entry("meta", args(_a(3, 4, 2)))),
     (TB.matmul_shape, Entry("meta", args(_a(3, 4), _a(4), _a(4, 2), True))),

@@ -605,3 +605,39 @@ def test_an_item_of_a_tuple_with_stacked_directions():
     want = derivative(uses_the_pair, wrt=0, order=2)(x, 0.7) + \
         derivative(uses_the_pair, wrt=1, order=2)(x, 0.7)
     np.testing.assert_allclose(laplacian(uses_the_pair, wrt=(0, 1))(x, 0.7), want, rtol=1e-12)
+
+
+def items_of_a_list_of_arrays(x, y):
+    acc = 0.0
+    for a in [x * y, np.sin(x)]:
+        acc = acc + a[0] * a[1] * y
+    return acc
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_an_item_of_an_item_of_a_list_of_arrays_with_stacked_directions(n):
+    """a = [x * y, sin(x)][i] may be a list or an array where the code is written (an item
+    of a list): its coefficient's type decides, when the code runs, whether a[0] is taken
+    along the stacked directions.  It was taken as the first direction: with 2 directions
+    and n = 2 the laplacian was silently wrong (-1.35 for 0.36), else a broadcast error
+    (laplacian fuzz seed 1111)."""
+    x, y = np.linspace(0.3, -0.7, n), 0.4
+    want = derivative(items_of_a_list_of_arrays, wrt=0, order=2)(x, y) + \
+        derivative(items_of_a_list_of_arrays, wrt=1, order=2)(x, y)
+    got = laplacian(items_of_a_list_of_arrays, wrt=(0, 1))(x, y)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    H = s2sad.hessian(items_of_a_list_of_arrays)(x, y)
+    Hy = s2sad.hessian(items_of_a_list_of_arrays, wrt=1)(x, y)
+    tr = np.trace(H) + Hy
+    eps = 1e-4
+    fd = sum((items_of_a_list_of_arrays(*_moved(x, y, k, eps)) - 2 * items_of_a_list_of_arrays(x, y)
+              + items_of_a_list_of_arrays(*_moved(x, y, k, -eps))) / eps ** 2 for k in range(n + 1))
+    np.testing.assert_allclose(tr, fd, rtol=1e-5, atol=1e-6)
+
+
+def _moved(x, y, k, h):
+    if k == len(x):
+        return x, y + h
+    x = x.copy()
+    x[k] += h
+    return x, y

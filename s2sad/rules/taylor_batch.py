@@ -46,6 +46,13 @@ def batch_index(index):
     return (slice(None),) + (index if isinstance(index, tuple) else (index,))
 
 
+def item_index(c, index):
+    """The index of seq[index] in seq's stacked coefficient c where seq may be a list or an
+    array (an item of a list of arrays): a list's, tuple's or dict's coefficient holds one
+    stacked coefficient per item (index itself), an array's is stacked (batch_index)."""
+    return index if isinstance(c, (tuple, list, dict)) else batch_index(index)
+
+
 def batch_axes(axes):
     """A permutation of a primal's axes as one of its stacked coefficient's."""
     return (0,) + tuple(a + 1 if a >= 0 else a for a in axes)
@@ -155,7 +162,7 @@ def check_shapes(shapes, *args):
                                 f"(None: any); it was called with {got}")
 
 
-defnondiff(check_shapes, lift_shape, full_shape, stacked_shape, batch_shape, batch_index,
+defnondiff(check_shapes, lift_shape, full_shape, stacked_shape, batch_shape, batch_index, item_index,
            batch_axes, reversed_axes, matmul_shape, batched_zeros, seed_directions,
            stacked_like, matmul_grad_like, trailing_axes, grad_index)
 registry.primitive(check_shapes).effect = True     # never dropped

@@ -271,6 +271,11 @@ class TaylorTransform:
                 flags = [i in idx for i in range(len(args))]
                 r = taylor_batched.call(self.T, prim, args, call.args, flags,
                                         dict(call.kwargs), out, self.L.D)
+            elif st and call.args[0].name not in self.tuples:
+                # an item of what may be a list or an array (x[0] of an item of a list of
+                # arrays): which, the coefficient's type says when the code runs
+                r = self.T.call(operator.getitem, args[0],
+                                self.T.call(runtime_batch.item_index, args[0], args[1]))
             else:
                 r = self.T.call(prim.fn, *args, **dict(call.kwargs))
             res.append(self.T.scale(factor, r))
