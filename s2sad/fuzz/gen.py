@@ -68,7 +68,8 @@ STATEMENTS = [  # (weight, construct, method)
 REFUSED_TODAY: frozenset = frozenset()
 # constructs a statement is also made of: excluding one excludes the statement
 REQUIRES = {"s_while_float": "while", "s_late_closure": "lambda", "s_def_default": "def",
-            "s_setitem_loop": "for_range", "s_matvec_loop": "for_range", "s_closure_append": "def", "s_swap": "for_range"}
+            "s_setitem_loop": "for_range", "s_matvec_loop": "for_range",
+            "s_closure_append": "def", "s_swap": "for_range"}
 LOOPS = {"s_for_range", "s_for_array", "s_for_list", "s_enumerate", "s_zip", "s_enum_zip",
          "s_while", "s_while_float", "s_setitem_loop", "s_row_loop_write", "s_swap", "s_flag",
          "s_closure_append", "s_matvec_loop"}

@@ -137,7 +137,8 @@ def add_at(acc, x, index, g):
     gives the same array (acc of x's shape and of the dtype getitem_grad's zeros would have,
     an index that names each entry once)."""
     if type(acc) is np.ndarray and type(x) is np.ndarray and acc.shape == x.shape and \
-            acc.flags.writeable and (_is_basic_index(index) or _is_mask(index)):
+            acc.flags.writeable and (_is_basic_index(index) or _is_mask(index)) and \
+            (type(g) in (float, int, complex) or isinstance(g, (np.ndarray, np.generic))):
         dtype = g.dtype if hasattr(g, "dtype") else np.result_type(x.dtype, g)
         if dtype == acc.dtype:
             acc[index] += g

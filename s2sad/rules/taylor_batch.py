@@ -162,7 +162,7 @@ def check_shapes(shapes, *args):
                                 f"(None: any); it was called with {got}")
 
 
-defnondiff(check_shapes, lift_shape, full_shape, stacked_shape, batch_shape, batch_index, item_index,
-           batch_axes, reversed_axes, matmul_shape, batched_zeros, seed_directions,
+defnondiff(check_shapes, lift_shape, full_shape, stacked_shape, batch_shape, batch_index,
+           item_index, batch_axes, reversed_axes, matmul_shape, batched_zeros, seed_directions,
            stacked_like, matmul_grad_like, trailing_axes, grad_index)
 registry.primitive(check_shapes).effect = True     # never dropped

@@ -30,11 +30,10 @@ import gast
 import numpy as np
 
 from .. import ir, registry
-from ..runtime import make_dict
 from ..errors import UnsupportedSyntaxError
 from ..rules.accumulate import add_at, add_lhs_grad, add_rhs_grad, item_grads, summed
 from ..rules.builtins import check_assert, copy_of, dict_copy, item_of, without
-from ..runtime import getitem_grad, matmul_lhs_grad, matmul_rhs_grad
+from ..runtime import getitem_grad, make_dict, matmul_lhs_grad, matmul_rhs_grad
 from . import lower_templates as T
 from . import parse, resolve
 from .names import all_identifiers
