@@ -237,7 +237,7 @@ def _one_output(fn, out, what):
 
 @jacobians.readable("jacobian")       # a tuple wrt; readable by s2sad (jacobian(jacobian(f)))
 def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
-             chunk: int = jacobians.CHUNK) -> Function:
+             chunk: int = jacobians.CHUNK, sparse: bool = True) -> Function:
     """The Jacobian of fn with respect to argument ``wrt``: shape ``out.shape + x.shape``.
 
     ``mode="forward"`` builds it from forward mode: Taylor mode with up to
@@ -246,12 +246,21 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
     ``chunk=1``); ``"reverse"`` row by row with vjp (one per output entry);
     ``"auto"`` picks forward when x has no more entries than the result.  fn
     returns one array or number (a tuple of outputs is an OutputError).
+
+    ``sparse=True`` (forward mode on NumPy arrays): at the first call for each
+    shape, fn runs once on value-less stand-ins to find which outputs may depend
+    on which inputs (s2sad/sparsity.py); columns that share no output go along one
+    tangent (a coloring), so a banded or elementwise Jacobian costs a few passes,
+    not one per column.  Where that cannot be known for all values (a branch,
+    an index or a global the code reads, a function the stand-ins do not know),
+    or would not halve the work, it is the dense passes, with the same numbers.
     """
     _check_one(wrt, "jacobian")
     if mode not in ("auto", "forward", "reverse"):
         raise OptionError(f"mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
     what = f"s2sad.jacobian({_name_of(fn)}, wrt={wrt})"
     chunk = jacobians.check_chunk(chunk, what)
+    traced = (fn, False) if jacobians.check_sparse(sparse, what) else None
     made: Dict[Any, Any] = {}           # the stacked code, per argument, arity and chunk
 
     @failures.public
@@ -259,7 +268,7 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
         if mode == "forward" and chunk > 1:     # the result comes with the columns
             i = _one_index(fn, wrt, args, what)
             _differentiable_at(fn, i, args, what)
-            got = jacobians.stacked_columns(made, fn, i, args, chunk, what)
+            got = jacobians.stacked_columns(made, fn, i, args, chunk, what, traced=traced)
             if got is not None and _output_problem(got[0]) is None:
                 out, cols = got
                 return _from_columns(cols, out, args[i], args)
@@ -267,7 +276,7 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
         i, x, out = _point(fn, wrt, args, what)
         n, m = int(np.size(x)), int(np.size(out))
         forward = mode == "forward" or (mode == "auto" and n <= m)
-        got = jacobians.stacked_columns(made, fn, i, args, chunk, what) \
+        got = jacobians.stacked_columns(made, fn, i, args, chunk, what, traced=traced) \
             if forward and chunk > 1 else None
         if got is not None:
             return _from_columns(got[1], out, x, args)
@@ -283,7 +292,7 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
             flat = xp.stack(rows, axis=0) if rows else xp.zeros((0, n))
         return xp.reshape(flat, tuple(np.shape(out)) + tuple(np.shape(x)))
     jac.__name__ = f"jacobian_{_name_of(fn)}"
-    jac.__s2sad_parts__ = made.values         # what source() shows
+    jac.__s2sad_parts__ = lambda: jacobians.shown(made)     # what source() shows
     return jac
 
 
@@ -336,8 +345,25 @@ def _contracted(fn, k: int):
     return ns.pop(f"contract_{base}")   # not in its own globals: see jacobians.stacked_columns
 
 
+def _entry_hessians(fn, i, x, out, args, per_arity, chunk):
+    """The Hessian of every entry of an array result: the Jacobian of the gradient of
+    sum(fn * u) for each basis direction u of the result (per_arity keeps that code)."""
+    k = len(args)
+    h = per_arity.get(k)
+    if h is None:
+        h = per_arity[k] = jacobian(grad(_contracted(fn, k), i), i, mode="forward",
+                                    chunk=chunk, sparse=False)
+    xp = _backend(args)
+    rows = [xp.asarray(h(*args, u)) for u in _basis(out, xp)]
+    shape = tuple(np.shape(out)) + tuple(np.shape(x)) * 2
+    if not rows:
+        return xp.zeros(shape, dtype=getattr(x, "dtype", float))
+    return xp.reshape(xp.stack(rows), shape)
+
+
 @jacobians.readable("hessian")
-def hessian(fn: Function, wrt: int = 0, chunk: int = jacobians.CHUNK) -> Function:
+def hessian(fn: Function, wrt: int = 0, chunk: int = jacobians.CHUNK,
+            sparse: bool = True) -> Function:
     """The Hessian of fn with respect to argument ``wrt``.
 
     For a scalar result its shape is ``x.shape * 2``: forward over reverse, the
@@ -346,12 +372,14 @@ def hessian(fn: Function, wrt: int = 0, chunk: int = jacobians.CHUNK) -> Functio
     pass; one jvp per entry of x where Taylor mode refuses the gradient code,
     or with ``chunk=1``).  For an array result of shape ``out.shape`` it is
     the Hessian of every output entry, shape ``out.shape + x.shape * 2`` (one
-    such Hessian per entry of the output).
+    such Hessian per entry of the output).  ``sparse``: for a scalar result, entries
+    that cannot meet in a nonlinear operation share a tangent (see :func:`jacobian`).
     """
     _check_one(wrt, "hessian")
     what = f"s2sad.hessian({_name_of(fn)}, wrt={wrt})"
     chunk = jacobians.check_chunk(chunk, what)
-    scalar = jacobian(grad(fn, wrt), wrt, mode="forward", chunk=chunk)
+    traced = (fn, True) if jacobians.check_sparse(sparse, what) else None
+    scalar = jacobian(grad(fn, wrt), wrt, mode="forward", chunk=chunk, sparse=False)
     per_arity: Dict[int, Any] = {}
     checked: Dict[int, Any] = {}        # grad of fn checked to return a number, per arity
     made: Dict[Any, Any] = {}           # its stacked code, per arity and argument shapes
@@ -368,7 +396,8 @@ def hessian(fn: Function, wrt: int = 0, chunk: int = jacobians.CHUNK) -> Functio
         if g is None:
             g = checked[k] = grad(jacobians.number_valued(fn, k), i)
         try:
-            got = jacobians.stacked_columns(made, g, i, args, chunk, what, value=False)
+            got = jacobians.stacked_columns(made, g, i, args, chunk, what, value=False,
+                                            traced=traced)
         except jacobians.NotANumber:
             return None
         return None if got is None else _from_columns(got[1], x, x, args)
@@ -381,19 +410,9 @@ def hessian(fn: Function, wrt: int = 0, chunk: int = jacobians.CHUNK) -> Functio
         i, x, out = _point(fn, wrt, args, what)
         if np.ndim(out) == 0:
             return scalar(*args)
-        k = len(args)
-        h = per_arity.get(k)
-        if h is None:
-            h = per_arity[k] = jacobian(grad(_contracted(fn, k), i), i, mode="forward",
-                                        chunk=chunk)
-        xp = _backend(args)
-        rows = [xp.asarray(h(*args, u)) for u in _basis(out, xp)]
-        shape = tuple(np.shape(out)) + tuple(np.shape(x)) * 2
-        if not rows:
-            return xp.zeros(shape, dtype=getattr(x, "dtype", float))
-        return xp.reshape(xp.stack(rows), shape)
+        return _entry_hessians(fn, i, x, out, args, per_arity, chunk)
     hess.__name__ = f"hessian_{_name_of(fn)}"
-    hess.__s2sad_parts__ = lambda: [*made.values(), scalar, *per_arity.values()]
+    hess.__s2sad_parts__ = lambda: [*jacobians.shown(made), scalar, *per_arity.values()]
     return hess
 
 

@@ -27,15 +27,17 @@ what ``pb(d)`` becomes for ``y, pb = vjp(f, x)`` inside a differentiated
 function: ``grad`` of ``sum(f(*args) * d)`` in the n arguments.
 """
 
+import ast
 import functools
 import threading
+import types
 from typing import Any, Dict
 
 import numpy as np
 
-from . import registry
-from .calls import _output_problem, positional_params
-from .errors import ArgumentError, InternalError, S2SADError
+from . import registry, sparsity
+from .calls import _output_problem, call_spec, positional_params
+from .errors import ArgumentError, InternalError, OptionError, S2SADError
 from .pipeline import _key, _name_of
 from .runtime import array_namespace
 from .transformed import Transformed, _fresh, _identifier, _synthetic
@@ -116,7 +118,7 @@ class Jacobian(registry.Derived):
             else:
                 chunk = {k: v for k, v in self._options.items() if k == "chunk"}
                 self._made[key] = _TOP["jacobian"](Jacobian(self.fn, i), j, mode="forward",
-                                                   **chunk)
+                                                   sparse=False, **chunk)
         return self._made[key]
 
     def params(self):
@@ -231,6 +233,12 @@ def check_chunk(chunk, what):
                         f"pass; 1: one jvp per column), got {chunk!r}")
 
 
+def check_sparse(sparse, what):
+    if type(sparse) is not bool:
+        raise OptionError(f"{what}: sparse must be True or False, got {sparse!r}")
+    return sparse
+
+
 _REFUSED = object()
 
 
@@ -284,25 +292,25 @@ def _shape(a):
     return None
 
 
-def stacked_columns(made: Dict, fn, i: int, args, chunk: int, what: str, value=True):
+def stacked_columns(made: Dict, fn, i: int, args, chunk: int, what: str, value=True,
+                    traced=None):
     """(fn(*args), J as (n, *out.shape)): the forward-mode Jacobian in argument i from
     passes of up to chunk stacked basis directions, or None where Taylor mode refuses fn
     (at transform time, or a helper at run time): the caller then takes one jvp per column.
     made caches the transformed code per (i, arity, D, the arguments' shapes, value);
-    value False: (None, J), fn(*args) not computed where J does not need it."""
+    value False: (None, J), fn(*args) not computed where J does not need it.  traced:
+    (the user's function, second) whose Jacobian (second False) or Hessian (second) J is:
+    where its sparsity pattern shows it, one pass along a tangent per color (compressed)."""
     x = args[i]
     n = x.size if type(x) is np.ndarray else int(np.size(x))
     if n == 0:
         return None
+    if traced is not None and type(x) is np.ndarray and n >= 2:
+        got = _compressed(made, fn, i, args, chunk, what, value, traced)
+        if got is not None:
+            return got
     D = max(1, min(n, chunk, ELEMENTS // n))
-    shapes = tuple([a.shape if type(a) is np.ndarray else _shape(a) for a in args]) + (
-        (D,) + (x.shape if type(x) is np.ndarray else tuple(np.shape(x))),)
-    key = (i, len(args), D, shapes, value)
-    t = made.get(key)
-    if t is None:
-        if len(made) > KEPT:            # code for this many kinds of calls at most
-            made.clear()
-        t = made[key] = _stacked(fn, i, len(args), D, what, shapes, value)
+    key, t = _code(made, fn, i, args, D, what, value)
     if t is _REFUSED:
         return None
     try:
@@ -320,6 +328,157 @@ def stacked_columns(made: Dict, fn, i: int, args, chunk: int, what: str, value=T
         made[key] = _REFUSED
         return None
     return out, (parts[0] if len(parts) == 1 else array_namespace(*parts).concatenate(parts))
+
+
+def _code(made, fn, i, args, D, what, value):
+    """(key, the stacked code for D directions and these arguments' shapes) in made."""
+    x = args[i]
+    shapes = tuple([a.shape if type(a) is np.ndarray else _shape(a) for a in args]) + (
+        (D,) + (x.shape if type(x) is np.ndarray else tuple(np.shape(x))),)
+    key = (i, len(args), D, shapes, value)
+    t = made.get(key)
+    if t is None:
+        if len(made) > KEPT:            # code for this many kinds of calls at most
+            made.clear()
+        t = made[key] = _stacked(fn, i, len(args), D, what, shapes, value)
+    return key, t
+
+
+# -- compressed: one tangent per color of the sparsity pattern (sparsity.py) -----------------
+_DENSE = object()       # a plan's answer where compression cannot be used or would not help
+SAVING = 2              # compressed where it takes this many times fewer tangents at least
+
+
+def _plain(a):
+    """What a plan depends on of an argument: an array's shape and dtype, a number's
+    value; None for anything else (no plan)."""
+    if type(a) is np.ndarray:
+        return (a.shape, a.dtype.str)
+    if type(a) in (bool, int, float, complex) or isinstance(a, np.generic):
+        return (type(a), a)
+    return None
+
+
+def _compressed(made, fn, i, args, chunk, what, value, traced):
+    """stacked_columns along one tangent per color of the Jacobian's pattern; None where
+    that cannot be used (the dense passes then)."""
+    plain = tuple(map(_plain, args))
+    if None in plain:
+        return None
+    key = ("compressed", i, value, plain)
+    plan = made.get(key)
+    if plan is None:
+        plan = made[key] = _plan(made, fn, i, args, chunk, what, value, traced)
+    if plan is _DENSE:
+        return None
+    t, comp, art = plan
+    out, (d1,) = t(*args, comp.seeds)
+    if getattr(t._fast, "art", None) is not art:    # what the code read changed: plan again
+        del made[key]
+        return None
+    return out, comp.columns(d1)
+
+
+def shown(made):
+    """The transformed code kept in a jacobian's or hessian's made (what source shows)."""
+    return [v[0] if type(v) is tuple else v for v in made.values()
+            if v is not _DENSE and v is not _REFUSED]
+
+
+def _plan(made, fn, i, args, chunk, what, value, traced):
+    """(code, Compression, its artifact), or _DENSE.  The dense code (made as the dense
+    passes would) must read nothing that could change the pattern (_value_blind), checked
+    before the user's function runs on stand-ins (it would print them, say, otherwise);
+    then the pattern must be known (sparsity.pattern), and compression take SAVING times
+    fewer tangents at least."""
+    x = args[i]
+    n = x.size
+    key, dense = _code(made, fn, i, args, max(1, min(n, chunk, ELEMENTS // n)), what, value)
+    try:
+        if dense is _REFUSED or not _value_blind(
+                dense.artifact(call_spec(dense.params(), tuple(args) + (x,), {})).module):
+            return _DENSE
+    except InternalError:
+        raise
+    except S2SADError:          # the dense passes say it
+        return _DENSE
+    S = sparsity.pattern(traced[0], args, i, traced[1])
+    if S is None:
+        return _DENSE
+    comp = sparsity.Compression(S, x)
+    if not 0 < comp.count <= min(chunk, n // SAVING):
+        return _DENSE
+    shapes = tuple(_shape(a) for a in args) + (comp.seeds.shape,)
+    t = _stacked(fn, i, len(args), comp.count, what, shapes, value)
+    try:
+        t(*args, comp.seeds)
+    except InternalError:
+        raise
+    except S2SADError:
+        return _DENSE
+    art = getattr(t._fast, "art", None)
+    if art is None or not _value_blind(art.module):
+        return _DENSE
+    made.pop(key, None)         # (not run: source shows the code that runs)
+    return t, comp, art
+
+
+_FLOW = (ast.If, ast.For, ast.While, ast.IfExp, ast.BoolOp, ast.Try, ast.With, ast.Lambda,
+         ast.comprehension, ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await,
+         ast.Assert, ast.AsyncFunctionDef, ast.ClassDef, ast.Match, ast.Delete)
+_CONSTANT = (ast.Constant, ast.Slice, ast.Tuple, ast.UnaryOp, ast.USub, ast.UAdd, ast.Load)
+_BUILTINS = {"slice": slice, "len": len, "tuple": tuple, "abs": abs}
+_HELPERS = ("s2sad.rules.", "s2sad.runtime", "s2sad.containers")
+
+
+def _value_blind(module) -> bool:
+    """Does generated code run the same operations, on the same entries, whatever the
+    values of its arguments?  Straight-line code (no branch, loop or function of its own),
+    indices of constants, and no name read but its arguments, locals, NumPy and s2sad's
+    helpers (no global or closure of the user's: those may change between calls)."""
+    if module.siblings or module.cells:
+        return False
+    try:
+        tree = ast.parse(module.source)
+    except SyntaxError:
+        return False
+    defs = [d for d in tree.body if isinstance(d, ast.FunctionDef)]
+    if len(defs) != 1 or len(tree.body) != 1:
+        return False
+    a = defs[0].args
+    local = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if p}
+    local |= {v.id for v in ast.walk(defs[0]) if isinstance(v, ast.Name) and
+              isinstance(v.ctx, ast.Store)}
+    for node in ast.walk(defs[0]):
+        if isinstance(node, _FLOW) or isinstance(node, ast.FunctionDef) and node is not defs[0]:
+            return False
+        if isinstance(node, ast.Subscript) and not all(
+                isinstance(k, _CONSTANT) for k in ast.walk(node.slice)):
+            return False
+        if isinstance(node, ast.Attribute) and node.attr in ("random", "empty", "empty_like"):
+            return False
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and \
+                node.id not in local and not _helper(module, node.id):
+            return False
+    return True
+
+
+def _helper(module, name) -> bool:
+    if name == "xp":
+        return True
+    if name in module.bindings:
+        v = module.bindings[name]
+    elif name in module.globals:
+        v = module.globals[name]
+    else:
+        return name in _BUILTINS
+    if isinstance(v, types.ModuleType):
+        return v.__name__ == "numpy" or v.__name__.startswith("numpy.")
+    mod = getattr(v, "__module__", None) or ""
+    if mod.startswith("numpy.random") or getattr(v, "__name__", "") in ("empty", "empty_like"):
+        return False            # values that differ from call to call
+    return isinstance(v, np.ufunc) or v is number_output or callable(v) and (
+        mod == "numpy" or mod.startswith(("numpy.",) + _HELPERS))
 
 
 # hvp's gradient code, per function and argument: hvp is a function of (fn, primals, v),

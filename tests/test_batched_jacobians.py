@@ -172,7 +172,7 @@ def test_the_element_budget_chunks_a_large_basis(monkeypatch, jvps):
     real = jacobians._directions
     monkeypatch.setattr(jacobians, "_directions",
                         lambda *a: calls.append(a[2:]) or real(*a))
-    J = s2sad.jacobian(elementwise, mode="forward")(x)
+    J = s2sad.jacobian(elementwise, mode="forward", sparse=False)(x)
     assert calls == [(0, 5, 5), (5, 3, 5)] and jvps.n == 0
     np.testing.assert_allclose(J, fd_jacobian(elementwise, (x,), 0), rtol=1e-6, atol=1e-7)
 

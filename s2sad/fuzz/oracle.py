@@ -13,16 +13,13 @@ instrumented copy of :mod:`s2sad.fuzz.kinks`), and runs the checks:
 ``taylor``  Taylor mode at order 2 along v: d1 against FD of f, d2 against FD of
             ``jvp`` (for a program returning one array or number);
 ``laplacian`` the batched Taylor code (stacked directions) against the plain jets;
-``jacobian`` jacobian (forward) and hessian, code made for the shapes, against jvps.
+``jacobian`` jacobian (forward) and hessian at two points (code, pattern made at the first).
 
-Each FD is central, in float64, at two steps (1e-6 and 1e-5 relative).  A
-check passes when s2sad agrees with either; it is *wrong* only when it
-disagrees with both and the two estimates agree with each other; otherwise
-the point is numerically unreliable and the program is discarded.  The
-outcome is one of ``ok``, ``refused`` (an S2SADError about the user's code),
-``wrong``, ``crash`` (any other exception, or an S2SADError that shows
-s2sad's internals) and ``invalid`` (the plain program raises, is not finite,
-sits on a kink, or the point is unreliable).
+Each FD is central, in float64, at two steps (1e-6 and 1e-5 relative).  A check passes when
+s2sad agrees with either; *wrong* only when it disagrees with both and they agree (else the
+point is unreliable).  Outcomes: ``ok``, ``refused`` (an S2SADError about the user's code),
+``wrong``, ``crash`` (any other exception, or an S2SADError showing s2sad's internals),
+``invalid`` (the program raises, is not finite, sits on a kink, or the point is unreliable).
 """
 
 import copy
@@ -30,31 +27,26 @@ import importlib.util
 import itertools
 import os
 import re
-import signal
 import sys
 import tempfile
-import threading
 import traceback
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
 
 import s2sad
+from s2sad import jacobians
 from s2sad.errors import S2SADError, UnsupportedSyntaxError
 
 from . import kinks
 from .gen import draw_inputs
+from .limits import FuzzTimeout, time_limit
 
 STEPS = (1e-6, 1e-5)
 RTOL, ATOL = 1e-5, 1e-7
 TRIES = 8                    # input draws before a kinky program is discarded
 FAIL = ("wrong", "crash")
 _files = itertools.count()
-
-
-class FuzzTimeout(Exception):
-    """A program ran past its time limit."""
 
 
 @dataclass
@@ -78,24 +70,6 @@ class Unreliable(Exception):
 
 class Wrong(Exception):
     """s2sad disagrees with finite differences that agree with each other."""
-
-
-@contextmanager
-def time_limit(seconds):
-    """Raise FuzzTimeout after `seconds` (main thread only; a no-op elsewhere)."""
-    if not seconds or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        raise FuzzTimeout(f"ran past {seconds} s")
-    old = signal.signal(signal.SIGALRM, handler)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 # -- loading ------------------------------------------------------------
@@ -395,19 +369,26 @@ def check_laplacian(f, args, rng, out):
 
 def check_jacobian(f, args, rng, out):
     """jacobian(mode="forward") in a float argument and, for one number out, hessian (code
-    made for the shapes, called twice) against one jvp per column (chunk=1)."""
+    and pattern made at the first call; the second at another point) against chunk=1."""
     floats = [i for i, a in enumerate(args) if is_float(a)]
     if not floats or isinstance(out, (tuple, list, dict)):
         return
     i = floats[int(rng.integers(len(floats)))]
+    moved = tuple(a + 0.01 * rng.standard_normal(a.shape) if k == i and type(a) is np.ndarray
+                  else a for k, a in enumerate(args))
     for kind in [s2sad.jacobian] + ([s2sad.hessian] if np.ndim(out) == 0 else []):
         opts = {"mode": "forward"} if kind is s2sad.jacobian else {}
-        want = np.asarray(kind(f, wrt=i, chunk=1, **opts)(*args), dtype=np.float64)
-        if not np.all(np.isfinite(want)):
-            raise Unreliable(f"non-finite {kind.__name__}")
-        scale, stacked = 1.0 + float(np.max(np.abs(want), initial=0.0)), kind(f, wrt=i, **opts)
-        for k in range(2):
-            got = np.asarray(stacked(*args), dtype=np.float64)
+        stacked, saving = kind(f, wrt=i, **opts), jacobians.SAVING
+        for k, at in enumerate((args, moved)):
+            want = np.asarray(kind(f, wrt=i, chunk=1, **opts)(*at), dtype=np.float64)
+            if not np.all(np.isfinite(want)):
+                raise Unreliable(f"non-finite {kind.__name__}")
+            scale = 1.0 + float(np.max(np.abs(want), initial=0.0))
+            jacobians.SAVING = 1        # compressed wherever one color is saved (small x)
+            try:
+                got = np.asarray(stacked(*at), dtype=np.float64)
+            finally:
+                jacobians.SAVING = saving
             err = np.inf if got.shape != want.shape else float(np.max(np.abs(got - want)))
             if not err <= 1e-7 * scale:
                 raise Wrong(f"{kind.__name__} (wrt={i}, call {k + 1}): shape {got.shape}, off by "

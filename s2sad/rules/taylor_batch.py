@@ -147,7 +147,8 @@ def getitem_grads(x, *pairs):
         z = np.zeros(x.shape if type(x) in (np.ndarray, _ShapeOf) else np.shape(x), g0.dtype)
     else:
         z = array_namespace(*gs).zeros(np.shape(x), dtype=np.result_type(*gs))
-    for index, g in zip(pairs[::2], gs):
+    z[pairs[0]] = g0             # (z is zeros: the first is written, not added)
+    for index, g in zip(pairs[2::2], gs[1:]):
         z[index] += g
     return z
 

@@ -1,0 +1,331 @@
+"""Sparse Jacobians and Hessians (s2sad/sparsity.py, jacobians._compressed).
+
+What a user types is what they typed before: ``s2sad.hessian(f)(x)``,
+``s2sad.jacobian(f, mode="forward")(x)``.  Where f's sparsity pattern is known for every
+value of its arguments, the columns that share no row go along one tangent: a banded
+Hessian costs three passes at any size.  Every result is checked against the dense passes
+(``sparse=False``) and central finite differences; every pattern against the nonzeros of
+dense Jacobians at random points (a pattern may hold more, never fewer).  Where the pattern
+could change from call to call (a branch on a value, a global index that may be rewritten,
+a closure) the dense passes run: the tests change those values between calls.
+"""
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad import jacobians, sparsity
+
+rng = np.random.default_rng(7)
+
+
+def rosen(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+
+
+def chain(x):                   # a discrete energy: neighbours and second neighbours meet
+    return np.sum(np.cos(x[2:] - x[:-2]) + np.exp(0.1 * x[1:-1] * x[:-2])) + np.sum(x ** 4)
+
+
+def residual(u):                # a 1-D reaction-diffusion residual: a banded Jacobian
+    return u[2:] - 2.0 * u[1:-1] + u[:-2] + 0.1 * u[1:-1] ** 3
+
+
+def elementwise(x):
+    return np.sin(x) * np.exp(0.3 * x) + x ** 3 / (1.0 + x ** 2)
+
+
+def blocks(x):                  # (8, 3) points: one small nonlinear function per row
+    r = np.sqrt(np.sum(x ** 2, axis=1))
+    return np.sum(np.tanh(r) * x[:, 0] + np.log1p(x[:, 1] ** 2))
+
+
+def fd_hessian(f, x, eps=1e-4):
+    g = s2sad.grad(f)
+    n = x.size
+    H = np.zeros((n, n))
+    for j in range(n):
+        e = np.zeros(n)
+        e[j] = eps
+        H[:, j] = ((g((x.ravel() + e).reshape(x.shape)) - g((x.ravel() - e).reshape(x.shape)))
+                   / (2 * eps)).ravel()
+    return H.reshape(x.shape * 2)
+
+
+def fd_jacobian(f, x, eps=1e-6):
+    cols = []
+    for j in range(x.size):
+        e = np.zeros(x.size)
+        e[j] = eps
+        cols.append(np.ravel(f(x + e.reshape(x.shape)) - f(x - e.reshape(x.shape))) / (2 * eps))
+    return np.stack(cols, axis=1).reshape(np.shape(f(x)) + x.shape)
+
+
+def passes(h):
+    """The number of stacked tangents of the code a jacobian or hessian ran last."""
+    text = s2sad.source(h)
+    return int(text.split("basis (")[1].split(",")[0])
+
+
+@pytest.mark.parametrize("f, n, colors", [(rosen, 40, 3), (chain, 30, 5), (rosen, 300, 3)])
+def test_a_banded_hessian_takes_a_few_passes_and_the_same_numbers(f, n, colors):
+    x = rng.normal(size=n) * 0.5
+    h = s2sad.hessian(f)
+    H = h(x)
+    assert passes(h) == colors
+    dense = s2sad.hessian(f, sparse=False)(x)
+    np.testing.assert_allclose(H, dense, rtol=1e-13, atol=1e-12)
+    if n <= 40:
+        np.testing.assert_allclose(H, fd_hessian(f, x), rtol=1e-5, atol=1e-4)
+    H2 = h(x + 0.25)                              # the plan is kept; new values, new numbers
+    np.testing.assert_allclose(H2, s2sad.hessian(f, sparse=False)(x + 0.25), rtol=1e-13,
+                               atol=1e-12)
+
+
+def test_a_hessian_of_a_matrix_argument():
+    x = rng.normal(size=(8, 3))
+    h = s2sad.hessian(blocks)
+    H = h(x)
+    assert H.shape == (8, 3, 8, 3) and passes(h) == 3
+    np.testing.assert_allclose(H, s2sad.hessian(blocks, sparse=False)(x), rtol=1e-12,
+                               atol=1e-12)
+    np.testing.assert_allclose(H, fd_hessian(blocks, x), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("f, colors", [(elementwise, 1), (residual, 3)])
+def test_a_sparse_jacobian_in_forward_mode(f, colors):
+    x = rng.normal(size=24)
+    j = s2sad.jacobian(f, mode="forward")
+    J = j(x)
+    assert passes(j) == colors
+    np.testing.assert_allclose(J, s2sad.jacobian(f, mode="forward", sparse=False)(x),
+                               rtol=1e-14, atol=1e-14)
+    np.testing.assert_allclose(J, fd_jacobian(f, x), rtol=1e-6, atol=1e-7)
+
+
+def test_sparse_must_be_a_bool():
+    with pytest.raises(s2sad.errors.OptionError, match="sparse must be True or False"):
+        s2sad.hessian(rosen, sparse="yes")
+    with pytest.raises(s2sad.errors.OptionError, match="sparse must be True or False"):
+        s2sad.jacobian(rosen, sparse=1)
+
+
+# -- where the pattern could change between calls: the dense passes, right numbers --------
+def branchy(x):
+    if x[0] > 0:
+        return np.sum(x[1:] * x[:-1])
+    return np.sum(x ** 3)
+
+
+IDX = np.array([0, 1, 2, 3])
+M = 3
+
+
+def global_index(x):
+    return np.sum(x[IDX] ** 2 * x[IDX[::-1]])
+
+
+def global_slice(x):
+    return np.sum(x[:M] ** 3) + np.sum(x)
+
+
+def test_a_branch_on_a_value_is_not_compressed():
+    h = s2sad.hessian(branchy)
+    for x in (np.linspace(0.5, 1.5, 12), np.linspace(-1.5, 0.5, 12)):
+        np.testing.assert_allclose(h(x), s2sad.hessian(branchy, sparse=False)(x),
+                                   rtol=1e-13, atol=1e-13)
+        np.testing.assert_allclose(h(x), fd_hessian(branchy, x), rtol=1e-5, atol=1e-4)
+
+
+def test_globals_rewritten_between_calls_give_the_new_hessian():
+    global M
+    x = rng.normal(size=12)
+    h, g = s2sad.hessian(global_index), s2sad.hessian(global_slice)
+    H1, G1 = h(x), g(x)
+    IDX[:] = [4, 7, 9, 11]              # the same array object, other entries
+    M = 8
+    try:
+        H2, G2 = h(x), g(x)
+        np.testing.assert_allclose(H2, fd_hessian(global_index, x), rtol=1e-5, atol=1e-4)
+        np.testing.assert_allclose(G2, fd_hessian(global_slice, x), rtol=1e-5, atol=1e-4)
+        assert not np.allclose(H1, H2) and not np.allclose(G1, G2)
+    finally:
+        IDX[:] = [0, 1, 2, 3]
+        M = 3
+
+
+def test_a_closure_rewritten_between_calls_gives_the_new_hessian():
+    k = 1
+
+    def f(x):
+        return np.sum(x * np.roll(x, k) ** 2)
+    h = s2sad.hessian(f)
+    x = rng.normal(size=10)
+    h(x)
+    k = 3
+    np.testing.assert_allclose(h(x), fd_hessian(f, x), rtol=1e-5, atol=1e-4)
+
+
+def test_numbers_passed_key_the_pattern_arrays_passed_do_not_steer_it():
+    def f(x, k, w):
+        return np.sum(w * x * np.roll(x, k) ** 2)
+    h = s2sad.hessian(f)
+    x = rng.normal(size=10)
+    for k, w in ((1, np.zeros(10)), (1, np.ones(10)), (2, np.ones(10)), (4, rng.normal(size=10))):
+        np.testing.assert_allclose(h(x, k, w), fd_hessian(lambda z: f(z, k, w), x),
+                                   rtol=1e-5, atol=1e-4)
+
+
+def test_a_helper_redefined_between_calls_gives_the_new_hessian(tmp_path, monkeypatch):
+    (tmp_path / "sparse_helper_mod.py").write_text(
+        "import numpy as np\n\n\ndef helper(a, b):\n    return a * b\n\n\n"
+        "def other(a, b):\n    return a * b[::-1]\n\n\n"
+        "def energy(x):\n    return np.sum(helper(x[1:], x[:-1]) ** 2)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import sparse_helper_mod as mod
+    h = s2sad.hessian(mod.energy)
+    x = rng.normal(size=10)
+    H1 = h(x)
+    assert passes(h) == 3
+    mod.helper = mod.other
+    H2 = h(x)
+    np.testing.assert_allclose(H2, fd_hessian(mod.energy, x), rtol=1e-5, atol=1e-4)
+    assert not np.allclose(H1, H2)
+
+
+# -- the patterns themselves: supersets of every nonzero -----------------------------------
+def _cases():
+    W = rng.normal(size=(5, 6))
+    return [
+        (lambda x: np.sum(np.tanh(W @ x[:6])) + x[7] * x[8], 10),
+        (lambda x: np.sum(np.where(x > 0, x ** 2, np.sin(x)) * np.cumsum(x)), 9),
+        (lambda x: np.prod(x[:3]) + np.max(x[3:6] ** 2) + np.linalg.norm(x[6:]), 9),
+        (lambda x: np.sum(np.reshape(x, (3, 4)).T @ np.reshape(x, (3, 4))), 12),
+        (lambda x: np.mean(np.concatenate([x[::2], x[1::2] ** 2]) ** 3), 8),
+        (lambda x: np.sum(np.diff(x) ** 2 / (1.0 + np.abs(x[:-1]))), 8),
+        (lambda x: np.sum(np.outer(x[:3], x[3:]) ** 2) + np.dot(x, x), 7),
+        (lambda x: np.sum(np.repeat(np.flip(x), 2)
+                          * np.stack([x, x[::-1]], axis=1).ravel() ** 2), 6),
+        (lambda x: np.sum(np.clip(x, -0.5, 0.5) * x.mean()), 6),
+        (lambda x: np.sum(np.exp(x[1:5]).reshape(2, 2) @ np.ones((2, 3))), 6),
+    ]
+
+
+@pytest.mark.parametrize("case", range(10))
+def test_every_nonzero_is_in_the_pattern(case):
+    f, n = _cases()[case]
+    S = sparsity.pattern(f, (np.zeros(n),), 0, True)
+    assert S is not None and S.shape == (n, n) and (S == S.T).all()
+    for _ in range(3):
+        x = rng.normal(size=n)
+        H = s2sad.hessian(f, sparse=False)(x)
+        assert not (np.abs(H) > 1e-12)[~S].any()
+        np.testing.assert_allclose(s2sad.hessian(f)(x), H, rtol=1e-12, atol=1e-12)
+    g = lambda x: f(x) * x                          # noqa: E731
+    S1 = sparsity.pattern(g, (np.zeros(n),), 0, False)
+    J = s2sad.jacobian(g, mode="forward", sparse=False)(rng.normal(size=n))
+    assert S1.shape == (n, n) and not (np.abs(J) > 1e-12)[~S1].any()
+
+
+def test_the_first_order_pattern_of_a_jacobian():
+    W = np.ones((3, 4))
+    S = sparsity.pattern(lambda x, W: np.tanh(W @ x[:4]) + x[4:7] ** 2, (np.zeros(7), W), 0,
+                         False)
+    expected = np.zeros((3, 7), bool)
+    expected[:, :4] = True
+    expected[np.arange(3), 4 + np.arange(3)] = True
+    assert (S == expected).all()
+
+
+@pytest.mark.parametrize("f", [
+    lambda x: float(np.sum(x)),                     # a value is needed
+    lambda x: np.sum(x[np.argmax(x):]),             # an index from a value
+    lambda x: np.sum(np.sort(x)),                   # no pattern rule
+    lambda x: np.sum(x) if x[0] > 0 else 0.0,       # a branch on a value
+    lambda x: np.linalg.det(np.reshape(x, (2, 2))),
+])
+def test_what_needs_a_value_has_no_pattern(f):
+    assert sparsity.pattern(f, (np.ones(4),), 0, True) is None
+
+
+def test_an_in_place_write_has_no_pattern():
+    def f(x):
+        y = x * 1.0
+        v = y[:2]
+        y[0] = x[3] ** 2            # v sees it: a pattern copied into v would miss x[3]
+        return np.sum(v ** 2)
+    assert sparsity.pattern(f, (np.ones(4),), 0, True) is None
+    x = rng.normal(size=4)
+    np.testing.assert_allclose(s2sad.hessian(f)(x), fd_hessian(f, x), rtol=1e-5, atol=1e-4)
+
+
+def test_coloring_separates_columns_that_share_a_row():
+    S = rng.random((30, 20)) < 0.15
+    count, colors = sparsity.coloring(S)
+    for r in range(S.shape[0]):
+        c = colors[S[r]]
+        assert len(set(c.tolist())) == len(c)
+    assert count == colors.max() + 1 <= 20
+
+
+# -- random straight-line programs: compressed against dense, at two points ---------------
+UNARY = ["np.sin({})", "np.tanh({})", "np.exp(0.3 * {})", "({}) ** 2", "np.cos({}) * 0.5",
+         "np.sqrt(1.0 + ({}) ** 2)", "np.abs({})", "np.log1p(({}) ** 2)", "-({})"]
+BINARY = ["{} + {}", "{} * {}", "{} - 2.0 * {}", "{} / (2.0 + ({}) ** 2)",
+          "np.where({0} > 0, {0}, {1})", "np.maximum({}, {})", "np.arctan2({}, 1.5 + {})"]
+MOVES = ["{}[1:]", "{}[:-1]", "{}[::-1]", "np.roll({}, 1)", "np.cumsum({})",
+         "np.concatenate([{0}[2:], {0}[:2]])", "C @ {}", "np.flip({})", "{}[::2]"]
+UPPER = "(np.triu(np.ones(({0}, {0}))) * 0.3)"
+
+
+def _program(r, n):
+    """A random straight-line function of x (n,) returning one number, every vector (n,)
+    or shorter: a mixture of elementwise, shifting and reducing steps."""
+    lines, names = [], {"x": n}
+    for k in range(r.integers(3, 7)):
+        pick = r.integers(3)
+        a = list(names)[r.integers(len(names))]
+        if pick == 0:
+            expr, size = UNARY[r.integers(len(UNARY))].format(a), names[a]
+        elif pick == 1:
+            same = [b for b in names if names[b] == names[a]]
+            b = same[r.integers(len(same))]
+            expr, size = BINARY[r.integers(len(BINARY))].format(a, b), names[a]
+        else:
+            move = MOVES[r.integers(len(MOVES))]
+            if names[a] != n and move == "C @ {}":
+                move = "{}[1:]"
+            size = {"{}[1:]": names[a] - 1, "{}[:-1]": names[a] - 1,
+                    "{}[::2]": (names[a] + 1) // 2}.get(move, names[a])
+            if size < 2:
+                continue
+            expr = move.format(a)
+        lines.append(f"    v{k} = {expr.replace('C', UPPER.format(n))}")
+        names[f"v{k}"] = size
+    last = list(names)[-1]
+    body = "\n".join(lines)
+    return (f"import numpy as np\n\n\ndef f(x):\n{body}\n"
+            f"    return np.sum(np.sin({last}) * {last}) + 0.1 * np.sum(x ** 2)\n\n\n"
+            f"def g(x):\n{body}\n    return {last}\n")
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_random_programs_compressed_equal_dense(seed, tmp_path, monkeypatch):
+    r = np.random.default_rng(1000 + seed)
+    n = int(r.integers(6, 13))
+    text = _program(r, n)
+    (tmp_path / f"sparse_prog_{seed}.py").write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = __import__(f"sparse_prog_{seed}")
+    monkeypatch.setattr(jacobians, "SAVING", 1)         # compressed wherever a color is saved
+    h, j = s2sad.hessian(mod.f), s2sad.jacobian(mod.g, mode="forward")
+    for x in (r.normal(size=n), r.normal(size=n) * 2.0):
+        dense, J = s2sad.hessian(mod.f, sparse=False)(x), s2sad.jacobian(mod.g, sparse=False)(x)
+        scale = 1.0 + np.abs(dense).max()
+        np.testing.assert_allclose(h(x), dense, rtol=0, atol=1e-12 * scale, err_msg=text)
+        np.testing.assert_allclose(j(x), J, rtol=0, atol=1e-12 * (1 + np.abs(J).max()),
+                                   err_msg=text)
+    S, SJ = sparsity.pattern(mod.f, (x,), 0, True), sparsity.pattern(mod.g, (x,), 0, False)
+    assert S is not None and SJ is not None, text
+    assert not (np.abs(dense) > 1e-12 * scale)[~S].any(), text
+    assert not (np.abs(J) > 0).reshape(SJ.shape)[~SJ].any(), text
