@@ -1,11 +1,13 @@
-"""Batched tangents (issue 15): the Rosenbrock Hessian (n=32) and an MLP's Jacobian.
+"""Batched tangents (issue 15): the Rosenbrock Hessian (n=32 and n=1000) and an MLP's
+Jacobian.
 
-s2sad batched (every basis direction stacked, one pass of Taylor mode), s2sad's loop
-(``chunk=1``: one jvp per column, what it did before), and for the Hessian Taylor mode
-at order 2 along the n(n+1)/2 directions e_i + e_j (the other way to a Hessian in one
-pass), next to JAX jit and PyTorch where they are installed.  One thread each, the
-implementations taking turns over rounds, medians and the rounds' spread, all in one run:
-compare rows of one run only.
+s2sad's default (sparse: the Rosenbrock Hessian is tridiagonal, so three tangents of one
+pass; sparsity.py), s2sad batched dense (``sparse=False``: every basis direction stacked,
+one pass of Taylor mode), s2sad's loop (``chunk=1``: one jvp per column), and for the
+Hessian Taylor mode at order 2 along the n(n+1)/2 directions e_i + e_j (the other way to a
+Hessian in one pass), next to JAX jit and PyTorch where they are installed.  One thread
+each, the implementations taking turns over rounds, medians and the rounds' spread, all in
+one run: compare rows of one run only.
 
     python benchmarks/jacobians.py
 """
@@ -92,15 +94,25 @@ def rows():
     n = 32
     x = np.random.default_rng(0).normal(size=n)
     h, h1, h2 = s2sad.hessian(rosen), s2sad.hessian(rosen, chunk=1), order2_hessian(rosen, n)
+    hd = s2sad.hessian(rosen, sparse=False)
     H = h(x)
     assert np.allclose(H, h1(x), rtol=1e-12, atol=1e-9)
+    assert np.allclose(H, hd(x), rtol=1e-12, atol=1e-9)
     assert np.allclose(H, h2(x), rtol=1e-9, atol=1e-6)
     assert np.allclose(H, rosen_hessian_by_hand(x), rtol=1e-12, atol=1e-9)
-    hess = [("s2sad batched (Taylor over the gradient code)", lambda: h(x)),
+    hess = [("s2sad hessian (sparse: 3 tangents)", lambda: h(x)),
+            ("s2sad batched dense (sparse=False, 32 tangents)", lambda: hd(x)),
             ("hand-written NumPy, the same stacked forward over reverse",
              lambda: rosen_hessian_by_hand(x)),
             ("s2sad order-2 Taylor, n(n+1)/2 directions", lambda: h2(x)),
             ("s2sad loop (chunk=1, one jvp per column)", lambda: h1(x))]
+    big = np.random.default_rng(2).normal(size=1000)
+    Hbig = h(big)
+    assert np.allclose(Hbig, hd(big), rtol=1e-12, atol=1e-9)
+    large = [("s2sad hessian (sparse: 3 tangents)", lambda: h(big)),
+             ("s2sad batched dense (sparse=False, 1,000 tangents)", lambda: hd(big)),
+             ("hand-written NumPy, the same stacked forward over reverse",
+              lambda: rosen_hessian_by_hand(big))]
     rng = np.random.default_rng(1)
     P = (rng.normal(size=64), rng.normal(size=(128, 64)), rng.normal(size=128),
          rng.normal(size=(64, 128)), rng.normal(size=64))
@@ -118,9 +130,11 @@ def rows():
         def jmlp(x, W1, b1, W2, b2):
             return W2 @ jnp.tanh(W1 @ x + b1) + b2
         jh = jax.jit(jax.hessian(jrosen))
-        jx = jnp.asarray(x)
+        jx, jbig = jnp.asarray(x), jnp.asarray(big)
         assert np.allclose(np.asarray(jh(jx)), H, rtol=1e-10, atol=1e-8)
+        assert np.allclose(np.asarray(jh(jbig)), Hbig, rtol=1e-10, atol=1e-8)
         hess.append(("JAX jit (jax.hessian)", lambda: jh(jx).block_until_ready()))
+        large.append(("JAX jit (jax.hessian)", lambda: jh(jbig).block_until_ready()))
         jj = jax.jit(jax.jacfwd(jmlp))
         JP = tuple(map(jnp.asarray, P))
         assert np.allclose(np.asarray(jj(*JP)), j(*P), rtol=1e-10, atol=1e-10)
@@ -142,6 +156,7 @@ def rows():
     except ImportError:
         pass
     out.append(("Hessian of Rosenbrock, n=32", hess))
+    out.append(("Hessian of Rosenbrock, n=1000", large))
     out.append(("Jacobian of a 64-128-64 tanh MLP in its input", jac))
     return out
 

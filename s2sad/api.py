@@ -397,7 +397,7 @@ def hessian(fn: Function, wrt: int = 0, chunk: int = jacobians.CHUNK,
             g = checked[k] = grad(jacobians.number_valued(fn, k), i)
         try:
             got = jacobians.stacked_columns(made, g, i, args, chunk, what, value=False,
-                                            traced=traced)
+                                            traced=traced and traced + (g,))
         except jacobians.NotANumber:
             return None
         return None if got is None else _from_columns(got[1], x, x, args)

@@ -299,8 +299,9 @@ def stacked_columns(made: Dict, fn, i: int, args, chunk: int, what: str, value=T
     (at transform time, or a helper at run time): the caller then takes one jvp per column.
     made caches the transformed code per (i, arity, D, the arguments' shapes, value);
     value False: (None, J), fn(*args) not computed where J does not need it.  traced:
-    (the user's function, second) whose Jacobian (second False) or Hessian (second) J is:
-    where its sparsity pattern shows it, one pass along a tangent per color (compressed)."""
+    (the user's function, second[, code of it]) whose Jacobian (second False) or Hessian
+    (second) J is: where its sparsity pattern shows it, one pass along a tangent per color
+    (compressed; _plan)."""
     x = args[i]
     n = x.size if type(x) is np.ndarray else int(np.size(x))
     if n == 0:
@@ -350,10 +351,8 @@ SAVING = 2              # compressed where it takes this many times fewer tangen
 
 
 def _plain(a):
-    """What a plan depends on of an argument: an array's shape and dtype, a number's
-    value; None for anything else (no plan)."""
-    if type(a) is np.ndarray:
-        return (a.shape, a.dtype.str)
+    """What a plan depends on of an argument other than an array (its shape and dtype): a
+    number's value; None for anything else (no plan)."""
     if type(a) in (bool, int, float, complex) or isinstance(a, np.generic):
         return (type(a), a)
     return None
@@ -362,16 +361,18 @@ def _plain(a):
 def _compressed(made, fn, i, args, chunk, what, value, traced):
     """stacked_columns along one tangent per color of the Jacobian's pattern; None where
     that cannot be used (the dense passes then)."""
-    plain = tuple(map(_plain, args))
+    plain = tuple([(a.shape, a.dtype) if type(a) is np.ndarray else _plain(a) for a in args])
     if None in plain:
         return None
-    key = ("compressed", i, value, plain)
+    key = (i, value, plain)
     plan = made.get(key)
+    if plan is not None and plan is not _DENSE and plan[3] and not _unchanged(plan[3]):
+        plan = made[key] = _again(plan, traced, args, i)   # an array it holds was written
     if plan is None:
         plan = made[key] = _plan(made, fn, i, args, chunk, what, value, traced)
     if plan is _DENSE:
         return None
-    t, comp, art = plan
+    t, comp, art, watched = plan
     out, (d1,) = t(*args, comp.seeds)
     if getattr(t._fast, "art", None) is not art:    # what the code read changed: plan again
         del made[key]
@@ -379,24 +380,39 @@ def _compressed(made, fn, i, args, chunk, what, value, traced):
     return out, comp.columns(d1)
 
 
+def _again(plan, traced, args, i):
+    """The plan with new copies of the arrays its code holds where the pattern is the
+    same with their new values; else None (planned again)."""
+    S = sparsity.pattern(traced[0], args, i, traced[1])
+    if S is None or S.shape != plan[1].S.shape or not np.array_equal(S, plan[1].S):
+        return None
+    return plan[:3] + ([(read, np.array(read(), copy=True)) for read, _ in plan[3]],)
+
+
 def shown(made):
-    """The transformed code kept in a jacobian's or hessian's made (what source shows)."""
+    """The transformed code kept in a jacobian's or hessian's made (what source shows):
+    a plan's code (a tuple's first item) or the dense code."""
     return [v[0] if type(v) is tuple else v for v in made.values()
             if v is not _DENSE and v is not _REFUSED]
 
 
 def _plan(made, fn, i, args, chunk, what, value, traced):
-    """(code, Compression, its artifact), or _DENSE.  The dense code (made as the dense
-    passes would) must read nothing that could change the pattern (_value_blind), checked
-    before the user's function runs on stand-ins (it would print them, say, otherwise);
+    """(code, Compression, its artifact, the arrays it holds), or _DENSE.  Code of the
+    function (traced[2], the gradient code a Hessian's code is made of; else the dense
+    code, made as the dense passes would) must read nothing that could change the pattern
+    (_value_blind), checked before the user's function runs on stand-ins (it would print
+    them, say, otherwise);
     then the pattern must be known (sparsity.pattern), and compression take SAVING times
     fewer tangents at least."""
     x = args[i]
     n = x.size
-    key, dense = _code(made, fn, i, args, max(1, min(n, chunk, ELEMENTS // n)), what, value)
+    key, first = None, traced[2] if len(traced) > 2 else None
+    if first is None:
+        key, first = _code(made, fn, i, args, max(1, min(n, chunk, ELEMENTS // n)), what,
+                           value)
     try:
-        if dense is _REFUSED or not _value_blind(
-                dense.artifact(call_spec(dense.params(), tuple(args) + (x,), {})).module):
+        if first is _REFUSED or _value_blind(first.artifact(call_spec(
+                first.params(), tuple(args) + ((x,) if key else ()), {})).module) is None:
             return _DENSE
     except InternalError:
         raise
@@ -417,10 +433,12 @@ def _plan(made, fn, i, args, chunk, what, value, traced):
     except S2SADError:
         return _DENSE
     art = getattr(t._fast, "art", None)
-    if art is None or not _value_blind(art.module):
+    watched = None if art is None else _value_blind(art.module)
+    if watched is None:
         return _DENSE
-    made.pop(key, None)         # (not run: source shows the code that runs)
-    return t, comp, art
+    if key is not None:
+        made.pop(key, None)     # (not run: source shows the code that runs)
+    return t, comp, art, watched
 
 
 _FLOW = (ast.If, ast.For, ast.While, ast.IfExp, ast.BoolOp, ast.Try, ast.With, ast.Lambda,
@@ -431,54 +449,82 @@ _BUILTINS = {"slice": slice, "len": len, "tuple": tuple, "abs": abs}
 _HELPERS = ("s2sad.rules.", "s2sad.runtime", "s2sad.containers")
 
 
-def _value_blind(module) -> bool:
+def _value_blind(module):
     """Does generated code run the same operations, on the same entries, whatever the
     values of its arguments?  Straight-line code (no branch, loop or function of its own),
-    indices of constants, and no name read but its arguments, locals, NumPy and s2sad's
-    helpers (no global or closure of the user's: those may change between calls)."""
-    if module.siblings or module.cells:
-        return False
+    indices of constants, and no name read but its arguments, locals, NumPy, s2sad's
+    helpers, and arrays or numbers of the user's that the code holds (a global or closure
+    value, bound when the code was made).  Those may be written in place between calls:
+    the answer is the list of them, (read, copy) pairs that a plan compares before each
+    call (_unchanged); None where the code is not value blind."""
+    if module.siblings:
+        return None
     try:
         tree = ast.parse(module.source)
     except SyntaxError:
-        return False
+        return None
     defs = [d for d in tree.body if isinstance(d, ast.FunctionDef)]
     if len(defs) != 1 or len(tree.body) != 1:
-        return False
+        return None
     a = defs[0].args
     local = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if p}
     local |= {v.id for v in ast.walk(defs[0]) if isinstance(v, ast.Name) and
               isinstance(v.ctx, ast.Store)}
+    watched = {}
     for node in ast.walk(defs[0]):
         if isinstance(node, _FLOW) or isinstance(node, ast.FunctionDef) and node is not defs[0]:
-            return False
+            return None
         if isinstance(node, ast.Subscript) and not all(
                 isinstance(k, _CONSTANT) for k in ast.walk(node.slice)):
-            return False
+            return None
         if isinstance(node, ast.Attribute) and node.attr in ("random", "empty", "empty_like"):
-            return False
+            return None
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and \
-                node.id not in local and not _helper(module, node.id):
+                node.id not in local and node.id not in watched:
+            read = _helper(module, node.id)
+            if read is None:
+                return None
+            if read is not True:
+                watched[node.id] = (read, np.array(read(), copy=True))
+    return list(watched.values())
+
+
+def _unchanged(watched) -> bool:
+    for read, copy in watched:
+        v = read()
+        if v.shape != copy.shape or v.dtype != copy.dtype or not np.array_equal(
+                v, copy, equal_nan=v.dtype.kind in "fc"):
             return False
     return True
 
 
-def _helper(module, name) -> bool:
+def _helper(module, name):
+    """True for a name generated code may read whatever its value; a function reading an
+    array the code holds (to compare with a copy); None for anything else."""
     if name == "xp":
         return True
     if name in module.bindings:
         v = module.bindings[name]
+        if type(v) is np.ndarray:
+            return lambda: v
+    elif name in module.cells:
+        cell = module.cells[name]
+        v = cell.cell_contents
+        if type(v) is np.ndarray:
+            return lambda: cell.cell_contents
     elif name in module.globals:
         v = module.globals[name]
     else:
-        return name in _BUILTINS
+        return True if name in _BUILTINS else None
+    if type(v) in (int, float, complex, bool) or isinstance(v, np.generic):
+        return True             # (a number the code was made with: the code's guards)
     if isinstance(v, types.ModuleType):
-        return v.__name__ == "numpy" or v.__name__.startswith("numpy.")
+        return True if v.__name__ == "numpy" or v.__name__.startswith("numpy.") else None
     mod = getattr(v, "__module__", None) or ""
     if mod.startswith("numpy.random") or getattr(v, "__name__", "") in ("empty", "empty_like"):
-        return False            # values that differ from call to call
-    return isinstance(v, np.ufunc) or v is number_output or callable(v) and (
-        mod == "numpy" or mod.startswith(("numpy.",) + _HELPERS))
+        return None             # values that differ from call to call
+    return True if isinstance(v, np.ufunc) or v is number_output or callable(v) and (
+        mod == "numpy" or mod.startswith(("numpy.",) + _HELPERS)) else None
 
 
 # hvp's gradient code, per function and argument: hvp is a function of (fn, primals, v),

@@ -416,6 +416,65 @@ def _linear_part(numpy_function):
     return _same_as(numpy_function)
 
 
+def _einsum(subscripts, *operands, **kwargs):
+    """Each entry of the result depends on the entries of every operand summed into it:
+    einsum of one operand's pattern (a trailing index for the inputs) with the others'
+    entries counted as nonzero; entries of two traced operands may meet."""
+    if not isinstance(subscripts, str) or "->" not in subscripts or \
+            kwargs.keys() - {"optimize"}:
+        raise Untraceable("einsum without '->', or with out=")
+    run = _run_of(operands)
+    ins, out = subscripts.replace(" ", "").split("->")
+    ins = ins.split(",")
+    free = next(c for c in "zyxwvutsrqponmlkjihgfedcbaZYXW" if c not in subscripts)
+    P, traced = None, 0
+    for k, a in enumerate(operands):
+        shape, _, pat = _parts(a)
+        if pat is None:
+            continue
+        traced += 1
+        ones = [np.ones(_parts(b)[0], np.float32) for b in operands]
+        ones[k] = pat.astype(np.float32)
+        spec = ",".join(s + free if j == k else s for j, s in enumerate(ins))
+        got = np.einsum(f"{spec}->{out}{free}", *ones) > 0
+        P = got if P is None else P | got
+    dts = [_parts(a)[1] for a in operands]
+    dtype = np.result_type(*[d if isinstance(d, np.dtype) else np.asarray(d) for d in dts])
+    if traced > 1:
+        run.pairs(P)
+    return Traced(run, P.shape[:-1], dtype, P)
+
+
+def _dense(numpy_function):
+    """Every entry of the result may depend on every entry of every operand, all pairs of
+    them meeting (np.linalg's solve, inv, det, ...): the result's shape from the function
+    on operands of the same shapes (an identity in each square matrix)."""
+    def rule(*args, **kwargs):
+        run = _run_of(args + tuple(kwargs.values()))
+        pats, probes = [], []
+        for a in args:
+            shape, dt, pat = _parts(a)
+            if pat is not None:
+                pats.append(pat.reshape(-1, run.n).any(axis=0))
+            probe = np.ones(shape) + (np.eye(shape[-1]) if len(shape) >= 2 and
+                                      shape[-1] == shape[-2] else 0)
+            probes.append(probe if isinstance(dt, np.dtype) else a)
+        got = numpy_function(*probes, **kwargs)
+        union = np.any(pats, axis=0) if pats else run.false
+        run.pairs(union[None])
+        made = [Traced(run, np.shape(g), np.asarray(g).dtype,
+                       np.broadcast_to(union, np.shape(g) + (run.n,)))
+                for g in (got if isinstance(got, tuple) else (got,))]
+        return tuple(made) if isinstance(got, tuple) else made[0]
+    return rule
+
+
+def _trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    if out is not None:
+        raise Untraceable("trace with out")
+    return _reduce(np.diagonal(a, offset, axis1, axis2), -1, dtype=dtype and np.dtype(dtype))
+
+
 _FUNCTIONS = {
     np.sum: _sum, np.mean: _mean, np.linalg.norm: _norm, np.where: _where, np.clip: _clip,
     np.dot: _dot, np.outer: _outer, np.diff: _diff,
@@ -433,8 +492,11 @@ _FUNCTIONS = {
     np.conj: _same_as(np.conj), np.conjugate: _same_as(np.conjugate),
     np.concatenate: _joined(np.concatenate), np.stack: _joined(np.stack),
     np.hstack: _joined(np.hstack), np.vstack: _joined(np.vstack),
-    np.column_stack: _joined(np.column_stack),
+    np.column_stack: _joined(np.column_stack), np.einsum: _einsum, np.trace: _trace,
 }
+for _f in (np.linalg.solve, np.linalg.inv, np.linalg.det, np.linalg.slogdet,
+           np.linalg.cholesky, np.linalg.eigh, np.linalg.eigvalsh, np.linalg.pinv):
+    _FUNCTIONS[_f] = _dense(_f)
 for _f in (np.reshape, np.ravel, np.transpose, np.swapaxes, np.moveaxis, np.expand_dims,
            np.squeeze, np.flip, np.fliplr, np.flipud, np.roll, np.broadcast_to, np.atleast_1d,
            np.atleast_2d, np.diagonal, np.triu, np.tril, np.tile, np.repeat, np.take,
@@ -448,7 +510,7 @@ _METHODS = {
     "conj": _FUNCTIONS[np.conj], "conjugate": _FUNCTIONS[np.conj], "clip": _clip,
     "ravel": _moved(np.ravel), "flatten": _moved(np.ravel), "squeeze": _moved(np.squeeze),
     "diagonal": _moved(np.diagonal), "swapaxes": _moved(np.swapaxes), "take": _moved(np.take),
-    "repeat": _moved(np.repeat),
+    "repeat": _moved(np.repeat), "trace": _trace,
     "reshape": lambda a, *shape, **k: _gather(
         lambda E: E.reshape(*shape, **k), [a]),
     "transpose": lambda a, *axes: _gather(lambda E: E.transpose(*axes), [a]),
@@ -507,6 +569,7 @@ class Compression:
 
     def __init__(self, S, x):
         m, n = S.shape
+        self.S = S
         self.count, colors = coloring(S)
         seeds = np.zeros((self.count, n), x.dtype)
         seeds[colors, np.arange(n)] = 1

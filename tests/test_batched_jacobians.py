@@ -284,3 +284,36 @@ def test_hvp_is_one_pass_of_cached_code():
     arts = dict(g._arts)
     s2sad.hvp(rosen, (x,), v)
     assert dict(g._arts) == arts
+
+
+def differences(x):
+    return np.diff(np.sin(x), axis=0) ** 2 + np.diff(x ** 3, n=2, axis=-1)[:1].sum()
+
+
+def differences_ended(x):
+    return np.diff(x, prepend=0.5) * x
+
+
+def energy_of_differences(u):
+    return np.sum(np.diff(u) ** 2 + np.diff(np.cos(u), n=2).sum() * u[:-1])
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_np_diff_is_batched(sparse, jvps):
+    X23 = rng.normal(size=(3, 4))
+    J = s2sad.jacobian(differences, mode="forward", sparse=sparse)(X23)
+    assert jvps.n == 0                                  # one pass: no jvp per column
+    np.testing.assert_allclose(J, fd_jacobian(differences, (X23,), 0), rtol=1e-6, atol=1e-7)
+    x = rng.normal(size=9)
+    H = s2sad.hessian(energy_of_differences, sparse=sparse)(x)
+    assert jvps.n == 0
+    np.testing.assert_allclose(H, s2sad.hessian(energy_of_differences, chunk=1)(x),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_np_diff_with_an_end_falls_back_to_one_jvp_per_column(jvps):
+    x = rng.normal(size=5)
+    J = s2sad.jacobian(differences_ended, mode="forward")(x)
+    assert jvps.n == 5                                  # prepend: no batched form
+    np.testing.assert_allclose(J, fd_jacobian(differences_ended, (x,), 0), rtol=1e-6,
+                               atol=1e-7)

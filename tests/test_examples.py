@@ -19,3 +19,11 @@ def test_seed_examples(capsys):
                                    .replace("[", " ").replace("]", " ").replace(",", " ").split()])
         np.testing.assert_allclose(nums(g), nums(w), rtol=1e-7)
     assert out.count("def grad") == 5          # each prints its generated code
+
+
+def test_newton_example_converges_with_the_sparse_hessian(capsys):
+    ns = runpy.run_path(str(EXAMPLES / "newton.py"))
+    k, g = ns["main"]()
+    out = capsys.readouterr().out
+    assert k <= 8 and np.max(np.abs(g)) < 1e-8, out
+    assert "hessian, sparse (the default)" in out

@@ -58,7 +58,7 @@ def fd_jacobian(f, args, i=0, h=1e-6):
 
 def test_hessian_code_is_made_for_the_shapes_and_reads_as_such():
     x = np.linspace(-1.0, 1.5, 32)
-    h = s2sad.hessian(rosen)
+    h = s2sad.hessian(rosen, sparse=False)          # (sparse: test_sparsity.py)
     H = h(x)
     src = s2sad.source(h)
     assert "Made for these shapes: x (32,), basis (32, 32)." in src
@@ -265,6 +265,19 @@ def test_ones_times_what_it_broadcasts_to_is_dropped_where_shapes_are_known():
     assert "ones_like" in optimized(ones_narrower, [(3,), (2, 3)])
 
 
+def stacked_products(x, V):
+    return V * 2 * x + V * 0.1 * x + x * (-0.5 * V)
+
+
+def test_the_smaller_factors_are_multiplied_first_where_exact():
+    text = optimized(stacked_products, [(5,), (7, 5)])
+    assert "V * (2 * x)" in text and "V * (-0.5 * x)" in text
+    assert "V * 0.1 * x" in text            # (V * 0.1) * x is not V * (0.1 * x) to the bit
+    rng = np.random.default_rng(3)
+    x, V = rng.normal(size=5), rng.normal(size=(7, 5))
+    assert np.array_equal(V * (2 * x) + V * 0.1 * x + V * (x * -0.5), stacked_products(x, V))
+
+
 def test_constants_of_ones_fold_only_where_exact():
     text = optimized(scaled_ones, [(3,), (2, 3)])
     assert "200.0" in text                  # 100.0 * 2: a power of two, exact
@@ -337,7 +350,7 @@ def test_only_small_bases_are_kept(monkeypatch):
     SHARED entries at most): a large one is made for its call and let go."""
     monkeypatch.setattr(jacobians, "SHARED", 10)
     jacobians._identity.cache_clear()
-    j = s2sad.jacobian(np.sin, mode="forward")
+    j = s2sad.jacobian(np.sin, mode="forward", sparse=False)
     x = np.linspace(0.0, 1.0, 4)                # 16 entries > 10: not kept
     np.testing.assert_allclose(j(x), np.diag(np.cos(x)), rtol=1e-15)
     assert jacobians._identity.cache_info().currsize == 0

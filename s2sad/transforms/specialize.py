@@ -225,6 +225,9 @@ def fold(func: ir.Function, shapes, names=None) -> Tuple[bool, Known]:
             s.value = ir.Call(registry.primitive(tb.getitem_grads), pairs)
             changed = True
             continue
+        if _small_first(s, defs, known, reads, func.body):
+            changed = True              # (a * c) * x => a * (c * x): one pass over a, not two
+            continue
         gemm = _one_product(s, defs, known) if names is not None else None
         if gemm is not None:            # the matrix-vector products of every direction
             c, W = gemm
@@ -274,6 +277,63 @@ def _scatters(s, defs, known, reads):
         else:
             return None
     return parts[0] + parts[1][1:]
+
+
+def _size(shape) -> int:
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def _power_of_two(a) -> bool:
+    """A constant whose products round as the other factor's do: +-2**k."""
+    v = a.value if isinstance(a, ir.Const) else None
+    if type(v) not in (int, float) or v == 0 or not np.isfinite(v):
+        return False
+    return float(np.frexp(abs(v))[0]) == 0.5
+
+
+def _small_first(s, defs, known, reads, body) -> bool:
+    """Rewrite t = u * w, where u = p * q is read by t alone, so that the two smaller of
+    p, q and w are multiplied first: d = small * small, t = big * d, where big has t's
+    shape and the other two broadcast to fewer entries (a tangent of D directions times
+    2 * x, say: one product over the D directions, not two).  Shapes must be known; the
+    factors multiplied first must be computed before u; one factor must be +-2**k, so that
+    the result is the same to the last bit (a scaling by 2**k is exact either way)."""
+    v = s.value
+    if v.callee.fn is not operator.mul or len(v.args) != 2 or v.kwargs:
+        return False
+    out = known.shape.get(s.target)
+    if out is None:
+        return False
+    where = None
+    for u, w in (v.args, v.args[::-1]):
+        d = defs.get(u.name) if isinstance(u, ir.Var) else None
+        if d is None or reads[u.name] != 1 or not isinstance(d.value, ir.Call) or \
+                d.value.kwargs or getattr(d.value.callee, "fn", None) is not operator.mul or \
+                len(d.value.args) != 2:
+            continue
+        where = where or {st.target: k for k, st in enumerate(body) if isinstance(st, ir.Assign)}
+        if body[where.get(d.target, 0)] is not d:
+            continue
+        factors = list(d.value.args) + [w]
+        shapes = [known.shape_of(a) for a in factors]
+        if any(sh is None for sh in shapes) or not any(map(_power_of_two, factors)):
+            continue
+        big = max(range(3), key=lambda k: _size(shapes[k]))
+        small = [k for k in range(3) if k != big]
+        try:
+            first = tuple(np.broadcast_shapes(shapes[small[0]], shapes[small[1]]))
+            whole = tuple(np.broadcast_shapes(shapes[big], first))
+        except ValueError:
+            continue
+        if big == 2 or whole != out or _size(first) >= _size(out) or not (
+                isinstance(w, ir.Const) or w.name not in where or
+                where[w.name] < where[d.target]):
+            continue
+        d.value = ir.Call(d.value.callee, (factors[small[0]], factors[small[1]]))
+        s.value = ir.Call(v.callee, (factors[big], ir.Var(d.target)))
+        known.shape[d.target] = first
+        return True
+    return False
 
 
 def _one_product(s, defs, known):

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import ir, registry, runtime
 from ..errors import TransformError
-from ..rules import taylor_batch as tb
+from ..rules import padding, taylor_batch as tb
 
 _AXIS_FIRST = {}            # fn -> (kwarg names that are axes, what axis=None means)
 
@@ -121,6 +121,8 @@ def call(T, prim, args, primals, flags, kwargs, out, D):
         return _einsum(T, prim, args, flags, kwargs)
     if fn in _GRADS:
         return _GRADS[fn](T, prim, args, flags, kwargs, D)
+    if fn in (padding.diff, padding.undiff, padding.diff_ends_grad):
+        return _diff(T, prim, args, primals, kwargs, D)
     raise refuse(T, prim)
 
 
@@ -167,6 +169,24 @@ def _matmul_grad(T, prim, args, flags, kwargs, D):
     return T.call(prim.fn, g, x, T.call(tb.matmul_grad_like, c, y, x))
 
 
+def _diff(T, prim, args, primals, kwargs, D):
+    """np.diff (padding.diff), its adjoint undiff and diff_ends_grad along a stacked axis,
+    without prepend or append (whose arrays would not be stacked: refused)."""
+    first = {padding.diff: 3, padding.diff_ends_grad: 2}.get(prim.fn)
+    if first is not None:
+        kw = _kw(prim, primals, kwargs)
+        for k, name in enumerate(("prepend", "append")):
+            v = primals[first + k] if len(primals) > first + k else kw.get(name)
+            if not (isinstance(v, ir.Const) and v.value is None):
+                raise refuse(T, prim, " with prepend= or append=")
+        args = args[:first]
+        kwargs = {k: v for k, v in kwargs.items() if k not in ("prepend", "append")}
+    if prim.fn is padding.diff_ends_grad:
+        return T.call(prim.fn, *args, **kwargs)       # (g, None, None): g as it is
+    kwargs = dict(kwargs, **dict(zip(("n", "axis"), args[1:3])))   # (by name: axis shifts)
+    return _axis_call(T, prim, args[:1], kwargs, D, (("axis",), None))
+
+
 _GRADS = {runtime.unbroadcast: _unbroadcast, runtime.unreduce: _unreduce,
           runtime.getitem_grad: _getitem_grad, runtime.expand_like: _expand_like,
           runtime.matmul_lhs_grad: _matmul_grad, runtime.matmul_rhs_grad: _matmul_grad}
@@ -179,8 +199,8 @@ def _batched(T, helper, *args):
     return T.call(helper, *args)
 
 
-def _axis_call(T, prim, args, kwargs, D):
-    names, none = _AXIS_FIRST[prim.fn]
+def _axis_call(T, prim, args, kwargs, D, how=None):
+    names, none = how or _AXIS_FIRST[prim.fn]
     kw = _kw(prim, args, kwargs)
     for name in names:
         a = kw.get(name)
