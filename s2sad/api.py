@@ -260,7 +260,8 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
         raise OptionError(f"mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
     what = f"s2sad.jacobian({_name_of(fn)}, wrt={wrt})"
     chunk = jacobians.check_chunk(chunk, what)
-    traced = (fn, False) if jacobians.check_sparse(sparse, what) else None
+    traced = (fn, False, Transformed(fn, "jvp")) if jacobians.check_sparse(sparse, what) \
+        else None                       # (the jvp code: checked before fn runs on stand-ins)
     made: Dict[Any, Any] = {}           # the stacked code, per argument, arity and chunk
 
     @failures.public

@@ -20,6 +20,10 @@ direction stacked along a leading axis (``taylor_function``'s "stack" mode): one
 of generated code for up to ``chunk`` columns (:func:`stacked_columns`).  Where Taylor
 mode refuses the function, the columns come one jvp each, as with ``chunk=1``.
 
+Where the function's sparsity pattern is known for any values (sparsity.py; the code
+straight-line, indexed by constants), the columns that share no row share a tangent
+(:func:`_compressed`): a banded Jacobian or Hessian takes a few tangents at any size.
+
 A tuple ``wrt`` gives a tuple, as JAX does: ``jacobian(f, wrt=(0, 1))(x, y)`` is
 ``(J_x, J_y)`` and ``hessian`` ``((H_xx, H_xy), (H_yx, H_yy))``, with ``H_ij`` the
 Jacobian in argument j of the Jacobian in argument i.  ``pullback_code(f, n)`` is

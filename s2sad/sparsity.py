@@ -16,13 +16,17 @@ sparsity detection does).  The patterns are supersets by construction:
   a comparison's or any boolean result has no pattern (its derivative is zero).
 - Data movement (reshape, transpose, indexing by constants, concatenate, ...) runs the
   NumPy function itself on arrays of entry numbers and gathers the patterns they name.
-- Reductions union along their axes; ``@`` unions rows with columns.  Anything else
-  (a NumPy function not listed here, a call that needs a value) is Untraceable.
+- Reductions union along their axes; ``@`` unions rows with columns; einsum counts
+  every operand's entries summed into a result entry; np.linalg's solve, inv, det, ...
+  make every entry depend on every entry.  Anything else (a NumPy function not listed
+  here, a call that needs a value) is Untraceable.
 
-The caller (jacobians.stacked_columns) uses a pattern only for code that reads no value
-that could change the pattern: straight-line generated code, constant indices.  From a
-pattern, :func:`coloring` groups the columns that share no row (greedy, distance-2), so
-one tangent per color recovers the Jacobian exactly (:class:`Compression`).
+The caller (jacobians._compressed) uses a pattern only for code that reads no value that
+could change it: straight-line generated code, constant indices, and the arrays the code
+holds compared with copies before each call.  From a pattern, :func:`coloring` groups the
+columns that share no row (greedy, distance-2), so one tangent per color recovers the
+Jacobian exactly (:class:`Compression`).  Patterns are dense boolean arrays: LIMIT
+booleans at most per array (x of a few thousand entries); past that, the dense passes.
 """
 
 import numbers
@@ -30,7 +34,7 @@ from typing import Optional
 
 import numpy as np
 
-LIMIT = 2 ** 26         # booleans in one pattern at most; work of one pairing at most: 16x
+LIMIT = 2 ** 24         # booleans in one pattern at most (16 MB); work of one pairing: 64x
 
 
 class Untraceable(Exception):
@@ -63,7 +67,7 @@ def pairs_into(G, rows):
     counts = np.bincount(r)
     most = int(counts.max())
     dense, sparse = R.shape[0] * len(used) ** 2, len(c) * most
-    if min(dense, sparse) > 16 * LIMIT:
+    if min(dense, sparse) > 64 * LIMIT:
         raise Untraceable("too many pairs")
     if dense <= sparse:
         F = R.astype(np.float32)
