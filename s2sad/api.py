@@ -455,7 +455,7 @@ def source(obj: Any) -> str:
 
 def _ran(obj):
     """The sources of the generated code a jacobian or hessian has run so far."""
-    if isinstance(obj, Transformed):
+    if isinstance(obj, (Transformed, jacobians.Shown)):
         yield obj.source
     elif isinstance(obj, jacobians.Jacobian):
         for part in obj.parts():

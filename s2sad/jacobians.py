@@ -393,10 +393,24 @@ def _again(plan, traced, args, i):
     return plan[:3] + ([(read, np.array(read(), copy=True)) for read, _ in plan[3]],)
 
 
+class Shown:
+    """A plan's code as source() shows it: what its basis is, then the code."""
+
+    def __init__(self, t, comp):
+        self.t, self.comp = t, comp
+
+    @property
+    def source(self) -> str:
+        c = self.comp
+        return (f"# The {c.n} columns come from {c.count} tangents: columns that share no "
+                f"row of the sparsity pattern\n# share one (s2sad/sparsity.py); row k of "
+                f"basis is the sum of the columns of color k.\n{self.t.source}")
+
+
 def shown(made):
     """The transformed code kept in a jacobian's or hessian's made (what source shows):
-    a plan's code (a tuple's first item) or the dense code."""
-    return [v[0] if type(v) is tuple else v for v in made.values()
+    a plan's (Shown) or the dense code."""
+    return [Shown(v[0], v[1]) if type(v) is tuple else v for v in made.values()
             if v is not _DENSE and v is not _REFUSED]
 
 

@@ -73,6 +73,7 @@ def test_a_banded_hessian_takes_a_few_passes_and_the_same_numbers(f, n, colors):
     h = s2sad.hessian(f)
     H = h(x)
     assert passes(h) == colors
+    assert f"# The {n} columns come from {colors} tangents" in s2sad.source(h)
     dense = s2sad.hessian(f, sparse=False)(x)
     np.testing.assert_allclose(H, dense, rtol=1e-13, atol=1e-12)
     if n <= 40:
