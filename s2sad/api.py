@@ -247,13 +247,13 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
     ``"auto"`` picks forward when x has no more entries than the result.  fn
     returns one array or number (a tuple of outputs is an OutputError).
 
-    ``sparse=True`` (forward mode on NumPy arrays): at the first call for each
-    shape, fn runs once on value-less stand-ins to find which outputs may depend
-    on which inputs (s2sad/sparsity.py); columns that share no output go along one
-    tangent (a coloring), so a banded or elementwise Jacobian costs a few passes,
-    not one per column.  Where that cannot be known for all values (a branch,
-    an index or a global the code reads, a function the stand-ins do not know),
-    or would not halve the work, it is the dense passes, with the same numbers.
+    ``sparse=True`` (NumPy arrays): at the first call for each shape, fn runs once on
+    value-less stand-ins to find which outputs may depend on which inputs
+    (s2sad/sparsity.py); columns that share no output go along one tangent (a
+    coloring): a banded or elementwise Jacobian costs a few tangents, not one per
+    column, in forward mode and in "auto" whatever the shapes.  Where that cannot be
+    known for all values (a branch, an index or a global the code reads, a function
+    the stand-ins do not know), or would not halve the work, the dense passes run.
     """
     _check_one(wrt, "jacobian")
     if mode not in ("auto", "forward", "reverse"):
@@ -277,8 +277,8 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
         i, x, out = _point(fn, wrt, args, what)
         n, m = int(np.size(x)), int(np.size(out))
         forward = mode == "forward" or (mode == "auto" and n <= m)
-        got = jacobians.stacked_columns(made, fn, i, args, chunk, what, traced=traced) \
-            if forward and chunk > 1 else None
+        got = jacobians.stacked_columns(made, fn, i, args, chunk, what, traced=traced,
+                                        dense=forward) if chunk > 1 else None
         if got is not None:
             return _from_columns(got[1], out, x, args)
         made.setdefault("forward" if forward else "reverse",

@@ -31,15 +31,13 @@ what ``pb(d)`` becomes for ``y, pb = vjp(f, x)`` inside a differentiated
 function: ``grad`` of ``sum(f(*args) * d)`` in the n arguments.
 """
 
-import ast
 import functools
 import threading
-import types
 from typing import Any, Dict
 
 import numpy as np
 
-from . import registry, sparsity
+from . import blind, registry, sparsity
 from .calls import _output_problem, call_spec, positional_params
 from .errors import ArgumentError, InternalError, OptionError, S2SADError
 from .pipeline import _key, _name_of
@@ -297,7 +295,7 @@ def _shape(a):
 
 
 def stacked_columns(made: Dict, fn, i: int, args, chunk: int, what: str, value=True,
-                    traced=None):
+                    traced=None, dense=True):
     """(fn(*args), J as (n, *out.shape)): the forward-mode Jacobian in argument i from
     passes of up to chunk stacked basis directions, or None where Taylor mode refuses fn
     (at transform time, or a helper at run time): the caller then takes one jvp per column.
@@ -305,7 +303,7 @@ def stacked_columns(made: Dict, fn, i: int, args, chunk: int, what: str, value=T
     value False: (None, J), fn(*args) not computed where J does not need it.  traced:
     (the user's function, second[, code of it]) whose Jacobian (second False) or Hessian
     (second) J is: where its sparsity pattern shows it, one pass along a tangent per color
-    (compressed; _plan)."""
+    (compressed; _plan).  dense False: None where it is not compressed."""
     x = args[i]
     n = x.size if type(x) is np.ndarray else int(np.size(x))
     if n == 0:
@@ -314,6 +312,8 @@ def stacked_columns(made: Dict, fn, i: int, args, chunk: int, what: str, value=T
         got = _compressed(made, fn, i, args, chunk, what, value, traced)
         if got is not None:
             return got
+    if not dense:
+        return None
     D = max(1, min(n, chunk, ELEMENTS // n))
     key, t = _code(made, fn, i, args, D, what, value)
     if t is _REFUSED:
@@ -370,7 +370,7 @@ def _compressed(made, fn, i, args, chunk, what, value, traced):
         return None
     key = (i, value, plain)
     plan = made.get(key)
-    if plan is not None and plan is not _DENSE and plan[3] and not _unchanged(plan[3]):
+    if plan is not None and plan is not _DENSE and plan[3] and not blind.unchanged(plan[3]):
         plan = made[key] = _again(plan, traced, args, i)   # an array it holds was written
     if plan is None:
         plan = made[key] = _plan(made, fn, i, args, chunk, what, value, traced)
@@ -418,7 +418,7 @@ def _plan(made, fn, i, args, chunk, what, value, traced):
     """(code, Compression, its artifact, the arrays it holds), or _DENSE.  Code of the
     function (traced[2], the gradient code a Hessian's code is made of; else the dense
     code, made as the dense passes would) must read nothing that could change the pattern
-    (_value_blind), checked before the user's function runs on stand-ins (it would print
+    (blind.value_blind), checked before the user's function runs on stand-ins (it would print
     them, say, otherwise);
     then the pattern must be known (sparsity.pattern), and compression take SAVING times
     fewer tangents at least."""
@@ -429,8 +429,10 @@ def _plan(made, fn, i, args, chunk, what, value, traced):
         key, first = _code(made, fn, i, args, max(1, min(n, chunk, ELEMENTS // n)), what,
                            value)
     try:
-        if first is _REFUSED or _value_blind(first.artifact(call_spec(
-                first.params(), tuple(args) + ((x,) if key else ()), {})).module) is None:
+        spec = None if first is _REFUSED else call_spec(
+            first.params(), tuple(args) + ((x,) if key else ()), {})
+        if spec is None or blind.value_blind(first.artifact(spec).module,
+                                             (number_output,)) is None:
             return _DENSE
     except InternalError:
         raise
@@ -451,98 +453,12 @@ def _plan(made, fn, i, args, chunk, what, value, traced):
     except S2SADError:
         return _DENSE
     art = getattr(t._fast, "art", None)
-    watched = None if art is None else _value_blind(art.module)
+    watched = None if art is None else blind.value_blind(art.module, (number_output,))
     if watched is None:
         return _DENSE
     if key is not None:
         made.pop(key, None)     # (not run: source shows the code that runs)
     return t, comp, art, watched
-
-
-_FLOW = (ast.If, ast.For, ast.While, ast.IfExp, ast.BoolOp, ast.Try, ast.With, ast.Lambda,
-         ast.comprehension, ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await,
-         ast.Assert, ast.AsyncFunctionDef, ast.ClassDef, ast.Match, ast.Delete)
-_CONSTANT = (ast.Constant, ast.Slice, ast.Tuple, ast.UnaryOp, ast.USub, ast.UAdd, ast.Load)
-_BUILTINS = {"slice": slice, "len": len, "tuple": tuple, "abs": abs}
-_HELPERS = ("s2sad.rules.", "s2sad.runtime", "s2sad.containers")
-
-
-def _value_blind(module):
-    """Does generated code run the same operations, on the same entries, whatever the
-    values of its arguments?  Straight-line code (no branch, loop or function of its own),
-    indices of constants, and no name read but its arguments, locals, NumPy, s2sad's
-    helpers, and arrays or numbers of the user's that the code holds (a global or closure
-    value, bound when the code was made).  Those may be written in place between calls:
-    the answer is the list of them, (read, copy) pairs that a plan compares before each
-    call (_unchanged); None where the code is not value blind."""
-    if module.siblings:
-        return None
-    try:
-        tree = ast.parse(module.source)
-    except SyntaxError:
-        return None
-    defs = [d for d in tree.body if isinstance(d, ast.FunctionDef)]
-    if len(defs) != 1 or len(tree.body) != 1:
-        return None
-    a = defs[0].args
-    local = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if p}
-    local |= {v.id for v in ast.walk(defs[0]) if isinstance(v, ast.Name) and
-              isinstance(v.ctx, ast.Store)}
-    watched = {}
-    for node in ast.walk(defs[0]):
-        if isinstance(node, _FLOW) or isinstance(node, ast.FunctionDef) and node is not defs[0]:
-            return None
-        if isinstance(node, ast.Subscript) and not all(
-                isinstance(k, _CONSTANT) for k in ast.walk(node.slice)):
-            return None
-        if isinstance(node, ast.Attribute) and node.attr in ("random", "empty", "empty_like"):
-            return None
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and \
-                node.id not in local and node.id not in watched:
-            read = _helper(module, node.id)
-            if read is None:
-                return None
-            if read is not True:
-                watched[node.id] = (read, np.array(read(), copy=True))
-    return list(watched.values())
-
-
-def _unchanged(watched) -> bool:
-    for read, copy in watched:
-        v = read()
-        if v.shape != copy.shape or v.dtype != copy.dtype or not np.array_equal(
-                v, copy, equal_nan=v.dtype.kind in "fc"):
-            return False
-    return True
-
-
-def _helper(module, name):
-    """True for a name generated code may read whatever its value; a function reading an
-    array the code holds (to compare with a copy); None for anything else."""
-    if name == "xp":
-        return True
-    if name in module.bindings:
-        v = module.bindings[name]
-        if type(v) is np.ndarray:
-            return lambda: v
-    elif name in module.cells:
-        cell = module.cells[name]
-        v = cell.cell_contents
-        if type(v) is np.ndarray:
-            return lambda: cell.cell_contents
-    elif name in module.globals:
-        v = module.globals[name]
-    else:
-        return True if name in _BUILTINS else None
-    if type(v) in (int, float, complex, bool) or isinstance(v, np.generic):
-        return True             # (a number the code was made with: the code's guards)
-    if isinstance(v, types.ModuleType):
-        return True if v.__name__ == "numpy" or v.__name__.startswith("numpy.") else None
-    mod = getattr(v, "__module__", None) or ""
-    if mod.startswith("numpy.random") or getattr(v, "__name__", "") in ("empty", "empty_like"):
-        return None             # values that differ from call to call
-    return True if isinstance(v, np.ufunc) or v is number_output or callable(v) and (
-        mod == "numpy" or mod.startswith(("numpy.",) + _HELPERS)) else None
 
 
 # hvp's gradient code, per function and argument: hvp is a function of (fn, primals, v),

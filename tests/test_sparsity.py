@@ -104,6 +104,23 @@ def test_a_sparse_jacobian_in_forward_mode(f, colors):
     np.testing.assert_allclose(J, fd_jacobian(f, x), rtol=1e-6, atol=1e-7)
 
 
+def wide(x):                        # 2n inputs, n outputs: "auto" would take n vjps
+    return x[::2] * np.sin(x[1::2])
+
+
+def test_auto_mode_takes_a_compressed_forward_pass_for_a_wide_jacobian():
+    x = rng.normal(size=40)
+    j = s2sad.jacobian(wide)
+    J = j(x)
+    assert "# The 40 columns come from 2 tangents" in s2sad.source(j)
+    np.testing.assert_allclose(J, s2sad.jacobian(wide, mode="reverse")(x), rtol=1e-15,
+                               atol=1e-15)
+    np.testing.assert_allclose(J, fd_jacobian(wide, x), rtol=1e-6, atol=1e-7)
+    dense = s2sad.jacobian(wide, sparse=False)
+    dense(x)
+    assert "fprop" in s2sad.source(dense)               # one vjp per output entry
+
+
 def test_sparse_must_be_a_bool():
     with pytest.raises(s2sad.errors.OptionError, match="sparse must be True or False"):
         s2sad.hessian(rosen, sparse="yes")
@@ -408,3 +425,33 @@ def test_a_written_array_with_the_same_pattern_keeps_the_code(monkeypatch):
     finally:
         WEIGHTS[:] = np.linspace(1.0, 2.0, 9)
     assert made == [3]                              # one code, 3 tangents, for all calls
+
+
+# -- blind.value_blind on generated modules ---------------------------------------------
+def _module(body, bindings=None, cells=None, globals_=None):
+    from s2sad.generated import Module
+    text = "def f(x, basis):\n" + "".join(f"    {line}\n" for line in body)
+    return Module(text, "f", "<test>", bindings or {}, cells or {}, globals_ or {})
+
+
+@pytest.mark.parametrize("body, blind_", [
+    (["y = xp.sin(x[1:]) * basis[:, :-1]", "return y"], True),
+    (["if x[0] > 0:", "    return x", "return basis"], False),          # a branch
+    (["for k in range(3):", "    x = x * 2", "return x"], False),       # a loop
+    (["k = 2", "return x[k:]"], False),                                 # an index from a name
+    (["return x * G"], False),                                          # a live global
+    (["return x * xp.random.normal(size=3)"], False),                   # values change
+    (["return x + len(x) * abs(x)"], True),
+    (["return int(x[0]) * x"], False),                                  # int(): a value
+    (["return x * W"], True),                                           # an array it holds
+])
+def test_value_blind(body, blind_):
+    from s2sad import blind
+    m = _module(body, bindings={"W": np.ones(3)}, globals_={"G": np.ones(3)})
+    got = blind.value_blind(m)
+    assert (got is not None) is blind_
+    if body == ["return x * W"]:
+        (read, copy), = got
+        assert blind.unchanged(got)
+        m.bindings["W"][0] = 2.0                   # written in place: seen
+        assert not blind.unchanged(got)
