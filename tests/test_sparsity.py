@@ -455,3 +455,47 @@ def test_value_blind(body, blind_):
         assert blind.unchanged(got)
         m.bindings["W"][0] = 2.0                   # written in place: seen
         assert not blind.unchanged(got)
+
+
+# -- random straight-line programs on a matrix, with a second array argument --------------
+STEPS_2D = [  # (expression of a (r, c) array a and the argument W (c, c), its shape)
+    ("np.tanh({a})", "same"), ("{a} * {a}[::-1]", "same"), ("{a} @ W", "same"),
+    ("np.cumsum({a}, axis=0)", "same"), ("np.einsum('ij,jk->ik', {a}, W)", "same"),
+    ("np.where({a} > 0, {a} ** 2, np.exp({a}))", "same"), ("{a} / (1.0 + {a}.T @ {a})[0]", "same"),
+    ("np.sum({a}, axis=1, keepdims=True) * {a}", "same"), ("np.flip({a}, axis=1) - {a}", "same"),
+    ("np.concatenate([{a}[1:], {a}[:1]], axis=0) * W[0]", "same"),
+    ("np.stack([{a}[:, 0], {a}[:, -1]], axis=1) @ W[:2]", "same"),
+    ("np.transpose(np.reshape({a}, ({c}, {r})))[:, ::-1]", "same"),
+]
+
+
+def _program_2d(r, rows, cols):
+    lines, names = [], ["X"]
+    for k in range(r.integers(2, 6)):
+        a = names[r.integers(len(names))]
+        expr = STEPS_2D[r.integers(len(STEPS_2D))][0].format(a=a, r=rows, c=cols)
+        lines.append(f"    m{k} = {expr}")
+        names.append(f"m{k}")
+    body = "\n".join(lines)
+    return (f"import numpy as np\n\n\ndef f(X, W):\n{body}\n"
+            f"    return np.sum(np.sin({names[-1]})) + np.sum(X ** 3) * 0.1\n")
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_random_matrix_programs_compressed_equal_dense(seed, tmp_path, monkeypatch):
+    r = np.random.default_rng(5000 + seed)
+    rows, cols = int(r.integers(2, 5)), int(r.integers(2, 5))
+    text = _program_2d(r, rows, cols)
+    (tmp_path / f"sparse_mat_{seed}.py").write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = __import__(f"sparse_mat_{seed}")
+    monkeypatch.setattr(jacobians, "SAVING", 1)
+    h = s2sad.hessian(mod.f)
+    for _ in range(2):
+        X, W = r.normal(size=(rows, cols)), r.normal(size=(cols, cols))
+        dense = s2sad.hessian(mod.f, sparse=False)(X, W)
+        scale = 1.0 + np.abs(dense).max()
+        np.testing.assert_allclose(h(X, W), dense, rtol=0, atol=1e-12 * scale, err_msg=text)
+    S = sparsity.pattern(mod.f, (X, W), 0, True)
+    assert S is not None, text
+    assert not (np.abs(dense).reshape(S.shape) > 1e-12 * scale)[~S].any(), text
