@@ -8,9 +8,12 @@ from kinks; ``oracle`` checks ``grad_all``, ``vjp``, ``jvp`` and grad of grad
 against central finite differences at two steps and classifies the outcome
 (ok, refused, wrong, crash, invalid); ``shrink`` minimizes a failing program;
 ``repro`` writes a runnable reproducer per distinct failure; ``campaign``
-runs many programs and summarises.  Command line::
+runs many programs and summarises.  ``sparse`` writes straight-line programs for sparse
+Jacobians and Hessians and compares their compressed passes with the dense ones.  Command
+lines::
 
     python -m s2sad.fuzz --n 5000 --seed 0 --order 2 --shrink --findings DIR
+    python -m s2sad.fuzz.sparse --n 500 --seed 0
 """
 
 from .campaign import Summary, recheck, run_campaign
