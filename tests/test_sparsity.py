@@ -363,6 +363,23 @@ def test_most_random_programs_are_compressed():
     assert sum(run_one(2026, k)[1] for k in range(40)) >= 20
 
 
+def test_the_sparse_fuzzer_command_line(capsys):
+    from s2sad.fuzz.sparse import main
+    assert main(["--n", "4", "--seed", "3"]) == 0
+    assert "s2sad.fuzz.sparse: 4 programs, seed 3:" in capsys.readouterr().out
+
+
+def test_the_sparse_fuzzer_reports_a_wrong_program(capsys, monkeypatch):
+    from s2sad.fuzz import sparse
+
+    def wrong(seed, index):
+        raise AssertionError("hessian: compressed off by 1 from dense")
+    monkeypatch.setattr(sparse, "run_one", wrong)
+    assert sparse.main(["--n", "2"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL program 0: hessian: compressed off by 1" in out and "2 failed" in out
+
+
 def test_a_written_array_with_the_same_pattern_keeps_the_code(monkeypatch):
     made = []
     real = jacobians._stacked
