@@ -19,6 +19,10 @@ _FLOW = (ast.If, ast.For, ast.While, ast.IfExp, ast.BoolOp, ast.Try, ast.With, a
 _CONSTANT = (ast.Constant, ast.Slice, ast.Tuple, ast.UnaryOp, ast.USub, ast.UAdd, ast.Load)
 _BUILTINS = {"slice": slice, "len": len, "tuple": tuple, "abs": abs}
 _HELPERS = ("s2sad.rules.", "s2sad.runtime", "s2sad.containers")
+# NumPy's names for values that may differ from call to call: random numbers, memory left
+# as it was, files
+_UNSTEADY = {"random", "empty", "empty_like", "ndarray", "load", "loadtxt", "genfromtxt",
+             "fromfile", "frombuffer", "memmap", "fromregex", "lib"}
 
 
 def value_blind(module, allowed=()):
@@ -50,7 +54,7 @@ def value_blind(module, allowed=()):
         if isinstance(node, ast.Subscript) and not all(
                 isinstance(k, _CONSTANT) for k in ast.walk(node.slice)):
             return None
-        if isinstance(node, ast.Attribute) and node.attr in ("random", "empty", "empty_like"):
+        if isinstance(node, ast.Attribute) and node.attr in _UNSTEADY:
             return None
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and \
                 node.id not in local and node.id not in watched:
@@ -95,7 +99,7 @@ def _helper(module, name, allowed):
     if isinstance(v, types.ModuleType):
         return True if v.__name__ == "numpy" or v.__name__.startswith("numpy.") else None
     mod = getattr(v, "__module__", None) or ""
-    if mod.startswith("numpy.random") or getattr(v, "__name__", "") in ("empty", "empty_like"):
+    if mod.startswith(("numpy.random", "numpy.lib")) or getattr(v, "__name__", "") in _UNSTEADY:
         return None             # values that differ from call to call
     return True if isinstance(v, np.ufunc) or any(v is f for f in allowed) or callable(v) and (
         mod == "numpy" or mod.startswith(("numpy.",) + _HELPERS)) else None

@@ -409,13 +409,15 @@ def _module(body, bindings=None, cells=None, globals_=None):
     (["k = 2", "return x[k:]"], False),                                 # an index from a name
     (["return x * G"], False),                                          # a live global
     (["return x * xp.random.normal(size=3)"], False),                   # values change
+    (["return x * xp.loadtxt('w.txt')"], False),                        # a file's values
+    (["return x * L('w.txt')"], False),
     (["return x + len(x) * abs(x)"], True),
     (["return int(x[0]) * x"], False),                                  # int(): a value
     (["return x * W"], True),                                           # an array it holds
 ])
 def test_value_blind(body, blind_):
     from s2sad import blind
-    m = _module(body, bindings={"W": np.ones(3)}, globals_={"G": np.ones(3)})
+    m = _module(body, bindings={"W": np.ones(3), "L": np.loadtxt}, globals_={"G": np.ones(3)})
     got = blind.value_blind(m)
     assert (got is not None) is blind_
     if body == ["return x * W"]:
