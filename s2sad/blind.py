@@ -85,17 +85,17 @@ def _helper(module, name, allowed):
         v = module.bindings[name]
         if type(v) is np.ndarray:
             return lambda: v
-    elif name in module.cells:
+    elif name in module.cells:          # read live: an array is watched, nothing else kept
         cell = module.cells[name]
-        v = cell.cell_contents
-        if type(v) is np.ndarray:
-            return lambda: cell.cell_contents
-    elif name in module.globals:
+        return (lambda: cell.cell_contents) if type(cell.cell_contents) is np.ndarray else None
+    elif name in module.globals:        # read live: a module or a function, no value
         v = module.globals[name]
+        if type(v) in (int, float, complex, bool) or isinstance(v, (np.generic, np.ndarray)):
+            return None
     else:
         return True if name in _BUILTINS else None
     if type(v) in (int, float, complex, bool) or isinstance(v, np.generic):
-        return True             # (a number the code was made with: the code's guards)
+        return True             # (a number the code was made with: bound, immutable)
     if isinstance(v, types.ModuleType):
         return True if v.__name__ == "numpy" or v.__name__.startswith("numpy.") else None
     mod = getattr(v, "__module__", None) or ""
