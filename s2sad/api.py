@@ -260,7 +260,7 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
         raise OptionError(f"mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
     what = f"s2sad.jacobian({_name_of(fn)}, wrt={wrt})"
     chunk = jacobians.check_chunk(chunk, what)
-    traced = (fn, False, Transformed(fn, "jvp")) if jacobians.check_sparse(sparse, what) \
+    traced = (fn, False, Transformed(fn, "jvp")) if jacobians.check_sparse(sparse, what, fn) \
         else None                       # (the jvp code: checked before fn runs on stand-ins)
     made: Dict[Any, Any] = {}           # the stacked code, per argument, arity and chunk
 
@@ -379,7 +379,7 @@ def hessian(fn: Function, wrt: int = 0, chunk: int = jacobians.CHUNK,
     _check_one(wrt, "hessian")
     what = f"s2sad.hessian({_name_of(fn)}, wrt={wrt})"
     chunk = jacobians.check_chunk(chunk, what)
-    traced = (fn, True) if jacobians.check_sparse(sparse, what) else None
+    traced = (fn, True) if jacobians.check_sparse(sparse, what, fn) else None
     scalar = jacobian(grad(fn, wrt), wrt, mode="forward", chunk=chunk, sparse=False)
     per_arity: Dict[int, Any] = {}
     checked: Dict[int, Any] = {}        # grad of fn checked to return a number, per arity

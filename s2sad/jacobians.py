@@ -235,10 +235,12 @@ def check_chunk(chunk, what):
                         f"pass; 1: one jvp per column), got {chunk!r}")
 
 
-def check_sparse(sparse, what):
+def check_sparse(sparse, what, fn):
+    """Whether to look for fn's sparsity pattern: sparse=True, and fn not one of s2sad's
+    own functions (a grad, a jacobian: stand-ins cannot run them)."""
     if type(sparse) is not bool:
         raise OptionError(f"{what}: sparse must be True or False, got {sparse!r}")
-    return sparse
+    return sparse and not isinstance(fn, registry.Derived)
 
 
 _REFUSED = object()
@@ -404,7 +406,7 @@ class Shown:
         c = self.comp
         return (f"# The {c.n} columns come from {c.count} tangents: columns that share no "
                 f"row of the sparsity pattern\n# share one (s2sad/sparsity.py); row k of "
-                f"basis is the sum of the columns of color k.\n{self.t.source}")
+                f"basis is 1 at the inputs of color k, 0 elsewhere.\n{self.t.source}")
 
 
 def shown(made):
@@ -418,10 +420,9 @@ def _plan(made, fn, i, args, chunk, what, value, traced):
     """(code, Compression, its artifact, the arrays it holds), or _DENSE.  Code of the
     function (traced[2], the gradient code a Hessian's code is made of; else the dense
     code, made as the dense passes would) must read nothing that could change the pattern
-    (blind.value_blind), checked before the user's function runs on stand-ins (it would print
-    them, say, otherwise);
-    then the pattern must be known (sparsity.pattern), and compression take SAVING times
-    fewer tangents at least."""
+    (blind.value_blind), checked before the user's function runs on stand-ins (it would
+    print them, say, otherwise); then the pattern must be known (sparsity.pattern), and
+    compression take SAVING times fewer tangents at least."""
     x = args[i]
     n = x.size
     key, first = None, traced[2] if len(traced) > 2 else None

@@ -407,17 +407,14 @@ def _diff(a, n=1, axis=-1, **kwargs):
 
 
 def _same_as(numpy_function):
+    """copy, real, imag, conj, astype: each entry from the same entry (none for a boolean
+    result)."""
     def rule(a, *args, **kwargs):
         if not isinstance(a, Traced):
             raise Untraceable("a constant")
         dt = _dtype_of(lambda z: numpy_function(z, *args, **kwargs), [a.dtype])
         return Traced(a.run, a.shape, dt, None if dt == np.bool_ else a.P)
     return rule
-
-
-def _linear_part(numpy_function):
-    """real, imag: each entry from one entry, linearly."""
-    return _same_as(numpy_function)
 
 
 def _einsum(subscripts, *operands, **kwargs):
@@ -492,7 +489,7 @@ _FUNCTIONS = {
     np.zeros_like: _like, np.ones_like: _like, np.empty_like: _like, np.full_like: _like,
     np.shape: lambda a: a.shape, np.ndim: lambda a: a.ndim, np.size: lambda a, axis=None:
         a.size if axis is None else a.shape[axis],
-    np.copy: _same_as(np.copy), np.real: _linear_part(np.real), np.imag: _linear_part(np.imag),
+    np.copy: _same_as(np.copy), np.real: _same_as(np.real), np.imag: _same_as(np.imag),
     np.conj: _same_as(np.conj), np.conjugate: _same_as(np.conjugate),
     np.concatenate: _joined(np.concatenate), np.stack: _joined(np.stack),
     np.hstack: _joined(np.hstack), np.vstack: _joined(np.vstack),

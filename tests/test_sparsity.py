@@ -122,6 +122,16 @@ def test_auto_mode_takes_a_compressed_forward_pass_for_a_wide_jacobian():
     assert "fprop" in s2sad.source(dense)               # one vjp per output entry
 
 
+def test_s2sads_own_functions_are_not_run_on_stand_ins(monkeypatch):
+    runs = []
+    monkeypatch.setattr(sparsity, "pattern", lambda *a: runs.append(a) or None)
+    x = rng.normal(size=12)
+    J = s2sad.jacobian(s2sad.grad(rosen))(x)            # the Hessian, as JAX users write it
+    assert runs == []
+    np.testing.assert_allclose(J, s2sad.hessian(rosen, sparse=False)(x), rtol=1e-12,
+                               atol=1e-9)
+
+
 def test_sparse_must_be_a_bool():
     with pytest.raises(s2sad.errors.OptionError, match="sparse must be True or False"):
         s2sad.hessian(rosen, sparse="yes")

@@ -37,7 +37,7 @@ from typing import Dict, Optional, Tuple
 import numpy as np
 
 from .. import ir, registry, runtime
-from ..rules import taylor_batch as tb
+from ..rules import padding, taylor_batch as tb
 
 # primitives whose result's shape its arguments' shapes decide, with the number of leading
 # positional arguments that are arrays (the others, and keywords, must be constants)
@@ -46,7 +46,8 @@ _SHAPED = {np.sum: 1, np.mean: 1, np.prod: 1, np.max: 1, np.min: 1, np.amax: 1, 
            np.expand_dims: 1, np.squeeze: 1, np.broadcast_to: 1, np.ravel: 1,
            np.cumsum: 1, np.flip: 1, np.diagonal: 1, np.trace: 1, np.diff: 1,
            np.dot: 2, np.outer: 2, np.inner: 2,
-           np.ones_like: 1, np.zeros_like: 1, operator.getitem: 1}
+           np.ones_like: 1, np.zeros_like: 1, operator.getitem: 1,
+           padding.diff: 1, padding.undiff: 1}     # (np.diff's primitive and its adjoint)
 _FOLDS = {np.reshape, np.broadcast_to}
 # the helpers of rules/taylor_batch.py that compute shapes, axes or indices from shapes
 # (and the positions of their arguments that are arrays, read for their shapes: the others
