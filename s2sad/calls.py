@@ -29,7 +29,8 @@ def positional_params(fn) -> list:
         return fn.params()
     code = getattr(fn, "__code__", None)
     if code is not None and not isinstance(fn, functools.partial):
-        return list(code.co_varnames[:code.co_argcount])
+        bound = 1 if inspect.ismethod(fn) else 0       # a bound method's self: its object
+        return list(code.co_varnames[bound:code.co_argcount])
     node = parse.parse(fn).node
     a = node.args
     return [p.id for p in a.posonlyargs + a.args]
@@ -278,6 +279,9 @@ def _refuse_target(fn, kind: str) -> None:
             f"s2sad.{kind}({t.__qualname__}): {t.__qualname__} is a class; s2sad "
             "differentiates functions", hint="Write the computation as a function whose "
             "parameters are the arrays it reads.")
+    if inspect.ismethod(t) and type(t.__func__) is _FunctionType and \
+            not t.__func__.__code__.co_flags & _NOT_PLAIN:
+        return              # a bound method: its object is a constant (parse.py)
     if inspect.ismethod(t) and registry.lookup(registry.canonical(t)) is None:
         owner = f"the class {t.__self__.__name__}" if inspect.isclass(t.__self__) else \
             f"{_a(type(t.__self__).__name__)} object"
@@ -323,12 +327,23 @@ def _a(word: str) -> str:
     return ("an " if word[:1].lower() in "aeiou" else "a ") + word
 
 
+def _kind(v) -> str:
+    """The name of v's type, for messages: a tuple or dict of gradients that s2sad made
+    (runtime.Cotangent, CotangentDict) is a tuple or a dict to the user."""
+    if isinstance(v, runtime.Cotangent):
+        return "tuple"
+    if isinstance(v, runtime.CotangentDict):
+        return "dict"
+    return type(v).__name__
+
+
 def _type_name(v) -> str:
     """What a value is, for messages: 'an int (2)', 'an array of dtype int64 (shape (3,))'."""
     if v is None:
         return "None"
     if isinstance(v, (tuple, list, dict)):
-        return f"{_a(type(v).__name__)} with no float or float array in it"
+        return _a(_kind(v)) + ("" if _any_differentiable(v) else
+                               " with no float or float array in it")
     dt = getattr(v, "dtype", None)
     if dt is not None and getattr(v, "ndim", 0):
         return f"an array of dtype {dt} (shape {tuple(v.shape)})"
@@ -346,7 +361,7 @@ def _numeric(v) -> bool:
 def _output_problem(v) -> Optional[str]:
     """Why v cannot be differentiated as one output ('a tuple', 'a str (...)'), or None."""
     if isinstance(v, (tuple, list, dict)):
-        return _a(type(v).__name__)
+        return _a(_kind(v))
     if not _numeric(v):
         return "None" if v is None else _type_name(v)
     return None
@@ -457,14 +472,14 @@ def _check_cotangent(p, d, where: str, desc: str):
         return {k: _check_cotangent(p[k], d[k], f"{where}[{k!r}]", desc) for k in p}
     if isinstance(p, (tuple, list)):
         if not isinstance(d, (tuple, list)) or len(d) != len(p):
-            got = f"{_a(type(d).__name__)} of {len(d)} items" \
+            got = f"{_a(_kind(d))} of {len(d)} items" \
                 if isinstance(d, (tuple, list)) else _type_name(d)
             raise CotangentError(f"{where} must be a tuple of {len(p)} items, like the result "
                                  f"of {desc}; got {got}")
         return tuple(_check_cotangent(a, b, f"{where}[{k}]", desc)
                      for k, (a, b) in enumerate(zip(p, d)))
     if isinstance(d, (tuple, list, dict)) or not _numeric(d):
-        got = _a(type(d).__name__) if isinstance(d, (tuple, list, dict)) else _type_name(d)
+        got = _a(_kind(d)) if isinstance(d, (tuple, list, dict)) else _type_name(d)
         raise CotangentError(f"{where} is {got}, but the result of {desc} there is "
                              f"{_output_shape(p)}: a cotangent has its output's structure "
                              "and shape")
@@ -478,7 +493,7 @@ def _check_cotangent(p, d, where: str, desc: str):
 
 def _output_shape(p) -> str:
     if isinstance(p, (tuple, list, dict)):
-        return _a(type(p).__name__)
+        return _a(_kind(p))
     return f"an array of shape {tuple(np.shape(p))}" if getattr(p, "ndim", 0) else \
         f"a number ({type(p).__name__})"
 

@@ -92,6 +92,10 @@ def _flat(x):
 
 
 def _like(rng, x):
+    """A random direction shaped like x (None where x is None: an output with no value,
+    such as grad_all's for an integer argument, gets none, as _flat drops it)."""
+    if x is None:
+        return None
     if isinstance(x, dict):
         return {k: _like(rng, x[k]) for k in sorted(x)}
     if isinstance(x, (tuple, list)):
@@ -115,7 +119,10 @@ def _is_float(a):
 
 
 def _axpy(a, s, v):
-    """a + s * v, item by item for containers (v is None where a is not a float)."""
+    """a + s * v, item by item for containers (v is None where a is not a float, or
+    holds no float: a list of integer arrays)."""
+    if v is None:
+        return a
     if isinstance(a, dict):
         return {k: _axpy(a[k], s, v[k]) for k in a}
     if isinstance(a, (tuple, list)):

@@ -116,3 +116,34 @@ class DerivativeError(S2SADError):
     """The derivative code failed where the function itself runs (a rule's formula met
     a singular matrix, say): the original exception is its cause, the location the
     user's line."""
+
+
+def several_outputs(x, gradients: bool) -> OutputError:
+    """The refusal of grad of a function whose result x is a tuple, list or dict; gradients:
+    x is a tuple or dict of gradients s2sad made (grad of a gradient of several inputs)."""
+    if not gradients:
+        return OutputError(
+            f"grad of a function whose result is a {type(x).__name__}: s2sad "
+            "differentiates one array or number", None,
+            "Return the value to differentiate first and pass has_aux=True to get the rest "
+            "back, or use vjp with a cotangent for each item, or grad_all for the sum.")
+    if isinstance(x, dict):
+        keys = ", ".join(map(repr, list(x)[:4])) + (", ..." if len(x) > 4 else "")
+        what = f"a dict of {len(x)} gradients (one per key of a dict argument: {keys})"
+    else:
+        what = (f"a tuple of {len(x)} gradients (one per argument differentiated, or per "
+                "item of a tuple or list argument)")
+    return OutputError(f"grad of a function whose result is {what}: s2sad differentiates "
+                       "one array or number", None, reduce_gradients_hint(isinstance(x, dict)))
+
+
+def reduce_gradients_hint(of_a_dict: bool) -> str:
+    """What to do where grad is asked to differentiate a tuple or dict of gradients."""
+    if of_a_dict:
+        return ("grad takes the derivative of one number: reduce the gradients to one in a "
+                "function of your own, one of them (lambda p: grad(f)(p)['a']) or the sum "
+                "of those you want (sum(grad(f)(p).values())), and differentiate that.")
+    return ("grad takes the derivative of one number: pick one gradient with wrt= "
+            "(grad(grad(f, wrt=0), wrt=1) is the mixed second derivative), or index or add "
+            "them in a function of your own (lambda x, y: grad_all(f)(x, y)[0]); "
+            "s2sad.hessian(f, wrt=(0, 1)) gives every second derivative at once.")

@@ -38,10 +38,11 @@ from typing import Any, Dict
 import numpy as np
 
 from . import blind, registry, sparsity
-from .calls import _output_problem, call_spec, positional_params
+from .calls import _output_problem, _refuse_target, call_spec, positional_params
 from .errors import ArgumentError, InternalError, OptionError, S2SADError
 from .pipeline import _key, _name_of
 from .runtime import array_namespace
+from .call_checks import made_for, made_for_now
 from .transformed import Transformed, _fresh, _identifier, _synthetic
 from .transforms.taylor import Seeds
 
@@ -78,14 +79,16 @@ def readable(kind):
         def public(fn, wrt=0, **options):
             if isinstance(wrt, list):
                 wrt = tuple(wrt)
-            if isinstance(wrt, tuple):
-                if not wrt:
-                    raise ArgumentError(f"{kind} takes an argument index (an int) or a "
-                                        "non-empty tuple of them, got wrt=()")
-                for i in wrt:
-                    factory(fn, i, **options)       # the API checks each index
-            else:
-                factory(fn, wrt, **options)
+            _refuse_target(fn, kind)
+            with made_for(kind):        # the derivatives it makes are named by kind
+                if isinstance(wrt, tuple):
+                    if not wrt:
+                        raise ArgumentError(f"{kind} takes an argument index (an int) or a "
+                                            "non-empty tuple of them, got wrt=()")
+                    for i in wrt:
+                        factory(fn, i, **options)       # the API checks each index
+                else:
+                    factory(fn, wrt, **options)
             return Jacobian(fn, wrt, kind, options)
         return public
     return wrap
@@ -96,6 +99,7 @@ class Jacobian(registry.Derived):
 
     def __init__(self, fn, wrt, kind="jacobian", options=None):
         self.fn, self.wrt, self.kind = fn, _indices(wrt, kind), kind
+        self.made_for = made_for_now()      # a part of a hessian (see made_for), or None
         functools.update_wrapper(self, fn, updated=())
         self.__name__ = f"{kind}_{_name_of(fn)}"
         self._options = options or {}
@@ -104,23 +108,37 @@ class Jacobian(registry.Derived):
     def __repr__(self):
         return f"<s2sad.{self.kind}({_name_of(self.fn)}, wrt={self.wrt!r})>"
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            raise ArgumentError(
+                f"{self._call_name()} takes the arguments of {_name_of(self.fn)} by position; "
+                f"it was passed {', '.join(f'{k}=' for k in kwargs)}",
+                hint="Pass every argument by position (f(x, 2.0), not f(x, y=2.0)).")
         if not isinstance(self.wrt, tuple):
             return self._one(self.wrt, None)(*args)
         if self.kind == "jacobian":
             return tuple(self._one(i, None)(*args) for i in self.wrt)
-        return tuple(tuple(self._one(i, j)(*args) for j in self.wrt) for i in self.wrt)
+        # the diagonal blocks first: the Hessian's own checks of each argument and of the
+        # result, so that a refusal names it (an off-diagonal block is a Jacobian's)
+        diagonal = {i: self._one(i, i)(*args) for i in dict.fromkeys(self.wrt)}
+        return tuple(tuple(diagonal[i] if i == j else self._one(i, j)(*args)
+                           for j in self.wrt) for i in self.wrt)
+
+    def _call_name(self) -> str:
+        """How messages name the call: ``s2sad.hessian(f, wrt=(0, 1))``."""
+        return f"s2sad.{self.kind}({_name_of(self.fn)}, wrt={self.wrt!r})"
 
     def _one(self, i, j):
         """The top-level function for one entry (a Hessian block H_ij for j not None)."""
         key = (i, j)
         if key not in self._made:
-            if j is None or i == j:
-                self._made[key] = _TOP[self.kind](self.fn, i, **self._options)
-            else:
-                chunk = {k: v for k, v in self._options.items() if k == "chunk"}
-                self._made[key] = _TOP["jacobian"](Jacobian(self.fn, i), j, mode="forward",
-                                                   sparse=False, **chunk)
+            with made_for(self.made_for or self.kind):
+                if j is None or i == j:
+                    self._made[key] = _TOP[self.kind](self.fn, i, **self._options)
+                else:
+                    chunk = {k: v for k, v in self._options.items() if k == "chunk"}
+                    self._made[key] = _TOP["jacobian"](Jacobian(self.fn, i), j,
+                                                       mode="forward", sparse=False, **chunk)
         return self._made[key]
 
     def params(self):
@@ -469,17 +487,21 @@ _gradients_lock = threading.Lock()
 
 
 def gradient(fn, i: int):
-    """grad(fn, wrt=i), the same object for the same fn and i while fn lives."""
-    try:
-        attrs = vars(fn)
-    except TypeError:
-        return Transformed(fn, "grad", i)
-    with _gradients_lock:
-        kept = attrs.setdefault("__s2sad_gradients__", {})
-        g = kept.get(i)
-        if g is None:
-            g = kept[i] = Transformed(fn, "grad", i)
-        return g
+    """grad(fn, wrt=i) for hvp (its messages name hvp), the same object for the same fn
+    and i while fn lives."""
+    with made_for("hvp"):
+        try:
+            attrs = vars(fn)
+        except TypeError:
+            return Transformed(fn, "grad", i)
+        if not isinstance(attrs, dict):         # a class's mappingproxy: refused there
+            return Transformed(fn, "grad", i)
+        with _gradients_lock:
+            kept = attrs.setdefault("__s2sad_gradients__", {})
+            g = kept.get(i)
+            if g is None:
+                g = kept[i] = Transformed(fn, "grad", i)
+            return g
 
 
 # -- hessian: the stacked code checks that the function returns one number ------------------

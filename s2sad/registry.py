@@ -166,6 +166,8 @@ _KEEP = []  # keep registered objects alive so ids stay unique
 
 def _numpy_name(fn) -> Optional[str]:
     """The dotted name under which NumPy exports fn, if it does."""
+    if getattr(fn, "__module__", None) == "builtins":
+        return None             # str, float: Python's own (np.float is gone, np.str warns)
     for modname, mod in (("", np), ("linalg.", np.linalg), ("fft.", np.fft)):
         n = getattr(fn, "__name__", None)
         if n and getattr(mod, n, None) is fn:
@@ -203,6 +205,57 @@ def primitive(fn, name: Optional[str] = None) -> Primitive:
 
 
 _ALIASES: Dict[int, object] = {}
+_SOURCES: Dict[int, object] = {}
+
+
+def implement(fn, source) -> None:
+    """Differentiate calls of fn (a library function whose own code s2sad cannot read,
+    such as scipy.optimize.rosen) as calls of source, a Python function of NumPy calls
+    that s2sad transforms like the user's own code: every mode and order follows."""
+    _SOURCES[id(fn)] = source
+    _KEEP.append(fn)
+
+
+_METHOD_SOURCES: Dict[tuple, object] = {}
+
+
+def implement_method(obj, name, source) -> None:
+    """Differentiate calls of obj's method name (scipy.stats.norm.logpdf: a new bound
+    method at each access) as calls of source, as implement does."""
+    _METHOD_SOURCES[id(obj), name] = source
+    _KEEP.append(obj)
+
+
+_FREEZING: Dict[int, object] = {}
+
+
+def implement_frozen(obj) -> None:
+    """obj(*args, **kw) makes a frozen object whose method m(x) is obj.m(x, *args, **kw)
+    (a scipy.stats distribution: norm(loc, scale).logpdf(x) is norm.logpdf(x, loc,
+    scale)); s2sad rewrites it so, and implement_method gives obj.m's source."""
+    _FREEZING[id(obj)] = obj
+
+
+def freezes(obj) -> bool:
+    return _FREEZING.get(id(obj)) is obj and obj is not None
+
+
+def method_source(obj, name):
+    """The Python function that implements obj.name (see implement_method), or None."""
+    return _METHOD_SOURCES.get((id(obj), name))
+
+
+def source_of(fn):
+    """The Python function that implements fn (see implement, implement_method), or None."""
+    owner = getattr(fn, "__self__", None)
+    if owner is not None and _METHOD_SOURCES:
+        found = _METHOD_SOURCES.get((id(owner), getattr(fn, "__name__", None)))
+        if found is not None:
+            return found
+    try:
+        return _SOURCES.get(id(fn))
+    except TypeError:
+        return None
 
 
 def alias(fn, target) -> None:
@@ -393,7 +446,17 @@ def defelementwise(*fns):
         primitive(fn).elementwise = True
 
 
+def refused(prim, location=None):
+    """The error a primitive without a rule gives where a derivative would flow through it,
+    if it words its own (a method call, an attribute of an object); None otherwise."""
+    refusal = getattr(prim, "refusal", None)
+    return refusal(location) if refusal is not None else None
+
+
 def missing_rule(fn, location=None) -> MissingRuleError:
+    own = refused(lookup(fn), location)
+    if own is not None:
+        return own
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
     mod = getattr(fn, "__module__", None)
     full = f"{mod}.{name}" if mod and mod != "builtins" else name

@@ -123,7 +123,8 @@ def _stacked(d):
 
 def unsplit(d, g):
     """d, a gradient of as_items(g, x), shaped like g: its items stacked back into one
-    array where g is an array (the adjoint of as_items); d itself where g is a tuple."""
+    array where g is an array (the adjoint of as_items; the gradient of np.vstack(g) of an
+    array g, which reads its rows); d itself where g is a tuple."""
     if not hasattr(g, "shape") or not isinstance(d, (tuple, list)):
         return d
     xp = array_namespace(g)
@@ -199,7 +200,8 @@ def _same_length(a, b):
     if hasattr(b, "shape") and len(b.shape) >= 1 and b.shape[0] == len(a):
         return tuple(b[i] for i in range(len(a)))
     if not isinstance(b, tuple) or len(b) != len(a):
-        raise TypeError(f"cannot add the gradient of a tuple of {len(a)} to {type(b).__name__}"
+        raise TypeError(f"cannot add the gradient of a tuple of {len(a)} to "
+                        f"{'a tuple' if isinstance(b, tuple) else type(b).__name__}"
                         f" of length {len(b) if isinstance(b, tuple) else '?'}")
     return b
 
@@ -257,12 +259,8 @@ def ones_like_single(x):
     array or number: a tuple, list or dict is refused (grad would otherwise
     differentiate the sum of its items)."""
     if isinstance(x, (tuple, list, dict)):
-        from .errors import OutputError
-        raise OutputError(
-            f"grad of a function whose result is a {type(x).__name__}: s2sad differentiates "
-            "one array or number", None,
-            "Return the value to differentiate first and pass has_aux=True to get the rest "
-            "back, or use vjp with a cotangent for each item, or grad_all for the sum.")
+        from .errors import several_outputs
+        raise several_outputs(x, isinstance(x, (Cotangent, CotangentDict)))
     return ones_like_tree(x)
 
 

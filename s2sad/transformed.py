@@ -17,10 +17,10 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-from . import failures, fastcall, registry
-from .calls import (_a, _backend, _check_tangent, _checking_bprop,
-                    _container_hint, _definite_result, _describe, _finish, _output_problem,
-                    _positional_defaults, _refuse_target, _target, _type_name, _CONTAINER,
+from . import call_checks, failures, fastcall, registry
+from .call_checks import made_for_now
+from .calls import (_a, _backend, _check_tangent, _checking_bprop, _describe, _finish,
+                    _output_problem, _positional_defaults, _refuse_target, _type_name,
                     call_spec, positional_params)
 from .containers import flatten
 from .errors import ArgumentError, InternalError, OutputError, S2SADError
@@ -178,7 +178,9 @@ class Transformed(registry.Derived):
     """A function made by s2sad: call it like the original; see ``source()``."""
 
     def __init__(self, fn, kind, wrt=None, with_value=False, has_aux=False):
-        _refuse_target(fn, kind)
+        self.made_for = made_for_now()      # hessian, jacobian, hvp: see made_for
+        fn = registry.source_of(fn) or fn  # scipy.stats.norm.logpdf: the code s2sad reads
+        _refuse_target(fn, self.made_for or kind)
         self.fn = fn
         self.kind = kind
         self.wrt = wrt
@@ -223,10 +225,10 @@ class Transformed(registry.Derived):
             return self._aux_parts().fprop.artifact(spec)
         art = self._arts.get(spec)
         if art is None or not art.valid():
-            self._check_spec(spec)
+            call_checks.check_spec(self, spec)
             art = self._transform(spec)
             if not getattr(art, "result_checked", False):   # once per transform made
-                self._check_result(spec)
+                call_checks.check_result(self, spec)
                 art.result_checked = True
             self._arts[spec] = art
         return art
@@ -298,85 +300,7 @@ class Transformed(registry.Derived):
 
     # -- checks ----------------------------------------------------------------------------
     def _call_name(self) -> str:
-        if isinstance(self.wrt, Seeds):         # Taylor mode: what the API call was
-            return self.wrt[5]
-        w = "" if self.wrt is None or self.kind == "grad_all" else f", wrt={self.wrt!r}"
-        a = ", has_aux=True" if self.has_aux else ""
-        inner = self.fn._call_name() if isinstance(self.fn, Transformed) else _name_of(self.fn)
-        return f"s2sad.{self.kind}({inner}{w}{a})"
-
-    def _check_spec(self, spec, args=None, kwargs=None):
-        """wrt names parameters that the call passes, and passes differentiable values."""
-        if self.wrt is None or self.kind not in ("grad", "value_and_grad"):
-            return          # derivative: its transform refuses (a TransformError)
-        w = self.wrt
-        if spec is not None and type(w) is int and 0 <= w < len(spec) and spec[w] in "dcks":
-            return          # the common case, first
-        params = self.params()
-        n = len(params)
-        chosen = [self.wrt] if isinstance(self.wrt, int) else list(self.wrt)
-        for i in chosen:
-            if not -n <= i < n:
-                code = getattr(_target(self.fn), "__code__", None)
-                if code is not None and code.co_flags & inspect.CO_VARARGS:
-                    return          # *args: the transform refuses it, and says so
-                raise ArgumentError(
-                    f"{self._call_name()}: wrt={self.wrt!r} is not a parameter index of "
-                    f"{_describe(self.fn)}, which takes {n} positional parameter"
-                    f"{'' if n == 1 else 's'} ({', '.join(params)})")
-        if spec is None:
-            return
-        for i in chosen:
-            i %= n
-            c = spec[i] if i < len(spec) else "-"
-            if c == "-":
-                raise ArgumentError(
-                    f"{self._call_name()}: wrt={self.wrt!r} names parameter {i} "
-                    f"({params[i]}) of {_describe(self.fn)}, but the call passes no "
-                    "argument for it")
-            if c in "nm":
-                if args is not None:
-                    v = args[i] if i < len(args) else (kwargs or {}).get(params[i])
-                    what = _type_name(v)
-                else:
-                    what = "a value that is not differentiable (an int, say)"
-                raise ArgumentError(
-                    f"{self._call_name()}: wrt={self.wrt!r} names parameter {i} "
-                    f"({params[i]}) of {_describe(self.fn)}, but the call passes {what}, "
-                    "which is not differentiable (floats, complex numbers and float "
-                    "arrays are)", hint="Leave it out of wrt, or pass a float (2.0, not 2; "
-                    "an array of dtype float).")
-
-    def _check_result(self, spec):
-        """Refuse, before running, a result that the code shows is a tuple, list or dict
-        (grad, value_and_grad) or not a number (a string, None)."""
-        if self.kind not in ("grad", "value_and_grad", "grad_all"):
-            return
-        _, func, _ = _lower(self.fn, spec)
-        n = len(func.params) - len(getattr(func, "kwonly", []))
-        cparams = {func.params[i] for i, c in enumerate((spec or "")[:n]) if c in "ck"}
-        what, desc = _definite_result(func, cparams)
-        if what is None or (what == _CONTAINER and self.kind == "grad_all"):
-            return
-        # the user's line (the target may be code s2sad generated: a gradient's return)
-        loc = failures.user_location(getattr(func.body[-1], "src", None))
-        if what == _CONTAINER:
-            raise OutputError(f"{self._call_name()}: {_describe(self.fn)} returns {desc}",
-                              loc, _container_hint(self.kind))
-        raise OutputError(f"{self._call_name()}: {_describe(self.fn)} returns {desc}, "
-                          "which is not a number or an array: there is nothing to "
-                          "differentiate", loc)
-
-    def _check_value(self, value):
-        problem = _output_problem(value)
-        if problem is None:
-            return
-        if isinstance(value, (tuple, list, dict)):
-            raise OutputError(f"{self._call_name()}: {_describe(self.fn)} returned {problem}",
-                              hint=_container_hint(self.kind))
-        raise OutputError(f"{self._call_name()}: {_describe(self.fn)} returned {problem}, "
-                          "which is not a number or an array: there is nothing to "
-                          "differentiate")
+        return call_checks.call_name(self)
 
     def _check_binding(self, args, kwargs, error=None):
         """An ArgumentError naming the user's function when args do not fit it."""
@@ -389,9 +313,11 @@ class Transformed(registry.Derived):
         msg = None
         if sig:
             try:
-                sig.bind(*args, **kwargs)
+                bound = sig.bind(*args, **kwargs)
             except TypeError as b:
                 msg = str(b)
+            else:
+                msg = _star_arguments(sig, bound)
         if msg is None and error is not None:
             msg = str(error)
         if msg is not None:
@@ -432,7 +358,7 @@ class Transformed(registry.Derived):
             spec = spec.replace("s", "d")
         self._last_spec = spec
         if self.wrt is not None:
-            self._check_spec(spec, args, kwargs)
+            call_checks.check_spec(self, spec, args, kwargs)
         art = self.artifact(spec)
         if len(args) > len(params) or "-" in spec:
             self._check_binding(args, kwargs)
@@ -449,6 +375,7 @@ class Transformed(registry.Derived):
             _raise_from_run(e)
         if self.kind == "fprop":
             out, bprop = result
+            out = _as_called(self.fn, out, args, kwargs)
             return out, _checking_bprop(bprop, out, _describe(self.fn))
         if not kwargs and len(args) == len(params) and xp is np:
             self._fast_path(args, art, f)
@@ -457,13 +384,16 @@ class Transformed(registry.Derived):
         values = [args[i] if i < len(args) else kwargs.get(p) for i, p in enumerate(art.params)]
         if self.with_value:
             value, grads = result
-            self._check_value(value)
+            call_checks.check_value(self, value)
+            value = _as_called(self.fn, value, args, kwargs)
             return value, self._finish_grads(grads, art, values)
         return self._finish_grads(result, art, values)
 
     def _fast_path(self, args, art, f):
         """Calls with numbers, NumPy arrays, dicts of them: a runner (fastcall.py), per kind."""
         types = tuple(map(type, args))
+        if self.with_value and call_checks.gradient_made(self.fn):
+            return          # its value is finished like a gradient's (_as_called)
         if self.kind not in ("grad", "grad_all", "value_and_grad", "derivative") or not all(
                 t in (float, int, np.ndarray) or t is dict and fastcall.plain_dict(a)
                 for t, a in zip(types, args)):
@@ -475,7 +405,8 @@ class Transformed(registry.Derived):
         if run is None or run.art is not art:
             run = self._runners[key] = fastcall.runner(
                 art, f, len(args), types, self.kind, self.wrt, self.with_value,
-                self._check_value, self._finish_grads, _raise_from_run)
+                functools.partial(call_checks.check_value, self), self._finish_grads,
+                _raise_from_run)
         self._fast = run
 
     def _call_aux(self, args, kwargs):
@@ -485,7 +416,7 @@ class Transformed(registry.Derived):
         params = self.params()
         spec = call_spec(params, args, kwargs)
         self._last_spec = spec
-        self._check_spec(spec, args, kwargs)
+        call_checks.check_spec(self, spec, args, kwargs)
         out, bprop = parts.fprop(*args, **kwargs)
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
             raise OutputError(f"{self._call_name()}: {parts.desc} must return a pair "
@@ -531,6 +462,20 @@ class Transformed(registry.Derived):
         return tuple(_finish(g, values[i]) for g, i in zip(grads, chosen))
 
 
+def _as_called(fn, out, args, kwargs=None):
+    """out, what fn's generated code returned at args, as the call fn(*args) returns it:
+    the gradients of a gradient s2sad made shaped and typed like their arguments (a list
+    for a list, a dict for a dict), so that vjp and jvp over grad(f) give the value a
+    call of grad(f) gives.  Anything else: out itself."""
+    if not call_checks.gradient_made(fn) or kwargs:
+        return out
+    art = fn.artifact(call_spec(fn.params(), args, {}))
+    values = [args[i] if i < len(args) else None for i in range(len(art.params))]
+    if fn.with_value:
+        return out[0], fn._finish_grads(out[1], art, values)
+    return fn._finish_grads(out, art, values)
+
+
 def _complex(a) -> bool:
     if isinstance(a, (tuple, list)):
         return any(_complex(e) for e in a)
@@ -568,13 +513,13 @@ def jvp(fn: Any, primals: Any, tangents: Any) -> Any:
     params = positional_params(fn)
     n_given = len(primals)
     if len(primals) > len(params):
-        raise ArgumentError(f"jvp of {_describe(fn)} takes {len(params)} primals, got "
+        raise ArgumentError(f"{call_checks.jvp_of(fn)} takes {len(params)} primals, got "
                             f"{len(primals)}")
     if len(primals) < len(params):      # parameters left at their defaults: no tangent
         defaults = _positional_defaults(fn, params)
         missing = [p for p in params[len(primals):] if p not in defaults]
         if missing:
-            raise ArgumentError(f"jvp of {_describe(fn)}: no primal for "
+            raise ArgumentError(f"{call_checks.jvp_of(fn)}: no primal for "
                                 f"{', '.join(missing)}")
     spec = call_spec(params, primals, {})      # '-' for a parameter left at its default
     if len(primals) < len(params):
@@ -592,9 +537,21 @@ def jvp(fn: Any, primals: Any, tangents: Any) -> Any:
     n = len(art.params)        # a primitive's options are not parameters of its code
     if len(primals) > n:
         if len(primals) > n_given and n_given > n:
-            raise ArgumentError(f"jvp of {_name_of(fn)} takes {n} primals, got {n_given}")
+            raise ArgumentError(f"{call_checks.jvp_of(fn)} takes {n} primals, got {n_given}")
         primals, tangents = primals[:n], tangents[:n]
     try:
-        return f(*map(flatten, primals), *map(flatten, tangents))
+        out, tangent = f(*map(flatten, primals), *map(flatten, tangents))
     except Exception as e:
         _raise_from_run(e)
+    return _as_called(fn, out, primals), _as_called(fn, tangent, primals)
+
+
+def _star_arguments(sig, bound):
+    """Why a call that fits the user's signature does not fit its derivative: it passes
+    values in *args or **kwargs, which s2sad's code takes as empty; None where none."""
+    for name, p in sig.parameters.items():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and bound.arguments.get(name):
+            star = "*" if p.kind == p.VAR_POSITIONAL else "**"
+            return (f"it passes values in {star}{name}, which s2sad differentiates only "
+                    f"empty; give each input its own parameter (def f(x, y, {star}{name}))")
+    return None

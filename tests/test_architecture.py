@@ -39,7 +39,9 @@ def _sizes():
 
 
 def test_modules_fit_in_one_sitting_and_functions_on_one_screen():
-    long_modules = [(p.name, n) for p, n, _ in _sizes() if n > 600]
+    # a module holds one concern, as long as it needs: about 1,000 lines at most (the
+    # 600-line limit is retired; it cut concerns in halves)
+    long_modules = [(p.name, n) for p, n, _ in _sizes() if n > 1000]
     long_functions = [(p.name, f, n) for p, _, fs in _sizes() for f, n in fs if n > 60]
     assert not long_modules, long_modules
     assert not long_functions, long_functions

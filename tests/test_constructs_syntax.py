@@ -16,7 +16,7 @@ import pytest
 import s2sad
 from s2sad import grad
 from s2sad.check import check_grads
-from s2sad.errors import S2SADError, UnsupportedSyntaxError
+from s2sad.errors import ArgumentError, S2SADError, UnsupportedSyntaxError
 
 X = np.array([0.7, -1.3, 2.1, 0.4])
 M = np.array([[0.5, -1.2, 0.3], [1.1, 0.2, -0.7]])
@@ -360,11 +360,20 @@ def test_refused_star_of_unknown_length():
     _refused(f, (X,), "`*xs` of a sequence", _line(f, 2))
 
 
-def test_refused_star_args_of_the_differentiated_function():
-    def f(*xs):
+def test_star_args_of_the_differentiated_function_taken_empty():
+    # def fun(self, x, *args), as optimization benchmarks write it: called with x alone,
+    # args is empty; values passed in *args are refused, naming *args
+    def f(x, *args, **kwargs):
+        return x * x * (args[0] if args else 3.0) + kwargs.get("c", 0.0)
+    assert grad(f)(2.0) == 12.0
+    assert grad(grad(f))(2.0) == 6.0
+    with pytest.raises(ArgumentError, match=r"passes values in \*args"):
+        grad(f)(2.0, 5.0)
+
+    def g(*xs):
         return xs[0]
-    with pytest.raises(UnsupportedSyntaxError, match="Give each input its own parameter"):
-        grad(f)(1.0)
+    with pytest.raises(ArgumentError, match="give each input its own parameter"):
+        grad(g)(1.0)
 
 
 def test_refused_three_arg_min_with_key_on_builtins():

@@ -149,9 +149,10 @@ def zip_as_a_value(x, y):
     return s
 
 
-def test_zip_as_a_value_is_refused_not_zero():
-    with pytest.raises(s2sad.S2SADError, match="zip"):
-        grad_all(zip_as_a_value)(X3, Y3)
+def test_zip_as_a_value_is_the_list_of_pairs_not_zero():
+    gx, gy = grad_all(zip_as_a_value)(X3, Y3)
+    assert np.allclose(gx, Y3) and np.allclose(gy, X3)
+    check_grads(zip_as_a_value, (X3, Y3), order=2, modes=("rev", "fwd"))
 
 
 # -- loops inside branches ------------------------------------------------------------------

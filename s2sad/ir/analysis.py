@@ -47,6 +47,17 @@ def varied(stmts, names: set) -> set:
             return names
 
 
+def refuse_varied_stores(stmts, varied: set) -> None:
+    """Refuse a call that keeps a value away from the data flow (``obj.a = v``, whose
+    Primitive.stores is set) where a varied value goes into it: its derivative would be
+    lost whether or not the result is read."""
+    for s in ir.walk(stmts):
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and \
+                getattr(s.value.callee, "stores", False) and \
+                _reads_any(ir.expr_atoms(s.value), varied):
+            raise registry.refused(s.value.callee, s.src)
+
+
 def _varied(stmts, names: set, popped) -> set:
     for s in stmts:
         if isinstance(s, ir.Assign):
@@ -175,9 +186,12 @@ def _makes_container(s: ir.Assign, out: set, pops: set) -> bool:
     v = s.value
     fn = _callee_fn(v)
     args = [a for a in ir.expr_atoms(v) if isinstance(a, ir.Var)]
-    if fn in _MAKERS or (isinstance(v, ir.Const) and isinstance(v.value, list)) or \
+    if fn in _MAKERS or (isinstance(v, ir.Const) and isinstance(v.value, (list, dict))) or \
             getattr(getattr(v, "callee", None), "makes_container", False):
         return True
+    if fn is operator.getitem and isinstance(v.args[0], ir.Const) and \
+            isinstance(v.args[0].value, (tuple, list, dict)):
+        return True         # an item of a constant tuple ((a, []) [1]) may be a container
     if isinstance(v, ir.Pack) or fn in (runtime.zeros_like_tree, runtime.ones_like_tree):
         # a tuple literal, and tree zeros and ones (of arrays too: their own
         # zeros_like_tree is the zero there, so this is always safe)

@@ -9,9 +9,10 @@ rule's output can be differentiated again.
 from . import arith, helpers, ufuncs, reductions, shape, einsum, linalg, indexing, values  # noqa: F401
 from . import builtins  # noqa: F401
 from . import arrange, padding  # noqa: F401
-from . import decompositions, scipy_special, scipy_linalg  # noqa: F401  (scipy's: if installed)
+from . import decompositions, scipy_special, scipy_linalg, scipy_optimize  # noqa: F401  (scipy's: if installed)
 from . import taylor, taylor_elementwise, taylor_linalg  # noqa: F401  (Taylor mode)
 from . import taylor_reductions, taylor_select, taylor_helpers  # noqa: F401
 from . import sorting, statistics  # noqa: F401
 from . import averages, signal  # noqa: F401
 from . import accumulate  # noqa: F401
+from . import objects  # noqa: F401

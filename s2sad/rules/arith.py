@@ -18,16 +18,16 @@ from ..runtime import (array_namespace, dtype_of, expand_like, matmul_lhs_grad, 
                        unbroadcast)
 
 
-def zero_power(y):
-    """1 where y is an integer exponent 0, else 0 (y's shape): x ** 0 is 1 for every x, 0
-    included, so its derivative y * x ** (y - 1) is 0 there, where the formula reads
-    0 * inf.  Integer exponents only: a float exponent that is differentiated keeps
-    the formula (its mixed derivative in x and y at y = 0 is 1/x)."""
+def zero_power(y, x):
+    """1 where x ** y is 1 near x and the rule's formula for its x-derivative,
+    y * x ** (y - 1), reads 0 * inf: y == 0 and x == 0.  The rule's exponent
+    y - 1 + zero_power(y, x) is then 0, and the derivative 0 * 1 = 0, at every order
+    (each derivative's power has an exponent of its own).  Elsewhere 0 (y's and x's
+    shape), so a differentiated float exponent keeps its mixed derivative in x and y
+    (1/x at y = 0).  An integer exponent, never differentiated: 1 wherever y == 0."""
     kind = getattr(y, "dtype", None)
     kind = kind.kind if kind is not None else ("i" if isinstance(y, int) else "f")
-    if kind not in "iub":
-        return 0
-    zero = y == 0
+    zero = y == 0 if kind in "iub" else (y == 0) & (x == 0)
     return int(zero) if isinstance(zero, (bool, np.bool_)) else zero
 
 
@@ -80,7 +80,7 @@ def bprop_pow(x, y, out, dout):
     # d(x**y)/dy = x**y log x, taken as 0 where x <= 0 for a real power (there x**y is defined
     # only for integer y), with the principal complex log for a complex one (see pow_base);
     # np.power, not **: Python floats raise ZeroDivisionError for 0.0 ** -1.0, NumPy gives inf
-    return (unbroadcast(dout * y * np.power(x, y - 1 + zero_power(y)), x),
+    return (unbroadcast(dout * y * np.power(x, y - 1 + zero_power(y, x)), x),
             unbroadcast(dout * out * np.log(pow_base(x, out)), y))
 
 
@@ -141,7 +141,7 @@ def jvp_div(x, y, out, dx, dy):
 
 @defjvp(operator.pow, np.power)
 def jvp_pow(x, y, out, dx, dy):
-    return (dx * y * np.power(x, y - 1 + zero_power(y)), dy * out * np.log(pow_base(x, out)))
+    return (dx * y * np.power(x, y - 1 + zero_power(y, x)), dy * out * np.log(pow_base(x, out)))
 
 
 @defjvp(operator.mod, np.mod)

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import registry
 from ..registry import defbprop, defbprop_varargs, deflinear, defnondiff, defview
-from ..runtime import Cotangent, array_namespace, split_as, unbroadcast
+from ..runtime import Cotangent, array_namespace, split_as, unbroadcast, unsplit
 from .linalg import diagonal_grad
 from .shape import _atleast_rule, _c_shape, _unconcat, transpose_inverse
 
@@ -178,20 +178,22 @@ def bprop_rot90(m, out, dout, k=1, axes=(0, 1)):
     return (np.rot90(dout, -k, axes),)
 
 
+# tup (choicelist): a tuple or list, or one array read as its rows, whose gradient is then
+# one array (unsplit) like it
 @defbprop(np.column_stack)
 def bprop_column_stack(tup, out, dout):
-    return (uncolumn_stack(dout, tup),)
+    return (unsplit(uncolumn_stack(dout, tup), tup),)
 
 
 @defbprop(np.dstack)
 def bprop_dstack(tup, out, dout):
-    return (undstack(dout, tup),)
+    return (unsplit(undstack(dout, tup), tup),)
 
 
 @defbprop(np.select)
 def bprop_select(condlist, choicelist, default, out, dout):
     # each output element comes from the first choice whose condition holds, else default
-    return (None, select_grad(dout, condlist, choicelist),
+    return (None, unsplit(select_grad(dout, condlist, choicelist), choicelist),
             unbroadcast(np.where(select_mask(condlist, len(condlist)), dout, 0), default))
 
 

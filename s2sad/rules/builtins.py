@@ -20,6 +20,7 @@ derivatives are those of indexing and arithmetic.  What is left here:
 """
 
 import builtins
+import functools
 import logging
 import operator
 import warnings
@@ -28,7 +29,7 @@ import numpy as np
 
 from .. import registry
 from ..registry import defbprop, defindex, defjvp, deflinear, defnondiff, defview
-from ..runtime import Cotangent, CotangentDict, getitem_grad, zeros_like_tree
+from ..runtime import Cotangent, CotangentDict, as_items, getitem_grad, zeros_like_tree
 
 
 @defbprop(float)
@@ -83,10 +84,11 @@ def check_one_value(out):
     list or a dict (the result of a branch or a loop, not known when the code was made)."""
     if isinstance(out, (tuple, list, dict)):
         from ..errors import DerivativeError
+        kind = "dict" if isinstance(out, dict) else "list" if isinstance(out, list) else \
+            "tuple"                 # (a tuple or dict of gradients too, whatever its class)
         raise DerivativeError(
             f"Taylor mode takes derivatives of one array or number; this function returned "
-            f"a {type(out).__name__}", None,
-            "Differentiate a function that returns one of its items.")
+            f"a {kind}", None, "Differentiate a function that returns one of its items.")
 
 
 def log_call(logger, method, *args, **kwargs):
@@ -160,6 +162,46 @@ def as_tuple(x):
     return Cotangent(x) if isinstance(x, Cotangent) else tuple(x)
 
 
+def concat_items(a, b):
+    """a + b of two tuples or two lists; of gradients of them (Cotangent, which adds item
+    by item), their items one after the other."""
+    if isinstance(a, Cotangent) or isinstance(b, Cotangent):
+        return Cotangent(tuple(a) + tuple(b))
+    return a + b
+
+
+def items_between(g, x, start, stop):
+    """The items start:stop of g, a gradient of the sequence x (None: none flowed)."""
+    if g is None:
+        return Cotangent(zeros_like_tree(e) for e in x[start:stop])
+    return Cotangent(as_items(g, x)[start:stop])
+
+
+def items_padded(g, x, start):
+    """g, a gradient of the items x[start:start + len(g)], as one of all of x: zeros
+    around it (the adjoint of items_between)."""
+    n = len(g) if g is not None else 0
+    return Cotangent([zeros_like_tree(e) for e in x[:start]] +
+                     [g[k] if g is not None else zeros_like_tree(x[start + k])
+                      for k in range(n)] +
+                     [zeros_like_tree(e) for e in x[start + n:]])
+
+
+@defbprop(concat_items)
+def bprop_concat_items(a, b, out, dout):
+    return (items_between(dout, out, 0, len(a)), items_between(dout, out, len(a), len(out)))
+
+
+@defbprop(items_between)
+def bprop_items_between(g, x, start, stop, out, dout):
+    return (items_padded(dout, x, start), None, None, None)
+
+
+@defbprop(items_padded)
+def bprop_items_padded(g, x, start, out, dout):
+    return (items_between(dout, x, start, start + len(g)), None, None)
+
+
 def sort_order(keys, reverse=False):
     """The indices that sort keys, as sorted() orders them (stable; reverse=True keeps
     equal keys in their order)."""
@@ -222,6 +264,8 @@ def bprop_identity(x, out, dout):
 
 
 deflinear(without, with_zero, as_tuple, copy_of, dict_copy, item_of)
+deflinear(concat_items, args=(0, 1))
+deflinear(items_between, items_padded, args=(0,))
 defindex(item_of)
 # printed like a user's function: its result holds x's item, not x, for the alias check
 registry.primitive(item_of).printing = registry.USER
@@ -230,12 +274,13 @@ defnondiff(int, bool, builtins.round, isinstance, operator.contains, operator.is
            operator.is_not, operator.invert, keys_of, sort_order, insert_position)
 
 # lowered by transforms/lower_builtins.py (a call that reaches the K-transform is refused)
-for _f in (list, tuple, dict, reversed, sorted, set, frozenset, sum, min, max, any, all):
+for _f in (list, tuple, dict, reversed, sorted, set, frozenset, sum, min, max, any, all,
+           map, filter, zip, functools.reduce):
     registry.primitive(_f)
 
 # their results are lists, tuples or dicts (or hold them): zero adjoints are tree zeros
 for _f in (keys_of, without, with_zero, as_tuple, dict_copy, copy_of, item_of, loop_items,
-           loop_items_grad, loop_items_tangent):
+           loop_items_grad, loop_items_tangent, concat_items, items_between, items_padded):
     registry.primitive(_f).makes_container = True
 
 # a new container holding the items of its argument, not the argument (the alias check)

@@ -14,7 +14,7 @@ from .. import registry
 from ..errors import RuleError
 from ..registry import defbprop, defbprop_varargs, deflinear, defnondiff, defview
 from ..backends import scatter_add
-from ..runtime import Cotangent, array_namespace, split_as, unbroadcast, unstack
+from ..runtime import Cotangent, array_namespace, split_as, unbroadcast, unsplit, unstack
 
 
 # -- helpers --------------------------------------------------------------------------
@@ -39,7 +39,7 @@ def _split_reshaped(g, tup, promoted, axis):
         total += s[axis]
         cuts.append(total)
     pieces = xp.split(g, cuts, axis=axis)
-    return tuple(xp.reshape(p, np.shape(a)) for p, a in zip(pieces, tup))
+    return Cotangent(xp.reshape(p, np.shape(a)) for p, a in zip(pieces, tup))
 
 
 def unhstack(g, tup):
@@ -169,24 +169,26 @@ def bprop_broadcast_to(array, out, dout, shape=None):
     return (unbroadcast(dout, array),)
 
 
+# the arrays of concatenate, stack, hstack, vstack: a tuple or list, or one array read
+# as the sequence of its rows, whose gradient is then one array (unsplit) like it
 @defbprop(np.concatenate)
 def bprop_concatenate(arrays, out, dout, axis=0):
-    return (split_as(dout, arrays, axis),)
+    return (unsplit(split_as(dout, arrays, axis), arrays),)
 
 
 @defbprop(np.stack)
 def bprop_stack(arrays, out, dout, axis=0):
-    return (unstack(dout, axis),)
+    return (unsplit(unstack(dout, axis), arrays),)
 
 
 @defbprop(np.hstack)
 def bprop_hstack(tup, out, dout):
-    return (unhstack(dout, tup),)
+    return (unsplit(unhstack(dout, tup), tup),)
 
 
 @defbprop(np.vstack)
 def bprop_vstack(tup, out, dout):
-    return (unvstack(dout, tup),)
+    return (unsplit(unvstack(dout, tup), tup),)
 
 
 @defbprop(np.tile)

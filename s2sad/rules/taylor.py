@@ -18,6 +18,7 @@ import numpy as np
 from .. import ir
 from ..registry import deftaylor
 from . import taylor_batch  # noqa: F401  (the stacked directions' shape helpers)
+from .arith import pow_base
 
 
 @deftaylor(operator.add, np.add)
@@ -177,8 +178,12 @@ def _int_power(T, x, n):
 def taylor_pow(T, x, y, out):
     K = T.K
     if any(c is not None for c in y[1:]):
-        # x ** y = exp(y log x) where the exponent varies
-        logx = taylor_log(T, x, T.call(np.log, x[0]))
+        # x ** y = exp(y log x) where the exponent varies; along y alone, the log of
+        # pow_base(x0, out), as the first-order rules take it: 0 where x0 <= 0 (0 ** y = 0)
+        if all(c is None for c in x[1:]):
+            logx = [T.call(np.log, T.call(pow_base, x[0], out))] + [None] * K
+        else:
+            logx = taylor_log(T, x, T.call(np.log, x[0]))
         return _exp(T, [None] + [T.cauchy(y, logx, k) for k in range(1, K + 1)], out)
     r = getattr(y[0], "value", None)
     if isinstance(r, (int, float)) and not isinstance(r, bool) and r == int(r) and \

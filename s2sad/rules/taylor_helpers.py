@@ -1,6 +1,7 @@
-"""Taylor-mode rules of stop_gradient, divmod and the helpers s2sad's own first-order
-rules call, so that Taylor mode runs over code reverse or forward mode wrote
-(``derivative(grad(f), order=2)``: the Hessian's diagonal direction by Taylor mode).
+"""Taylor-mode rules of stop_gradient, divmod, loop_items (what `for` and sorted() run
+through) and the helpers s2sad's own first-order rules call, so that Taylor mode runs
+over code reverse or forward mode wrote (``derivative(grad(f), order=2)``: the
+Hessian's diagonal direction by Taylor mode).
 
 Same conventions as rules/taylor.py.  pow_base and norm_dir take the branch their
 first-order rules take; prod_others divides prod's series by the factor's (a factor of
@@ -17,6 +18,7 @@ from ..registry import deftaylor
 from ..runtime import unreduce
 from ..values import stop_gradient
 from .arith import pow_base
+from .builtins import loop_items, loop_items_tangent
 from .linalg import norm_dir
 from .reductions import prod_others
 from .taylor import taylor_div
@@ -32,6 +34,13 @@ except ImportError:          # pragma: no cover - SciPy is optional
 def taylor_stop_gradient(T, x, out):
     # the value, with no derivative at any order
     return [out] + [None] * T.K
+
+
+@deftaylor(loop_items)
+def taylor_loop_items(T, seq, out):
+    # seq's coefficients as they are, or for a dict none for each of its keys
+    return [out] + [T.through(lambda c: T.call(loop_items_tangent, seq[0], c), c)
+                    for c in seq[1:]]
 
 
 @deftaylor(pow_base)

@@ -145,6 +145,53 @@ class Printer:
             return f"({t})"
         return t
 
+    def operator_call(self, p, e, fold):
+        """(text, precedence) of an operator's call: a[i], -a, not a, a + b."""
+        sym = p.symbol
+        a = e.args
+        if sym == "[]":
+            idx = a[1]
+            if isinstance(idx, ir.Var) and idx.name in fold and isinstance(
+                    fold[idx.name], ir.Call) and getattr(fold[idx.name].callee, "fn", None) is slice:
+                sl = fold[idx.name].args
+                parts = ["" if isinstance(x, ir.Const) and x.value is None
+                         else self.expr(x, fold)[0] for x in sl]
+                inner = ":".join(parts[:2]) + ("" if parts[2] == "" else ":" + parts[2])
+            else:
+                inner = self.expr(idx, fold, index=True)[0]
+            return f"{self.wrap(a[0], fold, PREC['atom'])}[{inner}]", PREC["atom"]
+        if sym in ("-u", "+u"):
+            return sym[0] + self.wrap(a[0], fold, PREC["u"]), PREC["u"]
+        if sym == "not":
+            return "not " + self.wrap(a[0], fold, PREC["not"]), PREC["not"]
+        prec = PREC["cmp"] if sym in CMP else PREC[sym]
+        if sym == "**":
+            left = self.wrap(a[0], fold, prec + 1)
+            right = self.wrap(a[1], fold, PREC["u"])
+        elif sym in CMP:        # (a > b) == c: not the chain a > b == c
+            left = self.wrap(a[0], fold, prec + 1)
+            right = self.wrap(a[1], fold, prec, right=True)
+        else:
+            left = self.wrap(a[0], fold, prec)
+            right = self.wrap(a[1], fold, prec, right=True)
+        return f"{left} {sym} {right}", prec
+
+    def as_written(self, p, e, fold):
+        """(text, precedence) of a call printed as Python writes it: obj.a, obj.m(x),
+        f(*xs) (rules/objects.py); None for any other call."""
+        if getattr(p, "attribute", False) and isinstance(e.args[1], ir.Const):
+            return f"{self.wrap(e.args[0], fold, PREC['atom'])}.{e.args[1].value}", PREC["atom"]
+        kws = [f"{k}={self.expr(a, fold)[0]}" for k, a in e.kwargs]
+        if getattr(p, "spread", False):      # randn(*shape), not spread_call(randn, shape)
+            args = [self.expr(a, fold)[0] for a in e.args[2:]]
+            args += ["*" + self.wrap(e.args[1], fold, PREC["atom"])] + kws
+            return f"{self.expr(e.args[0], fold)[0]}({', '.join(args)})", PREC["atom"]
+        if getattr(p, "method", None):       # rng.normal(size=n), not method_normal(rng, ...)
+            args = [self.expr(a, fold)[0] for a in e.args[1:]] + kws
+            return f"{self.wrap(e.args[0], fold, PREC['atom'])}.{p.method}({', '.join(args)})", \
+                PREC["atom"]
+        return None
+
     def call(self, e, fold):
         p = e.callee
         if getattr(p, "short", None) == "make_dict" and isinstance(e.args[0], ir.Const):
@@ -155,31 +202,10 @@ class Printer:
                          for k, v in zip(e.args[0].value, fold[values.name].items)]
                 return "{" + ", ".join(items) + "}", PREC["atom"]
         if isinstance(p, registry.Primitive) and p.printing == registry.OPERATOR:
-            sym = p.symbol
-            a = e.args
-            if sym == "[]":
-                idx = a[1]
-                if isinstance(idx, ir.Var) and idx.name in fold and isinstance(
-                        fold[idx.name], ir.Call) and getattr(fold[idx.name].callee, "fn", None) is slice:
-                    sl = fold[idx.name].args
-                    parts = ["" if isinstance(x, ir.Const) and x.value is None
-                             else self.expr(x, fold)[0] for x in sl]
-                    inner = ":".join(parts[:2]) + ("" if parts[2] == "" else ":" + parts[2])
-                else:
-                    inner = self.expr(idx, fold, index=True)[0]
-                return f"{self.wrap(a[0], fold, PREC['atom'])}[{inner}]", PREC["atom"]
-            if sym in ("-u", "+u"):
-                return sym[0] + self.wrap(a[0], fold, PREC["u"]), PREC["u"]
-            if sym == "not":
-                return "not " + self.wrap(a[0], fold, PREC["not"]), PREC["not"]
-            prec = PREC["cmp"] if sym in CMP else PREC[sym]
-            if sym == "**":
-                left = self.wrap(a[0], fold, prec + 1)
-                right = self.wrap(a[1], fold, PREC["u"])
-            else:
-                left = self.wrap(a[0], fold, prec)
-                right = self.wrap(a[1], fold, prec, right=True)
-            return f"{left} {sym} {right}", prec
+            return self.operator_call(p, e, fold)
+        as_written = self.as_written(p, e, fold)
+        if as_written is not None:
+            return as_written
         sig = p.signature if isinstance(p, registry.Primitive) else None
         eargs = list(e.args)
         kws = list(e.kwargs)

@@ -15,7 +15,9 @@ conditional expressions, ``and``/``or``/``not`` and chained comparisons;
 operators, calls, attributes, subscripts, tuple and list literals,
 comprehensions and generator expressions, ``*xs`` in calls and assignment
 targets, ``assert``, calls as statements (lower_effects.py decides which),
-constants; a docstring; a ``return`` at the end.
+constants, f-strings; ``obj.a = v`` (an attribute set on an object, run on the
+primal); ``*args`` and ``**kwargs`` (of the function being differentiated: empty,
+as a call with no more arguments leaves them); a docstring; a ``return`` at the end.
 """
 
 import gast
@@ -36,7 +38,6 @@ REFUSED = {
     gast.With: ("a `with` statement", STRAIGHT_LINE),
     gast.AsyncWith: ("an `async with` statement", STRAIGHT_LINE),
     gast.Global: ("a `global` statement", "Pass values in as arguments instead."),
-    gast.Nonlocal: ("a `nonlocal` statement", "Pass values in as arguments instead."),
     gast.Yield: ("`yield` (a generator)", "Generators are not supported; return a value."),
     gast.YieldFrom: ("`yield from` (a generator)", "Generators are not supported."),
     gast.Await: ("`await`", "Coroutines are not supported."),
@@ -45,7 +46,6 @@ REFUSED = {
     gast.ImportFrom: ("an `import` inside the function", "Import at module level."),
     gast.Set: ("a set literal", "Sets are not differentiable."),
     gast.NamedExpr: ("an assignment expression (`:=`)", "Use a separate assignment."),
-    gast.JoinedStr: ("an f-string", "Strings are not differentiable; remove it."),
 }
 
 
@@ -57,10 +57,6 @@ def fence(parsed, top=True):
     def refuse(node, construct, hint):
         raise UnsupportedSyntaxError(construct, parsed.location(node), hint)
 
-    args = root.args
-    if top and (args.vararg is not None or args.kwarg is not None):
-        refuse(root, "a `*args` / `**kwargs` parameter of the function to differentiate",
-               "Give each input its own parameter (a function it calls may take *args).")
 
     body = [root.body] if isinstance(root, gast.Lambda) else root.body
     for node in gast.walk(root):
@@ -84,6 +80,10 @@ def fence(parsed, top=True):
 
     for stmt in body:
         for node in gast.walk(stmt):
+            if top and isinstance(node, gast.Nonlocal) and node in body:
+                refuse(node, "a `nonlocal` statement in the function being differentiated",
+                       "s2sad follows `nonlocal` in the functions nested in it; pass the "
+                       "value in as an argument, or keep a count on an object (self.n += 1).")
             entry = REFUSED.get(type(node))
             if entry is not None:
                 refuse(node, *entry)
@@ -156,5 +156,5 @@ def _check_target(t, refuse):
         refuse(t, "assignment to an element of an element (`x[i][j] = ...`)",
                "Index once: x[i, j] = v.")
     if isinstance(t, gast.Attribute):
-        refuse(t, "assignment to an attribute (`obj.a = ...`)", "Use a local variable.")
+        return                              # obj.a = v: an effect (resolve_values.py)
     refuse(t, f"assignment to {type(t).__name__}", STRAIGHT_LINE)

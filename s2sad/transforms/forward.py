@@ -47,6 +47,9 @@ from .inline import (check_arity, inline_body, plus, refuse_varied_options, rule
 
 
 def _missing_jvp(prim, src) -> MissingRuleError:
+    own = registry.refused(prim, src)
+    if own is not None:
+        return own
     name = prim.name
     return MissingRuleError(
         f"no forward-mode rule for {name}", src,
@@ -96,6 +99,7 @@ class ForwardTransform:
         self.shape_of: Dict[str, str] = {}
         self.self_ref = self_ref    # (function, name) while making a recursive one's jvp code
         self.varied = analysis.varied(func.body, {func.params[i] for i in wrt})
+        analysis.refuse_varied_stores(func.body, self.varied)
         self.quiet = _quiet(func.body, self.varied)
 
     # -- emitting ------------------------------------------------------------------------

@@ -42,11 +42,13 @@ import numpy as np
 from .. import ir, registry, runtime
 from ..errors import TransformError, UnsupportedSyntaxError
 from ..rules import binding
+from ..rules.objects import method_caller, spread_call
 from ..rules.shape import c_concat, r_concat
 from . import resolve
 from . import lower_builtins, lower_comprehension, lower_effects, lower_nonlocal, lower_views
 from .inplace import check_inplace
-from .lower_control import RUNTIME_FUNCTION, Closure, Control, bind_arguments, function_body
+from .lower_control import (RUNTIME_FUNCTION, Closure, Control, Functions, bind_arguments,
+                            function_body, refuse_function)
 from .lowered import Output
 from .names import Names, all_identifiers, hint_for
 from .resolve import ATTRIBUTES, METHODS, VARARG_METHODS
@@ -91,6 +93,8 @@ class Lowering:
     # -- emitting -------------------------------------------------------------
     def emit(self, target: str, value, node) -> ir.Var:
         """target = value, at the end of the current block."""
+        for a in [value] if isinstance(value, Closure) else ir.expr_atoms(value):
+            refuse_function(self, a, node)
         self.out.cur.append(ir.Assign(target, value, self.loc(node)))
         self.out.note(target, value)
         return ir.Var(target)
@@ -125,6 +129,9 @@ class Lowering:
     def bind_user(self, name: str, value, node, same=False):
         """Assign to the user's variable `name` (a new SSA version); same: the value is
         the same object changed in place (its views stay its views)."""
+        if lower_nonlocal.is_outer(self, name):     # `nonlocal name` in a nested function
+            lower_nonlocal.owner_of(self, name, node).bind_user(name, value, node, same)
+            return
         lower_views.on_bind(self, name, value, same)    # a view of an array, or none any more
         self.env[name] = value if isinstance(value, (ir.Var, ir.Const, Closure)) else \
             self.emit(self.version(name), value, node)
@@ -187,6 +194,10 @@ class Lowering:
                 self.env[p] = ir.Var(p)
                 self.out.assigned.add(p)
             self.out.note_params(params, self.parsed.spec or "")
+            for star, kind in ((a.vararg, "tuple"), (a.kwarg, "dict")):
+                if star is not None:    # the differentiated function's *args: none passed
+                    self.env[star.id] = lower_builtins.pack_arguments(
+                        self, kind, [] if kind == "tuple" else {}, root)
         else:
             fn = self.parsed.fn
             kw = {k: ir.Const(v) for k, v in (getattr(fn, "__kwdefaults__", None) or {}).items()}
@@ -245,7 +256,7 @@ class Lowering:
             lower_effects.expression(self, s)
         elif isinstance(s, gast.Assert):
             lower_effects.assertion(self, s)
-        elif not isinstance(s, gast.Pass):
+        elif not isinstance(s, (gast.Pass, gast.Nonlocal)):    # (nonlocal: lower_nonlocal)
             raise UnsupportedSyntaxError(f"a `{type(s).__name__}` statement", self.loc(s))
 
     def aug_op(self, s):
@@ -319,6 +330,13 @@ class Lowering:
             lower_builtins.assign_starred(self, target, atom, node)
             return
         elts = target.elts
+        if isinstance(atom, Functions):
+            if len(atom.items) != len(elts):
+                self.fail(node, f"cannot unpack {len(atom.items)} values into {len(elts)} "
+                                "names")
+            for t, item in zip(elts, atom.items):
+                self.assign(t, item, node)
+            return
         n = self.out.tuples.get(atom.name) if isinstance(atom, ir.Var) else None
         if isinstance(atom, ir.Var) and atom.name in self.out.packs and \
                 atom.name not in self.out.mutated:
@@ -327,6 +345,13 @@ class Lowering:
                 self.fail(node, f"cannot unpack {len(items)} values into {len(elts)} names")
             for t, item in zip(elts, items):
                 self.assign(t, item, node)
+            return
+        if isinstance(atom, ir.Const) and isinstance(atom.value, (tuple, list)):
+            if len(atom.value) != len(elts):    # params, start = [], 0: each its constant
+                self.fail(node, f"cannot unpack {len(atom.value)} values into {len(elts)} "
+                                "names")
+            for t, v in zip(elts, atom.value):
+                self.assign(t, ir.Const(v), node)
             return
         if n is not None and n != len(elts):
             self.fail(node, f"cannot unpack {n} values into {len(elts)} names")
@@ -382,7 +407,12 @@ class Lowering:
             raise UnsupportedSyntaxError(f"the operator {type(node.op).__name__}",
                                          self.loc(node),
                                          "Bitwise operators are not differentiable.")
-        return ir.Call(registry.primitive(op), (self.atom(node.left), self.atom(node.right)))
+        left, right = self.atom(node.left), self.atom(node.right)
+        if op is operator.add:
+            made = lower_builtins.concatenation(self, left, right, node)
+            if made is not None:
+                return made
+        return ir.Call(registry.primitive(op), (left, right))
 
     def unary(self, node, hint=None):
         operand = self.atom(node.operand)
@@ -413,10 +443,9 @@ class Lowering:
     def pack_literal(self, node, hint=None):
         """A tuple or list literal: a Pack, or a constant if all its items are."""
         items = tuple(self.atom(e) for e in node.elts)
-        if any(isinstance(i, Closure) for i in items):
-            raise UnsupportedSyntaxError("a function inside a tuple or list", self.loc(node),
-                                         "Call functions directly or pass them by name.")
         kind = "tuple" if isinstance(node, gast.Tuple) else "list"
+        if any(isinstance(i, Closure) for i in items):
+            return Functions(items, kind)       # (vec, unflatten): known item by item
         if all(isinstance(i, ir.Const) for i in items):
             return ir.Const(tuple(i.value for i in items) if kind == "tuple"
                             else [i.value for i in items])
@@ -428,6 +457,13 @@ class Lowering:
         if joined is not None:
             return joined
         index = self.index(node.slice)
+        if isinstance(value, Functions):
+            if not (isinstance(index, ir.Const) and isinstance(index.value, int) and
+                    -len(value.items) <= index.value < len(value.items)):
+                raise UnsupportedSyntaxError(
+                    "an item of a tuple of functions chosen when the code runs",
+                    self.loc(node), "Index it with a constant (fs[0]), or unpack it.")
+            return value.items[index.value]
         if (isinstance(value, ir.Var) and value.name in self.out.tuples
                 and isinstance(index, ir.Const) and isinstance(index.value, int)):
             if value.name in self.out.packs and value.name not in self.out.mutated:
@@ -504,7 +540,13 @@ class Lowering:
         special = lower_builtins.call(self, target, node)
         if special is not None:
             return special
-        args, kwargs = lower_builtins.arguments(self, node)
+        spread = [] if target.kind == "prim" else None
+        args, kwargs = lower_builtins.arguments(self, node, spread)
+        if spread:      # np.random.randn(*x.shape): run as it is (refused if differentiated)
+            if any(isinstance(a, Closure) for a in args + list(kwargs.values())):
+                self.prim_call(target.value, args, kwargs, node)     # (refused: a function)
+            return ir.Call(registry.primitive(spread_call),
+                           (ir.Const(target.value.fn), spread[0], *args), tuple(kwargs.items()))
         if target.kind == "method":
             return self.method_call(node, args, kwargs)
         if target.kind == "prim":
@@ -515,17 +557,22 @@ class Lowering:
             fn = self.control.closure(node.func) if target.value is None else \
                 self.read(node.func)
             return self.control.call_value(fn, args, kwargs, node)
+        if target.kind == "value":      # maker(a)(x): the function a call returns
+            return self.control.call_value(self.atom(node.func), args, kwargs, node)
         self.fail(node, f"cannot call {target.value!r}")
 
     def method_call(self, node, args, kwargs):
         """x.sum(axis=0)  =>  np.sum(x, axis=0)"""
         name = node.func.attr
-        fn = runtime.astype if name == "astype" else METHODS.get(name)
-        if fn is None:
-            raise UnsupportedSyntaxError(
-                f"the method `.{name}()`", self.loc(node),
-                f"Supported array methods: {', '.join(sorted(METHODS))}, astype.")
         receiver = self.atom(node.func.value)
+        fn = runtime.astype if name == "astype" else METHODS.get(name)
+        if fn is None or isinstance(receiver, ir.Const) and not isinstance(
+                receiver.value, (np.ndarray, np.generic)):
+            # any other method (rng.normal, "{}".format): run as it is, on the primal
+            # (rules/objects.py: refused where a derivative would flow through it)
+            string = isinstance(receiver, ir.Const) and isinstance(receiver.value, str)
+            return self.prim_call(registry.primitive(method_caller(name, string)),
+                                  [receiver] + args, kwargs, node)
         if name in VARARG_METHODS and len(args) > 1:
             args = [self.temp(ir.Pack(tuple(args), "tuple"), node, VARARG_METHODS[name])
                     if not all(isinstance(a, ir.Const) for a in args)

@@ -10,6 +10,8 @@ call.  Rewrites, one line each::
                            =>  the loop of lower_templates.<name>, inlined at the call
     max(a, b, c)           =>  max2(max2(a, b), c): `b if b > a else a`, ties to the first
     max(xs, key=f, default=d)  =>  max_key(xs, f), under `if len(xs) == 0` for a default
+    sorted(d), max(d), reversed(d)  =>  the template of keys_of(d)  (a dict the code builds
+                           or is passed; another dict: loop_items(d) in the template)
     sum((a, b)), list((a, b))  =>  a + b, [a, b]      (items known when lowering)
     pow(x, y)              =>  x ** y                 (pow(x, y, m) is refused)
     dict(a=x), dict(zip(k, v)), dict(pairs), dict(d)  =>  make_dict / a loop / dict_copy
@@ -23,6 +25,7 @@ located at the user's call, so an error it raises names the user's line.
 """
 
 import builtins
+import functools
 import math
 import operator
 
@@ -32,7 +35,8 @@ import numpy as np
 from .. import ir, registry
 from ..errors import UnsupportedSyntaxError
 from ..rules.accumulate import add_at, add_lhs_grad, add_rhs_grad, item_grads, summed
-from ..rules.builtins import check_assert, copy_of, dict_copy, item_of, without
+from ..rules.builtins import (check_assert, concat_items, copy_of, dict_copy, item_of,
+                              keys_of, without)
 from ..runtime import getitem_grad, make_dict, matmul_lhs_grad, matmul_rhs_grad
 from . import lower_templates as T
 from . import parse, resolve
@@ -70,14 +74,65 @@ def known_items(low, atom, node):
     return None
 
 
-def arguments(low, node):
-    """(positional atoms, {keyword: atom}) of a call, `*xs` and `**d` spread out."""
+def sequence_kind(low, atom):
+    """"tuple" or "list" for an atom the lowering knows holds one; None otherwise."""
+    if isinstance(atom, ir.Const) and isinstance(atom.value, (tuple, list)):
+        return "list" if isinstance(atom.value, list) else "tuple"
+    if isinstance(atom, ir.Var):
+        if atom.name in low.out.packs:
+            return low.out.pack_kinds.get(atom.name, "tuple")
+        if atom.name in low.out.tuples:
+            return "tuple"
+    return None
+
+
+def is_sequence(low, atom, seen=()) -> bool:
+    """atom holds a list or tuple: a literal's, one s2sad's helpers made (list_append),
+    or a version of one (a loop's start, an if's two sides)."""
+    if sequence_kind(low, atom) is not None:
+        return True
+    if not isinstance(atom, ir.Var) or atom.name in seen:
+        return False
+    if atom.name in low.out.sequences or atom.name in low.out.container_params and \
+            atom.name not in low.out.dict_params:       # an argument: a tuple or list
+        return True
+    origin = low.out.origin.get(atom.name)
+    return bool(origin) and all(is_sequence(low, a, seen + (atom.name,)) for a in origin)
+
+
+def concatenation(low, left, right, node):
+    """a + b of two tuples or lists: one literal of their items where the lowering knows
+    both (args + (x,)), else concat_items(a, b) (rest + [x], rest of a length known when
+    the code runs), whose gradient splits where a ends.  None unless both are known to be
+    sequences (an array plus a tuple broadcasts, as NumPy adds them)."""
+    kinds = sequence_kind(low, left), sequence_kind(low, right)
+    if not (is_sequence(low, left) and is_sequence(low, right)):
+        return None
+    items = [known_items(low, a, node) if kinds[0] == kinds[1] else None
+             for a in (left, right)]
+    if items[0] is not None and items[1] is not None:
+        both = items[0] + items[1]
+        if all(isinstance(i, ir.Const) for i in both):
+            values = [i.value for i in both]
+            return ir.Const(values if kinds[0] == "list" else tuple(values))
+        return ir.Pack(tuple(both), kinds[0])
+    return ir.Call(registry.primitive(concat_items), (left, right))
+
+
+def arguments(low, node, spread=None):
+    """(positional atoms, {keyword: atom}) of a call, `*xs` and `**d` spread out.  A `*xs`
+    of a length known only when the code runs is refused, or, where spread is a list, the
+    positional atoms end before it and spread holds its atom."""
     args, kwargs = [], {}
     for a in node.args:
         if not isinstance(a, gast.Starred):
             args.append(low.atom(a))
             continue
-        items = known_items(low, low.atom(a.value), node)
+        seq = low.atom(a.value)
+        items = known_items(low, seq, node)
+        if items is None and spread is not None and not spread and a is node.args[-1]:
+            spread.append(seq)
+            continue
         if items is None:
             raise UnsupportedSyntaxError(
                 "`*xs` of a sequence whose length is known only when the code runs",
@@ -159,7 +214,7 @@ def _extreme(two, one, keyed):
             if "default" in kwargs:
                 low.fail(node, f"{node.func.id}() with several arguments takes no default")
             args = [low.temp(ir.Pack(tuple(args), "tuple"), node, "items")]
-        items = args[0]
+        items = iterated(low, args[0], node)
 
         def pick():
             if key == ir.Const(None):
@@ -180,9 +235,20 @@ def _builtin_value(low, atom):
     return atom
 
 
+def iterated(low, atom, node):
+    """What Python iterates of atom: of a dict the code builds or is passed, its keys
+    (keys_of: no derivative flows through them); anything else itself (a template reads
+    the keys of a dict it cannot tell through loop_items, when the code runs)."""
+    if isinstance(atom, ir.Var) and (atom.name in low.out.dicts or
+                                     atom.name in low.out.dict_params):
+        return low.temp(ir.Call(registry.primitive(keys_of), (atom,)), node, "keys")
+    return atom
+
+
 def _template_of(fn, n_min, n_max, keywords=(), keyed=None):
     def lower(low, node):
         args, kwargs = checked(low, node, n_min, n_max, keywords)
+        args[0] = iterated(low, args[0], node)
         if "key" in kwargs:
             kwargs["key"] = _builtin_value(low, kwargs["key"])
         if keyed is not None and kwargs.get("key", ir.Const(None)) != ir.Const(None):
@@ -337,6 +403,49 @@ def _item_grads(low, node):
     return total
 
 
+def _map(low, node):
+    """map(fn, xs), map(fn, xs, ys, zs): a list of fn's results."""
+    args, _ = checked(low, node, 2, 4)
+    fn = _builtin_value(low, args[0])
+    return template(low, (T.map_, T.map2, T.map3)[len(args) - 2], [fn] + args[1:], {}, node)
+
+
+def _filter(low, node):
+    """filter(fn, xs), filter(None, xs): a list of the items kept."""
+    args, _ = checked(low, node, 2, 2)
+    if args[0] == ir.Const(None):
+        return template(low, T.filter_true, args[1:], {}, node)
+    return template(low, T.filter_, [_builtin_value(low, args[0])] + args[1:], {}, node)
+
+
+def _reduce(low, node):
+    """functools.reduce(fn, xs[, initial])."""
+    args, _ = checked(low, node, 2, 3)
+    fn = _builtin_value(low, args[0])
+    return template(low, T.reduce_ if len(args) == 2 else T.reduce_from, [fn] + args[1:], {},
+                    node)
+
+
+def _zip(low, node):
+    """zip(a, b), zip(*rows): a list of tuples (zip(*rows) of rows known only when the code
+    runs: their transpose, as long as the shortest)."""
+    if any(k.arg != "strict" for k in node.keywords):
+        low.fail(node, "zip() takes no keyword arguments but strict=")
+    if len(node.args) == 1 and isinstance(node.args[0], gast.Starred):
+        rows = low.atom(node.args[0].value)
+        args = known_items(low, rows, node)
+        if args is None or len(args) > 3:
+            return template(low, T.unzip, [rows], {}, node)
+    else:
+        args, _ = arguments(low, gast.Call(func=node.func, args=node.args, keywords=[]))
+    if not args:
+        return ir.Const([])
+    if len(args) > 3:
+        items = low.temp(ir.Pack(tuple(args), "list"), node, "rows")
+        return template(low, T.unzip, [items], {}, node)
+    return template(low, (T.zip1, T.zip2, T.zip3)[len(args) - 1], args, {}, node)
+
+
 _BUILTINS = {id(f): h for f, h in (
     (builtins.sum, _sum),
     (builtins.max, _extreme(T.max2, T.max_, T.max_key)),
@@ -348,6 +457,8 @@ _BUILTINS = {id(f): h for f, h in (
     (builtins.list, _sequence("list")), (builtins.tuple, _sequence("tuple")),
     (builtins.dict, _dict), (operator.pow, _pow),      # pow: an alias of operator.pow
     (math.log, _math_log), (math.hypot, _math_hypot),
+    (builtins.map, _map), (builtins.filter, _filter), (functools.reduce, _reduce),
+    (builtins.zip, _zip),
     (add_lhs_grad, _added(matmul_lhs_grad)), (add_rhs_grad, _added(matmul_rhs_grad)),
     (summed, _summed), (add_at, _added(getitem_grad)), (item_grads, _item_grads),
 )}

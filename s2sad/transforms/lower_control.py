@@ -64,6 +64,31 @@ class Closure:
         return getattr(self.node, "name", "lambda")
 
 
+class Functions(Closure):
+    """A tuple or list that holds a function (``return vec, unflatten``), known at
+    transform time item by item: it is unpacked, indexed with a constant and passed to
+    the functions s2sad inlines, never built in the generated code (where it would go,
+    it is refused as a function is)."""
+
+    def __init__(self, items, kind):
+        super().__init__(None, None, (), {})
+        self.items, self.kind = tuple(items), kind
+
+    @property
+    def name(self):
+        return "functions"
+
+
+def refuse_function(low, atom, node):
+    """A function (or a tuple of them) where a value is read: refused (s2sad's code holds
+    no function values; it inlines the functions it calls)."""
+    if isinstance(atom, Closure):
+        raise UnsupportedSyntaxError(
+            "a function used as a value here", low.loc(node),
+            "s2sad inlines the functions it calls: call a function, pass it to a function "
+            "of yours, or keep it in a tuple that is unpacked or indexed with a constant.")
+
+
 RUNTIME_FUNCTION = object()     # a name that holds one of several functions, by branch
 
 
@@ -249,6 +274,7 @@ class Control:
             result = _Stop(*parts)
         elif r1 is not None and r2 is not None:
             result = self._join_temp("out" if low.top else "result", r1, r2, outs)
+        refuse_function(low, test, node)
         low.out.cur.append(ir.If(test, body, orelse, outs, low.loc(node)))
         return result
 
@@ -286,6 +312,7 @@ class Control:
     def choice(self, test, make_a, make_b, node, hint=None) -> ir.Var:
         """An If whose branches compute one value each: `a if test else b`, `and`, `or`."""
         low = self.low
+        refuse_function(low, test, node)
         body, _, a = low.sub_block(make_a)
         orelse, _, b = low.sub_block(make_b)
         if hint and hint not in low.out.assigned:
@@ -308,6 +335,14 @@ class Control:
             raise UnsupportedSyntaxError(f"an `else` clause on a `{kind}` loop",
                                          low.loc(node.orelse[0]), "Use a flag variable instead.")
         iter_atom, index, bind_targets, checkpoint = None, None, None, None
+        functions = self.functions_of(node)
+        if functions is not None:       # for g in (f1, f2): the body once per function
+            for item in functions.items:
+                low.assign(node.target, item, node)
+                result = self.block(node.body)
+                if result is not None:
+                    return result
+            return None
         if isinstance(node, gast.For):
             it, checkpoint = self.checkpointed(node.iter)
             iter_atom, index, bind_targets = self.iteration(node, it, checkpoint is None)
@@ -414,6 +449,19 @@ class Control:
             low.fail(it, f"checkpointed: snapshots must be an int >= 1, not {count.value!r}")
         return it.args[0], count
 
+    def functions_of(self, node):
+        """The Functions a `for` loop runs through (a name bound to a tuple of functions),
+        or None; refused where the body leaves the loop early."""
+        if not (isinstance(node, gast.For) and isinstance(node.iter, gast.Name) and
+                isinstance(self.low.env.get(node.iter.id), Functions)):
+            return None
+        for n in gast.walk(gast.Module(body=node.body, type_ignores=[])):
+            if isinstance(n, (gast.Break, gast.Continue, gast.Return)):
+                raise UnsupportedSyntaxError(
+                    "break, continue or return in a loop over functions", self.low.loc(n),
+                    "s2sad runs the body once per function; compute a flag instead.")
+        return self.low.env[node.iter.id]
+
     def iteration(self, node, it, ranges=True):
         """(the iterable, the index's name, a function binding the loop target in the body).
 
@@ -467,17 +515,14 @@ class Control:
             start = low.atom(starts[0])
             add = registry.primitive(operator.add)
             return n, (lambda k: (low.temp(ir.Call(add, (k, start)), node), inner(k)))
-        if fn is zip:
-            if call.keywords or not call.args or any(isinstance(a, gast.Starred)
-                                                     for a in call.args):
-                raise UnsupportedSyntaxError("this form of zip", low.loc(call),
-                                             "Write `for a, b in zip(A, B)`.")
+        if fn is zip and call.args and not call.keywords and \
+                not any(isinstance(a, gast.Starred) for a in call.args):
             parts = [self.sequence(a, node) for a in call.args]
             lens = [p[0] for p in parts]
             n = lens[0] if len(lens) == 1 else low.temp(
                 ir.Call(registry.primitive(min), tuple(lens)), node, "n")
             return n, (lambda k: tuple(el(k) for _, el in parts))
-        seq = low.atom(expr)
+        seq = low.atom(expr)        # (zip(*rows): the list lower_builtins makes)
         if isinstance(seq, ir.Var) and seq.name in low.out.dicts:     # a dict literal's keys
             seq = low.temp(ir.Call(registry.primitive(keys_of), (seq,)), node, "keys")
         elif isinstance(seq, ir.Var) and seq.name in low.out.dict_params:
@@ -569,6 +614,9 @@ class Control:
     def call_value(self, fn, args, kwargs, node):
         """Call a function value: a closure, or a module function passed in."""
         low = self.low
+        if isinstance(fn, Functions):
+            raise UnsupportedSyntaxError(f"calling a {fn.kind}", low.loc(node),
+                                         "Call one of its functions: fs[0](x).")
         if isinstance(fn, Closure):
             return self.inline_closure(fn, args, kwargs, node)
         obj = low.out.value_of(fn)

@@ -16,6 +16,9 @@ emitted into the Lowering's block.  Rewrites, one line each::
     lst.insert(i, v)       =>  lst_1 = <lower_templates.insert_(lst, i, v)>
     lst.pop(i), d.pop(k)   =>  lst_1 = without(lst, i)
     d.update(e, k=v)       =>  d_1 = <lower_templates.update_(d, e)>, then the keywords
+    history.append(s), rs.shuffle(i)   (a method of an object read from outside, not an
+                           array)  =>  t = history.append(s)   (an effect; refused where a
+                               differentiated value goes in)
     x.sort(), a.fill(0), np.copyto(a, b), np.add.at(a, i, v), any other call
                            =>  refused: it may change an array in place, which the
                                derivative would have to see
@@ -27,10 +30,12 @@ Each new list or dict is recorded as an in-place update of the old one
 import logging
 
 import gast
+import numpy as np
 
 from .. import ir, registry, runtime
 from ..errors import UnsupportedSyntaxError
 from ..rules.builtins import EFFECTS, check_assert, log_call
+from ..rules.objects import method_caller
 from . import lower_builtins as B
 from . import lower_templates as T
 from .fence import is_append
@@ -73,6 +78,11 @@ def expression(low, s):
     if target.kind in ("user", "local"):
         low.build(call)          # its body, inlined; the result is dropped
         return
+    if _outside_object(low, target, call):
+        args, kwargs = B.arguments(low, call)
+        _effect(low, method_caller(call.func.attr, effect=True),
+                [low.atom(call.func.value)] + args, kwargs, s)
+        return
     name = getattr(call.func, "attr", None) or getattr(call.func, "id", "this call")
     if name in MUTATORS:
         raise UnsupportedSyntaxError(
@@ -86,13 +96,28 @@ def expression(low, s):
         "Assign the result, or remove the call.")
 
 
+def _outside_object(low, target, call) -> bool:
+    """A method called on an object the function reads from outside (a global or a
+    closure's: history.append(s), rs.shuffle(idx)), not an array: what it changes is
+    outside the code s2sad differentiates."""
+    if target.kind != "method" or not isinstance(call.func.value, gast.Name):
+        return False
+    name = call.func.value.id
+    if name in low.locals or name in low.env or name not in low.res.free:
+        return False
+    kind, value = low.res.free[name]
+    return kind in ("global", "cell") and not isinstance(value, (np.ndarray, np.generic))
+
+
 def _effect_function(low, target, call):
     """The print/logging/warnings function that call runs, or None."""
     if target.kind in ("prim", "user"):
         fn = getattr(target.value, "fn", target.value)
         if any(fn is getattr(logging, m) for m in LOG_METHODS):
             return log_call
-        return fn if any(fn is f for f in EFFECTS) else None
+        if any(fn is f for f in EFFECTS) or getattr(registry.lookup(fn), "effect", False):
+            return fn               # (set_attribute: obj.a = v)
+        return None
     func = call.func
     if target.kind == "method" and isinstance(func.value, gast.Name) and \
             func.attr in LOG_METHODS and func.value.id not in low.locals:

@@ -18,8 +18,10 @@ the nested functions called in a loop change to the loop's carried names).  Any
 other way (a loop inside the nested function, a helper that calls it in a loop of
 its own) is refused with the user's line: the change would be lost.
 
-Only the methods that make a new list or dict (append, extend, insert, pop, update)
-are taken this way; ``x[i] = v`` of an enclosing array or a global stays refused
+A name the nested function declares ``nonlocal`` (``nonlocal total; total += v``) is
+taken the same way: its new value is bound in the enclosing function's variables
+(lower.Lowering.bind_user).  Only the methods that make a new list or dict (append,
+extend, insert, pop, update) and ``nonlocal`` names are taken this way; ``x[i] = v`` of an enclosing array or a global stays refused
 (``refuse_unassigned``).  A list changed through another name (a helper's parameter,
 or a nested function's variable that a helper bound to the caller's list) is a change
 the caller's name would see: lower.Lowering.update notes the old value in
@@ -41,7 +43,8 @@ from .resolve import FUNCTIONS, local_names, scope_nodes
 
 def outer_receivers(fn_node, owner) -> set:
     """The names a nested function changes with lst.append(v) and the like without
-    assigning them: variables of the functions enclosing it (owner knows them)."""
+    assigning them, and those it declares `nonlocal`: variables of the functions
+    enclosing it (owner knows them)."""
     if not isinstance(fn_node, gast.FunctionDef):
         return set()
     received = {n.func.value.id for n in scope_nodes(fn_node) if is_append(n)}
@@ -57,7 +60,10 @@ def outer_receivers(fn_node, owner) -> set:
         elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and \
                 isinstance(n.value, gast.Name):
             assigned.add(n.value.id)
-    return {r for r in received - assigned if owner is not None and owner.knows(r)}
+    declared = {name for n in scope_nodes(fn_node) if isinstance(n, gast.Nonlocal)
+                for name in n.names}
+    return {r for r in (received - assigned) | declared
+            if owner is not None and owner.knows(r)}
 
 
 def closure_locals(closure) -> set:

@@ -13,13 +13,19 @@ Each is what Python does, in the order Python does it:
     reversed(xs)         a list, last item first
     list(xs) / tuple(xs) a new list (tuple) of the items
     d.items() ...        lists of the dict's keys, values, (key, value) pairs
+    map / filter         a list of fn's results (of the items fn keeps), item by item
+    functools.reduce     a running fn(acc, item) from the first item (or the initial value)
+    zip(a, b), zip(*xs)  a list of tuples, as long as the shortest
+
+A template that reads items by position reads them from ``loop_items(items)``, what
+Python iterates: a dict's keys (``sorted(d)``, ``max(d)``), anything else itself.
 
 These functions are never called: their source is lowered.  They call only
 primitives with rules (the helpers of s2sad/rules/builtins.py) and each other
 never (an inlined template is not resolved to another template).
 """
 
-from ..rules.builtins import as_tuple, dict_copy, insert_position, keys_of, sort_order
+from ..rules.builtins import as_tuple, dict_copy, insert_position, keys_of, loop_items, sort_order
 
 
 def sum_(items, start=0):
@@ -38,6 +44,7 @@ def min2(a, b):
 
 
 def max_(items):
+    items = loop_items(items)
     best = items[0]
     for i in range(1, len(items)):
         if items[i] > best:
@@ -46,6 +53,7 @@ def max_(items):
 
 
 def min_(items):
+    items = loop_items(items)
     best = items[0]
     for i in range(1, len(items)):
         if items[i] < best:
@@ -54,6 +62,7 @@ def min_(items):
 
 
 def max_key(items, key):
+    items = loop_items(items)
     best = items[0]
     best_key = key(best)
     for i in range(1, len(items)):
@@ -65,6 +74,7 @@ def max_key(items, key):
 
 
 def min_key(items, key):
+    items = loop_items(items)
     best = items[0]
     best_key = key(best)
     for i in range(1, len(items)):
@@ -90,14 +100,17 @@ def all_(items):
 
 
 def sorted_(items, reverse=False):
+    items = loop_items(items)
     return [items[i] for i in sort_order(items, reverse)]
 
 
 def sorted_key(items, key, reverse=False):
+    items = loop_items(items)
     return [items[i] for i in sort_order([key(v) for v in items], reverse)]
 
 
 def reversed_(items):
+    items = loop_items(items)
     return [items[len(items) - 1 - i] for i in range(len(items))]
 
 
@@ -163,3 +176,58 @@ def insert_(items, index, value):
     for j in range(pos, n):
         out.append(items[j])
     return out
+
+
+def map_(fn, items):
+    return [fn(v) for v in items]
+
+
+def map2(fn, a, b):
+    return [fn(u, v) for u, v in zip(a, b)]
+
+
+def map3(fn, a, b, c):
+    return [fn(u, v, w) for u, v, w in zip(a, b, c)]
+
+
+def filter_(fn, items):
+    return [v for v in items if fn(v)]
+
+
+def filter_true(items):
+    return [v for v in items if v]
+
+
+def reduce_(fn, items):
+    items = loop_items(items)
+    acc = items[0]
+    for i in range(1, len(items)):
+        acc = fn(acc, items[i])
+    return acc
+
+
+def reduce_from(fn, items, start):
+    acc = start
+    for v in items:
+        acc = fn(acc, v)
+    return acc
+
+
+def zip1(a):
+    return [as_tuple([u]) for u in a]
+
+
+def zip2(a, b):
+    return [(u, v) for u, v in zip(a, b)]
+
+
+def zip3(a, b, c):
+    return [(u, v, w) for u, v, w in zip(a, b, c)]
+
+
+def unzip(rows):
+    n = len(rows[0]) if len(rows) > 0 else 0
+    for r in rows:
+        if len(r) < n:
+            n = len(r)
+    return [as_tuple([r[j] for r in rows]) for j in range(n)]

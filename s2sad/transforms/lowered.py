@@ -18,7 +18,11 @@ is passed to each of them explicitly.
 from typing import Any, Dict, List, Optional
 
 from .. import ir
-from ..runtime import make_dict
+from ..rules.builtins import as_tuple, concat_items
+from ..runtime import list_append, make_dict
+
+# calls whose result is a list or a tuple (what `+` concatenates; lower_builtins)
+SEQUENCE_MAKERS = (list_append, concat_items, as_tuple)
 from .names import Names
 
 
@@ -38,6 +42,8 @@ class Output:
         self.assigned: set = set()            # user variables and their versions
         self.cur: List[Any] = self.body       # the block statements are emitted into
         self.packs: Dict[str, tuple] = {}     # name -> items, for names bound to a tuple literal
+        self.pack_kinds: Dict[str, str] = {}  # name -> "tuple" or "list", for those names
+        self.sequences: set = set()           # names bound to a list or tuple s2sad made
         self.dicts: Dict[str, dict] = {}      # name -> {key: atom}, for a dict literal (for **d)
         self.tuple_items: Dict[str, tuple] = {}   # name -> which of its items are tuples
         self.ranges: set = set()                  # Vars bound to range(...)
@@ -69,6 +75,10 @@ class Output:
         if isinstance(value, ir.Pack):
             self.tuples[target] = len(value.items)
             self.packs[target] = value.items
+            self.pack_kinds[target] = value.kind
+        if isinstance(value, ir.Pack) or isinstance(value, ir.Call) and \
+                getattr(value.callee, "fn", None) in SEQUENCE_MAKERS:
+            self.sequences.add(target)
         elif isinstance(value, ir.Call) and getattr(value.callee, "returns_tuple", False):
             self.tuples[target] = value.callee.tuple_length
         elif isinstance(value, ir.Item) and value.index in \

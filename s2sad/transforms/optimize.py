@@ -9,7 +9,8 @@ and :mod:`optimize_dce` (dead code), each listing its own.  Here, one line
 each::
 
     2 - 1                      =>  1                      (operators on Python numbers)
-    zero_power(2)              =>  0                      (pure helpers of Python numbers)
+    zero_power(2, 3)           =>  0                      (pure helpers of Python numbers)
+    zero_power(2, x), zero_power(0, x)  =>  0, 1          (a number exponent but 0.0)
     x * 1, 1 * x, x / 1        =>  x
     x + 0, 0 + x, x - 0        =>  x
     ones_like(y) * x, zeros_like(y) + x, x - zeros_like(y)  =>  x   (x of y's shape)
@@ -49,6 +50,7 @@ from typing import Dict
 import numpy as np
 
 from .. import ir, registry, runtime
+from ..rules.arith import zero_power
 from . import specialize
 from .optimize_acc import accumulate_in_place, merge_item_grads
 from .optimize_cse import coalesce_copies, cse
@@ -346,7 +348,10 @@ class _Simplifier:
         p, args, key = v.callee, v.args, self.key
         if (p.fn in _FOLDABLE or p.nondiff and p.pure and p.printing == registry.HELPER) \
                 and all(_num(a) for a in args) and not v.kwargs:
-            return _folded(p.fn, args)      # a pure helper of numbers: zero_power(2) => 0
+            return _folded(p.fn, args)      # a pure helper of numbers: zero_power(2, 3) => 0
+        if p.fn is zero_power and _num(args[0]) and zero_power(args[0].value, 1) == \
+                zero_power(args[0].value, 0):
+            return ir.Const(zero_power(args[0].value, 0))   # x's value does not matter
         fl = self.is_inexact        # an identity drops the operation of a float only
         if p.fn in (operator.mul,) and len(args) == 2:
             return self.product(args)

@@ -5,6 +5,7 @@ an :class:`ir.Function`.  One line::
 
     t = <pure expr>, t unused  =>  (removed)              (dead code)
     t = print(x), t unused     =>  (kept: an effect, Primitive.effect)
+    t = randn(3), t unused     =>  (kept: impure, not Primitive.pure)
     t = ones_like(out), unused =>  kept only where nothing else reads out (keepalive),
                                    unless what computes out cannot raise (silent_seeds)
 
@@ -183,6 +184,10 @@ def silent_seeds(stmts, after, known=None) -> set:
 
 
 def _effect(s) -> bool:
-    """A call run for what it does (print, an assert): kept though its result is unused."""
-    return isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and \
-        getattr(s.value.callee, "effect", False)
+    """A call run for what it does (print, an assert) or whose result differs from call to
+    call (a random draw, which advances its generator as a plain call does): kept though
+    its result is unused."""
+    if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Call)):
+        return False
+    callee = s.value.callee
+    return getattr(callee, "effect", False) or getattr(callee, "pure", True) is False

@@ -19,6 +19,7 @@ import functools
 import inspect
 import linecache
 import threading
+import types
 from dataclasses import dataclass, field
 from typing import Any, Dict, List
 
@@ -65,6 +66,8 @@ class Parsed:
     guards: List[tuple] = field(default_factory=list)
     # the kind of call being transformed (api.call_spec's letters), set by the driver
     spec: Any = None
+    # parameters known to hold an object of exactly this class (a method's `self`)
+    classes: Dict[str, type] = field(default_factory=dict)
 
     def location(self, node) -> Location:
         line = getattr(node, "lineno", None) or getattr(self.node, "lineno", 1)
@@ -191,6 +194,60 @@ def _input_defaults(prim, pairs) -> tuple:
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class MethodOf:
+    """The function of a method of cls, called with an object of exactly cls first
+    (``Model(3.0).loss(w)`` calls ``MethodOf(Model, Model.loss)(obj, w)``): its `self`
+    is known to be one, so the methods it calls on `self` are known too."""
+
+    cls: type
+    fn: Any
+
+
+def _first_parameter(parsed, what):
+    a = parsed.node.args
+    params = a.posonlyargs or a.args
+    if not params:
+        raise SourceUnavailableError(
+            f"{what} takes no parameter for the object it is called on",
+            hint="Give the method a `self` parameter, or make it a @staticmethod.")
+    return params
+
+
+def _bound(parsed, obj) -> Parsed:
+    """A bound method's function with its first parameter (`self`) made a free name that
+    holds the object: ``bench.fun`` differentiates ``fun(x)`` with ``self`` = bench."""
+    params = _first_parameter(parsed, parsed.name)
+    name = params.pop(0).id
+    parsed.world.cells[name] = types.CellType(obj)
+    return parsed
+
+
+def _method(fn, spec):
+    """The Parsed of a method (MethodOf, or a method bound to its object); None for
+    anything else."""
+    if isinstance(fn, MethodOf):
+        parsed = parse(fn.fn, spec)
+        parsed.classes[_first_parameter(parsed, parsed.name)[0].id] = fn.cls
+        return parsed
+    if isinstance(fn, types.MethodType) and type(fn.__func__) is types.FunctionType:
+        return _bound(parse(fn.__func__, spec), fn.__self__)
+    return None
+
+
+def _code(fn):
+    """fn's code object; an error naming fn where it has none."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        if callable(fn) and hasattr(fn, "__call__") and hasattr(fn.__call__, "__code__"):
+            raise SourceUnavailableError(
+                f"{type(fn).__name__} objects cannot be differentiated; pass a function",
+                hint="Pass the method that computes the value (grad(obj.loss)), or write "
+                     "the computation as a function whose parameters are the arrays.")
+        raise registry.missing_rule(fn)
+    return code
+
+
 def parse(fn, spec=None) -> Parsed:
     """Find the source of fn and parse it; see the module docstring.
 
@@ -199,6 +256,7 @@ def parse(fn, spec=None) -> Parsed:
     """
     if isinstance(fn, registry.Derived):
         fn = fn.generated_function(spec=spec)
+    fn = registry.source_of(fn) or fn       # scipy.optimize.rosen: its NumPy source
     if isinstance(fn, functools.partial) and not fn.args:
         prim = registry.lookup(registry.canonical(fn.func))
         if prim is not None:
@@ -210,14 +268,10 @@ def parse(fn, spec=None) -> Parsed:
     if prim is not None and (prim.bprop or prim.bprop_factory or prim.nondiff
                              or not hasattr(fn, "__code__")):
         return _synthesize(prim, prim.short, {}, spec)
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        if callable(fn) and hasattr(fn, "__call__") and hasattr(fn.__call__, "__code__"):
-            raise SourceUnavailableError(
-                f"{type(fn).__name__} objects cannot be differentiated; pass a function",
-                hint="Classes are not supported: write the computation as a function "
-                     "whose parameters are the arrays.")
-        raise registry.missing_rule(fn)
+    method = _method(fn, spec)
+    if method is not None:
+        return method
+    code = _code(fn)
     filename = code.co_filename
     lines = linecache.getlines(filename, fn.__globals__)
     where = f"{getattr(fn, '__qualname__', code.co_name)} (defined in {filename})"

@@ -10,6 +10,8 @@ lives.  A target is one of::
     Target("const", value)      a module attribute used as a value (np.pi, np.float32)
     Target("local", name)       a function value held in a local name (a nested def, a
                                 lambda, a parameter): the lowering finds which at the call
+    Target("value", None)       the function an expression gives (maker(a)(x), fs[0](x)):
+                                the lowering finds which
 
 A callable with no rule and no source (``np.random.normal``, a C function)
 becomes a primitive without rules: the K-transform refuses it only where a
@@ -24,6 +26,7 @@ if it changed, instead of running stale code.
 import builtins
 import difflib
 import functools
+import sysconfig
 import types
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Tuple
@@ -35,6 +38,7 @@ from .. import registry
 from ..checkpoint import checkpointed
 from ..errors import TransformError, UnsupportedSyntaxError
 from .fence import is_append
+from .parse import MethodOf
 
 # array methods and attributes -> the NumPy function they mean
 METHODS = {
@@ -85,31 +89,47 @@ def stored_names(root) -> set:
     """The names the statements of root's own scope assign: targets, nested functions'
     names, a list appended to (``lst.append(v)`` assigns lst) and an array written
     into (``x[i] = v`` assigns x)."""
-    names = set()
+    return _stored(root)[0]
+
+
+def _stored(root):
+    """(stored_names(root), the names it only appends to)."""
+    names, appended = set(), set()
     for n in scope_nodes(root):
         if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
             names.add(n.id)
         elif isinstance(n, gast.FunctionDef):
             names.add(n.name)
         elif is_append(n):              # lst.append(v), d.update(...), lst.pop()
-            names.add(n.func.value.id)
+            appended.add(n.func.value.id)
         elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and \
                 isinstance(n.value, gast.Name):
             names.add(n.value.id)
-    return names
+    return names | appended, appended - names
 
 
-def local_names(root) -> set:
-    """A function's parameters and the names it assigns (its nested functions' names too)."""
+def local_names(root, outer=frozenset()) -> set:
+    """A function's parameters and the names it assigns (its nested functions' names too);
+    a list it only appends to is one of them where it is a parameter or an enclosing
+    function's (outer), not a global one (history.append(s): an effect on that list)."""
     a = root.args
     star = [p for p in (a.vararg, a.kwarg) if p is not None]       # *args, **kwargs
-    return {p.id for p in a.posonlyargs + a.args + a.kwonlyargs + star} | stored_names(root)
+    params = {p.id for p in a.posonlyargs + a.args + a.kwonlyargs + star}
+    stored, appended = _stored(root)
+    return params | {n for n in stored if n not in appended or n in params or n in outer}
 
 
-def _library(fn) -> bool:
-    """A library function (np.ones): a primitive, never inlined like the user's own code."""
+_STDLIB = sysconfig.get_paths()["stdlib"]
+
+
+def library_function(fn) -> bool:
+    """A library function (np.ones, collections.namedtuple): a primitive, never inlined
+    like the user's own code (Python's standard library is not the user's either)."""
     mod = getattr(fn, "__module__", None) or ""
-    return mod.split(".")[0] in ("numpy", "cupy", "scipy") or mod.startswith("s2sad.")
+    code = getattr(fn, "__code__", None)
+    return mod.split(".")[0] in ("numpy", "cupy", "scipy") or mod.startswith("s2sad.") or \
+        code is not None and code.co_filename.startswith(_STDLIB) and \
+        "site-packages" not in code.co_filename
 
 
 
@@ -179,7 +199,7 @@ class _Resolver:
     def visit(self, root, outer_locals) -> Resolution:
         """Resolve one function scope; nested functions see the enclosing locals."""
         res = self.res
-        scope = outer_locals | local_names(root)
+        scope = outer_locals | local_names(root, outer_locals)
         saved, res.locals = res.locals, scope
         for node in scope_nodes(root):
             if isinstance(node, FUNCTIONS):
@@ -230,8 +250,8 @@ class _Resolver:
             return classify(obj, self.parsed, node, func.id)
         if isinstance(func, gast.Lambda):
             return Target("local", None)      # (lambda y: ...)(x)
-        raise UnsupportedSyntaxError("calling the result of an expression",
-                                     self.parsed.location(func), "Call a function by its name.")
+        # maker(a)(x), fs[i](x): the function value the expression has when lowered
+        return Target("value", None)
 
 
 # what to write instead of calling these classes (their objects hide the data flow)
@@ -240,7 +260,24 @@ CLASS_HINTS = {
                        "`g = lambda x: scale(x, a=2.0)` for `functools.partial(scale, a=2.0)`.",
     dict: "Write a dict literal with constant keys instead: `{'a': x, 'b': y}` for "
           "`dict(a=x, b=y)`.",
+    super: "Call the base class's method by name: `Base.loss(self, w)` for "
+           "`super().loss(w)`.",
 }
+
+
+def constructor(cls) -> "registry.Primitive":
+    """A class called to make an object (Model(3.0)): run on the primal, a constant of
+    the differentiation; refused where a differentiated value goes into it."""
+    prim = registry.lookup(cls)
+    if prim is None:
+        prim = registry.primitive(cls)
+        prim.pure = False           # two objects made alike are two objects
+        prim.refusal = lambda src: UnsupportedSyntaxError(
+            f"creating an object of the class {cls.__name__} from a differentiated value",
+            src, "s2sad differentiates the values a function computes, not what it stores "
+                 "on objects: pass the value to the methods that use it, or keep the "
+                 "object's differentiated fields in a namedtuple or a dict.")
+    return prim
 
 
 def _did_you_mean(name, candidates) -> str:
@@ -259,20 +296,24 @@ def _no_attribute(module, attr, what) -> str:
 def classify(obj, parsed, node, label=None) -> Target:
     """What calling obj means: a primitive, or a user function to lower."""
     obj = registry.canonical(obj)
+    source = registry.source_of(obj)
+    if source is not None:
+        return Target("user", source)       # (scipy.optimize.rosen: its NumPy source)
     prim = registry.lookup(obj)
     if prim is not None:
         return Target("prim", prim)
     if isinstance(obj, registry.Derived):
         return Target("user", obj)
-    if isinstance(obj, types.FunctionType) and not _library(obj):
+    if isinstance(obj, types.FunctionType) and not library_function(obj):
         return Target("user", obj)
+    if isinstance(obj, MethodOf) or isinstance(obj, types.MethodType) and \
+            type(obj.__func__) is types.FunctionType and not library_function(obj.__func__):
+        return Target("user", obj)          # a method: its self known (parse.py)
     if isinstance(obj, type) and not (obj.__module__ or "").startswith("numpy"):
         if obj in CLASS_HINTS:
             raise UnsupportedSyntaxError(f"calling `{label or obj.__name__}(...)`",
                                          parsed.location(node), CLASS_HINTS[obj])
-        raise UnsupportedSyntaxError(
-            f"creating an object of the class {obj.__name__}", parsed.location(node),
-            "Classes are not supported; use functions and arrays.")
+        return Target("prim", constructor(obj))
     if not callable(obj):
         raise TransformError(f"`{label or type(obj).__name__}` is a {type(obj).__name__}, "
                              "not a function, and cannot be called", parsed.location(node))

@@ -9,6 +9,8 @@ a tuple of them.  Rewrites, one line each::
 
     p.w  (p local, w no array attribute)  =>  field(p, p, "w")      (namedtuple, dataclass)
     grad(g)(x)  (grad, g static)          =>  G(x), G = grad(g) made now (jacobian, fprop...)
+    grad(lambda t: t * w)(x)              =>  G(x, w), G = grad(lambda t, w: t * w) made now
+                                              (resolve_lifted.py)
     jvp(f, (x,), (t,))                    =>  J(x, t), J = f's jvp code
     y, pb = vjp(f, x)  /  fprop(f)(x)     =>  a = x; y = f(a); ... pb(d) => P(a, d)
     g = functools.partial(f, a, k=b)      =>  g_f = f; g_a = a; g_k = b; g(x) => g_f(g_a, x, k=g_k)
@@ -16,12 +18,18 @@ a tuple of them.  Rewrites, one line each::
     acts[k](x)  (acts a static sequence)  =>  acts0(x) if range(2)[k] == 0 else acts1(x)
     act = acts[k]; act(x)                 =>  act_k = k; ... the same choice on act_k
     fs = [lambda y, i=i: ..., np.sin]     =>  fs_0_i = i; fs[k](x) as above, fs not built
+    map(partial(f, a), xs)                =>  map(lambda *args, held=f, held_1=a: held(held_1,
+                                              *args), xs)   (the defaults: a as it is now)
+    key=itemgetter(1), attrgetter("a")    =>  key=lambda item: item[1], lambda item: item.a
+
+Objects (attributes, methods, attribute stores) and f-strings: resolve_objects.py.
 
 A name bound to a function value this way must be assigned once and only
 called; otherwise it is left as it is and the lowering refuses it.
 """
 
 import copy
+import functools
 import operator
 import types
 
@@ -30,6 +38,8 @@ import numpy as np
 
 from .. import values
 from ..errors import UnsupportedSyntaxError
+from . import resolve_objects as objects
+from .resolve_lifted import lifted
 from .resolve_values_stmts import Scope, statement
 
 _ARRAY_ATTRIBUTES = set(dir(np.ndarray))
@@ -38,11 +48,17 @@ _ARRAY_ATTRIBUTES = set(dir(np.ndarray))
 def rewrite(parsed):
     """Rewrite parsed's tree in place; see the module docstring."""
     rw = _Rewriter(parsed)
-    rw.block_of(parsed.node, Scope(parsed.node, frozenset()))
+    scope = Scope(parsed.node, frozenset())
+    scope.classes.update(parsed.classes)
+    rw.block_of(parsed.node, scope)
 
 
 def _name(id_, store=False):
     return gast.Name(id_, gast.Store() if store else gast.Load(), None, None)
+
+
+def _param(id_):
+    return gast.Name(id_, gast.Param(), None, None)
 
 
 def _at(new, old):
@@ -146,6 +162,12 @@ class _Rewriter:
             node.args.defaults = [self.expr(d, scope, pre) for d in node.args.defaults]
             self.block_of(node, Scope(node, scope.locals, scope))
             return node
+        if isinstance(node, gast.JoinedStr):
+            node = objects.fstring(self, node)
+        if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
+            new = objects.read(self, node, scope)
+            if new is not None:
+                return self.expr(new, scope, pre)
         if isinstance(node, gast.Call):
             new = self.call(node, scope, pre)
             if new is not node:
@@ -175,6 +197,9 @@ class _Rewriter:
     def call(self, node, scope, pre):
         """A call whose callee is a value: evaluated, chosen, or looked up."""
         func = node.func
+        lift = lifted(self, node, scope)
+        if lift is not None:        # grad(lambda t: ...)(x)
+            return self.expr(lift, scope, pre)
         if isinstance(func, gast.Call):
             value = self.evaluated(func, scope)
             if value is not None:
@@ -185,15 +210,62 @@ class _Rewriter:
             return _at(gast.Constant(len(scope.sequences[node.args[0].id]), None), node)
         if isinstance(func, gast.Name) and func.id in scope.bound:
             return self.expr(scope.bound[func.id](node), scope, pre)
+        if isinstance(func, gast.Attribute):
+            objects.method_call(self, node, scope)
         if isinstance(func, gast.Subscript):
             choice = self.choice(func.value, func.slice, scope)
             if choice is not None:
                 return self.expr(choice(node), scope, pre)
+        made = objects.made_record(self, node, scope)
+        if made is not None:
+            return self.expr(made, scope, pre)
         ok, fn = self.static(func, scope)
+        if ok and fn in (functools.partial, operator.itemgetter, operator.attrgetter):
+            made = self.function_of(fn, node, scope, pre)
+            if made is not None:
+                return self.expr(made, scope, pre)
         role = _inline_role(fn) if ok else None
         if isinstance(role, tuple) and role[0] == "jvp":
             return self.expr(self.jvp_call(node, role[1], scope), scope, pre)
         return node
+
+    def function_of(self, maker, node, scope, pre):
+        """functools.partial(f, a, k=b), operator.itemgetter(i, j), operator.attrgetter("a")
+        as a value (map(partial(f, p), xs), sorted(v, key=itemgetter(1))) => the lambda
+        that calls it: lambda *args, f_=f, a_=a, k_=b: f_(a_, *args, k=k_),
+        lambda item: (item[i], item[j]), lambda item: item.a.  Its keyword-only defaults
+        hold the arguments as they are now, as the object would."""
+        if any(isinstance(a, gast.Starred) for a in node.args) or \
+                any(k.arg is None for k in node.keywords):
+            return None
+        if maker is not functools.partial:
+            if node.keywords or not node.args:
+                return None
+            v = self.fresh("item")
+            if maker is operator.itemgetter:
+                parts = [gast.Subscript(_name(v), a, gast.Load()) for a in node.args]
+            elif all(isinstance(a, gast.Constant) and isinstance(a.value, str) and
+                     a.value.isidentifier() for a in node.args):
+                parts = [gast.Attribute(_name(v), a.value, gast.Load()) for a in node.args]
+            else:
+                return None
+            body = parts[0] if len(parts) == 1 else gast.Tuple(parts, gast.Load())
+            return _at(gast.Lambda(gast.arguments([_param(v)], [], None, [], [], None, []),
+                                   body), node)
+        if not node.args:
+            return None
+        held, values = [], []
+        for a in node.args + [k.value for k in node.keywords]:
+            k = self.fresh("held")
+            held.append(k)
+            values.append(a)
+        n = len(node.args)
+        v = self.fresh("args")
+        body = gast.Call(_name(held[0]), [_name(h) for h in held[1:n]] +
+                         [gast.Starred(_name(v), gast.Load())],
+                         [gast.keyword(k.arg, _name(h)) for k, h in zip(node.keywords, held[n:])])
+        params = gast.arguments([], [], _param(v), [_param(h) for h in held], values, None, [])
+        return _at(gast.Lambda(params, body), node)
 
     def jvp_call(self, node, make, scope):
         """jvp(f, (x, y), (dx, dy))  =>  J(x, y, dx, dy), J f's jvp code."""

@@ -8,6 +8,7 @@ from collections import Counter
 
 import gast
 
+from . import resolve_objects as objects
 from .resolve import local_names, scope_nodes
 
 
@@ -27,6 +28,12 @@ class Scope:
         inherited = getattr(parent, "bound", {}), getattr(parent, "sequences", {})
         self.bound = {k: v for k, v in inherited[0].items() if k not in own}
         self.sequences = {k: v for k, v in inherited[1].items() if k not in own}
+        # name -> the class of the object it holds (resolve_objects.class_of)
+        self.classes = {k: v for k, v in getattr(parent, "classes", {}).items()
+                        if k not in own}
+        # name -> (callee, args, keywords) of a frozen distribution (d = norm(0, 1))
+        self.frozen = {k: v for k, v in getattr(parent, "frozen", {}).items()
+                       if k not in own}
 
     def once(self, name) -> bool:
         """name is assigned once in this scope and read only as a callee."""
@@ -35,7 +42,8 @@ class Scope:
 
 def _uses(root):
     """name -> how each Load of it is used: 'call' (the callee), 'index-call' (f[k](x)),
-    'index-assign' (g = f[k]), 'loop' (for a in f), 'len' (len(f)), or 'value'."""
+    'index-assign' (g = f[k]), 'loop' (for a in f), 'len' (len(f)), 'method' (f.m(x)),
+    or 'value'."""
     parents = {}
     for n in gast.walk(root):
         for c in gast.iter_child_nodes(n):
@@ -57,6 +65,9 @@ def _uses(root):
                 kind = "index-assign"
         elif isinstance(p, gast.For) and p.iter is n:
             kind = "loop"
+        elif isinstance(p, gast.Attribute) and p.value is n and \
+                isinstance(parents.get(id(p)), gast.Call) and parents[id(p)].func is p:
+            kind = "method"
         elif isinstance(p, gast.Call) and isinstance(p.func, gast.Name) and \
                 p.func.id == "len" and p.args == [n]:
             kind = "len"
@@ -83,6 +94,12 @@ def _jumps(body) -> bool:
 
 def statement(rw, st, scope):
     """The statements st becomes, hoisted ones first."""
+    done = objects.stores(rw, st, scope)
+    if done is not None:
+        return rw.block(done, scope)
+    held = objects.constructed(rw, st, scope)
+    if held is not None:
+        return rw.block(held, scope)
     if isinstance(st, gast.FunctionDef):
         st.args.defaults = [rw.expr(d, scope, []) for d in st.args.defaults]
         inner = Scope(st, scope.locals, scope)

@@ -76,6 +76,8 @@ class KTransform:
         """Split recursive calls into their fwd/bwd pairs, then find the active names."""
         self.calls.split_calls(self.f.body)
         self.active = analysis.active(self.f, self.wrt)
+        analysis.refuse_varied_stores(self.f.body, analysis.varied(
+            self.f.body, {self.f.params[i] for i in self.wrt}))
         self.guard_options(self.f.body)
         self.item_reads = _item_reads(self.f.body, self.f.params)
         pop = registry.primitive(runtime.tape_pop)

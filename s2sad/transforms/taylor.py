@@ -60,6 +60,7 @@ class TaylorTransform:
         self.shape_of: Dict[str, str] = {}
         self.src = func.src
         self.varied = analysis.varied(func.body, {func.params[i] for i in wrt})
+        analysis.refuse_varied_stores(func.body, self.varied)
         self.T = Emitter(layout.K, lambda t, v: self.emit(t, v), self.names.fresh, layout.D)
 
     def emit(self, target, value) -> ir.Var:

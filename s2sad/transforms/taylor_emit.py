@@ -305,6 +305,9 @@ def multilinear_rule(prim, idx):
 
 
 def missing_taylor(prim, src) -> MissingRuleError:
+    own = registry.refused(prim, src)
+    if own is not None:
+        return own
     return MissingRuleError(
         f"no Taylor-mode rule for {prim.name}", src,
         f"Taylor mode (s2sad.taylor, derivative(order=K), laplacian, biharmonic) needs one: "

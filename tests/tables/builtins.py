@@ -1,9 +1,15 @@
 """Rows for s2sad/rules/builtins.py: float() and the helpers that lower the methods of
 lists and dicts (each checked at orders 1 and 2 like any rule)."""
 
+import collections
+
 from rule_table import Row
-from s2sad.rules.builtins import (as_tuple, copy_of, dict_copy, item_of, loop_items,
-                                  loop_items_grad, loop_items_tangent, with_zero, without)
+from s2sad.rules.builtins import (as_tuple, concat_items, copy_of, dict_copy, item_of,
+                                  items_between, items_padded, loop_items, loop_items_grad,
+                                  loop_items_tangent, with_zero, without)
+from s2sad.rules.objects import record
+
+Pair = collections.namedtuple("Pair", "a b")
 
 
 def _items(rng):
@@ -41,4 +47,20 @@ ROWS = [
     Row(lambda g, x: loop_items_grad(x, g)["a"] * 3.0 + g[0],
         make=lambda rng: ((_items(rng)[:2], _dict(rng)), {}), nargs=1,
         also=(loop_items_grad,), id="loop_items_grad-dict"),
+    # a + b of lists and tuples (rest + [x]) and the two linear maps its gradient uses
+    Row(concat_items, make=lambda rng: ((_items(rng), _items(rng)[:2]), {}), nargs=2,
+        id="concat_items-lists"),
+    Row(lambda a, b: concat_items(tuple(a), tuple(b)),
+        make=lambda rng: ((_items(rng)[:1], _items(rng)), {}), nargs=2, also=(concat_items,),
+        id="concat_items-tuples"),
+    Row(lambda g, x: items_between(g, x, 1, 3),
+        make=lambda rng: ((_items(rng), _items(rng)), {}), also=(items_between,),
+        id="items_between"),
+    Row(lambda g, x: items_padded(g, x, 1),
+        make=lambda rng: ((_items(rng)[1:], _items(rng)), {}), also=(items_padded,),
+        id="items_padded"),
+    # a namedtuple made in the code: its items, in its fields
+    Row(lambda a, b: record(Pair, (a, b)), make=lambda rng: (
+        (rng.standard_normal(3), rng.standard_normal(())), {}), nargs=2, also=(record,),
+        id="record-namedtuple"),
 ]

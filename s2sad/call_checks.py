@@ -1,0 +1,181 @@
+"""The checks of a call of a derivative s2sad made, and how their messages name it.
+
+Before its generated code runs: ``wrt`` names parameters that the call passes, with
+differentiable values (check_spec), and the code does not show a result that is a
+tuple, list or dict, or not a number at all (check_result).  After: the value of
+``value_and_grad`` is one number (check_value).  ``t`` is a
+:class:`~s2sad.transformed.Transformed`; these functions read its fn, kind, wrt,
+has_aux and made_for.
+
+A derivative that s2sad makes itself for a public call (hessian's gradient of f,
+hvp's, the jvp code of jacobian) is made inside ``made_for(kind)``: its messages name
+the user's call, ``s2sad.hessian(f, wrt=0)``, never the grad or jvp inside it.
+"""
+
+import contextlib
+import contextvars
+import inspect
+
+from . import failures
+from .calls import (_container_hint, _definite_result, _describe, _output_problem, _target,
+                    _type_name, _CONTAINER)
+from .errors import ArgumentError, OutputError, reduce_gradients_hint
+from .pipeline import _lower, _name_of
+from .transforms.taylor import Seeds
+
+# the public transform that s2sad is making a derivative for, where it makes one itself
+_MADE_FOR: contextvars.ContextVar = contextvars.ContextVar("s2sad_made_for", default=None)
+
+# the transforms whose call returns gradients shaped like their arguments
+GRADIENTS = ("grad", "grad_all", "value_and_grad")
+
+
+def made_for_now():
+    """The public transform the derivatives made now are parts of (see made_for), or None."""
+    return _MADE_FOR.get()
+
+
+@contextlib.contextmanager
+def made_for(kind: str):
+    """The derivatives made inside are parts of s2sad.<kind>(...): their messages say so
+    (inside another such call, of the outer one: the call the user made)."""
+    token = _MADE_FOR.set(_MADE_FOR.get() or kind)
+    try:
+        yield
+    finally:
+        _MADE_FOR.reset(token)
+
+
+def gradient_made(fn) -> bool:
+    """Is fn a gradient s2sad made, whose call shapes its result like its arguments?"""
+    return getattr(fn, "kind", None) in GRADIENTS and not fn.has_aux and \
+        not isinstance(fn.wrt, Seeds)
+
+
+def call_name(t) -> str:
+    """The call that made t, as its messages name it: ``s2sad.grad(f, wrt=1)``, or the
+    user's ``s2sad.hessian(f, wrt=0)`` for the gradient hessian made."""
+    if isinstance(t.wrt, Seeds):            # Taylor mode: what the API call was
+        return t.wrt[5]
+    w = "" if t.wrt is None or t.kind == "grad_all" else f", wrt={t.wrt!r}"
+    a = ", has_aux=True" if t.has_aux else ""
+    fn = t.fn
+    while t.made_for is not None and getattr(fn, "made_for", None) is not None:
+        fn = fn.fn                          # parts of one call: the user's function
+    named = getattr(fn, "_call_name", None)
+    inner = named() if named is not None else _name_of(fn)
+    if t.made_for is not None:
+        return f"s2sad.{t.made_for}({inner}{w})"
+    return f"s2sad.{t.kind}({inner}{w}{a})"
+
+
+def jvp_of(fn) -> str:
+    """How jvp's messages name the call: ``jvp of f (file:line)``, or the user's
+    ``s2sad.hvp(f, wrt=0)`` for the gradient hvp made (see made_for)."""
+    if getattr(fn, "made_for", None) is not None:
+        return fn._call_name()
+    return f"jvp of {_describe(fn)}"
+
+
+def container_hint(t) -> str:
+    """What to do where t's target returns a tuple, list or dict."""
+    if t.made_for is not None:
+        return (f"{t.made_for} takes the derivatives of one output (an array or a number): "
+                "differentiate a function that returns one of the items, or their sum; "
+                "for a cotangent per item use vjp.")
+    return _container_hint(t.kind)
+
+
+def several_gradients(fn):
+    """(what fn returns, what to do) where fn is a derivative s2sad made that returns
+    several values (grad_all, grad with a tuple wrt, value_and_grad), else None."""
+    if getattr(fn, "kind", None) not in GRADIENTS or fn.has_aux:
+        return None
+    if fn.kind == "value_and_grad":
+        return ("a pair (value, gradient)", "grad takes the derivative of one number: "
+                "differentiate the gradient (grad(grad(f))) or the value (grad(f)).")
+    if fn.kind == "grad_all" or isinstance(fn.wrt, tuple):
+        return ("a tuple of gradients (one per argument it differentiates)",
+                reduce_gradients_hint(False))
+    return None
+
+
+def check_spec(t, spec, args=None, kwargs=None):
+    """wrt names parameters that the call passes, and passes differentiable values."""
+    if t.wrt is None or t.kind not in ("grad", "value_and_grad"):
+        return          # derivative: its transform refuses (a TransformError)
+    w = t.wrt
+    if spec is not None and type(w) is int and 0 <= w < len(spec) and spec[w] in "dcks":
+        return          # the common case, first
+    params = t.params()
+    n = len(params)
+    chosen = [t.wrt] if isinstance(t.wrt, int) else list(t.wrt)
+    for i in chosen:
+        if not -n <= i < n:
+            code = getattr(_target(t.fn), "__code__", None)
+            if code is not None and code.co_flags & inspect.CO_VARARGS:
+                star = code.co_varnames[code.co_argcount + code.co_kwonlyargcount]
+                raise ArgumentError(
+                    f"{call_name(t)}: wrt={t.wrt!r} is not a parameter index of "
+                    f"{_describe(t.fn)}, which takes {n} named positional parameter"
+                    f"{'' if n == 1 else 's'} and *{star}", hint="s2sad differentiates "
+                    f"named parameters (and takes *{star} only empty): give each input "
+                    f"its own parameter (def f(x, y, *{star})).")
+            raise ArgumentError(
+                f"{call_name(t)}: wrt={t.wrt!r} is not a parameter index of "
+                f"{_describe(t.fn)}, which takes {n} positional parameter"
+                f"{'' if n == 1 else 's'} ({', '.join(params)})")
+    if spec is None:
+        return
+    for i in chosen:
+        i %= n
+        c = spec[i] if i < len(spec) else "-"
+        if c == "-":
+            raise ArgumentError(
+                f"{call_name(t)}: wrt={t.wrt!r} names parameter {i} ({params[i]}) of "
+                f"{_describe(t.fn)}, but the call passes no argument for it")
+        if c in "nm":
+            if args is not None:
+                v = args[i] if i < len(args) else (kwargs or {}).get(params[i])
+                what = _type_name(v)
+            else:
+                what = "a value that is not a float (an int, say)"
+            raise ArgumentError(
+                f"{call_name(t)}: wrt={t.wrt!r} names parameter {i} ({params[i]}) of "
+                f"{_describe(t.fn)}, but the call passes {what}, which is not "
+                "differentiable (floats, complex numbers and float arrays are)",
+                hint="Leave it out of wrt, or pass a float (2.0, not 2; an array of dtype "
+                     "float).")
+
+
+def check_result(t, spec):
+    """Refuse, before running, a result that the code shows is a tuple, list or dict
+    (grad, value_and_grad) or not a number (a string, None)."""
+    if t.kind not in GRADIENTS:
+        return
+    _, func, _ = _lower(t.fn, spec)
+    n = len(func.params) - len(getattr(func, "kwonly", []))
+    cparams = {func.params[i] for i, c in enumerate((spec or "")[:n]) if c in "ck"}
+    what, desc = _definite_result(func, cparams)
+    if what is None or (what == _CONTAINER and t.kind == "grad_all"):
+        return
+    # the user's line (the target may be code s2sad generated: a gradient's return)
+    loc = failures.user_location(getattr(func.body[-1], "src", None))
+    if what == _CONTAINER:
+        several = several_gradients(t.fn)
+        desc, hint = several if several is not None else (desc, container_hint(t))
+        raise OutputError(f"{call_name(t)}: {_describe(t.fn)} returns {desc}", loc, hint)
+    raise OutputError(f"{call_name(t)}: {_describe(t.fn)} returns {desc}, which is not a "
+                      "number or an array: there is nothing to differentiate", loc)
+
+
+def check_value(t, value):
+    """value_and_grad's value is one array or number."""
+    problem = _output_problem(value)
+    if problem is None:
+        return
+    if isinstance(value, (tuple, list, dict)):
+        raise OutputError(f"{call_name(t)}: {_describe(t.fn)} returned {problem}",
+                          hint=container_hint(t))
+    raise OutputError(f"{call_name(t)}: {_describe(t.fn)} returned {problem}, which is not "
+                      "a number or an array: there is nothing to differentiate")

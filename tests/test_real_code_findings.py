@@ -1,0 +1,502 @@
+"""Bugs found running s2sad on real code, one section each, with the cause they guard.
+
+* sorted(d), max(d), reversed(d) of a dict: Python runs through its keys; the lowered
+  builtins read d[0], d[1], ... (KeyError: 0).  They now read loop_items(d).
+* x ** y at y == 0: the rule's y * x ** (y - 1) read 0 * inf = nan at x == 0, for a float
+  exponent.  zero_power(y, x) now makes that power x ** 0 there, at every order and in
+  every mode, and keeps the mixed derivative 1/x where x != 0.
+* np.vstack(x) (hstack, concatenate, stack, column_stack, dstack) of one array x: the
+  gradient of x was a tuple of its rows; as the value of grad(f) differentiated again it
+  showed as one (vjp, jvp), and two such tuples added up by concatenation.
+* hessian, jacobian and hvp make derivatives of their own (grad of f, the jvp code):
+  their refusals named s2sad.grad or s2sad.jvp, not the call the user made.
+* grad of a gradient that is a tuple or dict of gradients named an internal class
+  (Cotangent, CotangentDict) and said nothing of how to get one number.
+"""
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad import (ArgumentError, OutputError, S2SADError, derivative, grad, grad_all,
+                   hessian, hvp, jacobian, jvp, value_and_grad, vjp)
+from s2sad.check import check_grads
+
+LEAKS = re.compile(r"Cotangent|CotangentDict|Jacobian\.__call__|mappingproxy|"
+                   r"jacobian_\w+|grad_\w+_|__s2sad|<s2sad")
+
+
+def fd(fn, args, i, eps=1e-6):
+    """The central difference of fn in argument i (a number)."""
+    hi, lo = list(args), list(args)
+    hi[i], lo[i] = args[i] + eps, args[i] - eps
+    return (fn(*hi) - fn(*lo)) / (2 * eps)
+
+
+def message(call):
+    """The text of the S2SADError call raises (message, location and hint)."""
+    with pytest.raises(S2SADError) as info:
+        call()
+    return str(info.value)
+
+
+# -- sorted(d), max(d), reversed(d) of a dict: its keys -------------------------------------
+
+def sum_sorted(x):
+    d = {'b': x, 'a': x * 2}
+    s = 0.0
+    for k in sorted(d):
+        s = s + d[k]
+    return s
+
+
+def by_sorted_keys(x):
+    # the order matters: each step scales what came before
+    d = {'b': x, 'a': np.sin(x), 'cc': x ** 3}
+    s = 0.0
+    for k in sorted(d):
+        s = s * d[k] + d[k]
+    return s
+
+
+def by_sorted_keys_method(x):
+    d = {'b': x, 'a': np.sin(x), 'cc': x ** 3}
+    s = 0.0
+    for k in sorted(d.keys()):
+        s = s * d[k] + d[k]
+    return s
+
+
+def by_reverse_sorted_keys(x):
+    d = {'b': x, 'a': np.sin(x), 'cc': x ** 3}
+    s = 0.0
+    for k in sorted(d, reverse=True):
+        s = s * d[k] + d[k]
+    return s
+
+
+def by_sorted_items(x):
+    d = {'b': x, 'a': np.sin(x), 'cc': x ** 3}
+    s = 0.0
+    for k, v in sorted(d.items()):
+        s = s * v + v * len(k)
+    return s
+
+
+def by_key_function(x):
+    d = {'b': x, 'a': np.sin(x), 'cc': x ** 3}
+    s = 0.0
+    for k in sorted(d, key=lambda k: -len(k)):
+        s = s * d[k] + d[k]
+    return s
+
+
+def by_reversed_keys(x):
+    d = {'b': x, 'a': np.sin(x), 'cc': x ** 3}
+    s = 0.0
+    for k in reversed(d):
+        s = s * d[k] + d[k]
+    return s
+
+
+def largest_and_smallest_key(x):
+    d = {'b': x, 'a': np.sin(x), 'cc': x ** 3}
+    return d[max(d)] * 2.0 + d[min(d)]
+
+
+def sorted_keys_of_an_argument(d):
+    s = 0.0
+    for k in sorted(d):
+        s = s * d[k] + d[k] ** 2
+    return s
+
+
+DICT_LOOPS = [by_sorted_keys, by_sorted_keys_method, by_reverse_sorted_keys, by_sorted_items,
+              by_key_function, by_reversed_keys, largest_and_smallest_key]
+
+
+def test_sorted_keys_of_a_dict():
+    # before: KeyError: 0 in sort_order, which read d[0], d[1]
+    assert grad(sum_sorted)(1.5) == 3.0
+    assert grad(grad(sum_sorted))(1.5) == 0.0
+
+
+@pytest.mark.parametrize("fn", DICT_LOOPS, ids=lambda f: f.__name__)
+def test_builtins_over_a_dict_run_through_its_keys(fn):
+    x = 0.7
+    np.testing.assert_allclose(grad(fn)(x), fd(fn, [x], 0), rtol=1e-7)
+    check_grads(fn, (x,), order=2, modes=("rev", "fwd"))
+
+
+@pytest.mark.parametrize("fn", DICT_LOOPS, ids=lambda f: f.__name__)
+def test_builtins_over_a_dict_in_taylor_mode(fn):
+    x = 0.7
+    nested = derivative(derivative(derivative(fn)))
+    np.testing.assert_allclose(derivative(fn, order=3)(x), nested(x), rtol=1e-10)
+    np.testing.assert_allclose(derivative(fn, order=2)(x), fd(grad(fn), [x], 0), rtol=1e-6)
+
+
+def test_sorted_keys_of_a_dict_argument():
+    p = {'b': 0.5, 'a': -1.25}
+    g = grad(sorted_keys_of_an_argument)(p)
+    assert list(g) == ['b', 'a']
+    for k in p:
+        def along(t, k=k):
+            return sorted_keys_of_an_argument({**p, k: t})
+        np.testing.assert_allclose(g[k], fd(along, [p[k]], 0), rtol=1e-7)
+
+
+def extremes_of_a_sequence(xs):
+    return max(xs) * sorted(xs)[0] + min(xs) * list(reversed(xs))[0]
+
+
+def test_builtins_over_sequences_are_unchanged():
+    # x0 * x1 + x1 * x2 at (3, 1, 2): (x1, x0 + x2, x1)
+    want = np.array([1.0, 5.0, 1.0])
+    np.testing.assert_array_equal(grad(extremes_of_a_sequence)(np.array([3.0, 1.0, 2.0])),
+                                  want)
+    assert grad(extremes_of_a_sequence)([3.0, 1.0, 2.0]) == [1.0, 5.0, 1.0]
+
+
+def keys_of_a_dict_argument_twice(p):
+    return p[sorted(p)[0]] * 2.0 + p[max(p)] * p[min(p)]
+
+
+def test_keys_of_a_dict_argument_read_twice():
+    # the keys have no derivative (before: None + None in the adjoint of the keys)
+    p = {'b': 0.5, 'a': 1.5}
+    assert grad(keys_of_a_dict_argument_twice)(p) == {'b': 1.5, 'a': 2.5}
+
+
+# -- x ** y at y == 0 --------------------------------------------------------------------
+
+def power_plus(x, y):
+    return x ** y + x
+
+
+def np_power_plus(x, y):
+    return np.power(x, y) + x
+
+
+POWERS = [power_plus, np_power_plus]
+
+
+def quiet(call):
+    """call(), with every NumPy warning an error (0 * inf warns before it is nan)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return call()
+
+
+@pytest.mark.parametrize("fn", POWERS, ids=lambda f: f.__name__)
+def test_a_zero_exponent_at_a_zero_base(fn):
+    # d/dx (x ** 0 + x) = 1 (as JAX gives); before: nan, with RuntimeWarnings
+    assert quiet(lambda: grad(fn)(0.0, 0.0)) == 1.0
+    assert quiet(lambda: grad_all(fn)(0.0, 0.0)) == (1.0, 0.0)
+    assert quiet(lambda: jvp(fn, (0.0, 0.0), (1.0, 0.0)))[1] == 1.0
+    assert quiet(lambda: derivative(fn, order=1)(0.0, 0.0)) == 1.0
+    # x ** 0 is 1 for every x: every higher x-derivative is 0
+    assert quiet(lambda: grad(grad(fn))(0.0, 0.0)) == 0.0
+    assert quiet(lambda: derivative(fn, order=2)(0.0, 0.0)) == 0.0
+    assert quiet(lambda: grad(grad(grad(fn)))(0.0, 0.0)) == 0.0
+
+
+@pytest.mark.parametrize("fn", POWERS, ids=lambda f: f.__name__)
+def test_whole_float_exponents_at_a_zero_base(fn):
+    # x ** 1.0 = x: second derivative 0 (before: 1 * 0 * 0 ** -1, nan); x ** 2.0: 2, 0
+    assert quiet(lambda: grad(grad(fn))(0.0, 1.0)) == 0.0
+    assert quiet(lambda: grad(grad(fn))(0.0, 2.0)) == 2.0
+    assert quiet(lambda: grad(grad(grad(fn)))(0.0, 2.0)) == 0.0
+    assert quiet(lambda: derivative(fn, order=3)(0.0, 2.0)) == 0.0
+
+
+@pytest.mark.parametrize("fn", POWERS, ids=lambda f: f.__name__)
+def test_the_mixed_derivative_at_a_zero_exponent_is_kept(fn):
+    # d/dy (y x^(y-1)) = x^(y-1) (1 + y log x): 1/x at y = 0, in both orders
+    assert grad(grad(fn), wrt=1)(2.0, 0.0) == pytest.approx(0.5, rel=1e-14)
+    assert grad(grad(fn, wrt=1))(2.0, 0.0) == pytest.approx(0.5, rel=1e-14)
+    H = hessian(fn, wrt=(0, 1))(2.0, 0.0)
+    np.testing.assert_allclose(H[0][1], 0.5, rtol=1e-14)
+    np.testing.assert_allclose(H[1][0], 0.5, rtol=1e-14)
+    check_grads(fn, (0.7, 0.0), order=2, modes=("rev", "fwd"))
+    check_grads(fn, (0.7, 1.3), order=2, modes=("rev", "fwd"))
+
+
+@pytest.mark.parametrize("fn", POWERS, ids=lambda f: f.__name__)
+def test_the_exponent_derivative_at_a_zero_base(fn):
+    # 0 ** y = 0 for y > 0: every y-derivative is 0 (JAX: 0); Taylor mode's was nan
+    assert quiet(lambda: grad(fn, wrt=1)(0.0, 2.0)) == 0.0
+    assert quiet(lambda: grad(grad(fn, wrt=1), wrt=1)(0.0, 2.0)) == 0.0
+    assert quiet(lambda: jvp(fn, (0.0, 2.0), (0.0, 1.0)))[1] == 0.0
+    for K in (1, 2, 3):
+        assert quiet(lambda: derivative(fn, wrt=1, order=K)(0.0, 2.0)) == 0.0
+    # and away from 0 Taylor mode still agrees with nested reverse mode
+    np.testing.assert_allclose(derivative(fn, wrt=1, order=2)(1.5, 2.0),
+                               grad(grad(fn, wrt=1), wrt=1)(1.5, 2.0), rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn", POWERS, ids=lambda f: f.__name__)
+def test_zero_exponents_in_arrays(fn):
+    x = np.array([0.0, 1.0, 0.0, 2.0])
+    y = np.array([0.0, 0.0, 2.0, 0.5])
+    # d/dx = y x^(y-1) + 1, that is 1 where y == 0; d/dy = x^y log x, 0 at x == 0
+    gx = np.array([1.0, 1.0, 1.0, 1.0 + 0.5 * 2.0 ** -0.5])
+    gy = np.array([0.0, 0.0, 0.0, 2.0 ** 0.5 * np.log(2.0)])
+    got = quiet(lambda: grad_all(fn)(x, y))
+    np.testing.assert_allclose(got[0], gx, rtol=1e-14)
+    np.testing.assert_allclose(got[1], gy, rtol=1e-14)
+    np.testing.assert_allclose(quiet(lambda: jvp(fn, (x, y), (np.ones(4), np.zeros(4))))[1],
+                               gx, rtol=1e-14)
+    # second x-derivative: y (y - 1) x^(y - 2), 0 where y is 0, 2 at x = 0 for y = 2
+    np.testing.assert_allclose(quiet(lambda: grad(grad(fn))(x, y)),
+                               [0.0, 0.0, 2.0, 0.5 * -0.5 * 2.0 ** -1.5], rtol=1e-14)
+
+
+def test_integer_exponents_are_unchanged():
+    def cube(x):
+        return x ** 3 + x ** 0
+    assert grad(cube)(0.0) == 0.0
+    assert grad(grad(grad(cube)))(0.0) == 6.0
+    assert grad(grad(grad(grad(cube))))(0.0) == 0.0
+    # a constant exponent still folds away: no helper in the generated code
+    assert "zero_power" not in s2sad.source(grad(cube))
+
+
+# -- the gradient of a sequence argument that is one array ----------------------------------
+
+def vstacked(x):
+    return np.vstack(x)
+
+
+def hstacked(x):
+    return np.hstack(x) * np.arange(1.0, 1.0 + np.size(x))
+
+
+def concatenated(x):
+    return np.concatenate(x) ** 2
+
+
+def stacked(x):
+    return np.stack(x, axis=1) * 3.0
+
+
+def column_stacked(x):
+    return np.column_stack(x) ** 2
+
+
+def dstacked(x):
+    return np.dstack(x) ** 2
+
+
+def both_stacks(x):
+    # two tuples of gradients for one array: they used to add up by concatenation
+    return np.sum(np.vstack(x) ** 2) + np.sum(np.hstack(x) ** 3)
+
+
+SEQUENCE_RULES = [(vstacked, np.array([1.0, 2.0])), (vstacked, np.arange(6.0).reshape(3, 2)),
+                  (hstacked, np.array([1.0, 2.0])), (concatenated, np.arange(6.0).reshape(3, 2)),
+                  (stacked, np.arange(6.0).reshape(3, 2)),
+                  (column_stacked, np.arange(6.0).reshape(3, 2)),
+                  (dstacked, np.arange(6.0).reshape(3, 2)), (both_stacks, np.array([0.5, 2.0]))]
+
+
+def same(a, b):
+    """a and b have one structure (types of containers, array shapes and dtypes) and
+    equal values."""
+    assert type(a) is type(b), (type(a), type(b))
+    if isinstance(a, (tuple, list)):
+        assert len(a) == len(b)
+        for u, v in zip(a, b):
+            same(u, v)
+    elif isinstance(a, dict):
+        assert list(a) == list(b)
+        for k in a:
+            same(a[k], b[k])
+    else:
+        assert np.shape(a) == np.shape(b) and np.result_type(a) == np.result_type(b)
+        np.testing.assert_allclose(a, b, rtol=1e-14)
+
+
+@pytest.mark.parametrize("fn,x", SEQUENCE_RULES, ids=lambda v: getattr(v, "__name__", ""))
+def test_a_gradient_through_a_sequence_rule_is_one_array(fn, x):
+    g = grad(fn, wrt=(0,))
+    plain = g(x)
+    assert isinstance(plain[0], np.ndarray) and plain[0].shape == x.shape
+    same(vjp(g, x)[0], plain)           # before: ((array(1.), array(1.)),)
+    same(jvp(g, (x,), (np.ones_like(x),))[0], plain)
+    same(grad(fn)(x), plain[0])
+    # and the gradient's own derivative, against central differences
+    check_grads(lambda x: np.sum(fn(x) * np.cos(np.arange(np.size(fn(x))).reshape(
+        np.shape(fn(x))))), (x,), order=2, modes=("rev", "fwd"))
+
+
+def test_two_sequence_rules_of_one_array_add_their_gradients():
+    x = np.array([0.5, 2.0])
+    want = np.array([fd(lambda t: both_stacks(np.array([t, x[1]])), [x[0]], 0),
+                     fd(lambda t: both_stacks(np.array([x[0], t])), [x[1]], 0)])
+    np.testing.assert_allclose(grad(both_stacks)(x), want, rtol=1e-7)  # before: ValueError
+
+
+def stacks_of_a_list(xs):
+    return np.sum(np.vstack(xs)) + np.sum(np.hstack(xs) ** 2)
+
+
+def test_two_sequence_rules_of_one_list_add_their_gradients():
+    # before: silently wrong ([2, 4], [6, 8]: the vstack's ones were lost)
+    xs = [np.array([1.0, 2.0]), np.array([3.0, 4.0])]
+    g = grad(stacks_of_a_list)(xs)
+    assert isinstance(g, list)
+    np.testing.assert_allclose(g[0], [3.0, 5.0], rtol=1e-14)
+    np.testing.assert_allclose(g[1], [7.0, 9.0], rtol=1e-14)
+
+
+def product_of_items(xs):
+    return xs[0] * xs[1] ** 2
+
+
+def of_a_dict(p):
+    return p['a'] ** 2 * p['b']
+
+
+def test_vjp_and_jvp_of_a_gradient_give_a_plain_calls_structure():
+    g = grad(product_of_items)
+    same(vjp(g, [1.0, 2.0])[0], g([1.0, 2.0]))      # a list, as the call gives
+    same(vjp(g, (1.0, 2.0))[0], g((1.0, 2.0)))
+    out, tangent = jvp(g, ([1.0, 2.0],), ([1.0, 0.0],))
+    same(out, g([1.0, 2.0]))
+    same(tangent, [0.0, 4.0])                          # d/dx0 of (x1^2, 2 x0 x1)
+    p = {'a': 1.0, 'b': 2.0}
+    h = grad(of_a_dict)
+    same(vjp(h, p)[0], h(p))
+    same(jvp(h, (p,), ({'a': 1.0, 'b': 0.0},))[0], h(p))
+    # the pullback takes the plain structure too, and gives the Hessian's rows
+    assert vjp(h, p)[1]({'a': 1.0, 'b': 0.0}) == ({'a': 4.0, 'b': 2.0},)
+    two = grad_all(lambda x, y: x * y ** 2)
+    same(vjp(two, 1.5, 2.0)[0], two(1.5, 2.0))
+    d = grad(np.sin)
+    same(value_and_grad(d)(0.5), (d(0.5), grad(d)(0.5)))
+
+
+# -- hessian, jacobian and hvp name themselves in their refusals -----------------------------
+
+def star_args(*xs):
+    return xs[0] ** 3
+
+
+def two_args(x, y):
+    return np.sum(x ** 2 * y)
+
+
+def returns_a_dict(x):
+    return {'a': x}
+
+
+class NotAFunction:
+    def __init__(self, x):
+        self.x = x
+
+
+def a_generator(x):
+    yield x
+
+
+def refusal(call, name):
+    """The refusal of call names s2sad.<name>(, and no other transform of s2sad."""
+    text = message(call)
+    assert f"s2sad.{name}" in text, text
+    others = {"grad", "jvp", "jacobian", "hessian", "hvp"} - {name}
+    assert not any(f"s2sad.{o}(" in text for o in others), text
+    assert not LEAKS.search(text), text
+    return text
+
+
+def test_hessian_names_itself():
+    # before: s2sad.grad(star_args, wrt=0): ... (the gradient hessian makes)
+    refusal(lambda: hessian(star_args, chunk=1)(1.5), "hessian")
+    refusal(lambda: hessian(NotAFunction)(1.5), "hessian")
+    refusal(lambda: hessian(a_generator)(1.5), "hessian")
+    refusal(lambda: hessian("f")(1.5), "hessian")
+    refusal(lambda: hessian(returns_a_dict)(1.5), "hessian")
+    # a block of a tuple wrt: before s2sad.jacobian(jacobian_two_args, wrt=1)
+    text = refusal(lambda: hessian(two_args, wrt=(0, 1))(np.ones(2), 2), "hessian")
+    assert "wrt=1" in text and "int" in text
+    text = refusal(lambda: hessian(two_args, wrt=(0, 1))(np.ones(2), [1.0, 2.0]), "hessian")
+    assert "no float" not in text          # the list has floats: it is not one array
+    # keywords: before TypeError: Jacobian.__call__() got an unexpected keyword argument
+    with pytest.raises(ArgumentError) as info:
+        hessian(two_args, wrt=(0, 1))(np.ones(2), y=2.0)
+    assert "y=" in str(info.value) and not LEAKS.search(str(info.value))
+
+
+def test_jacobian_and_hvp_name_themselves():
+    refusal(lambda: jacobian(NotAFunction)(1.5), "jacobian")
+    refusal(lambda: jacobian(a_generator)(1.5), "jacobian")
+    # before: AttributeError: 'mappingproxy' object has no attribute 'setdefault'
+    refusal(lambda: hvp(NotAFunction, (1.5,), 1.0), "hvp")
+    refusal(lambda: hvp(a_generator, (1.5,), 1.0), "hvp")
+    text = refusal(lambda: hvp(returns_a_dict, (1.5,), 1.0), "hvp")
+    assert "has_aux" not in text            # hvp has none
+    refusal(lambda: hvp(star_args, (1.5,), 1.0), "hvp")
+
+
+def test_the_users_own_grad_keeps_its_name():
+    text = message(lambda: hessian(grad(two_args, wrt=(0, 1)))(np.ones(2), 2.0))
+    assert text.startswith("s2sad.hessian(")
+    assert "s2sad.grad(two_args, wrt=(0, 1))" in text and "Cotangent" not in text
+
+
+# -- grad of a tuple or dict of gradients ---------------------------------------------------
+
+def test_grad_of_a_dict_of_gradients_says_what_it_is_and_what_to_do():
+    p = {'a': 1.0, 'b': 2.0}
+    with pytest.raises(OutputError) as info:
+        grad(grad(of_a_dict))(p)
+    text = str(info.value)
+    assert not LEAKS.search(text), text       # before: "... result is a CotangentDict"
+    assert "dict of 2 gradients" in text and "'a', 'b'" in text
+    assert "grad(f)(p)['a']" in info.value.hint
+    assert info.value.location.filename == __file__
+    # what the hint says works: the gradient of one of them, of their sum
+    assert grad(lambda p: grad(of_a_dict)(p)['a'])(p) == {'a': 4.0, 'b': 2.0}
+    assert grad(lambda p: sum(grad(of_a_dict)(p).values()))(p) == {'a': 6.0, 'b': 2.0}
+
+
+def test_grad_of_a_tuple_of_gradients_says_what_it_is_and_what_to_do():
+    for inner in (grad_all(two_args), grad(two_args, wrt=(0, 1))):
+        with pytest.raises(OutputError) as info:
+            grad(inner)(1.0, 2.0)
+        text = str(info.value)
+        assert not LEAKS.search(text), text
+        assert "returns a tuple of gradients" in text
+        assert "wrt=" in info.value.hint and "s2sad.hessian" in info.value.hint
+    with pytest.raises(OutputError) as info:
+        grad(grad(product_of_items))([1.0, 2.0])     # the gradient of a list
+    assert "tuple of 2 gradients" in str(info.value) and not LEAKS.search(str(info.value))
+    with pytest.raises(OutputError) as info:
+        grad(value_and_grad(np.sin))(0.5)
+    assert "pair (value, gradient)" in str(info.value)
+    # the hint's way out: one gradient by wrt, and the Hessian
+    assert grad(grad(two_args, wrt=0), wrt=1)(1.0, 2.0) == 2.0
+    H = hessian(two_args, wrt=(0, 1))(1.0, 2.0)
+    np.testing.assert_allclose([[H[0][0], H[0][1]], [H[1][0], H[1][1]]], [[4.0, 2.0],
+                                                                          [2.0, 0.0]])
+
+
+def gradient_at_a_point(x):
+    return grad(of_a_dict)({'a': x, 'b': x})
+
+
+def test_other_messages_name_no_internal_class():
+    p = {'a': 1.0, 'b': 2.0}
+    # a jacobian of a function returning a dict of gradients, a bad cotangent for one
+    text = message(lambda: jacobian(lambda x: grad(of_a_dict)({'a': x, 'b': x}))(1.0))
+    assert "returned a dict" in text and not LEAKS.search(text)
+    _, pullback = vjp(lambda p: grad(of_a_dict)(p), p)
+    text = message(lambda: pullback({'a': 1.0}))
+    assert not LEAKS.search(text), text
+    # Taylor mode of a function returning a dict of gradients: before "a CotangentDict"
+    text = message(lambda: derivative(gradient_at_a_point, order=2)(1.0))
+    assert "returned a dict" in text and not LEAKS.search(text), text
