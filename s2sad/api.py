@@ -39,8 +39,8 @@ import numpy as np
 
 from . import rules  # noqa: F401  (registers every rule)
 from .calls import (_backend, _check_cotangent, _describe, _differentiable, _finish, _numeric,
-                    _output_problem, _type_name, backend, positional_params)
-from .errors import ArgumentError, OptionError, OutputError
+                    _output_problem, _type_name, backend, call_spec, positional_params)
+from .errors import ArgumentError, OptionError, OutputError, S2SADError
 from .pipeline import _name_of
 from .transforms import taylor_directions
 from .transforms.taylor import Seeds
@@ -264,8 +264,14 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
         else None                       # (the jvp code: checked before fn runs on stand-ins)
     made: Dict[Any, Any] = {}           # the stacked code, per argument, arity and chunk
 
+    once = {}                           # fprop of fn, to see whether it draws
+
     @failures.public
     def jac(*args):
+        if _impure(once, fn, args):     # a draw: one fprop, the rows from its pullback
+            i = _one_index(fn, wrt, args, what)
+            _differentiable_at(fn, i, args, what)
+            return _rows_of_one_pass(fn, i, args, what)
         if mode == "forward" and chunk > 1:     # the result comes with the columns
             i = _one_index(fn, wrt, args, what)
             _differentiable_at(fn, i, args, what)
@@ -295,6 +301,30 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
     jac.__name__ = f"jacobian_{_name_of(fn)}"
     jac.__s2sad_parts__ = lambda: jacobians.shown(made)     # what source() shows
     return jac
+
+
+def _impure(once, fn, args) -> bool:
+    """Does fn's code draw random numbers or act (print)?  Then a Jacobian of it runs it
+    once per call, as a plain call does, and its entries use that call's draws."""
+    t = once.get("fprop")
+    if t is None:
+        t = once["fprop"] = Transformed(fn, "fprop")
+    try:
+        return t.artifact(call_spec(t.params(), tuple(args), {})).module.impure
+    except S2SADError:
+        return False                    # (the passes below say what it is)
+
+
+def _rows_of_one_pass(fn, i, args, what):
+    """The Jacobian of fn in argument i from one fprop and a pullback per output entry."""
+    xp = _backend(args)
+    out, pull = vjp(fn, *args)
+    _one_output(fn, out, what)
+    x = args[i]
+    n = int(np.size(x))
+    rows = [xp.reshape(xp.asarray(pull(u)[i]), (n,)) for u in _basis(out, xp)]
+    flat = xp.stack(rows, axis=0) if rows else xp.zeros((0, n))
+    return xp.reshape(flat, tuple(np.shape(out)) + tuple(np.shape(x)))
 
 
 def _from_columns(cols, out, x, args):
@@ -403,8 +433,15 @@ def hessian(fn: Function, wrt: int = 0, chunk: int = jacobians.CHUNK,
             return None
         return None if got is None else _from_columns(got[1], x, x, args)
 
+    once = {}                           # fprop of fn, to see whether it draws
+
     @failures.public
     def hess(*args):
+        if _impure(once, fn, args):     # a draw: one pass of the gradient's fprop
+            i = _one_index(fn, wrt, args, what)
+            _differentiable_at(fn, i, args, what)
+            g = checked.get(-1) or checked.setdefault(-1, grad(fn, i))
+            return _rows_of_one_pass(g, i, args, what)
         H = stacked(args) if chunk > 1 else None
         if H is not None:
             return H

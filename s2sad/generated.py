@@ -35,6 +35,7 @@ class Module:
     built: Dict[str, Any] = field(default_factory=dict)      # xp name -> {name: function}
     # (kind, container, name, object) that must stay the same for this code to be valid
     guards: List[tuple] = field(default_factory=list)
+    impure: bool = False        # it draws random numbers or acts (pipeline._finish)
 
     def function(self, xp):
         """The generated function with `xp` bound to an array module."""

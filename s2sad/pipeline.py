@@ -217,6 +217,11 @@ def _finish(functions, shape_of, out, parsed, header):
                               parsed.world.globals, others=functions[1:])
     module.origin = f"from {_where(parsed)}"
     module.guards = list(out.guards) + parsed.guards
+    # a call whose result differs from call to call (a draw) or that acts (print): the
+    # code must run once per call of the user's (a Jacobian of it: one pass)
+    module.impure = any(isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and
+                        getattr(s.value.callee, "pure", True) is False
+                        for g in functions for s in ir.walk(g.body))
     return module
 
 

@@ -325,3 +325,30 @@ def test_scipy_optimize_rosen_is_differentiated():
     assert np.allclose(hessian(so.rosen)(x), so.rosen_hess(x), rtol=1e-12)
     assert np.allclose(s2sad.jacobian(so.rosen_der)(x), so.rosen_hess(x), rtol=1e-12)
     _check(lambda v: so.rosen(v) * so.rosen_der(v)[1], x)
+
+
+def noisy(x):
+    return x ** 2 * RS.randn(3) + np.sin(x) * np.random.randn()
+
+
+@pytest.mark.parametrize("options", [{}, {"chunk": 1}, {"sparse": False}, {"mode": "forward"}])
+def test_jacobian_and_hessian_of_a_function_that_draws_use_one_call_s_draws(options):
+    # a Jacobian (Hessian) runs the function once, as a plain call: its entries use that
+    # call's draws, and the generators advance as after one plain call
+    x = np.array([0.3, 0.5, 0.7])
+
+    def seeded():
+        RS.seed(2)
+        np.random.seed(3)
+    seeded()
+    noise, scale = RS.randn(3), np.random.randn()
+    after = (RS.randn(), np.random.randn())
+    seeded()
+    J = s2sad.jacobian(noisy, **options)(x)
+    assert (RS.randn(), np.random.randn()) == after
+    assert np.allclose(J, np.diag(2 * x * noise + np.cos(x) * scale), rtol=1e-12)
+    seeded()
+    hopts = {k: v for k, v in options.items() if k != "mode"}
+    H = s2sad.hessian(lambda v: np.sum(noisy(v)), **hopts)(x)
+    assert (RS.randn(), np.random.randn()) == after
+    assert np.allclose(H, np.diag(2 * noise - np.sin(x) * scale), rtol=1e-12)
