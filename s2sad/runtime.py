@@ -132,7 +132,10 @@ def unsplit(d, g):
 
 
 def expand_like(t, like):
-    """t broadcast to like's shape (a forward-mode tangent of a broadcast input)."""
+    """t broadcast to like's shape (a forward-mode tangent of a broadcast input); a
+    container's (the sum of two gradients of a tuple, item by item) is t itself."""
+    if isinstance(like, (tuple, list, dict)):
+        return t
     shape = _shape(like)
     if _shape(t) == shape:
         return t

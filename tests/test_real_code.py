@@ -352,3 +352,48 @@ def test_jacobian_and_hessian_of_a_function_that_draws_use_one_call_s_draws(opti
     H = s2sad.hessian(lambda v: np.sum(noisy(v)), **hopts)(x)
     assert (RS.randn(), np.random.randn()) == after
     assert np.allclose(H, np.diag(2 * noise - np.sin(x) * scale), rtol=1e-12)
+
+
+# -- found by the fuzzer's real-code constructs -----------------------------------------------
+
+Triple = collections.namedtuple("Triple", ["a", "b", "c"])
+
+
+def test_a_namedtuple_with_a_number_field_unpacked_at_order_2():
+    def f(x):
+        p = Triple(np.sin(x), x * 2.0, 0.5)
+        q, w, _ = p
+        return np.sum(p.b * q + w)
+    _check(f, X)
+    assert np.allclose(np.diag(hessian(f)(X)), 4 * np.cos(X) - 2 * X * np.sin(X))
+
+
+def test_list_plus_equals_in_every_mode():
+    def helper(a):
+        acc = 0.5
+        for i in range(2):
+            rest = [acc]
+            rest += [acc * a]
+            items = [a] + rest
+            acc = np.cos(acc) + sum(items)
+        return acc
+
+    def g(x):
+        lst = [x, x * 2]
+        lst += [np.sin(x)]
+        return np.sum(lst[0] * lst[2] + lst[1])
+    _check(helper, 0.3)
+    _check(g, X)
+    assert np.isclose(s2sad.derivative(helper, order=2)(0.3),
+                      s2sad.grad(s2sad.grad(helper))(0.3))
+
+
+def test_a_class_of_a_module_whose_name_starts_with_an_underscore(tmp_path, monkeypatch):
+    (tmp_path / "_private_model.py").write_text(
+        "import numpy as np\n\n\nclass Model:\n    def __init__(self, k):\n"
+        "        self.k = k\n        self.calls = 0\n\n    def fun(self, x):\n"
+        "        self.calls += 1\n        return np.sum(np.sin(x) * self.k)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import _private_model
+    m = _private_model.Model(2.0)
+    assert np.allclose(grad(m.fun)(X), 2.0 * np.cos(X)) and m.calls == 1

@@ -271,7 +271,8 @@ class Lowering:
         old = self.read(s.target)
         op = self.aug_op(s)
         rhs = self.atom(s.value, s)
-        self.update(s.target.id, old, ir.Call(registry.primitive(op), (old, rhs)), s)
+        made = lower_builtins.concatenation(self, old, rhs, s) if op is operator.add else None
+        self.update(s.target.id, old, made or ir.Call(registry.primitive(op), (old, rhs)), s)
 
     def update(self, name, old, value, node):
         """name = value, a new value of `name` that NumPy would have made by changing

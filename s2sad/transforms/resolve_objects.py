@@ -42,8 +42,7 @@ def _library(obj) -> bool:
     """Defined by NumPy, SciPy, s2sad or Python's standard library (logging.Logger,
     random.Random): called as it is, never read as the user's Python."""
     mod = (getattr(obj, "__module__", None) or "").split(".")[0]
-    return mod in _LIBRARIES or mod in sys.stdlib_module_names or \
-        mod.startswith("_") and mod != "__main__"
+    return mod in _LIBRARIES or mod in sys.stdlib_module_names
 
 
 def plain_object(value) -> bool:
