@@ -397,3 +397,37 @@ def test_a_class_of_a_module_whose_name_starts_with_an_underscore(tmp_path, monk
     import _private_model
     m = _private_model.Model(2.0)
     assert np.allclose(grad(m.fun)(X), 2.0 * np.cos(X)) and m.calls == 1
+
+
+def unflatten(vec, template):
+    """A dispatcher as flattening utilities write it: a dict or a list, built in a loop."""
+    if isinstance(template, dict):
+        out = {}
+        for k in sorted(template):
+            out[k] = vec[template[k]]
+        return out
+    else:
+        out = []
+        for t in template:
+            out.append(vec[t])
+        return out
+
+
+def test_a_container_built_in_one_branch_of_a_dispatcher_is_not_an_alias():
+    def f(w):
+        p = unflatten(w, {"a": 0, "b": 2})
+        q = unflatten(w, [1, 2])
+        return p["a"] * p["b"] + np.sin(q[0] * q[1])
+    _check(f, X)
+
+    def stale(x, flag):      # a name that does refer to the array before the update
+        z = x * 1.0
+        if flag:
+            d = z
+            for i in range(2):
+                z[i] = z[i] * 2.0
+        else:
+            d = z
+        return np.sum(d * x)
+    with pytest.raises(UnsupportedSyntaxError, match="in-place update of `z`"):
+        grad(stale)(X, True)

@@ -353,6 +353,7 @@ def _after_loop(func, order, index, loop, stmt, group, holds, name, loc, old):
     before = set(func.params)
     for s in order[:index]:
         before.update(ir.targets(s))
+    before -= _fresh_outs(func, order[:index], loop, name)
     # the names this loop carries, and the versions of `name` that each loop around it
     # carries, name the updated value after it; any other name bound before is stale
     # (only the versions of `name` itself: another carried name bound to the list, `c =
@@ -379,6 +380,25 @@ def _after_loop(func, order, index, loop, stmt, group, holds, name, loc, old):
                     holds.get(v.name, {v.name}) & group:
                 refuse_alias(name, loc)
     return scope
+
+
+def _fresh_outs(func, earlier, loop, name) -> set:
+    """The outs of the ifs around the loop that, on the update's side, take the value the
+    loop leaves (`if isinstance(t, dict): out = {}; for ...: out[k] = v` then `return
+    out`): bound when the if ends, after the update, they name the updated value."""
+    fresh = {c for c, _, _ in loop.carried if func.base.get(c, c) == name}
+    fresh |= {c for c in ir.targets(loop) if func.base.get(c, c) == name}
+    around = [s for s in earlier if isinstance(s, ir.If) and
+              any(x is loop for x in ir.walk(s.body + s.orelse))]
+    out = set()
+    for s in reversed(around):              # the innermost first
+        in_body = any(x is loop for x in ir.walk(s.body))
+        for t, a, b in s.outs:
+            side = a if in_body else b
+            if isinstance(side, ir.Var) and side.name in fresh:
+                out.add(t)
+        fresh |= out
+    return out
 
 
 def _check_back_edges(func, order, stmt, group, holds, holds_in, name, loc):
