@@ -263,7 +263,6 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
     traced = (fn, False, Transformed(fn, "jvp")) if jacobians.check_sparse(sparse, what, fn) \
         else None                       # (the jvp code: checked before fn runs on stand-ins)
     made: Dict[Any, Any] = {}           # the stacked code, per argument, arity and chunk
-
     once = {}                           # fprop of fn, to see whether it draws
 
     @failures.public
@@ -281,26 +280,28 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
                 return _from_columns(cols, out, args[i], args)
         xp = _backend(args)
         i, x, out = _point(fn, wrt, args, what)
-        n, m = int(np.size(x)), int(np.size(out))
-        forward = mode == "forward" or (mode == "auto" and n <= m)
+        forward = mode == "forward" or (mode == "auto" and np.size(x) <= np.size(out))
         got = jacobians.stacked_columns(made, fn, i, args, chunk, what, traced=traced,
                                         dense=forward) if chunk > 1 else None
         if got is not None:
             return _from_columns(got[1], out, x, args)
         made.setdefault("forward" if forward else "reverse",
                         Transformed(fn, "jvp" if forward else "fprop"))    # for source()
-        if forward:
-            cols = [xp.reshape(xp.asarray(jvp(fn, args, _tangents_for(args, i, e))[1]), (m,))
-                    for e in _basis(x, xp)]
-            flat = xp.stack(cols, axis=1) if cols else xp.zeros((m, 0))
-        else:
-            _, pull = vjp(fn, *args)
-            rows = [xp.reshape(xp.asarray(pull(u)[i]), (n,)) for u in _basis(out, xp)]
-            flat = xp.stack(rows, axis=0) if rows else xp.zeros((0, n))
-        return xp.reshape(flat, tuple(np.shape(out)) + tuple(np.shape(x)))
+        if not forward:
+            return _rows_of_one_pass(fn, i, args, what)
+        return _columns_by_jvp(fn, i, args, out, xp)
     jac.__name__ = f"jacobian_{_name_of(fn)}"
     jac.__s2sad_parts__ = lambda: jacobians.shown(made)     # what source() shows
     return jac
+
+
+def _columns_by_jvp(fn, i, args, out, xp):
+    """The Jacobian of fn in argument i from one jvp per column."""
+    x, m = args[i], int(np.size(out))
+    cols = [xp.reshape(xp.asarray(jvp(fn, args, _tangents_for(args, i, e))[1]), (m,))
+            for e in _basis(x, xp)]
+    flat = xp.stack(cols, axis=1) if cols else xp.zeros((m, 0))
+    return xp.reshape(flat, tuple(np.shape(out)) + tuple(np.shape(x)))
 
 
 def _impure(once, fn, args) -> bool:

@@ -240,6 +240,19 @@ def freezes(obj) -> bool:
     return _FREEZING.get(id(obj)) is obj and obj is not None
 
 
+def frozen_twin(obj):
+    """The object registered with implement_frozen that obj is a copy of (a frozen
+    distribution's .dist: a new instance of norm's class, made alike), or None."""
+    for reg in _FREEZING.values():
+        if type(reg) is type(obj) and reg is not obj:
+            same = getattr(obj, "_updated_ctor_param", None)
+            if same is not None and same() == reg._updated_ctor_param():
+                return reg
+        elif reg is obj:
+            return reg
+    return None
+
+
 def method_source(obj, name):
     """The Python function that implements obj.name (see implement_method), or None."""
     return _METHOD_SOURCES.get((id(obj), name))

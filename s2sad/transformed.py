@@ -508,6 +508,7 @@ def jvp(fn: Any, primals: Any, tangents: Any) -> Any:
     if len(primals) != len(tangents):
         raise ArgumentError(f"jvp needs one tangent per primal: got {len(primals)} primals and "
                         f"{len(tangents)} tangents")
+    fn = registry.source_of(fn) or fn  # scipy.stats.norm.logpdf: the code s2sad reads
     with _cache_lock:
         t = _jvp_transform(fn)
     params = positional_params(fn)

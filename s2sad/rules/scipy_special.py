@@ -82,7 +82,9 @@ if sc is not None:
 
     @defbprop(sc.xlogy)
     def bprop_xlogy(x, y, out, dout):
-        return (unbroadcast(dout * np.log(y), x), unbroadcast(dout * x / y, y))
+        # x / y is 0 where x is: xlogy(0, y) is 0 for every y (y == 0 too)
+        return (unbroadcast(dout * np.log(y), x),
+                unbroadcast(dout * x / np.where(x == 0, 1.0, y), y))
 
     @defbprop(sc.xlog1py)
     def bprop_xlog1py(x, y, out, dout):
@@ -150,7 +152,8 @@ if sc is not None:
 
     @defjvp(sc.xlogy)
     def jvp_xlogy(x, y, out, dx, dy):
-        return (expand_like(dx * np.log(y), out), expand_like(dy * x / y, out))
+        return (expand_like(dx * np.log(y), out),
+                expand_like(dy * x / np.where(x == 0, 1.0, y), out))
 
     @defjvp(sc.xlog1py)
     def jvp_xlog1py(x, y, out, dx, dy):

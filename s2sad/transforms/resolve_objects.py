@@ -177,6 +177,18 @@ def made_record(rw, node, scope):
                                          _at(gast.Tuple(items, gast.Load()), node)], node)
 
 
+def _unfrozen(rw, node, frozen, dist):
+    """D.logpdf(x) of a frozen distribution made outside the function (D = norm(0, 1)) =>
+    norm.logpdf(x, 0, 1), its arguments held as they are; the new callee."""
+    func = node.func
+    node.func = _at(gast.Attribute(_name(rw.cell(dist, "dist")), func.attr,
+                                   gast.Load()), func)
+    node.args = node.args + [_name(rw.cell(a, "frozen")) for a in frozen.args]
+    node.keywords = node.keywords + [gast.keyword(k, _name(rw.cell(v, k)))
+                                     for k, v in getattr(frozen, "kwds", {}).items()]
+    return node.func
+
+
 def method_call(rw, node, scope):
     """The rewrite of obj.m(args), or None where s2sad does not know which function runs."""
     func = node.func
@@ -195,6 +207,9 @@ def method_call(rw, node, scope):
         func = node.func
     ok, value = rw.static(func.value, scope) if not isinstance(func.value, gast.Call) \
         else (False, None)
+    dist = registry.frozen_twin(getattr(value, "dist", None)) if ok else None
+    if dist is not None and isinstance(getattr(value, "args", None), tuple):
+        func, value = _unfrozen(rw, node, value, dist), dist    # D = norm(0, 1) outside
     source = registry.method_source(value, func.attr) if ok else None
     if source is not None:      # scipy.stats.norm.logpdf: its NumPy source
         node.func = _at(_name(rw.cell(source, func.attr)), func)
