@@ -235,6 +235,35 @@ def _generated_line(mod, line):
     return line if line in mod.lines or line in mod.backward else line + _offset(mod)
 
 
+# file -> [(first line, last line, exception types, the except's line)]: the bodies of
+# the `try` statements s2sad lowered (resolve_values_stmts), their handlers left out
+_HANDLED = {}
+
+
+def note_handled(filename, first, last, types, line):
+    """A `try` body at lines first..last of filename whose `except` (at line) catches
+    types: s2sad runs the body as if it raised nothing (see handled)."""
+    entry = (first, last, types, line)
+    if entry not in _HANDLED.setdefault(filename, []):
+        _HANDLED[filename].append(entry)
+
+
+def handled(e, user):
+    """The refusal for e, raised where the code ran at the user's line, where an `except`
+    around it would catch it (the path s2sad did not differentiate); None otherwise."""
+    if user is None:
+        return None
+    for first, last, types, line in _HANDLED.get(user.filename, ()):
+        if first <= user.line <= last and isinstance(e, types):
+            from .errors import UnsupportedSyntaxError
+            return UnsupportedSyntaxError(
+                f"an exception that the `except` at line {line} catches ({type(e).__name__}: "
+                f"{e}), raised where the code runs,", user, "s2sad differentiates a `try` body along the path that raises "
+                "nothing: test the value instead (`np.where(x == 0, np.nan, 1 / x)`, or an "
+                "`if`), so that both paths are code s2sad sees.")
+    return None
+
+
 def at_run_time(e: BaseException) -> BaseException:
     """What to raise for e, raised while generated code ran: e itself (the user's
     own error, with a note naming their line) or an S2SADError about the derivative."""
@@ -249,6 +278,9 @@ def at_run_time(e: BaseException) -> BaseException:
         return e
     mod, line = frames[-1]
     user = user_location(_line_of(mod, line, ""))
+    caught = None if _in_backward(mod, line) else handled(e, user)
+    if caught is not None:              # (the primal's: where the plain call raises too)
+        return caught
     if isinstance(e, (UnboundLocalError, NameError)):
         return InternalError(
             f"the code s2sad generated failed: {type(e).__name__}: {e}", user,

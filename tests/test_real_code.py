@@ -431,3 +431,33 @@ def test_a_container_built_in_one_branch_of_a_dispatcher_is_not_an_alias():
         return np.sum(d * x)
     with pytest.raises(UnsupportedSyntaxError, match="in-place update of `z`"):
         grad(stale)(X, True)
+
+
+# -- try / except ---------------------------------------------------------------------------
+
+def safe_inverse(x):
+    try:
+        return 1.0 / x
+    except ZeroDivisionError:
+        return np.nan
+
+
+def guarded(x):
+    try:
+        v = np.log(x) * 2.0
+        w = safe_inverse(x)
+    except (ValueError, KeyError):
+        v, w = 0.0, 0.0
+    else:
+        v = v + 1.0
+    finally:
+        u = v * w
+    return u
+
+
+def test_try_bodies_are_differentiated_along_the_path_that_raises_nothing():
+    _check(guarded, 1.5)
+    assert np.isclose(grad(guarded)(1.5), (2 / 1.5) / 1.5 - (2 * np.log(1.5) + 1) / 1.5 ** 2)
+    with pytest.raises(UnsupportedSyntaxError, match="`except` at line") as info:
+        grad(safe_inverse)(0.0)             # plain Python: nan, from the handler
+    assert info.value.location.text.strip() == "return 1.0 / x"

@@ -4,7 +4,7 @@ Input: a :class:`~s2sad.transforms.parse.Parsed` function.  Output: the same,
 unchanged, or an :class:`~s2sad.errors.UnsupportedSyntaxError` naming the
 file, line, column and construct, and saying what is supported.
 
-Accepted: one function or lambda with positional, default and keyword-only
+Accepted (a `try` statement too: resolve_values_stmts keeps its body, else and finally): one function or lambda with positional, default and keyword-only
 parameters (``*args``/``**kwargs`` in the functions it calls); assignments to
 names and tuple unpacking; augmented assignment
 of names; ``if``/``elif``/``else`` (a ``return`` may sit inside a branch);
@@ -33,7 +33,6 @@ REFUSED = {
     gast.AsyncFor: ("an `async for` loop", STRAIGHT_LINE),
     gast.AsyncFunctionDef: ("an `async def`", STRAIGHT_LINE),
     gast.ClassDef: ("a class definition", "Classes are not supported; use functions."),
-    gast.Try: ("a `try` statement", "Exceptions are not differentiable; remove the `try`."),
     gast.Raise: ("a `raise` statement", STRAIGHT_LINE),
     gast.With: ("a `with` statement", STRAIGHT_LINE),
     gast.AsyncWith: ("an `async with` statement", STRAIGHT_LINE),

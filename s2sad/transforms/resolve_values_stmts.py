@@ -9,6 +9,7 @@ from collections import Counter
 import gast
 
 from . import resolve_objects as objects
+from ..failures import note_handled
 from .resolve import local_names, scope_nodes
 
 
@@ -94,6 +95,8 @@ def _jumps(body) -> bool:
 
 def statement(rw, st, scope):
     """The statements st becomes, hoisted ones first."""
+    if isinstance(st, gast.Try):
+        return rw.block(_try_body(rw, st, scope), scope)
     done = objects.stores(rw, st, scope)
     if done is not None:
         return rw.block(done, scope)
@@ -120,6 +123,29 @@ def statement(rw, st, scope):
         if done is not None:
             return done
     return [rw.expr(st, scope, [])]
+
+
+def _try_body(rw, st, scope):
+    """try: body except E: handler else: more finally: last  =>  body; more; last: the path
+    that raises nothing, differentiated; an exception an `except` would catch, raised
+    when the code runs, is refused at its line (failures.handled)."""
+    returns = any(isinstance(n, gast.Return) for n in gast.walk(
+        gast.Module(body=st.body, type_ignores=[])))
+    if returns and (st.orelse or st.finalbody):
+        rw.fail(st.orelse[0] if st.orelse else st.finalbody[0],
+                "an `else` or `finally` after a `try` body that returns",
+                "Return after the `try` statement instead.")
+    for h in st.handlers:
+        ok, types = rw.static(h.type, scope) if h.type is not None else (True, BaseException)
+        types = types if isinstance(types, tuple) else (types,)
+        if not ok or not all(isinstance(t, type) and issubclass(t, BaseException)
+                             for t in types):
+            rw.fail(h, "an `except` whose exception s2sad cannot tell when it transforms",
+                    "Name the exception classes: `except (ZeroDivisionError, ValueError):`.")
+        last = max(getattr(n, "end_lineno", None) or getattr(n, "lineno", st.lineno)
+                   for n in st.body)
+        note_handled(rw.parsed.filename, st.lineno, last, tuple(types), h.lineno)
+    return list(st.body) + list(st.orelse) + list(st.finalbody)
 
 
 def _loop(rw, st, scope):
