@@ -459,6 +459,13 @@ def defelementwise(*fns):
         primitive(fn).elementwise = True
 
 
+def display_name(prim) -> str:
+    """How messages name a primitive: np's name, or `.normal()` for a method s2sad calls
+    on an object (rules/objects.method_caller)."""
+    method = getattr(prim, "method", None)
+    return f"`.{method}()`" if method else prim.name
+
+
 def refused(prim, location=None):
     """The error a primitive without a rule gives where a derivative would flow through it,
     if it words its own (a method call, an attribute of an object); None otherwise."""

@@ -335,9 +335,20 @@ def test_refused_copyto_and_add_at():
 
 def test_refused_unknown_unused_call():
     def f(x):
-        np.random.normal()
+        np.linalg.norm(x)
         return np.sum(x)
     _refused(f, (X,), "whose result is unused", _line(f, 1))
+
+
+def test_an_unused_draw_is_drawn_as_in_a_plain_call():
+    def f(x):
+        np.random.normal()
+        return np.sum(x * np.random.normal(size=x.shape))
+    np.random.seed(4)
+    value = f(X)
+    after = np.random.normal()
+    np.random.seed(4)
+    assert s2sad.value_and_grad(f)(X)[0] == value and np.random.normal() == after
 
 
 def test_refused_is_between_values():

@@ -9,6 +9,9 @@ taken out here, never by loosening the oracle.  Run the full fuzzer with
 ``python -m s2sad.fuzz --n 5000 --order 2``.
 """
 
+import contextlib
+import io
+
 import numpy as np
 import pytest
 
@@ -27,7 +30,9 @@ CI_SEED = 20240611
 # 0, and s2sad (like JAX) gives nan, 0 * inf: the second derivative of |u| ** 1.5 is
 # infinite at 0 (test_open_findings.py, xfail).  A program with it where u is 0 fails
 # order2 and taylor; the full fuzzer keeps the construct.
-CI_OPEN_BUGS = frozenset({"frac_pow"})
+# repr_format (s2sad.fuzz.gen_real; tests/test_fuzz_real_code.py): f"{v!r}" of a Python
+# float (math.sqrt(...)) prints np.float64(...) in s2sad's code, which runs math.* as np.*.
+CI_OPEN_BUGS = frozenset({"frac_pow", "repr_format"})
 # constructs s2sad refuses today (none now; see s2sad.fuzz.gen.REFUSED_TODAY): left out so
 # that CI's time goes to programs s2sad differentiates.  The full fuzzer keeps them and
 # counts their refusals.
@@ -175,14 +180,16 @@ def test_kinks_built_from_constants_are_ignored():
 def test_instrumented_copy_computes_the_same():
     for i in range(30):
         p = generate(7, i)
-        args, _ = pick_inputs(p.source, p.params, np.random.default_rng(i))
+        with contextlib.redirect_stdout(io.StringIO()):
+            args, _ = pick_inputs(p.source, p.params, np.random.default_rng(i))
         if args is None or "s2sad" in p.source:   # its s2sad.grad is finite differences
             continue
-        _, _, got = kinks.margin(p.source, args)
-        fn, rec = kinks.load_instrumented(p.source)
-        ns = {}
-        exec(compile(p.source, "<plain>", "exec"), ns)
-        want = ns["f"](*args)
+        with contextlib.redirect_stdout(io.StringIO()):
+            _, _, got = kinks.margin(p.source, args)
+            ns = {}
+            exec(compile(p.source, "<plain>", "exec"), ns)
+            np.random.seed(kinks.RANDOM_SEED)       # the kink filter's draws
+            want = ns["f"](*args)
         assert repr(got) == repr(want), p.source
 
 

@@ -182,12 +182,6 @@ def uses_attribute_assignment(x):
     return y
 
 
-def uses_raise(x):
-    y = x * 2
-    raise ValueError("no")    # MARK
-    return y
-
-
 def uses_code_after_return(x):
     y = x * 2
     return y
@@ -237,7 +231,6 @@ REFUSED = [
     (uses_set_item_of_item, ["an element of an element"], "y[0][1] = 1.0", None),
     (uses_set_item_through_alias, ["another name still refers"], "y[0] = 1.0", None),
     (uses_attribute_assignment, ["attribute"], "y.flags", None),
-    (uses_raise, ["`raise`"], "raise ValueError", None),
     (uses_code_after_return, ["code after a `return`"], "z = y + 1", None),
     (uses_no_return, ["no `return`"], "def uses_no_return", None),
     (uses_expression_statement, ["whose result is unused"], "np.sin(y)", None),

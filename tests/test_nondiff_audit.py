@@ -218,6 +218,8 @@ TABLE = [
     *[(f, Entry("structural", reason="a string: no float value to differentiate"))
       for f in (str, repr, format, "s2sad.rules.objects:formatted",
                 "s2sad.rules.objects:format_string")],
+    ("s2sad.rules.objects:raise_exception", Entry("structural", reason=(
+        "`raise`: it returns nothing, it raises the user's exception"))),
     *[(f, Entry("structural", reason="run for its effect (print, log, assert): returns None"))
       for f in (print, "s2sad.rules.builtins:check_assert", "s2sad.rules.builtins:log_call",
                 "warnings:warn")],

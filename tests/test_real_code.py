@@ -461,3 +461,41 @@ def test_try_bodies_are_differentiated_along_the_path_that_raises_nothing():
     with pytest.raises(UnsupportedSyntaxError, match="`except` at line") as info:
         grad(safe_inverse)(0.0)             # plain Python: nan, from the handler
     assert info.value.location.text.strip() == "return 1.0 / x"
+
+
+# -- raise -------------------------------------------------------------------------------------
+
+def checked_norm(x, mode="sum"):
+    if x.ndim != 1:
+        raise ValueError(f"x must be 1-D, got {x.ndim} dimensions")
+    for i in range(2):
+        if i > 5:
+            raise RuntimeError("never")
+    if mode == "sum":
+        return np.sum(x ** 2)
+    elif mode == "max":
+        return np.max(x ** 2)
+    raise ValueError("unknown mode " + mode)
+
+
+def test_raise_runs_where_the_code_runs():
+    _check(checked_norm, X)
+    with pytest.raises(ValueError, match="must be 1-D"):      # the user's own exception
+        grad(checked_norm)(np.ones((2, 2)))
+    with pytest.raises(ValueError, match="unknown mode"):
+        grad(checked_norm)(X, "min")
+
+    def always(x):
+        raise ValueError("no")
+    with pytest.raises(S2SADError, match="no `return`"):
+        grad(always)(X)
+
+
+def test_star_of_a_slice_of_a_tuple_written_out():
+    def h(a, b, c):
+        return a * b - c
+
+    def f(x):
+        tp = (x, np.sin(x), x * 2)
+        return np.sum(h(*tp[::-1]) + h(x, *tp[1:]))
+    _check(f, X)

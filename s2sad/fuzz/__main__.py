@@ -4,6 +4,7 @@
     python -m s2sad.fuzz --n 500 --order 2 --jobs 2 --shrink --out fails/
     python -m s2sad.fuzz --n 300 --checks jvp --exclude mod,floordiv
     python -m s2sad.fuzz --recheck /tmp/fuzz_findings
+    python -m s2sad.fuzz --n 3000 --real-code 3 --by-construct real --jobs 2
 
 prints progress and a summary: counts of ok / refused / wrong / crash /
 invalid, refusals by construct, reasons for discarded programs, and for
@@ -16,6 +17,7 @@ import sys
 
 from .campaign import recheck, run_campaign, save_failures
 from .gen import REFUSED_TODAY, GenConfig
+from .gen_real import REAL_CONSTRUCTS
 from .oracle import checks_for
 
 
@@ -34,6 +36,16 @@ def parse(argv):
     p.add_argument("--exclude", default="", help="comma-separated constructs to leave out")
     p.add_argument("--skip-refused", action="store_true",
                    help="leave out the constructs s2sad refuses today (gen.REFUSED_TODAY)")
+    p.add_argument("--real-code", type=float, default=1.0,
+                   help="weight of the published-code constructs (random draws, objects, "
+                   "strings, map/zip/partial/reduce, functions in containers; gen_real): 0 "
+                   "leaves them out, 3 puts one in most programs (default 1)")
+    p.add_argument("--by-construct", default="", metavar="NAMES",
+                   help="also count outcomes per construct for these (comma-separated; "
+                   "'real' names every gen_real construct)")
+    p.add_argument("--records", default="", metavar="FILE",
+                   help="write one JSON row per program (index, outcome, check, exception, "
+                   "key, constructs, the line a refusal points at) to FILE")
     p.add_argument("--timeout", type=float, default=20.0, help="seconds per program")
     p.add_argument("--out", default="", help="folder for failing programs")
     p.add_argument("--findings", default="",
@@ -52,13 +64,21 @@ def main(argv=None):
         return 1 if any(c in ("wrong", "crash") for c in results.values()) else 0
     checks = [c for c in a.checks.split(",") if c] or checks_for(a.order, not a.no_jvp)
     exclude = frozenset(c for c in a.exclude.split(",") if c)
-    config = GenConfig(exclude=exclude | (REFUSED_TODAY if a.skip_refused else frozenset()))
+    config = GenConfig(exclude=exclude | (REFUSED_TODAY if a.skip_refused else frozenset()),
+                       real_code=a.real_code)
     log = (lambda s: None) if a.quiet else (lambda s: print(s, flush=True))
     print(f"s2sad.fuzz: {a.n} programs, seed {a.seed}, checks {','.join(checks)}"
           + (f", excluding {','.join(sorted(config.exclude))}" if config.exclude else ""),
           flush=True)
     summary = run_campaign(a.n, a.seed, checks, config, a.jobs, a.start, a.timeout, log)
-    print(summary.report(), flush=True)
+    names = [c for c in a.by_construct.split(",") if c]
+    if "real" in names:
+        names = [c for c in names if c != "real"] + REAL_CONSTRUCTS
+    print(summary.report(names), flush=True)
+    if a.records:
+        import json
+        with open(a.records, "w") as fh:
+            json.dump(summary.records, fh)
     if summary.failures and (a.out or a.findings or a.shrink):
         save_failures(summary, a.seed, a.out or None, a.findings or None, a.shrink)
     return 1 if summary.failures else 0

@@ -39,22 +39,40 @@ class Summary:
     refusals: collections.Counter = field(default_factory=collections.Counter)
     invalid: collections.Counter = field(default_factory=collections.Counter)
     constructs_ok: collections.Counter = field(default_factory=collections.Counter)
+    # (construct, outcome class) of every program; refusals by construct and reason
+    by_construct: collections.Counter = field(default_factory=collections.Counter)
+    refusals_by_construct: collections.Counter = field(default_factory=collections.Counter)
     failures: list = field(default_factory=list)
     seconds: float = 0.0
+    # one row per program: (index, class, check, exception type, key, sorted constructs,
+    # the source line a refusal or crash points at, the effects check's note)
+    records: list = field(default_factory=list)
+    # ok programs with a note of the effects check (a value equal but not to the last bit)
+    notes: list = field(default_factory=list)
 
     def add(self, index, program, outcome):
         self.counts[outcome.cls] += 1
+        self.records.append((index, outcome.cls, outcome.check, outcome.exc_type, outcome.key,
+                             sorted(program.constructs), _pointed_line(outcome.message),
+                             outcome.extra.get("note", "")))
+        self.by_construct.update((c, outcome.cls) for c in program.constructs)
+        if outcome.cls == "refused":
+            reason = f"{outcome.check}: {outcome.exc_type}: {outcome.key}"
+            self.refusals_by_construct.update((c, reason) for c in program.constructs)
         if outcome.cls == "refused":
             self.refusals[f"{outcome.check}: {outcome.exc_type}: {outcome.key}"] += 1
         elif outcome.cls == "invalid":
             self.invalid[outcome.key or outcome.detail[:40]] += 1
         elif outcome.cls == "ok":
             self.constructs_ok.update(program.constructs)
+            if outcome.extra.get("note"):
+                self.notes.append((index, outcome.extra["note"]))
         if outcome.cls in FAIL:
             self.failures.append(Failure(index, program.source, program.params, outcome,
                                          program.constructs))
 
-    def report(self):
+    def report(self, constructs=()):
+        """The summary; with constructs, a table of outcomes for programs holding each."""
         total = sum(self.counts.values())
         lines = [f"{total} programs in {self.seconds:.1f} s: " + ", ".join(
             f"{c} {self.counts.get(c, 0)}" for c in ("ok", "refused", "wrong", "crash",
@@ -62,14 +80,37 @@ class Summary:
         if self.refusals:
             lines.append("refusals by construct:")
             lines += [f"  {n:5d}  {k}" for k, n in self.refusals.most_common()]
+        if self.notes:
+            lines.append(f"ok, with a note ({len(self.notes)}; s2sad's value equal to 1e-9, "
+                         "not to the last bit):")
+            lines += [f"  program {i}: {n[:150]}" for i, n in self.notes[:10]]
         if self.invalid:
             lines.append("discarded (invalid) by reason:")
             lines += [f"  {n:5d}  {k}" for k, n in self.invalid.most_common()]
+        if constructs:
+            lines.append("outcomes of the programs holding each construct "
+                         "(ok/refused/wrong/crash/invalid; the commonest refusal among them):")
+            for c in constructs:
+                row = [self.by_construct.get((c, k), 0)
+                       for k in ("ok", "refused", "wrong", "crash", "invalid")]
+                top = [(n, r) for (cc, r), n in self.refusals_by_construct.items() if cc == c]
+                top = max(top) if top else None
+                lines.append(f"  {c:22s} " + " ".join(f"{n:5d}" for n in row) +
+                             (f"   [{top[0]}x {top[1][:90]}]" if top else ""))
         for fl in self.failures:
             o = fl.outcome
             first = (o.message.splitlines() or [""])[0][:160]
             lines.append(f"FAIL program {fl.index}: {o.cls} in {o.check}: {o.exc_type}: {first}")
         return "\n".join(lines)
+
+
+def _pointed_line(message):
+    """The source line an S2SADError quotes (`   12 |     code`), or ''."""
+    for ln in message.splitlines()[1:4]:
+        head, bar, code = ln.partition(" | ")
+        if bar and head.strip().isdigit():
+            return code.strip()[:200]
+    return ""
 
 
 def _one(job):

@@ -182,6 +182,7 @@ class Scope:
         self.lists = dict(parent.lists) if parent else {}     # local list name -> item type
         self.params = set(parent.params) if parent else set()  # f's parameter names
         self.module_fns = set(parent.module_fns) if parent else set()  # plain helpers
+        self.extra = dict(parent.extra) if parent else {}     # e.g. 'rngs': local generators
 
     def child(self):
         return Scope(self)

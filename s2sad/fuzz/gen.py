@@ -15,7 +15,10 @@ used is recorded in ``Program.constructs``; ``GenConfig.exclude`` keeps
 named constructs out (``REFUSED_TODAY`` names those s2sad refuses today).
 Statements live in mixins: loops in :mod:`.gen_loops`, local functions and
 helpers in :mod:`.gen_funcs`, containers and item assignment in
-:mod:`.gen_data`, views, aliases and shared state in :mod:`.gen_alias`.
+:mod:`.gen_data`, views, aliases and shared state in :mod:`.gen_alias`, and
+the Python of published code (random draws, objects and methods, strings,
+``map``/``zip(*)``/``partial``/``reduce``, functions in containers, ``f`` a
+bound method) in :mod:`.gen_real`, weighted by ``GenConfig.real_code``.
 ``draw_inputs`` draws arguments of the parameter types.
 """
 
@@ -29,6 +32,7 @@ from .gen_alias import AliasStatements
 from .gen_data import DataStatements
 from .gen_funcs import FunctionStatements
 from .gen_loops import LoopStatements
+from .gen_real import BOUND_METHOD, REAL_REQUIRES, REAL_STATEMENTS, RealCodeStatements
 
 PARAMS = [("x", "v", 1.0), ("y", "f", 0.8), ("M", "m", 0.45), ("n", "i", 0.6),
           ("w", "u", 0.15), ("T", "T", 0.15), ("L", "L", 0.2), ("D", "D", 0.15)]
@@ -69,7 +73,7 @@ REFUSED_TODAY: frozenset = frozenset()
 # constructs a statement is also made of: excluding one excludes the statement
 REQUIRES = {"s_while_float": "while", "s_late_closure": "lambda", "s_def_default": "def",
             "s_setitem_loop": "for_range", "s_matvec_loop": "for_range",
-            "s_closure_append": "def", "s_swap": "for_range"}
+            "s_closure_append": "def", "s_swap": "for_range", **REAL_REQUIRES}
 LOOPS = {"s_for_range", "s_for_array", "s_for_list", "s_enumerate", "s_zip", "s_enum_zip",
          "s_while", "s_while_float", "s_setitem_loop", "s_row_loop_write", "s_swap", "s_flag",
          "s_closure_append", "s_matvec_loop"}
@@ -83,6 +87,7 @@ class GenConfig:
     max_nest: int = 2           # nesting of compound statements
     stmts: tuple = (3, 7)       # statements in f's body
     helpers: tuple = (0, 2)     # module-level helpers
+    real_code: float = 1.0      # weight of gen_real's statements (0: none; 3: about half)
 
 
 @dataclass
@@ -95,7 +100,8 @@ class Program:
     fname: str = "f"
 
 
-class Gen(LoopStatements, FunctionStatements, DataStatements, AliasStatements):
+class Gen(LoopStatements, FunctionStatements, DataStatements, AliasStatements,
+          RealCodeStatements):
     """Programs, blocks and the plain statements; loops, functions and containers come
     from the mixins, expressions from ExprGen."""
 
@@ -107,6 +113,10 @@ class Gen(LoopStatements, FunctionStatements, DataStatements, AliasStatements):
         self.counter = 0
         self.helpers = []          # (source, name, kind, signature)
         self.factories = {}        # name -> (arg type, ret type) of the closure it returns
+        self.pieces = {}           # module-level definitions of gen_real (key -> source)
+        self.imports = set()       # modules those need (collections, functools, ...)
+        self.statements = STATEMENTS + [(w * config.real_code, c, m)
+                                         for w, c, m in REAL_STATEMENTS if config.real_code > 0]
 
     # -- small tools -----------------------------------------------------------------
     def name(self, prefix):
@@ -129,6 +139,11 @@ class Gen(LoopStatements, FunctionStatements, DataStatements, AliasStatements):
         for _ in range(self.rng.randint(*self.config.helpers)):
             self.helper(scope)
         params = self.params(scope)
+        bound = self.ok("bound_method") and \
+            self.rng.random() < BOUND_METHOD * self.config.real_code
+        if bound:
+            self.used.add("bound_method")
+            self.bound_method_scope(scope)
         self.ret = self.ex.pick([r for r in RETURNS if self.ok(r[1] + "_result")
                                  or r[1] in "fvm"])[1]
         if self.ret not in "fvm":
@@ -138,12 +153,17 @@ class Gen(LoopStatements, FunctionStatements, DataStatements, AliasStatements):
             scope.readers += [("v", "G"), ("f", "S")]
         body = self.block(scope, 1, 0, self.rng.randint(*self.config.stmts))
         body.append("    return " + self.result(scope))
-        head = "import math\n\nimport numpy as np\n" + \
+        stdlib = "".join(f"import {m}\n" for m in sorted(self.imports | {"math"}))
+        head = stdlib + "\nimport numpy as np\n" + \
             ("\nimport s2sad\n" if self.used & {"inner_grad", "inner_grad_expr"} else "") + \
             "\n" + GLOBALS
+        pieces = "".join(src.rstrip("\n") + "\n\n\n" for src in self.pieces.values())
         helpers = "".join(src + "\n\n" for src, *_ in self.helpers)
+        if bound:
+            return head + pieces + helpers + self.bound_method_program(scope, params, body), \
+                params
         sig = ", ".join(p for p, _ in params)
-        return head + helpers + f"def f({sig}):\n" + "\n".join(body) + "\n", params
+        return head + pieces + helpers + f"def f({sig}):\n" + "\n".join(body) + "\n", params
 
     def params(self, scope):
         out = []
@@ -197,7 +217,7 @@ class Gen(LoopStatements, FunctionStatements, DataStatements, AliasStatements):
 
     def statement(self, scope, indent, nest, loop):
         for _ in range(20):
-            weight, construct, method = self.ex.pick(STATEMENTS)
+            weight, construct, method = self.ex.pick(self.statements)
             compound = method in LOOPS or method in ("s_if", "s_def")
             if not self.ok(construct) or not self.ok(REQUIRES.get(method, construct)) or \
                     compound and nest >= self.config.max_nest:

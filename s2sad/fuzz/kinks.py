@@ -14,17 +14,21 @@ goes through one that records the largest magnitude seen (past ``BIG``,
 finite differences mean nothing).
 ``margin(source, fname, args)`` runs the copy and returns the smallest
 margin seen; the oracle redraws the inputs while it is below ``THRESHOLD``.
-s2sad itself only ever sees the plain program.
+s2sad itself only ever sees the plain program.  NumPy's global generator is seeded
+with ``RANDOM_SEED`` before each run (the oracle seeds it so before every evaluation);
+a generator the module makes is made afresh with each copy.
 """
 
 import ast
 import builtins
+import collections.abc
 import math
 import operator
 
 import numpy as np
 
 THRESHOLD = 1e-2
+RANDOM_SEED = 20240611      # NumPy's global generator before every run of a program
 BIG = 1e6                   # past this magnitude an intermediate makes FD meaningless
 RECORDER = "_fuzz_kink"
 
@@ -154,6 +158,8 @@ class Recorder:
 
     def _period(self, a, b, what):
         self.operands = (a, b)
+        if isinstance(a, (str, bytes)):         # "%.3f" % v formats, it has no period
+            return
         if _is_floaty(a) or _is_floaty(b):
             with np.errstate(all="ignore"):
                 q = _arr(a) / _arr(b)
@@ -161,6 +167,9 @@ class Recorder:
                 self.note(abs(q - np.round(q)).ravel(), what)
 
     def call(self, fn, *args, **kwargs):
+        if fn in (builtins.min, builtins.max, builtins.sorted) and len(args) == 1 and \
+                isinstance(args[0], collections.abc.Iterator):
+            args = (list(args[0]),)     # min(e for e in v): read once, by the check and fn
         owner = getattr(fn, "__self__", None)
         if isinstance(owner, np.ndarray):      # x.max(axis=0): the array is the first input
             check, checked = _CALLS.get("ndarray." + getattr(fn, "__name__", "")), (owner,) + args
@@ -229,8 +238,29 @@ def _key(fn):
         return None
 
 
+def _keys(args, kwargs):
+    """The keys a sorted/min/max with key= orders by (None unless a list or tuple is
+    given: an iterator must not be consumed here)."""
+    if len(args) != 1 or not isinstance(args[0], (list, tuple)) or not args[0]:
+        return None
+    key = kwargs.get("key")
+    keys = [key(e) for e in args[0]] if key is not None else list(args[0])
+    if not all(_is_floaty(k) and np.ndim(k) == 0 for k in keys):
+        return None
+    return np.array([float(k) for k in keys])
+
+
+def _sorted(rec, args, kwargs):
+    keys = _keys(args, kwargs)
+    if keys is not None:
+        rec.note(_all_gaps(keys), "sorted")
+
+
 def _minmax(rec, args, kwargs):
     if "key" in kwargs:
+        keys = _keys(args, kwargs)
+        if keys is not None:
+            rec.note(_top_gap(keys), "min/max by key")
         return
     vals = args[0] if len(args) == 1 else args
     flat = [v for v in (list(vals) if not np.isscalar(vals) else [vals])]
@@ -324,7 +354,7 @@ for _fns, _check in [
         ((np.clip,), _clip),
         ((np.sort, np.argsort, np.unique), _sort),
         ((np.mod, np.remainder, np.fmod, math.fmod, divmod, np.floor_divide, np.divmod), _mod),
-        ((np.where,), _where)]:
+        ((np.where,), _where), ((builtins.sorted,), _sorted)]:
     for _fn in _fns:
         _CALLS[_fn] = _check
 
@@ -450,12 +480,14 @@ def margin(source: str, args, fname: str = "f", shifted=None):
     (std at zero spread, sqrt and norm at zero) always count.
     """
     fn, rec = load_instrumented(source, fname)
+    np.random.seed(RANDOM_SEED)
     with np.errstate(all="ignore"):
         result = fn(*args)
     events = rec.events
     moved = None
     if shifted is not None:
         fn2, rec2 = load_instrumented(source, fname)
+        np.random.seed(RANDOM_SEED)
         with np.errstate(all="ignore"):
             fn2(*shifted)
         moved = rec2.events

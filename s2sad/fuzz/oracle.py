@@ -15,6 +15,19 @@ instrumented copy of :mod:`s2sad.fuzz.kinks`), and runs the checks:
 ``laplacian`` the batched Taylor code (stacked directions) against the plain jets;
 ``jacobian`` jacobian (forward) and hessian at two points (code, pattern made at the first).
 
+A program that draws random numbers (a RandomState or Generator held by its module,
+NumPy's global generator; one it makes inside is seeded by its own code) has every
+generator re-seeded before *each* evaluation: the plain call, every s2sad call and every
+finite-difference point (:func:`fresh`), so the draws are the same constants everywhere.
+Such a program, and one that holds objects with counters or prints, also gets the
+``effects`` check first: from the same state, s2sad's ``value_and_grad`` (``vjp`` for a
+structured result), ``jvp`` and, at order 2, ``grad_all`` of ``grad_all`` must give the
+plain call's value (to 1e-9: a failure; to the last bit: else a note on an ok outcome),
+leave every generator where the plain call leaves it (one number drawn after each,
+compared), raise every int counter of the module's objects by as much (``obj.calls += 1``:
+once per call) and print the same text (numbers differing in their last digits: a note).
+A program's printing is captured, never shown.
+
 Each FD is central, in float64, at two steps (1e-6 and 1e-5 relative).  A check passes when
 s2sad agrees with either; *wrong* only when it disagrees with both and they agree (else the
 point is unreliable).  Outcomes: ``ok``, ``refused`` (an S2SADError about the user's code),
@@ -22,8 +35,10 @@ point is unreliable).  Outcomes: ``ok``, ``refused`` (an S2SADError about the us
 ``invalid`` (the program raises, is not finite, sits on a kink, or the point is unreliable).
 """
 
+import contextlib
 import copy
 import importlib.util
+import io
 import itertools
 import os
 import re
@@ -85,7 +100,9 @@ def workdir():
 
 def load(source, fname="f", tag="prog"):
     """Write source to a fresh file, import it, return (function, path, module name)."""
-    name = f"_fuzz_{tag}_{os.getpid()}_{next(_files)}"
+    # (no leading underscore: s2sad takes a module named _x for a library's, and would
+    # not read the classes of the program as the user's Python)
+    name = f"fuzz_{tag}_{os.getpid()}_{next(_files)}"
     path = os.path.join(workdir(), name + ".py")
     with open(path, "w") as fh:
         fh.write(source)
@@ -173,10 +190,110 @@ def flat_like(t, out):
 
 
 def module_state(f):
-    """The arrays, lists and dicts held by f's module (a program must not change them)."""
+    """The arrays, lists and dicts of numbers held by f's module (a program must not
+    change them); a list or dict of functions is left out."""
     g = getattr(f, "__globals__", {})
     return [g[k] for k in sorted(g) if isinstance(g[k], (np.ndarray, list, dict))
-            and not k.startswith("__")]
+            and not k.startswith("__") and _numeric(g[k])]
+
+
+def _numeric(x):
+    try:
+        flat(x)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+# -- random draws and side effects ------------------------------------------------------------
+RANDOM_SEED = kinks.RANDOM_SEED          # NumPy's global generator, before each evaluation
+_FRESH = [None]
+
+
+def fresh():
+    """Re-seed the program's generators (before an evaluation of f or of s2sad's code)."""
+    if _FRESH[0] is not None:
+        _FRESH[0]()
+
+
+def _generators(f):
+    """The RandomState and Generator objects f's module holds: [(name, object)]."""
+    g = getattr(f, "__globals__", {})
+    return [(k, v) for k, v in sorted(g.items(), key=lambda kv: kv[0])
+            if isinstance(v, (np.random.RandomState, np.random.Generator))]
+
+
+def _state(gen):
+    return gen.get_state() if isinstance(gen, np.random.RandomState) else \
+        copy.deepcopy(gen.bit_generator.state)
+
+
+def _set_state(gen, state):
+    if isinstance(gen, np.random.RandomState):
+        gen.set_state(state)
+    else:
+        gen.bit_generator.state = copy.deepcopy(state)
+
+
+def reseeder(f):
+    """A function putting f's module generators back to their state at import, and
+    seeding NumPy's global generator."""
+    saved = [(gen, _state(gen)) for _, gen in _generators(f)]
+
+    def reseed():
+        np.random.seed(RANDOM_SEED)
+        for gen, state in saved:
+            _set_state(gen, state)
+    return reseed
+
+
+def _objects(f):
+    """The objects of the program's own classes that f's module holds (and f's self)."""
+    g = getattr(f, "__globals__", {})
+    mod = g.get("__name__")
+    out = [(k, v) for k, v in sorted(g.items(), key=lambda kv: kv[0])
+           if not isinstance(v, type) and type(v).__module__ == mod and mod]
+    owner = getattr(f, "__self__", None)
+    if owner is not None and all(owner is not v for _, v in out):
+        out.append(("self", owner))
+    return out
+
+
+def counters(f):
+    """{(object, attribute): int} of every int attribute of the program's objects."""
+    out = {}
+    for name, obj in _objects(f):
+        for attr, value in sorted(getattr(obj, "__dict__", {}).items()):
+            if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+                out[(name, attr)] = int(value)
+    return out
+
+
+def probe(f):
+    """One number drawn from each generator (NumPy's global one first): where they stand."""
+    out = [("np.random", float(np.random.random_sample()))]
+    for name, gen in _generators(f):
+        out.append((name, float(gen.random_sample() if isinstance(gen, np.random.RandomState)
+                                else gen.random())))
+    return out
+
+
+def has_effects(f, source):
+    """Whether the program draws random numbers, holds objects or prints."""
+    return bool(_generators(f) or _objects(f)) or \
+        any(mark in source for mark in ("np.random", "print(", "class "))
+
+
+def watched(f, call):
+    """(value, probe, counter increments, printed text) of call() from fresh generators."""
+    fresh()
+    before = counters(f)
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        value = call()
+    drawn = probe(f)
+    after = counters(f)
+    return value, drawn, {k: after[k] - before.get(k, 0) for k in after}, text.getvalue()
 
 
 def same_tree(a, b):
@@ -207,7 +324,9 @@ def fd(fun, args, v, h):
     """Central difference of fun along v: a list of float64 arrays like flat(fun(args))."""
     with np.errstate(all="ignore"):
         try:
+            fresh()
             plus = flat(fun(*axpy(args, h, v)))
+            fresh()
             minus = flat(fun(*axpy(args, -h, v)))
         except S2SADError:
             raise
@@ -269,6 +388,7 @@ def same_value(got, ref, what):
 
 def check_grad(f, args, rng, out):
     v = like(rng, args)
+    fresh()
     grads = s2sad.grad_all(f)(*args)
     ests, size = projected(f, args, v, None, out)
     compare(inner(v, list(grads)), ests, size, "grad_all: <grad, v>")
@@ -276,6 +396,7 @@ def check_grad(f, args, rng, out):
 
 def check_vjp(f, args, rng, out):
     v = like(rng, args)
+    fresh()
     value, pullback = s2sad.vjp(f, *args)
     same_value(value, out, "vjp")
     u = like(rng, out)
@@ -286,6 +407,7 @@ def check_vjp(f, args, rng, out):
 
 def check_jvp(f, args, rng, out):
     v = like(rng, args)
+    fresh()
     value, tangent = s2sad.jvp(f, tuple(args), tuple(v))
     same_value(value, out, "jvp")
     t = flat_like(tangent, out)
@@ -303,13 +425,16 @@ def check_jvp(f, args, rng, out):
 
 def check_order2(f, args, rng, out):
     g = s2sad.grad_all(f)
+    fresh()
     gout = g(*args)
     v = like(rng, args)
+    fresh()
     value, pullback = s2sad.vjp(g, *args)
     same_value(value, gout, "vjp of grad_all")
     u = like(rng, list(gout))
     ests, size = projected(g, args, v, u, list(gout))
     compare(inner(v, list(pullback(tuple(u)))), ests, size, "order 2 (vjp of grad_all)")
+    fresh()
     gg = s2sad.grad_all(g)(*args)
     ests, size = projected(g, args, v, None, list(gout))
     compare(inner(v, list(gg)), ests, size, "order 2 (grad_all of grad_all)")
@@ -318,8 +443,10 @@ def check_order2(f, args, rng, out):
     if floats and len(flat(out)) == 1 and not isinstance(out, (tuple, list, dict)):
         i, j = (floats[int(k)] for k in rng.integers(len(floats), size=2))
         gi = s2sad.grad(f, wrt=i)
+        fresh()
         got = s2sad.grad(gi, wrt=j)(*args)
         vj = [v[j] if k == j else None for k in range(len(args))]
+        fresh()
         ests, size = projected(gi, args, vj, None, [gi(*args)])
         compare(inner(v[j], got), ests, size, f"order 2 (grad of grad, wrt={i} then {j})")
 
@@ -332,6 +459,7 @@ def check_taylor(f, args, rng, out):
     if not wrt or len(flat(out)) != 1 or isinstance(out, (tuple, list, dict)):
         return
     v = [like(rng, a) if i in wrt else None for i, a in enumerate(args)]
+    fresh()
     value, (d1, d2) = s2sad.taylor(f, wrt=wrt, order=2)(
         *args, direction=tuple(v[i] for i in wrt))
     same_value(value, out, "taylor")
@@ -353,8 +481,9 @@ def check_laplacian(f, args, rng, out):
     wrt = tuple(i for i, a in enumerate(args) if is_float(a))
     if len(wrt) < 2 or len(flat(out)) != 1 or isinstance(out, (tuple, list, dict)):
         return
+    fresh()
     got = s2sad.laplacian(f, wrt=wrt)(*args)
-    terms = [s2sad.derivative(f, wrt=i, order=2)(*args) for i in wrt]
+    terms = [(fresh(), s2sad.derivative(f, wrt=i, order=2)(*args))[1] for i in wrt]
     want = sum(np.asarray(t, dtype=np.float64) for t in terms)
     if np.shape(got) != np.shape(want):
         raise Wrong(f"laplacian: shape {np.shape(got)}, the derivatives' {np.shape(want)}")
@@ -380,11 +509,13 @@ def check_jacobian(f, args, rng, out):
         opts = {"mode": "forward"} if kind is s2sad.jacobian else {}
         stacked, saving = kind(f, wrt=i, **opts), jacobians.SAVING
         for k, at in enumerate((args, moved)):
+            fresh()
             want = np.asarray(kind(f, wrt=i, chunk=1, **opts)(*at), dtype=np.float64)
             if not np.all(np.isfinite(want)):
                 raise Unreliable(f"non-finite {kind.__name__}")
             scale = 1.0 + float(np.max(np.abs(want), initial=0.0))
             jacobians.SAVING = 1        # compressed wherever one color is saved (small x)
+            fresh()
             try:
                 got = np.asarray(stacked(*at), dtype=np.float64)
             finally:
@@ -393,6 +524,59 @@ def check_jacobian(f, args, rng, out):
             if not err <= 1e-7 * scale:
                 raise Wrong(f"{kind.__name__} (wrt={i}, call {k + 1}): shape {got.shape}, off by "
                             f"{err:.3g} from one jvp per column ({want.shape}, scale {scale:.3g})")
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+
+
+def printed_alike(a, b):
+    """The texts differ only in the last digits of their numbers (a value rounded once
+    more or less in s2sad's code, printed at full precision)."""
+    na, nb = _NUMBER.findall(a), _NUMBER.findall(b)
+    return _NUMBER.sub("#", a) == _NUMBER.sub("#", b) and len(na) == len(nb) and \
+        all(np.isclose(float(x), float(y), rtol=1e-9, atol=1e-12) for x, y in zip(na, nb))
+
+
+def check_effects(f, args, rng, out, checks):
+    """s2sad's calls, from the plain call's state, give its value, leave the generators
+    where it leaves them, and raise the counters as much (module docstring).  Returns
+    (message of a difference in what they print, note): the caller reports the first only
+    when every other check passes (a float's repr, np.float64(1.5) for 1.5, is the smaller
+    bug); the note (a value equal to 1e-9 but not to the last bit, and so printed) is kept
+    on an ok outcome, not a failure."""
+    want, drawn, counted, printed = watched(f, lambda: f(*copy.deepcopy(args)))
+    calls = []
+    if isinstance(out, (tuple, list, dict)) or np.ndim(out) != 0:
+        calls.append(("vjp", lambda: s2sad.vjp(f, *copy.deepcopy(args))[0]))
+    else:
+        calls.append(("value_and_grad", lambda: s2sad.value_and_grad(f)(*copy.deepcopy(args))[0]))
+    if "jvp" in checks:
+        v = like(rng, args)
+        calls.append(("jvp", lambda: s2sad.jvp(f, tuple(copy.deepcopy(args)), tuple(v))[0]))
+    if "order2" in checks:
+        calls.append(("grad_all(grad_all)",
+                      lambda: (s2sad.grad_all(s2sad.grad_all(f))(*copy.deepcopy(args)), None)[1]))
+    printed_differs, note = "", ""
+    for what, call in calls:
+        value, d, c, p = watched(f, call)
+        if value is not None:
+            same_value(value, want, f"effects: {what}'s value")
+            got, ref = flat(value), flat(want)
+            if not note and not all(np.array_equal(a, b, equal_nan=True)
+                                    for a, b in zip(got, ref)):
+                note = f"{what}'s value is not the plain call's to the last bit"
+        if d != drawn:
+            raise Wrong(f"effects: after {what} the generators draw {d}, after a plain call "
+                        f"{drawn} (s2sad drew a different number of random numbers)")
+        if c != counted:
+            raise Wrong(f"effects: {what} raised the counters by {c}, a plain call by {counted}")
+        if p != printed and not printed_differs:
+            message = f"effects: {what} printed {p[:300]!r}, a plain call {printed[:300]!r}"
+            if printed_alike(p, printed):
+                note = note or message + " (in the last digits)"
+            else:
+                printed_differs = message
+    return printed_differs, note
 
 
 CHECKS = {"grad": check_grad, "vjp": check_vjp, "jvp": check_jvp, "order2": check_order2,
@@ -517,7 +701,7 @@ def run_program(source, params, checks=("grad", "vjp", "jvp"), seed=0, fname="f"
     kink_filter False, the inputs are taken as they are (rechecking a reproducer)."""
     rng = np.random.default_rng(seed)
     try:
-        with time_limit(timeout):
+        with time_limit(timeout), contextlib.redirect_stdout(io.StringIO()):
             if args is not None and not kink_filter:
                 return _load_and_check(source, checks, rng, fname, args)
             return _run(source, params, checks, rng, fname, args)
@@ -544,11 +728,20 @@ def _load_and_check(source, checks, rng, fname, args):
 
 
 def _checks(f, path, args, checks, rng):
+    _FRESH[0] = reseeder(f)
+    try:
+        return _checks_fresh(f, path, args, checks, rng)
+    finally:
+        _FRESH[0] = None
+
+
+def _checks_fresh(f, path, args, checks, rng):
     saved = copy.deepcopy(args)
     state = copy.deepcopy(module_state(f))
     try:
         with np.errstate(all="ignore"):
             given = copy.deepcopy(args)
+            fresh()
             out = f(*given)
     except Exception as e:
         if raised_at(e) or isinstance(e, S2SADError):   # s2sad.grad(h) inside the program
@@ -563,10 +756,25 @@ def _checks(f, path, args, checks, rng):
     if is_complex(out) or not finite(out) or not flat(out):
         return Outcome("invalid", detail="plain result complex, not finite or not float",
                        key="nonfinite")
-    for name in checks:
+    with open(path) as fh:
+        source = fh.read()
+    # checks naming "effects" (the shrinker's, for an effects failure) run it with every call
+    given = list(checks)
+    if "effects" in given:
+        given.remove("effects")
+        calls_of = ("jvp", "order2")
+    else:
+        calls_of = checks
+    effects = ["effects"] if has_effects(f, source) or "effects" in checks else []
+    printed_differs, note = "", ""
+    for name in effects + given:
         try:
             with np.errstate(all="ignore"):
-                CHECKS[name](f, copy.deepcopy(args), rng, out)
+                if name == "effects":
+                    printed_differs, note = check_effects(f, copy.deepcopy(args), rng, out,
+                                                          calls_of)
+                else:
+                    CHECKS[name](f, copy.deepcopy(args), rng, out)
         except Wrong as e:
             return Outcome("wrong", name, "Wrong", str(e), args=saved, key=name)
         except Unreliable as e:
@@ -578,4 +786,9 @@ def _checks(f, path, args, checks, rng):
             o = exception_outcome(e, name, path)
             o.args = saved
             return o
-    return Outcome("ok", args=saved)
+    if printed_differs:
+        return Outcome("wrong", "effects", "Wrong", printed_differs, args=saved, key="printed")
+    ok = Outcome("ok", args=saved)
+    if note:
+        ok.extra["note"] = note
+    return ok

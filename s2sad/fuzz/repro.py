@@ -54,39 +54,69 @@ def fd_vjp(fun, args, cot=None, h=1e-6):
     k = 0
     n = sum(a.size for a in _flat(args))
     for k in range(n):
-        p, m = _flat(fun(*_shift(args, k, h))), _flat(fun(*_shift(args, k, -h)))
+        _fresh()
+        p = _flat(fun(*_shift(args, k, h)))
+        _fresh()
+        m = _flat(fun(*_shift(args, k, -h)))
         c = _flat(cot) if cot is not None else [np.ones_like(a) for a in p]
         out.append(sum(float(np.sum(ci * (a - b))) for ci, a, b in zip(c, p, m)) / (2 * h))
     return np.array(out)
 '''
 
 _MAIN = {
-    "grad": '''    got = s2sad.grad_all(f)(*ARGS)
+    "grad": '''    _fresh()
+    got = s2sad.grad_all(f)(*ARGS)
     print("s2sad grad_all:", np.concatenate([a.ravel() for a in _flat(got)]))
     print("finite diffs:  ", fd_vjp(f, ARGS))
 ''',
-    "vjp": '''    out, pullback = s2sad.vjp(f, *ARGS)
+    "vjp": '''    _fresh()
+    out, pullback = s2sad.vjp(f, *ARGS)
     print("s2sad vjp's result:", out)
+    _fresh()
     print("plain f's result:  ", f(*copy.deepcopy(ARGS)))
     got = pullback(COT)
     print("s2sad vjp(COT):", np.concatenate([a.ravel() for a in _flat(got)]))
     print("finite diffs:  ", fd_vjp(f, ARGS, COT))
 ''',
-    "jvp": '''    out, tangent = s2sad.jvp(f, tuple(ARGS), tuple(TAN))
+    "jvp": '''    _fresh()
+    out, tangent = s2sad.jvp(f, tuple(ARGS), tuple(TAN))
     print("s2sad jvp's result:", out)
+    _fresh()
     print("plain f's result:  ", f(*copy.deepcopy(ARGS)))
     print("s2sad jvp:   ", [a.tolist() for a in _flat(tangent)])
     h = 1e-6
+    _fresh()
     plus = _flat(f(*[_axpy(a, h, t) for a, t in zip(ARGS, TAN)]))
+    _fresh()
     minus = _flat(f(*[_axpy(a, -h, t) for a, t in zip(ARGS, TAN)]))
     print("finite diffs:", [((p - m) / (2 * h)).tolist() for p, m in zip(plus, minus)])
 ''',
     "order2": '''    g = s2sad.grad_all(f)
+    _fresh()
     got = s2sad.grad_all(g)(*ARGS)
     print("s2sad grad_all(grad_all(f)):", np.concatenate([a.ravel() for a in _flat(got)]))
     print("finite diffs of grad_all(f):", fd_vjp(g, ARGS))
 ''',
 }
+
+# the oracle's re-seeding: NumPy's global generator and the module's own, before every
+# evaluation (a program that draws random numbers draws the same constants each time)
+_FRESH = '''
+
+RANDOM_SEED = {seed}
+_STATES = {{k: (v.get_state() if isinstance(v, np.random.RandomState) else
+               copy.deepcopy(v.bit_generator.state)) for k, v in list(globals().items())
+           if isinstance(v, (np.random.RandomState, np.random.Generator))}}
+
+
+def _fresh():
+    np.random.seed(RANDOM_SEED)
+    for k, state in _STATES.items():
+        if isinstance(globals()[k], np.random.RandomState):
+            globals()[k].set_state(state)
+        else:
+            globals()[k].bit_generator.state = copy.deepcopy(state)
+'''
 
 _AXPY = '''
 
@@ -114,9 +144,13 @@ def literal(x):
     return repr(x)
 
 
+_SCRIPT_IMPORTS = ("copy", "math", "numpy", "s2sad")
+
+
 def _body(source):
-    """The program without its import lines (the script imports them)."""
-    lines = [ln for ln in source.splitlines() if not re.match(r"(import|from) \w", ln)]
+    """The program without the import lines the script has already."""
+    lines = [ln for ln in source.splitlines() if not re.match(
+        r"(import|from) (%s)\b" % "|".join(_SCRIPT_IMPORTS), ln)]
     return "\n".join(lines).strip() + "\n"
 
 
@@ -239,7 +273,9 @@ def script(source, args, outcome, origin, extras):
              _body(source), f"ARGS = {literal(list(args))}"]
     for name, value in extras.items():
         parts.append(f"{name} = {literal(value)}")
-    parts.append(_FD.strip() + "\n" + _AXPY)
+    from .kinks import RANDOM_SEED
+    parts.append(_FRESH.format(seed=RANDOM_SEED).strip() + "\n\n\n" + _FD.strip() + "\n" +
+                 _AXPY)
     main = _MAIN.get(outcome.check, _MAIN["grad"])
     if outcome.check == "order2" and "vjp" in outcome.message:
         main = main.replace("s2sad.grad_all(g)(*ARGS)", "s2sad.vjp(g, *ARGS)[1](COT2)")

@@ -146,14 +146,30 @@ def _replace(source, j, r):
     return _unparse(tree)
 
 
+def _entry(tree):
+    """The def of the differentiated function: f, or the method `fun` of the class
+    whose bound method f is (``f = MODEL.fun``); None when there is neither."""
+    for n in tree.body:
+        if isinstance(n, ast.FunctionDef) and n.name == "f":
+            return n
+    for n in tree.body:
+        if isinstance(n, ast.ClassDef):
+            for m in n.body:
+                if isinstance(m, ast.FunctionDef) and m.name == "fun":
+                    return m
+    return None
+
+
 def _drop_params(source, params):
     tree = ast.parse(source)
-    f = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "f")
+    f = _entry(tree)
+    if f is None:
+        return
     read = {n.id for n in ast.walk(f) if isinstance(n, ast.Name)}
     for k, (name, _) in enumerate(params):
         if name not in read and len(params) > 1:
             t2 = ast.parse(source)
-            f2 = next(n for n in t2.body if isinstance(n, ast.FunctionDef) and n.name == "f")
+            f2 = _entry(t2)
             f2.args.args = [a for a in f2.args.args if a.arg != name]
             yield _unparse(t2), params[:k] + params[k + 1:], k
 

@@ -13,6 +13,8 @@ and lower.py), and the generated code prints them back as Python writes them:
     obj.m(args)        =>  method_caller("m")(obj, args)   prints  obj.m(args)
     P(a, b)            =>  record(P, (a, b))       a namedtuple: linear in its items
     f(a, *xs)          =>  spread_call(f, xs, a)   prints  f(a, *xs)   (xs's length: at run time)
+    raise E(...)       =>  raise_exception(E(...))   an effect: the user's exception, raised
+                                                     where the code runs
     f"x={x:.3f}"       =>  format_string(("x=", formatted(x, ".3f")))
 
 None of them has a derivative rule: they are constants of the differentiation
@@ -110,6 +112,11 @@ def bprop_record(cls, items, out, dout):
     return (None, dout)
 
 
+def raise_exception(exc):
+    """`raise exc` (an exception or its class), where the code runs: the user's own."""
+    raise exc
+
+
 def spread_call(fn, rest, *head, **kwargs):
     """fn(*head, *rest, **kwargs): a call of a function s2sad does not look inside whose
     last positional arguments are a sequence of a length known when the code runs
@@ -141,7 +148,9 @@ def format_string(parts):
     return "".join(parts)
 
 
-defnondiff(formatted, format_string, str, repr, format)
+defnondiff(formatted, format_string, str, repr, format, raise_exception)
+registry.primitive(raise_exception).effect = True
+registry.primitive(raise_exception).pure = False
 for _f, _refuse in ((attribute, _attribute_refusal), (set_attribute, _set_refusal)):
     registry.primitive(_f).pure = False
     registry.primitive(_f).refusal = _refuse

@@ -33,7 +33,6 @@ REFUSED = {
     gast.AsyncFor: ("an `async for` loop", STRAIGHT_LINE),
     gast.AsyncFunctionDef: ("an `async def`", STRAIGHT_LINE),
     gast.ClassDef: ("a class definition", "Classes are not supported; use functions."),
-    gast.Raise: ("a `raise` statement", STRAIGHT_LINE),
     gast.With: ("a `with` statement", STRAIGHT_LINE),
     gast.AsyncWith: ("an `async with` statement", STRAIGHT_LINE),
     gast.Global: ("a `global` statement", "Pass values in as arguments instead."),

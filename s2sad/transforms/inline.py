@@ -31,8 +31,9 @@ def refuse_varied_options(call, varies, src, mode: str):
             raise registry.active_index_error(prim, i, src)
     for k, a in call.kwargs:
         if varies(a):
-            raise TransformError(f"{mode}: the keyword argument {k}= of {prim.name} depends "
-                                 "on a differentiated input", src, "Pass it positionally.")
+            raise TransformError(f"{mode}: the keyword argument {k}= of "
+                                 f"{registry.display_name(prim)} depends on a differentiated "
+                                 "input", src, "Pass it positionally.")
 
 
 def plus():

@@ -47,8 +47,8 @@ from ..rules.shape import c_concat, r_concat
 from . import resolve
 from . import lower_builtins, lower_comprehension, lower_effects, lower_nonlocal, lower_views
 from .inplace import check_inplace
-from .lower_control import (RUNTIME_FUNCTION, Closure, Control, Functions, bind_arguments,
-                            function_body, refuse_function)
+from .lower_control import (RAISED, RUNTIME_FUNCTION, Closure, Control, Functions,
+                            bind_arguments, function_body, refuse_function)
 from .lowered import Output
 from .names import Names, all_identifiers, hint_for
 from .resolve import ATTRIBUTES, METHODS, VARARG_METHODS
@@ -209,6 +209,11 @@ class Lowering:
             lower_nonlocal.enter(self)      # its parameters hold the caller's objects
         self.depth = len(self.out.frames)       # the blocks open when this body began
         result = self.control.block(function_body(root))
+        if result is RAISED:
+            if self.top:
+                raise TransformError("every path through the function ends in `raise`",
+                                     self.loc(root))
+            return ir.Const(None)       # a helper that only raises
         if result is None:
             if self.top:
                 raise TransformError("function has no return", self.loc(root))
@@ -256,6 +261,8 @@ class Lowering:
             lower_effects.expression(self, s)
         elif isinstance(s, gast.Assert):
             lower_effects.assertion(self, s)
+        elif isinstance(s, gast.Raise):
+            lower_effects.raising(self, s)
         elif not isinstance(s, (gast.Pass, gast.Nonlocal)):    # (nonlocal: lower_nonlocal)
             raise UnsupportedSyntaxError(f"a `{type(s).__name__}` statement", self.loc(s))
 
@@ -465,6 +472,11 @@ class Lowering:
                     "an item of a tuple of functions chosen when the code runs",
                     self.loc(node), "Index it with a constant (fs[0]), or unpack it.")
             return value.items[index.value]
+        if isinstance(value, ir.Var) and value.name in self.out.packs and \
+                value.name not in self.out.mutated and isinstance(index, ir.Const) and \
+                isinstance(index.value, slice):     # t[::-1] of a literal: its items
+            items = self.out.packs[value.name][index.value]
+            return ir.Pack(tuple(items), self.out.pack_kinds.get(value.name, "tuple"))
         if (isinstance(value, ir.Var) and value.name in self.out.tuples
                 and isinstance(index, ir.Const) and isinstance(index.value, int)):
             if value.name in self.out.packs and value.name not in self.out.mutated:

@@ -41,7 +41,7 @@ import gast
 from .. import ir, registry, runtime
 from ..checkpoint import checkpointed
 from ..errors import UnsupportedSyntaxError
-from . import fence, lower_nonlocal, lower_views, parse, resolve
+from . import lower_effects, fence, lower_nonlocal, lower_views, parse, resolve
 from .inplace import name_shared_literals
 from ..rules.builtins import keys_of, loop_items
 from .lower_builtins import pack_arguments
@@ -90,6 +90,7 @@ def refuse_function(low, atom, node):
 
 
 RUNTIME_FUNCTION = object()     # a name that holds one of several functions, by branch
+RAISED = object()               # what a block that ends in `raise` leaves (no value)
 
 
 class _Stop:
@@ -120,7 +121,7 @@ def _exits(node) -> bool:
     stack = [node]
     while stack:
         n = stack.pop()
-        if isinstance(n, (gast.Return, gast.Break, gast.Continue)):
+        if isinstance(n, (gast.Return, gast.Break, gast.Continue, gast.Raise)):
             return True
         for child in gast.iter_child_nodes(n):
             if isinstance(child, (gast.FunctionDef, gast.Lambda)):
@@ -199,6 +200,9 @@ class Control:
         for i, stmt in enumerate(stmts):
             if isinstance(stmt, gast.Return):
                 return self._return(stmt)
+            if isinstance(stmt, gast.Raise) and not self.loop_depth:
+                lower_effects.raising(self.low, stmt)
+                return RAISED             # this path ends here (not inside a loop)
             if isinstance(stmt, gast.Break):
                 return _Stop(ir.Const(True))
             if isinstance(stmt, gast.Continue):
@@ -262,6 +266,11 @@ class Control:
             low.fail(node, "a path through this `if` reaches the end of the function "
                      "without a `return`", "Return a value on every path.")
         outs = self._join(env1, env2)
+        if r1 is RAISED or r2 is RAISED:       # that path ends in `raise`: the other's
+            if r1 is r2:
+                low.out.cur.append(ir.If(test, body, orelse, outs, low.loc(node)))
+                return RAISED
+            r1, r2 = (ir.Const(None), r2) if r1 is RAISED else (r1, ir.Const(None))
         result = None
         if isinstance(r1, _Stop) and isinstance(r2, _Stop):
             parts = []
@@ -644,5 +653,6 @@ class Control:
         child.depth = len(low.out.frames)
         result = child.control.block(function_body(fn.node))
         lower_nonlocal.propagate(child, low, node)
-        return ir.Const(None) if result is None else result     # None: no return in it
+        # None: no return in it; RAISED: it only raises
+        return ir.Const(None) if result is None or result is RAISED else result
 

@@ -5,10 +5,12 @@ Input: a gast ``Expr`` or ``Assert`` statement that
 :class:`~s2sad.transforms.lower.Lowering` hands over.  Output: its statements,
 emitted into the Lowering's block.  Rewrites, one line each::
 
-    print(x), logging.info(...), log.info(...), warnings.warn(...)
+    print(x), logging.info(...), log.info(...), warnings.warn(...), np.random.rand(3)
                            =>  t = print(x)       (an effect: run on the primal, kept by
-                                                   dead-code elimination, not differentiated)
+                                                   dead-code elimination, not differentiated;
+                                                   a draw advances its generator)
     assert c, m            =>  t = check_assert(c, m)              (likewise)
+    raise E(m)             =>  t = raise_exception(E(m))           (likewise)
     f(x), f the user's     =>  f's body, inlined, its result dropped (an in-place update of
                                an argument inside is refused by inplace.py)
     lst.append(v)          =>  lst_1 = list_append(lst, v)
@@ -35,7 +37,7 @@ import numpy as np
 from .. import ir, registry, runtime
 from ..errors import UnsupportedSyntaxError
 from ..rules.builtins import EFFECTS, check_assert, log_call
-from ..rules.objects import method_caller
+from ..rules.objects import method_caller, raise_exception
 from . import lower_builtins as B
 from . import lower_templates as T
 from .fence import is_append
@@ -53,6 +55,15 @@ def assertion(low, s):
     test = low.atom(s.test)
     message = low.atom(s.msg) if s.msg is not None else ir.Const(None)
     _effect(low, check_assert, (test, message), {}, s)
+
+
+def raising(low, s):
+    """raise E(...): raise_exception(E(...)), an effect where the code runs (the rest of
+    its block, lowered too, never runs after it)."""
+    if s.exc is None:
+        raise UnsupportedSyntaxError("a bare `raise` (the exception being handled)",
+                                     low.loc(s), "Raise the exception by name.")
+    _effect(low, raise_exception, (low.atom(s.exc),), {}, s)
 
 
 def expression(low, s):
@@ -115,8 +126,11 @@ def _effect_function(low, target, call):
         fn = getattr(target.value, "fn", target.value)
         if any(fn is getattr(logging, m) for m in LOG_METHODS):
             return log_call
-        if any(fn is f for f in EFFECTS) or getattr(registry.lookup(fn), "effect", False):
+        prim = registry.lookup(fn)
+        if any(fn is f for f in EFFECTS) or getattr(prim, "effect", False):
             return fn               # (set_attribute: obj.a = v)
+        if prim is not None and not prim.pure and not (prim.bprop or prim.jvp):
+            return fn               # np.random.rand(3) unused: drawn, as a plain call does
         return None
     func = call.func
     if target.kind == "method" and isinstance(func.value, gast.Name) and \

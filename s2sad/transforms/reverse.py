@@ -107,7 +107,7 @@ class KTransform:
                         self.temps.add(g)
                         guards.append(ir.Assign(g, ir.Call(
                             registry.primitive(runtime.option_value),
-                            (a, ir.Const(k), ir.Const(call.callee.name))), s.src))
+                            (a, ir.Const(k), ir.Const(registry.display_name(call.callee)))), s.src))
                         a = ir.Var(g)
                     kwargs.append((k, a))
                 s.value = ir.Call(call.callee, call.args, tuple(kwargs))

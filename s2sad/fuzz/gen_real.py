@@ -1,0 +1,643 @@
+"""The Python published code is written in (a mixin of :class:`s2sad.fuzz.gen.Gen`).
+
+Random draws inside the objective (a module-level ``np.random.RandomState`` or
+``default_rng`` generator, one made inside with ``np.random.default_rng(seed)``,
+NumPy's global ``np.random.randn(*x.shape)``), used as the constants of a
+reparameterization or drawn and dropped; objects and methods (a module-level object
+of a small class with a counter, a class built inside, a namedtuple holding
+differentiated arrays, a dataclass of constant fields, and ``f`` itself a bound method
+of the program's object: :meth:`bound_method_program`); strings (f-strings with format
+specs and conversions, ``str.format``, ``%``, ``print`` of differentiated values,
+strings built in branches that never run, a string that chooses the branch); sequences
+as Python uses them (tuple and list concatenation where the list's length is decided at
+run time, ``f(*t)``, ``zip(*pairs)``, ``map``, ``functools.partial``,
+``functools.reduce``, ``filter``, ``sorted``/``max`` with a key, ``np.zeros(*shape)``);
+and functions held in containers (lists, dicts, a module tuple, lambdas with loop
+defaults, one chosen by an int or by the data).
+
+Module-level pieces (the classes, generators, namedtuple types) are made on first
+use (``Gen.piece``) and written between the globals and the helpers; the imports they
+need (``collections``, ``dataclasses``, ``functools``, ``operator``) are added to the
+program's head.  The oracle re-seeds every generator before each evaluation (see
+:mod:`s2sad.fuzz.oracle`), so a draw is the same constants in the plain call, in
+s2sad's code and at every finite-difference point.
+"""
+
+from .exprs import Scope
+
+# (weight, construct, method); GenConfig.real_code scales the weights
+REAL_STATEMENTS = [
+    (1.5, "rand_module", "s_draw_module"), (1.0, "rand_local", "s_draw_local"),
+    (1.0, "rand_global", "s_draw_global"),
+    (1.0, "method_obj", "s_obj_method"), (1.0, "class_inside", "s_obj_inside"),
+    (0.8, "namedtuple", "s_namedtuple"), (0.6, "dataclass", "s_dataclass"),
+    (1.0, "fstring", "s_fstring"), (0.6, "print", "s_print"),
+    (0.6, "dead_string", "s_dead_string"), (0.6, "str_switch", "s_str_switch"),
+    (0.7, "tuple_concat", "s_tuple_concat"), (1.0, "list_concat", "s_list_concat"),
+    (0.7, "star_call", "s_star_call"), (0.7, "zip_star", "s_zip_star"),
+    (0.7, "map", "s_map"), (0.7, "partial", "s_partial"),
+    (0.7, "functools_reduce", "s_functools_reduce"), (0.7, "filter", "s_filter"),
+    (0.7, "sorted_key", "s_sorted_key"), (0.6, "zeros_star", "s_zeros_star"),
+    (1.2, "fn_container", "s_fn_container"),
+]
+# every construct this module names (for per-construct counts)
+REAL_CONSTRUCTS = [c for _, c, _ in REAL_STATEMENTS] + [
+    "rand_module_generator", "class_inside_diff", "namedtuple_inside", "namedtuple_unpack",
+    "list_iadd", "repr_format", "bound_method"]
+# constructs a statement also needs (excluding one excludes the statement)
+REAL_REQUIRES = {"s_star_call": "def", "s_partial": "def"}
+# the chance that f is a bound method of the program's object (times GenConfig.real_code)
+BOUND_METHOD = 0.06
+SHAPES = {"v": "(3,)", "u": "(2,)", "m": "(2, 3)"}
+SEEDS = ["0", "1", "3", "7", "42"]
+
+
+class RealCodeStatements:
+    """s_* methods for draws, objects, strings, sequences and functions in containers."""
+
+    # -- tools ------------------------------------------------------------------------
+    def piece(self, key, source, imports=()):
+        """A module-level definition, written once (in order of first use)."""
+        if key not in self.pieces:
+            self.pieces[key] = source
+        self.imports.update(imports)
+
+    def shape_of(self, scope, t):
+        """x.shape of a variable of type t in reach, else the literal shape."""
+        names = [n for n in scope.of(t) if n not in scope.fresh]
+        if names and self.rng.random() < 0.7:
+            return f"{self.rng.choice(names)}.shape"
+        return SHAPES[t]
+
+    def plain(self, scope, t, depth=1):
+        """(lines, text): an expression of type t safe inside an f-string (a name when the
+        expression holds braces, quotes or backslashes)."""
+        e = self.e(t, scope, depth)
+        if any(c in e for c in '{}"\\') or len(e) > 60:
+            tmp = self.name("val")
+            scope.vars[tmp] = t
+            return [f"{tmp} = {e}"], tmp
+        return [], e
+
+    def seq_of(self, scope, t, n=3):
+        """A list of n expressions of type t (a literal), or a list of t in reach."""
+        names = [k for k, ty in scope.lists.items() if ty == t]
+        if names and self.rng.random() < 0.4:
+            return self.rng.choice(sorted(names))
+        return "[" + ", ".join(self.e(t, scope, 1) for _ in range(n)) + "]"
+
+    def unary_fn(self, scope, t):
+        """Text of a function of one argument of type t returning t."""
+        forms = ["np.sin", "np.tanh"]
+        if self.ok("lambda"):
+            forms.append(f"lambda e: e * {self.e('f', scope, 1)} + 0.1")
+            forms.append("lambda e: np.cos(e) * 0.5")
+        local = [n for n, (a, r) in scope.fns.items() if a == [t] and r == t and
+                 n.isidentifier()]
+        if local:
+            forms.append(self.rng.choice(local))
+        return self.rng.choice(forms)
+
+    def strings(self, forms):
+        """One of the forms; `!r` (a float's repr) only where repr_format is allowed."""
+        ok = [f for f in forms if "!r" not in str(f)] if not self.ok("repr_format") else forms
+        pick = self.rng.choice(ok or forms)
+        if "!r" in str(pick):
+            self.used.add("repr_format")
+        return pick
+
+    def use_draw(self, scope, indent, t, draw):
+        """e = <draw>; maybe s = e * exp(...) + mu (a reparameterized sample)."""
+        e = self.name("e")
+        lines = [self.pad(indent, f"{e} = {draw}")]
+        scope.vars[e] = t
+        if t in "fvum" and self.rng.random() < 0.5:
+            s = self.name("s")
+            lines.append(self.pad(indent, f"{s} = {e} * np.exp(0.5 * np.tanh("
+                                          f"{self.e(t, scope, 1)})) + {self.e(t, scope, 2)}"))
+            scope.vars[s] = t
+        return lines
+
+    # -- random draws -------------------------------------------------------------------
+    def s_draw_module(self, scope, indent, nest, loop):
+        """A draw from the module's RandomState RS (or its Generator RNG)."""
+        if self.rng.random() < 0.7:
+            self.piece("RS", f"RS = np.random.RandomState({self.rng.choice(SEEDS)})")
+            forms = [("v", "RS.randn(3)"), ("m", "RS.rand(2, 3)"),
+                     ("v", f"RS.normal(size={self.shape_of(scope, 'v')})"),
+                     ("m", f"RS.normal(0.0, 0.5, size={self.shape_of(scope, 'm')})"),
+                     ("u", "RS.uniform(-1.0, 1.0, 2)"), ("f", "RS.randn()"),
+                     ("f", "RS.normal()"), ("i", "RS.randint(0, 3)"),
+                     ("v", "RS.standard_normal(3)")]
+            dropped = "RS.rand(3)"
+        else:
+            self.used.add("rand_module_generator")
+            self.piece("RNG", f"RNG = np.random.default_rng({self.rng.choice(SEEDS)})")
+            forms = [("v", "RNG.normal(size=3)"), ("m", "RNG.standard_normal((2, 3))"),
+                     ("f", "RNG.random()"), ("u", "RNG.uniform(-1.0, 1.0, size=2)"),
+                     ("v", f"RNG.normal(0.0, 0.3, size={self.shape_of(scope, 'v')})"),
+                     ("i", "int(RNG.integers(0, 3))")]
+            dropped = "RNG.random(3)"
+        if self.rng.random() < 0.15:          # drawn and not read: still advances the state
+            return [self.pad(indent, dropped)]
+        t, draw = self.rng.choice(forms)
+        return self.use_draw(scope, indent, t, draw)
+
+    def s_draw_local(self, scope, indent, nest, loop):
+        """rng = np.random.default_rng(seed) made inside f, then draws from it."""
+        rngs = scope.extra.get("rngs", [])
+        lines = []
+        if rngs and self.rng.random() < 0.5:
+            r = self.rng.choice(rngs)
+        else:
+            r = self.name("rng")
+            lines.append(self.pad(indent, f"{r} = np.random.default_rng("
+                                          f"{self.rng.choice(SEEDS)})"))
+            scope.extra["rngs"] = rngs + [r]
+        forms = [("v", f"{r}.normal(size={self.shape_of(scope, 'v')})"),
+                 ("m", f"{r}.normal(0.0, 0.3, size=(2, 3))"), ("v", f"{r}.random(3)"),
+                 ("f", f"{r}.standard_normal()"), ("u", f"{r}.uniform(size=2)"),
+                 ("v", f"({r}.random(3) > 0.3) * 1.0"), ("i", f"int({r}.integers(0, 3))")]
+        t, draw = self.rng.choice(forms)
+        return lines + self.use_draw(scope, indent, t, draw)
+
+    def s_draw_global(self, scope, indent, nest, loop):
+        """NumPy's global generator: np.random.randn(*x.shape) and friends."""
+        forms = [("v", f"np.random.randn(*{self.shape_of(scope, 'v')})"),
+                 ("m", f"np.random.randn(*{self.shape_of(scope, 'm')})"),
+                 ("v", "np.random.rand(3)"), ("f", "np.random.randn()"),
+                 ("m", "np.random.normal(size=(2, 3))"),
+                 ("u", "np.random.uniform(-1.0, 1.0, size=2)"), ("i", "np.random.randint(3)")]
+        if self.rng.random() < 0.1:
+            return [self.pad(indent, "np.random.rand(2)")]
+        t, draw = self.rng.choice(forms)
+        return self.use_draw(scope, indent, t, draw)
+
+    # -- objects and methods -----------------------------------------------------------
+    def scaler(self):
+        """The module's class Scaler (made once): (type its methods take and return)."""
+        if "Scaler" in self.pieces:
+            return self.scaler_t
+        t = self.scaler_t = self.rng.choice(["f", "v"])
+        inner = Scope()
+        inner.vars["a"] = t
+        inner.readers.append(("f", "self.k"))
+        body = self.e(t, inner, 2)
+        self.piece("Scaler", "class Scaler:\n"
+                   "    def __init__(self, k):\n        self.k = k\n        self.calls = 0\n\n"
+                   "    @staticmethod\n    def shift(a):\n        return a + 0.25\n\n"
+                   f"    def scale(self, a):\n        return {body}\n\n"
+                   "    def apply(self, a):\n        self.calls += 1\n"
+                   "        return np.tanh(self.scale(self.shift(a))) * 0.5 + a * self.k\n")
+        return t
+
+    def s_obj_method(self, scope, indent, nest, loop):
+        """OBJ.apply(...) of the module's object (its counter goes up once a call)."""
+        t = self.scaler()
+        self.piece("OBJ", f"OBJ = Scaler({self.rng.choice(['0.7', '1.3', '-0.4'])})")
+        scope.fns["OBJ.apply"] = ([t], t)
+        r = self.name("r")
+        if self.rng.random() < 0.7:
+            line = f"{r} = OBJ.apply({self.e(t, scope, 2)})"
+        else:
+            line = f"{r} = OBJ.scale({self.e(t, scope, 2)}) + OBJ.k * {self.e(t, scope, 1)}"
+        scope.vars[r] = t
+        return [self.pad(indent, line)]
+
+    def s_obj_inside(self, scope, indent, nest, loop):
+        """Scaler(k).apply(x), or an object made inside and called twice (its counter read)."""
+        t = self.scaler()
+        k = self.rng.choice(["2.0", "0.5", "1.5"])
+        if self.rng.random() < 0.1 and self.ok("class_inside_diff"):
+            self.used.add("class_inside_diff")          # a differentiated field: refused
+            k = self.e("f", scope, 1)
+        r = self.name("r")
+        if self.rng.random() < 0.5:
+            line = self.pad(indent, f"{r} = Scaler({k}).apply({self.e(t, scope, 2)})")
+            scope.vars[r] = t
+            return [line]
+        s, r2 = self.name("obj"), self.name("r")
+        lines = [self.pad(indent, f"{s} = Scaler({k})"),
+                 self.pad(indent, f"{r} = {s}.apply({self.e(t, scope, 2)})"),
+                 self.pad(indent, f"{r2} = {s}.apply({r} * 0.5) * ({s}.calls + 0.5)")]
+        scope.vars.update({r: t, r2: t})
+        return lines
+
+    def s_namedtuple(self, scope, indent, nest, loop):
+        """A namedtuple type (made inside or at module level) holding differentiated values."""
+        ta, tb = self.rng.choice(["f", "v"]), self.rng.choice(["f", "v", "m"])
+        lines, has_c = [], False
+        form = self.rng.random()
+        if form < 0.6 and self.ok("namedtuple_inside"):
+            self.used.add("namedtuple_inside")      # the type made inside f
+            P = self.name("P")
+            if form < 0.35:
+                lines.append(self.pad(indent, f'{P} = collections.namedtuple("{P}", "a b")'))
+            else:
+                has_c = True
+                lines.append(self.pad(indent, f'{P} = collections.namedtuple("{P}", '
+                                              f'["a", "b", "c"], defaults=(0.5,))'))
+        elif form < 0.8:
+            P, has_c = "Triple", True
+            self.piece("Triple", 'Triple = collections.namedtuple("Triple", ["a", "b", "c"], '
+                       'defaults=(0.5,))')
+        else:
+            P = "Pair"
+            self.piece("Pair", 'Pair = collections.namedtuple("Pair", "a b")')
+        self.imports.add("collections")
+        p = self.name("p")
+        call = self.rng.choice([f"{P}({self.e(ta, scope, 2)}, {self.e(tb, scope, 2)})",
+                                f"{P}({self.e(ta, scope, 2)}, b={self.e(tb, scope, 2)})"])
+        lines.append(self.pad(indent, f"{p} = {call}"))
+        scope.readers += [(ta, f"{p}.a"), (tb, f"{p}.b"), (ta, f"{p}[0]")]
+        if has_c:
+            scope.readers.append(("f", f"{p}.c"))
+        roll = self.rng.random()
+        if roll < 0.3 and not (has_c and not self.ok("namedtuple_unpack")):
+            if has_c:
+                self.used.add("namedtuple_unpack")      # q, w, _ = p of three fields
+            q, w = self.name("q"), self.name("w")
+            lines.append(self.pad(indent, f"{q}, {w}{', _' if has_c else ''} = {p}"))
+            scope.vars.update({q: ta, w: tb})
+        elif roll < 0.5:
+            p2 = self.name("p")
+            lines.append(self.pad(indent, f"{p2} = {p}._replace(b={self.e(tb, scope, 2)})"))
+            scope.readers.append((tb, f"{p2}.b"))
+        return lines
+
+    def s_dataclass(self, scope, indent, nest, loop):
+        """A dataclass of constant fields built inside, its method called."""
+        self.piece("Config", "@dataclasses.dataclass\nclass Config:\n    l2: float\n"
+                   "    power: int = 2\n\n    def penalty(self, w):\n"
+                   "        return self.l2 * np.sum(w ** self.power)\n", ("dataclasses",))
+        c, r = self.name("cfg"), self.name("r")
+        made = self.rng.choice(["Config(0.3)", "Config(0.1, power=3)", "Config(l2=0.2, power=1)",
+                                "Config(0.05, 4)"])
+        t = self.rng.choice(["f", "v", "m"])
+        lines = [self.pad(indent, f"{c} = {made}"),
+                 self.pad(indent, f"{r} = {c}.penalty({self.e(t, scope, 2)}) + {c}.l2 * "
+                                  f"{self.e('f', scope, 1)}")]
+        scope.vars[r] = "f"
+        return lines
+
+    def bound_method_program(self, scope, params, body):
+        """The module text of f as a bound method: class Model with a counter, a helper
+        method (scope.fns['self.scale']) and k (a reader), MODEL = Model(k), f = MODEL.fun."""
+        sig = ", ".join(["self"] + [p for p, _ in params])
+        method = "\n".join("    " + ln if ln.strip() else ln for ln in body)
+        return ("class Model:\n    def __init__(self, k):\n        self.k = k\n"
+                "        self.calls = 0\n\n"
+                f"    def scale(self, a):\n        return {self.model_scale}\n\n"
+                f"    def fun({sig}):\n        self.calls += 1\n{method}\n\n\n"
+                f"MODEL = Model({self.rng.choice(['0.6', '1.2', '-0.8'])})\nf = MODEL.fun\n")
+
+    def bound_method_scope(self, scope):
+        """Before f's body is written: what a method reads from self."""
+        t = self.rng.choice(["f", "v"])
+        inner = Scope()
+        inner.vars["a"] = t
+        inner.readers.append(("f", "self.k"))
+        self.model_scale = self.e(t, inner, 2)
+        scope.readers.append(("f", "self.k"))
+        scope.fns["self.scale"] = ([t], t)
+
+    # -- strings ---------------------------------------------------------------------------
+    def s_fstring(self, scope, indent, nest, loop):
+        """A message made of differentiated values: f-strings with specs, format, %."""
+        pre_a, a = self.plain(scope, "f")
+        pre_v, v = self.plain(scope, self.rng.choice(["v", "m"]))
+        m = self.name("msg")
+        form = self.strings([f'f"loss {{{a}:.3f}}"', f'f"{{{v}!r}}"',
+                                f'f"at {{{a}:>10.4g}}, {{{v}}}"', f'"{{:.2f}}".format({a})',
+                                f'"{{}} and {{}}".format({a}, {v})', f'"value=%.3f" % {a}',
+                                f'"n=%d, s=%s" % (len({v}), {a})', f'f"{{{a}!r:>12}} {{{a}:+.2e}}"',
+                                f'"loss " + str({a})'])
+        lines = [self.pad(indent, ln) for ln in pre_a + pre_v]
+        lines.append(self.pad(indent, f"{m} = {form}"))
+        if self.rng.random() < 0.5 and self.ok("print"):
+            self.used.add("print")
+            lines.append(self.pad(indent, f"print({m})"))
+        return lines
+
+    def s_print(self, scope, indent, nest, loop):
+        """print(...) of differentiated values (the oracle captures it)."""
+        pre_a, a = self.plain(scope, "f")
+        pre_v, v = self.plain(scope, "v")
+        call = self.strings([f'print(f"step {{{a}:.4f}}", {v}.shape)', f'print("value:", {a})',
+                             f'print("{{:.3e}}".format({a}), end="\\n")',
+                             f'print({v}, sep=", ")', f'print(f"{{{v}!r}} -> {{{a}:.2f}}")'])
+        return [self.pad(indent, ln) for ln in pre_a + pre_v] + [self.pad(indent, call)]
+
+    def s_dead_string(self, scope, indent, nest, loop):
+        """A message built (or an error raised) in a branch that never runs."""
+        pre_a, a = self.plain(scope, "f")
+        pre_v, v = self.plain(scope, "v")
+        ints = [n for n in scope.of("i") if n in scope.params]
+        m = self.name("msg")
+        forms = [(f"if not np.all(np.isfinite({v})):",
+                  [f'raise ValueError(f"not finite: {{{v}!r}}")']),
+                 ("if False:", [f'print(f"never {{{a}}}")']),
+                 ("if False:", [f'{m} = f"never {{{a}:.2f}}"']),
+                 (f"if len({v}) > 5:", [f'{m} = "{{}} is long".format({v})', f'print({m})'])]
+        if ints:
+            n = self.rng.choice(ints)
+            forms.append((f"if {n} < 0:", [f'raise ValueError("negative count {{}}: '
+                                           f'{{:.2f}}".format({n}, {a}))']))
+        if not self.ok("print"):
+            forms = [fm for fm in forms if "print(" not in str(fm)]
+        head, body = self.strings(forms)
+        return [self.pad(indent, ln) for ln in pre_a + pre_v] + [self.pad(indent, head)] + \
+            [self.pad(indent + 1, ln) for ln in body]
+
+    def s_str_switch(self, scope, indent, nest, loop):
+        """A string that chooses what runs: compared, a method of it, or a dict key."""
+        t = self.rng.choice(["f", "v", "m"])
+        mode, r = self.name("mode"), self.name("r")
+        choice = self.rng.choice(['"tanh"', '"sin"', '"none"'])
+        if self.rng.random() < 0.4:
+            choice = f'"tanh" if {self.e("b", scope, 1)} else "sin"'
+        lines = [self.pad(indent, f"{mode} = {choice}")]
+        form = self.rng.randrange(3)
+        arg = self.e(t, scope, 2)
+        if form == 0:
+            lines += [self.pad(indent, f'if {mode} == "tanh":'),
+                      self.pad(indent + 1, f"{r} = np.tanh({arg})"),
+                      self.pad(indent, f'elif {mode} == "sin":'),
+                      self.pad(indent + 1, f"{r} = np.sin({arg}) * 2.0"),
+                      self.pad(indent, "else:"),
+                      self.pad(indent + 1, f"{r} = {arg} * 0.5")]
+        elif form == 1:
+            lines += [self.pad(indent, f'if {mode}.startswith("ta") or {mode}.upper() == "SIN":'),
+                      self.pad(indent + 1, f"{r} = np.cos({arg})"),
+                      self.pad(indent, "else:"),
+                      self.pad(indent + 1, f"{r} = {arg} * 0.3")]
+        else:
+            self.used.add("fn_container")
+            lines.append(self.pad(indent, f'{r} = {{"tanh": np.tanh, "sin": np.sin, "none": '
+                                          f'np.negative}}[{mode}]({arg})'))
+        scope.vars[r] = t
+        return lines
+
+    # -- sequences ---------------------------------------------------------------------------
+    def s_tuple_concat(self, scope, indent, nest, loop):
+        """t + (x,), (x,) + t, and a, *rest = t."""
+        t = self.rng.choice(["f", "v"])
+        tp, tp2 = self.name("tp"), self.name("tp")
+        cat = self.rng.choice([f"{tp} + ({self.e(t, scope, 2)},)",
+                               f"({self.e(t, scope, 2)},) + {tp}", f"{tp} + {tp}"])
+        lines = [self.pad(indent, f"{tp} = ({self.e(t, scope, 2)}, {self.e(t, scope, 2)})"),
+                 self.pad(indent, f"{tp2} = {cat}")]
+        scope.readers += [(t, f"{tp2}[-1]"), (t, f"{tp2}[0]")]
+        if self.ok("builtin_sum"):
+            scope.readers.append((t, f"sum({tp2})"))
+        if self.rng.random() < 0.3:
+            h, rest = self.name("hd"), self.name("rest")
+            lines.append(self.pad(indent, f"{h}, *{rest} = {tp2}"))
+            scope.vars[h] = t
+            scope.lists[rest] = t
+            scope.readers.append((t, f"{rest}[-1]"))
+        return lines
+
+    def s_list_concat(self, scope, indent, nest, loop):
+        """[a] + rest + [b] where rest grows under a condition (a run-time length)."""
+        t = self.rng.choice(["f", "f", "v"])
+        rest, items = self.name("rest"), self.name("items")
+        grow = self.rng.choice([f"{rest}.append({self.e(t, scope, 2)})",
+                                f"{rest} += [{self.e(t, scope, 2)}]"])
+        if "+=" in grow:
+            if not self.ok("list_iadd"):
+                grow = f"{rest}.append({grow.split('+= [', 1)[1][:-1]})"
+            else:
+                self.used.add("list_iadd")
+        lines = [self.pad(indent, f"{rest} = [{self.e(t, scope, 2)}, {self.e(t, scope, 2)}]"),
+                 self.pad(indent, f"if {self.e('b', scope, 1)}:"), self.pad(indent + 1, grow)]
+        a, b = self.e(t, scope, 1), self.e(t, scope, 1)
+        lines.append(self.pad(indent, f"{items} = " + self.rng.choice(
+            [f"[{a}] + {rest} + [{b}]", f"{rest} + [{b}]", f"[{a}] + {rest}"])))
+        scope.lists[items] = t
+        scope.readers += [(t, f"{items}[-1]"), (t, f"{items}[0]")]
+        if self.ok("builtin_sum"):
+            scope.readers.append((t, f"sum({items})"))
+        scope.readers.append(("f", f"np.sum(np.stack({items}))" if t == "v"
+                              else f"np.sum(np.array({items}))"))
+        if self.rng.random() < 0.3:
+            k = self.name("k")
+            lines.append(self.pad(indent, f"{k} = len({items}) - 2"))
+            scope.vars[k] = "i"
+        return lines
+
+    def s_star_call(self, scope, indent, nest, loop):
+        """h(*t) / h(a, *t) / h(*[a, b]) for a nested def with fixed parameters."""
+        t = self.rng.choice(["f", "v"])
+        n = self.rng.choice([2, 3])
+        h = self.name("h")
+        ps = [self.name("p") for _ in range(n)]
+        inner = scope.child()
+        inner.vars.update({p: t for p in ps})
+        body = " + ".join(f"{self.e(t, inner, 1)} * {p}" for p in ps)
+        tp, r = self.name("tp"), self.name("r")
+        lines = [self.pad(indent, f"def {h}({', '.join(ps)}):"),
+                 self.pad(indent + 1, f"return {body}")]
+        if n == 2:
+            lines.append(self.pad(indent, f"{tp} = ({self.e(t, scope, 2)}, "
+                                          f"{self.e(t, scope, 2)})"))
+            call = self.rng.choice([f"{h}(*{tp})", f"{h}(*{tp}[::-1])"])
+        else:
+            lines.append(self.pad(indent, f"{tp} = [{self.e(t, scope, 2)}, "
+                                          f"{self.e(t, scope, 2)}]"))
+            call = self.rng.choice([f"{h}({self.e(t, scope, 1)}, *{tp})",
+                                    f"{h}(*{tp}, {self.e(t, scope, 1)})",
+                                    f"{h}(*({self.e(t, scope, 1)},), *{tp})"])
+        lines.append(self.pad(indent, f"{r} = {call}"))
+        scope.fns[h] = ([t] * n, t)
+        scope.vars[r] = t
+        return lines
+
+    def s_zip_star(self, scope, indent, nest, loop):
+        """firsts, seconds = zip(*pairs)."""
+        t = self.rng.choice(["f", "v"])
+        pairs, fs, ss = self.name("pairs"), self.name("firsts"), self.name("seconds")
+        if t == "f" and self.rng.random() < 0.5:
+            a, b = self.name("a"), self.name("b")
+            made = f"[({a}, {b} * 2.0) for {a}, {b} in zip({self.e('v', scope, 1)}, " \
+                   f"{self.e('v', scope, 1)})]"
+        else:
+            made = "[" + ", ".join(f"({self.e('f', scope, 1)}, {self.e(t, scope, 1)})"
+                                   for _ in range(3)) + "]"
+        lines = [self.pad(indent, f"{pairs} = {made}"),
+                 self.pad(indent, f"{fs}, {ss} = zip(*{pairs})")]
+        scope.readers += [("f", f"{fs}[0]"), (t, f"{ss}[-1]"), ("v", f"np.array({fs})")]
+        if self.ok("builtin_sum"):
+            scope.readers += [("f", f"sum({fs})"), (t, f"sum({ss})")]
+        return lines
+
+    def s_map(self, scope, indent, nest, loop):
+        """list(map(fn, xs)), sum(map(...)), map of two sequences."""
+        t = self.rng.choice(["f", "v"])
+        xs = self.seq_of(scope, t)
+        fn = self.unary_fn(scope, t)
+        r = self.name("vals")
+        roll = self.rng.random()
+        if roll < 0.5:
+            scope.lists[r] = t
+            scope.readers += [(t, f"{r}[0]"), (t, f"{r}[-1]")]
+            return [self.pad(indent, f"{r} = list(map({fn}, {xs}))")]
+        if roll < 0.8 or not self.ok("lambda"):
+            line = f"{r} = sum(map({fn}, {xs}))"
+        else:
+            line = f"{r} = sum(map(lambda a, b: a * np.tanh(b), {xs}, {self.seq_of(scope, t)}))"
+        scope.vars[r] = t
+        return [self.pad(indent, line)]
+
+    def s_partial(self, scope, indent, nest, loop):
+        """functools.partial of a nested def (or of operator.mul), mapped or called."""
+        self.imports.add("functools")
+        t = self.rng.choice(["f", "v"])
+        p, r = self.name("part"), self.name("r")
+        lines = []
+        if self.rng.random() < 0.3:
+            self.imports.add("operator")
+            lines.append(self.pad(indent, f"{p} = functools.partial(operator.mul, "
+                                          f"{self.e('f', scope, 1)})"))
+        else:
+            g, c, e = self.name("g"), self.name("c"), self.name("p")
+            inner = scope.child()
+            inner.vars.update({c: "f", e: t})
+            lines += [self.pad(indent, f"def {g}({c}, {e}):"),
+                      self.pad(indent + 1, f"return {self.e(t, inner, 2)} * {c} + {e}")]
+            if self.rng.random() < 0.7:
+                lines.append(self.pad(indent, f"{p} = functools.partial({g}, "
+                                              f"{self.e('f', scope, 1)})"))
+            else:           # the array argument by keyword, the number given at the call
+                lines.append(self.pad(indent, f"{p} = functools.partial({g}, "
+                                              f"{e}={self.e(t, scope, 1)})"))
+                lines.append(self.pad(indent, f"{r} = {p}({self.e('f', scope, 1)})"))
+                scope.vars[r] = t
+                return lines
+        calls = [f"{p}({self.e(t, scope, 2)})"]
+        if self.ok("map"):
+            calls.append(f"sum(map({p}, {self.seq_of(scope, t)}))")
+        call = self.rng.choice(calls)
+        lines.append(self.pad(indent, f"{r} = {call}"))
+        scope.vars[r] = t
+        return lines
+
+    def s_functools_reduce(self, scope, indent, nest, loop):
+        """functools.reduce over a list (with a lambda, operator.add/mul, an initial value)."""
+        self.imports.add("functools")
+        t = self.rng.choice(["f", "v"])
+        xs = self.seq_of(scope, t)
+        forms = [f"functools.reduce(operator.add, {xs}, {self.e(t, scope, 1)})",
+                 f"functools.reduce(operator.mul, {xs})"]
+        if self.ok("lambda"):
+            forms += [f"functools.reduce(lambda a, b: a * 0.5 + b, {xs})",
+                      f"functools.reduce(lambda a, b: np.tanh(a) * b + a, {xs})"]
+        call = self.rng.choice(forms)
+        if "operator." in call:
+            self.imports.add("operator")
+        r = self.name("r")
+        scope.vars[r] = t
+        return [self.pad(indent, f"{r} = {call}")]
+
+    def s_filter(self, scope, indent, nest, loop):
+        """kept = list(filter(lambda e: e > c, xs)); sum(kept) and len(kept)."""
+        if not self.ok("lambda"):
+            return None
+        t = self.rng.choice(["f", "f", "v"])
+        xs = self.seq_of(scope, t)
+        c = self.rng.choice(["0.1", "-0.2", self.e("f", scope, 1)])
+        test = f"e > {c}" if t == "f" else f"np.sum(e) > {c}"
+        kept, r = self.name("kept"), self.name("r")
+        zero = "0.0" if t == "f" else "np.zeros(3)"
+        lines = [self.pad(indent, f"{kept} = list(filter(lambda e: {test}, {xs}))"),
+                 self.pad(indent, f"{r} = sum({kept}, {zero}) + {self.e(t, scope, 1)}")]
+        scope.vars[r] = t
+        if self.rng.random() < 0.3:
+            k = self.name("k")
+            lines.append(self.pad(indent, f"{k} = len({kept})"))
+            scope.vars[k] = "i"
+        return lines
+
+    def s_sorted_key(self, scope, indent, nest, loop):
+        """sorted(pairs, key=operator.itemgetter(0)), max(pairs, key=lambda ...), sorted(xs)."""
+        t = self.rng.choice(["f", "v"])
+        pairs, r = self.name("pairs"), self.name("r")
+        made = "[" + ", ".join(f"({self.e('f', scope, 1)}, {self.e(t, scope, 1)})"
+                               for _ in range(3)) + "]"
+        forms = [f"sorted({pairs}, key=operator.itemgetter(0))[0][1]",
+                 f"sorted({pairs}, key=operator.itemgetter(0), reverse=True)[-1][1]"]
+        if self.ok("lambda"):
+            forms += [f"max({pairs}, key=lambda q: q[0])[1]",
+                      f"min({pairs}, key=lambda q: abs(q[0]))[1]"]
+        read = self.rng.choice(forms)
+        if "operator." in read:
+            self.imports.add("operator")
+        lines = [self.pad(indent, f"{pairs} = {made}"), self.pad(indent, f"{r} = {read}")]
+        scope.vars[r] = t
+        if self.rng.random() < 0.3:
+            r2 = self.name("r")
+            lines.append(self.pad(indent, f"{r2} = sorted({self.seq_of(scope, 'f')})[-1]"))
+            scope.vars[r2] = "f"
+        return lines
+
+    def s_zeros_star(self, scope, indent, nest, loop):
+        """z = np.zeros(*x.shape) (or ones, of a shape tuple), then written."""
+        z = self.name("z")
+        shape = self.shape_of(scope, "v")
+        lines = [self.pad(indent, f"{z} = np.{self.rng.choice(['zeros', 'ones'])}(*{shape})")]
+        lines.append(self.pad(indent, self.rng.choice([
+            f"{z}[{self.rng.randrange(3)}] = {self.e('f', scope, 2)}",
+            f"{z} += {self.e('v', scope, 2)}", f"{z}[1:] = {self.e('v', scope, 1)}[:2]",
+            f"{z} *= {self.e('f', scope, 1)}"])))
+        scope.vars[z] = "v"
+        scope.fresh.add(z)
+        return lines
+
+    # -- functions in containers ------------------------------------------------------------
+    def s_fn_container(self, scope, indent, nest, loop):
+        """Functions in a list, a dict or a module tuple: looped over, indexed by a
+        constant, an int or the data, lambdas with loop defaults."""
+        t = self.rng.choice(["f", "v", "m"])
+        r = self.name("r")
+        lam = [f"lambda e: e * {self.e('f', scope, 1)}"] if self.ok("lambda") else []
+        local = [n for n, (a, rt) in scope.fns.items() if a == [t] and rt == t and
+                 n.isidentifier()]
+        fns = ["np.tanh", "np.sin"] + lam + local[:1]
+        form = self.rng.randrange(6)
+        if form == 0 or form == 1 and not local and not lam:
+            g = self.name("g")
+            src = "[" + ", ".join(fns) + "]"
+            if self.rng.random() < 0.3:
+                self.piece("ACTS", "ACTS = (np.tanh, np.sin, np.arctan)")
+                src = "ACTS"
+            lines = [self.pad(indent, f"{r} = {self.e(t, scope, 2)}"),
+                     self.pad(indent, f"for {g} in {src}:"),
+                     self.pad(indent + 1, f"{r} = {g}({r}) * 0.5 + {self.e(t, scope, 1)}")]
+        elif form == 1:
+            fs = self.name("fs")
+            ints = scope.of("i")
+            idx = self.rng.choice([str(self.rng.randrange(len(fns))), "-1"] +
+                                  [f"{n} % {len(fns)}" for n in ints])
+            lines = [self.pad(indent, f"{fs} = [{', '.join(fns)}]"),
+                     self.pad(indent, f"{r} = {fs}[{idx}]({self.e(t, scope, 2)})")]
+        elif form == 2:
+            ops = self.name("ops")
+            second = lam[0] if lam else "np.cos"
+            lines = [self.pad(indent, f"{ops} = {{'a': np.tanh, 'b': {second}}}"),
+                     self.pad(indent, f"{r} = {ops}['b']({self.e(t, scope, 2)}) + "
+                                      f"{ops}['a']({self.e(t, scope, 1)})")]
+        elif form == 3 and self.ok("lambda"):
+            fs, i = self.name("fs"), self.name("i")
+            lines = [self.pad(indent, f"{fs} = [lambda e, {i}={i}: e * ({i} + 1.0) for {i} in "
+                                      f"range(3)]"),
+                     self.pad(indent, f"{r} = {fs}[2]({self.e(t, scope, 2)}) + "
+                                      f"{fs}[1]({self.e(t, scope, 1)})")]
+        elif form == 4:
+            lines = [self.pad(indent, f"{r} = [np.tanh, np.sin][int(np.argmax("
+                                      f"{self.e('u', scope, 1)}))]({self.e(t, scope, 2)})")]
+        else:
+            self.piece("ACTS", "ACTS = (np.tanh, np.sin, np.arctan)")
+            lines = [self.pad(indent, f"{r} = ACTS[-1]({self.e(t, scope, 2)}) + "
+                                      f"ACTS[{self.rng.randrange(3)}]({self.e(t, scope, 1)})")]
+        scope.vars[r] = t
+        return lines
