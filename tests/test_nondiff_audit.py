@@ -217,7 +217,7 @@ TABLE = [
     # -- strings (f-strings, str(), "{}".format()): a string has no float value
     *[(f, Entry("structural", reason="a string: no float value to differentiate"))
       for f in (str, repr, format, "s2sad.rules.objects:formatted",
-                "s2sad.rules.objects:format_string")],
+                "s2sad.rules.objects:format_string", "s2sad.rules.objects:percent_format")],
     ("s2sad.rules.objects:raise_exception", Entry("structural", reason=(
         "`raise`: it returns nothing, it raises the user's exception"))),
     *[(f, Entry("structural", reason="run for its effect (print, log, assert): returns None"))

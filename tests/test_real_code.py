@@ -499,3 +499,11 @@ def test_star_of_a_slice_of_a_tuple_written_out():
         tp = (x, np.sin(x), x * 2)
         return np.sum(h(*tp[::-1]) + h(x, *tp[1:]))
     _check(f, X)
+
+
+def test_percent_formatting_of_a_differentiated_value_is_a_string():
+    def f(x):
+        msg = "n=%d, s=%s" % (len(x), x * 2)
+        label = "%.3f" % np.sum(x)
+        return np.sum(x ** 2) + len(msg) * 0.0 + len(label) * 0.0
+    _check(f, X)

@@ -16,6 +16,7 @@ and lower.py), and the generated code prints them back as Python writes them:
     raise E(...)       =>  raise_exception(E(...))   an effect: the user's exception, raised
                                                      where the code runs
     f"x={x:.3f}"       =>  format_string(("x=", formatted(x, ".3f")))
+    "%.3f" % x         =>  percent_format("%.3f", x)
 
 None of them has a derivative rule: they are constants of the differentiation
 where their inputs are, and refused by name (``the method `.cumprod()` of a
@@ -143,12 +144,17 @@ def formatted(value, spec="", conversion=-1):
     return format(value, spec)
 
 
+def percent_format(template, values):
+    """template % values: a string's %-formatting ("n=%d, s=%s" % (n, v))."""
+    return template % values
+
+
 def format_string(parts):
     """The f-string of its parts (strings)."""
     return "".join(parts)
 
 
-defnondiff(formatted, format_string, str, repr, format, raise_exception)
+defnondiff(formatted, format_string, percent_format, str, repr, format, raise_exception)
 registry.primitive(raise_exception).effect = True
 registry.primitive(raise_exception).pure = False
 for _f, _refuse in ((attribute, _attribute_refusal), (set_attribute, _set_refusal)):

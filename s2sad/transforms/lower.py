@@ -42,7 +42,7 @@ import numpy as np
 from .. import ir, registry, runtime
 from ..errors import TransformError, UnsupportedSyntaxError
 from ..rules import binding
-from ..rules.objects import method_caller, spread_call
+from ..rules.objects import method_caller, percent_format, spread_call
 from ..rules.shape import c_concat, r_concat
 from . import resolve
 from . import lower_builtins, lower_comprehension, lower_effects, lower_nonlocal, lower_views
@@ -416,6 +416,8 @@ class Lowering:
                                          self.loc(node),
                                          "Bitwise operators are not differentiable.")
         left, right = self.atom(node.left), self.atom(node.right)
+        if op is operator.mod and isinstance(left, ir.Const) and isinstance(left.value, str):
+            return ir.Call(registry.primitive(percent_format), (left, right))  # "%.3f" % x
         if op is operator.add:
             made = lower_builtins.concatenation(self, left, right, node)
             if made is not None:
