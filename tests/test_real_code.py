@@ -507,3 +507,12 @@ def test_percent_formatting_of_a_differentiated_value_is_a_string():
         label = "%.3f" % np.sum(x)
         return np.sum(x ** 2) + len(msg) * 0.0 + len(label) * 0.0
     _check(f, X)
+
+
+def test_a_namedtuple_type_made_inside_and_replace():
+    def f(x):
+        P = collections.namedtuple("P", ["a", "b", "c"], defaults=(0.5,))
+        p = P(np.sin(x), x * 2.0)
+        q = p._replace(b=p.b * x, c=x[0])
+        return np.sum(q.a * q.b + q.c) + np.sum(p.a)
+    _check(f, X)

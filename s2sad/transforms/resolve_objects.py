@@ -17,6 +17,7 @@ it is: the lowering calls it at run time (rules/objects.py), a constant of the
 differentiation unless a derivative would flow through it.
 """
 
+import collections
 import copy
 import functools
 import numbers
@@ -99,9 +100,18 @@ def class_of(rw, node, scope):
     if isinstance(node, gast.Name) and node.id in scope.locals:
         return scope.classes.get(node.id)
     if isinstance(node, gast.Call):
-        ok, cls = rw.static(node.func, scope)
+        ok, cls = rw.static(made_name(rw, node.func, scope) or node.func, scope)
         if ok and isinstance(cls, type) and not _library(cls):
             return cls
+    return None
+
+
+def made_name(rw, node, scope):
+    """A read of a name bound to a class made from constants (see constructed): the free
+    name holding it; None otherwise."""
+    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+            node.id in scope.made:
+        return _at(_name(scope.made[node.id]), node)
     return None
 
 
@@ -301,6 +311,10 @@ def constructed(rw, st, scope):
             isinstance(st.targets[0], gast.Name) and scope.stores[st.targets[0].id] == 1):
         return None
     name, value = st.targets[0].id, st.value
+    made = _namedtuple_made(rw, value, scope)
+    if made is not None:                    # P = collections.namedtuple("P", "a b")
+        scope.made[name] = rw.cell(made, name)
+        return []
     if isinstance(value, gast.Call) and _freezes(rw, value, scope) and \
             all(u == "method" for u in scope.uses.get(name, ())) and \
             not any(isinstance(a, gast.Starred) for a in value.args) and \
@@ -321,6 +335,52 @@ def constructed(rw, st, scope):
     if cls is not None:
         scope.classes[name] = cls
     return None
+
+
+def _namedtuple_made(rw, value, scope):
+    """The class collections.namedtuple(...) makes, of constants, made now; else None."""
+    if not isinstance(value, gast.Call):
+        return None
+    ok, fn = rw.static(value.func, scope)
+    if not ok or fn is not collections.namedtuple:
+        return None
+    def const(a):           # a constant, a name of one, or a list or tuple of them
+        if isinstance(a, (gast.List, gast.Tuple)):
+            parts = [const(e) for e in a.elts]
+            return all(ok for ok, _ in parts), [v for _, v in parts]
+        return rw.static(a, scope)
+    args = [const(a) for a in value.args]
+    kws = [(k.arg, const(k.value)) for k in value.keywords]
+    if not all(a[0] for a in args) or not all(v[0] for _, v in kws) or \
+            any(k is None for k, _ in kws):
+        return None
+    options = {k: v for k, (_, v) in kws}
+    options.setdefault("module", rw.world.globals.get("__name__", "__main__"))   # the user's
+    try:
+        return fn(*[v for _, v in args], **options)
+    except (TypeError, ValueError) as e:
+        rw.fail(value, f"collections.namedtuple(...): {e}")
+
+
+def replaced(rw, node, scope):
+    """p._replace(b=v) of a namedtuple of a class s2sad knows  =>  record(P, (p.a, v, ...)),
+    differentiable in every field; None for any other call."""
+    func = node.func
+    if not (isinstance(func, gast.Attribute) and func.attr == "_replace" and
+            isinstance(func.value, gast.Name) and not node.args and
+            all(k.arg is not None for k in node.keywords)):
+        return None
+    cls = class_of(rw, func.value, scope)
+    if not namedtuple_class(cls):
+        return None
+    given = {k.arg: k.value for k in node.keywords}
+    bad = [k for k in given if k not in cls._fields]
+    if bad:
+        rw.fail(node, f"{cls.__name__}._replace() got an unexpected field `{bad[0]}`")
+    items = [given.get(f) or _at(gast.Attribute(copy.deepcopy(func.value), f, gast.Load()), node)
+             for f in cls._fields]
+    return _call(rw, record, "record", [_at(_name(rw.cell(cls, cls.__name__)), node),
+                                         _at(gast.Tuple(items, gast.Load()), node)], node)
 
 
 def _freezes(rw, call, scope) -> bool:

@@ -164,6 +164,9 @@ class _Rewriter:
             return node
         if isinstance(node, gast.JoinedStr):
             node = objects.fstring(self, node)
+        made = objects.made_name(self, node, scope)
+        if made is not None:
+            return made
         if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
             new = objects.read(self, node, scope)
             if new is not None:
@@ -216,7 +219,10 @@ class _Rewriter:
             choice = self.choice(func.value, func.slice, scope)
             if choice is not None:
                 return self.expr(choice(node), scope, pre)
-        made = objects.made_record(self, node, scope)
+        if isinstance(func, gast.Name) and func.id in scope.made:
+            node.func = objects.made_name(self, func, scope)
+            func = node.func
+        made = objects.made_record(self, node, scope) or objects.replaced(self, node, scope)
         if made is not None:
             return self.expr(made, scope, pre)
         ok, fn = self.static(func, scope)

@@ -35,6 +35,9 @@ class Scope:
         # name -> (callee, args, keywords) of a frozen distribution (d = norm(0, 1))
         self.frozen = {k: v for k, v in getattr(parent, "frozen", {}).items()
                        if k not in own}
+        # name -> the free name of a class made in the code from constants
+        # (P = collections.namedtuple("P", "a b"): made now, P read as that class)
+        self.made = {k: v for k, v in getattr(parent, "made", {}).items() if k not in own}
 
     def once(self, name) -> bool:
         """name is assigned once in this scope and read only as a callee."""
