@@ -40,21 +40,12 @@ CI_REFUSED = REFUSED_TODAY
 CI_CONFIG = GenConfig(exclude=CI_OPEN_BUGS | CI_REFUSED)
 
 
-def _fail_report(summary):
-    parts = [summary.report()]
-    for fl in summary.failures:
-        o = fl.outcome
-        parts.append(f"--- program {fl.index} ({o.cls} in {o.check}): {o.message[:2000]}\n"
-                     f"args = {o.args!r}\n{fl.source}")
-    return "\n".join(parts)
-
-
 @pytest.mark.parametrize("checks,n", [(("grad", "vjp"), 400), (("jvp",), 200),
                                       (("order2",), 100), (("taylor",), 100),
                                       (("laplacian",), 100), (("jacobian",), 100)])
 def test_campaign(checks, n):
     summary = run_campaign(n, seed=CI_SEED, checks=checks, config=CI_CONFIG, timeout=30.0)
-    assert not summary.failures, _fail_report(summary)
+    assert not summary.failures, summary.failure_report()
     assert summary.counts["ok"] >= n // 4, summary.report()
 
 

@@ -36,19 +36,10 @@ OPEN_BUGS = frozenset({"repr_format"})
 CONFIG = GenConfig(real_code=3.0, exclude=OPEN_BUGS)
 
 
-def _fail_report(summary):
-    parts = [summary.report()]
-    for fl in summary.failures:
-        o = fl.outcome
-        parts.append(f"--- program {fl.index} ({o.cls} in {o.check}): {o.message[:2000]}\n"
-                     f"args = {o.args!r}\n{fl.source}")
-    return "\n".join(parts)
-
-
 @pytest.mark.parametrize("checks,n", [(("grad", "vjp", "jvp"), 40), (("grad", "order2"), 15)])
 def test_real_code_campaign(checks, n):
     summary = run_campaign(n, seed=REAL_SEED, checks=checks, config=CONFIG, timeout=30.0)
-    assert not summary.failures, _fail_report(summary)
+    assert not summary.failures, summary.failure_report()
     assert summary.counts["ok"] >= n // 3, summary.report()
     seen = {c for c, cls in summary.by_construct if cls == "ok"} & set(REAL_CONSTRUCTS)
     assert len(seen) >= 8, (sorted(seen), summary.report())

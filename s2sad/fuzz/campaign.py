@@ -103,6 +103,15 @@ class Summary:
             lines.append(f"FAIL program {fl.index}: {o.cls} in {o.check}: {o.exc_type}: {first}")
         return "\n".join(lines)
 
+    def failure_report(self) -> str:
+        """report() and, for each failure, its message, arguments and program."""
+        parts = [self.report()]
+        for fl in self.failures:
+            o = fl.outcome
+            parts.append(f"--- program {fl.index} ({o.cls} in {o.check}): "
+                         f"{o.message[:2000]}\nargs = {o.args!r}\n{fl.source}")
+        return "\n".join(parts)
+
 
 def _pointed_line(message):
     """The source line an S2SADError quotes (`   12 |     code`), or ''."""
@@ -151,6 +160,7 @@ def _collect(results, summary, n, t0, progress):
 
 class Findings:
     """One reproducer per distinct failure in a folder, remembered in index.json."""
+
 
     def __init__(self, folder):
         self.folder = folder
