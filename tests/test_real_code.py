@@ -516,3 +516,17 @@ def test_a_namedtuple_type_made_inside_and_replace():
         q = p._replace(b=p.b * x, c=x[0])
         return np.sum(q.a * q.b + q.c) + np.sum(p.a)
     _check(f, X)
+
+
+def test_a_try_body_whose_python_floats_would_raise_is_refused_not_inf():
+    import math
+
+    def f(x):
+        try:
+            return 1.0 / (math.sqrt(x) - 1.0)       # s2sad: a NumPy scalar, inf at x = 1
+        except ZeroDivisionError:
+            return 0.0
+    assert f(1.0) == 0.0
+    with pytest.raises(UnsupportedSyntaxError, match="not finite in a `try` body"):
+        value_and_grad(f)(1.0)
+    _check(f, 4.0)                                  # away from it: the body's derivative

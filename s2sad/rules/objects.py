@@ -30,6 +30,8 @@ non-differentiable (a string carries no derivative), so ``print(f"loss {loss}")`
 of a differentiated ``loss`` runs on its value.
 """
 
+import numpy as np
+
 from .. import registry
 from ..errors import UnsupportedSyntaxError
 from ..registry import defbprop, deflinear, defnondiff
@@ -118,6 +120,37 @@ def raise_exception(exc):
     raise exc
 
 
+def finite_in_try(value, line):
+    """value, computed in a `try` body whose `except` (at line) catches ArithmeticError: a
+    float or array of them that is inf or nan is refused.  Python raises where its floats
+    divide by zero, overflow or leave their domain; s2sad's code computes some of these on
+    NumPy scalars (math.sqrt is np.sqrt), which give inf or nan instead, and the handler
+    that would run is not differentiated."""
+    for v in _numbers(value):
+        if not np.all(np.isfinite(v)):
+            raise UnsupportedSyntaxError(
+                f"a value that is not finite in a `try` body whose `except` at line {line} "
+                "catches arithmetic errors", None,
+                "Python may raise there (ZeroDivisionError, OverflowError) where s2sad's "
+                "NumPy code gives inf or nan, and s2sad differentiates the body only: test "
+                "the value instead (`np.where(d == 0, 0.0, 1 / d)`, or an `if`).")
+    return value
+
+
+def _numbers(value):
+    if isinstance(value, (tuple, list)):
+        return [n for v in value for n in _numbers(v)]
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in _numbers(v)]
+    kind = getattr(getattr(value, "dtype", None), "kind", None)
+    return [value] if isinstance(value, (float, complex)) or kind in ("f", "c") else []
+
+
+@defbprop(finite_in_try)
+def bprop_finite_in_try(value, line, out, dout):
+    return (dout, None)
+
+
 def spread_call(fn, rest, *head, **kwargs):
     """fn(*head, *rest, **kwargs): a call of a function s2sad does not look inside whose
     last positional arguments are a sequence of a length known when the code runs
@@ -162,6 +195,7 @@ for _f, _refuse in ((attribute, _attribute_refusal), (set_attribute, _set_refusa
     registry.primitive(_f).refusal = _refuse
 registry.primitive(attribute).attribute = True
 deflinear(record, args=(1,))
+deflinear(finite_in_try, args=(0,))
 registry.primitive(record).makes_container = True
 registry.primitive(spread_call).pure = False        # (whatever fn is: a draw, say)
 registry.primitive(spread_call).refusal = _spread_refusal

@@ -10,6 +10,7 @@ import gast
 
 from . import resolve_objects as objects
 from ..failures import note_handled
+from ..rules.objects import finite_in_try
 from .resolve import local_names, scope_nodes
 
 
@@ -148,7 +149,27 @@ def _try_body(rw, st, scope):
         last = max(getattr(n, "end_lineno", None) or getattr(n, "lineno", st.lineno)
                    for n in st.body)
         note_handled(rw.parsed.filename, st.lineno, last, tuple(types), h.lineno)
+        if any(issubclass(ZeroDivisionError, t) or issubclass(t, ArithmeticError)
+               for t in types):
+            _checked_finite(rw, st.body, h.lineno)
     return list(st.body) + list(st.orelse) + list(st.finalbody)
+
+
+def _checked_finite(rw, body, line):
+    """Each value a `try` body returns or assigns, through finite_in_try (rules/objects.py):
+    where Python's floats would raise, s2sad's NumPy scalars may give inf or nan."""
+    check = rw.cell(finite_in_try, "finite_in_try")
+
+    def checked(value):
+        return gast.copy_location(gast.Call(gast.Name(check, gast.Load(), None, None),
+                                            [value, gast.Constant(line, None)], []), value)
+    for n in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(n, (gast.FunctionDef, gast.Lambda)):
+            continue
+        if isinstance(n, (gast.Return, gast.Assign)) and n.value is not None:
+            n.value = checked(n.value)
+        elif isinstance(n, gast.AugAssign):
+            n.value = checked(n.value)
 
 
 def _loop(rw, st, scope):

@@ -7,7 +7,7 @@ from rule_table import Row
 from s2sad.rules.builtins import (as_tuple, concat_items, copy_of, dict_copy, item_of,
                                   items_between, items_padded, loop_items, loop_items_grad,
                                   loop_items_tangent, with_zero, without)
-from s2sad.rules.objects import record
+from s2sad.rules.objects import finite_in_try, record
 
 Pair = collections.namedtuple("Pair", "a b")
 
@@ -60,6 +60,8 @@ ROWS = [
         make=lambda rng: ((_items(rng)[1:], _items(rng)), {}), also=(items_padded,),
         id="items_padded"),
     # a namedtuple made in the code: its items, in its fields
+    # a value of a `try` body whose except catches arithmetic errors: itself, if finite
+    Row(lambda x: finite_in_try(x, 7), also=(finite_in_try,), id="finite_in_try"),
     Row(lambda a, b: record(Pair, (a, b)), make=lambda rng: (
         (rng.standard_normal(3), rng.standard_normal(())), {}), nargs=2, also=(record,),
         id="record-namedtuple"),
