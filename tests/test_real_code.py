@@ -530,3 +530,50 @@ def test_a_try_body_whose_python_floats_would_raise_is_refused_not_inf():
     with pytest.raises(UnsupportedSyntaxError, match="not finite in a `try` body"):
         value_and_grad(f)(1.0)
     _check(f, 4.0)                                  # away from it: the body's derivative
+
+
+class NoisyRNN:
+    """A model as published code writes it: a generator on self, a call counter, states
+    concatenated, a log line."""
+
+    def __init__(self, hidden, noise=0.1, seed=0):
+        self.hidden = hidden
+        self.noise = noise
+        self.rs = np.random.RandomState(seed)
+        self.calls = 0
+
+    def step(self, params, h, x):
+        W, b = params
+        return np.tanh(np.concatenate((h, x), axis=1) @ W + b)
+
+    def loss(self, params, xs, ys):
+        self.calls += 1
+        h = np.zeros((xs.shape[1], self.hidden))
+        total = 0.0
+        for x, y in zip(xs, ys):
+            h = self.step(params, h, x)
+            h = h + self.noise * self.rs.randn(*h.shape)
+            total = total + np.mean((h[:, :1] - y) ** 2)
+        if self.calls % 100 == 0:
+            print(f"call {self.calls}: loss {total:.4f}")
+        return total / len(xs)
+
+
+def test_a_model_class_with_a_generator_on_self():
+    m = NoisyRNN(3)
+    rng = np.random.default_rng(1)
+    xs, ys = rng.normal(size=(4, 2, 2)), rng.normal(size=(4, 2, 1))
+    params = (0.3 * rng.normal(size=(5, 3)), np.zeros(3))
+
+    def loss_of_W(W):
+        m.rs.seed(0)
+        return m.loss((W, params[1]), xs, ys)
+    m.rs.seed(0)
+    value = m.loss(params, xs, ys)
+    m.rs.seed(0)
+    got, (gW, gb) = value_and_grad(m.loss)(params, xs, ys)
+    assert got == value and m.calls == 2
+    fd = np.array([(loss_of_W(params[0] + e) - loss_of_W(params[0] - e)) / 2e-6
+                   for e in np.eye(15).reshape(15, 5, 3) * 1e-6]).reshape(5, 3)
+    assert np.allclose(gW, fd, rtol=1e-6, atol=1e-8)
+    assert "self.rs.randn(*" in s2sad.source(grad(m.loss))

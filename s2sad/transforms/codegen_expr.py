@@ -185,6 +185,10 @@ class Printer:
         if getattr(p, "spread", False):      # randn(*shape), not spread_call(randn, shape)
             args = [self.expr(a, fold)[0] for a in e.args[2:]]
             args += ["*" + self.wrap(e.args[1], fold, PREC["atom"])] + kws
+            method = getattr(registry.lookup(getattr(e.args[0], "value", None)), "method", None)
+            if method:                      # rs.randn(*shape)
+                return f"{self.wrap(e.args[2], fold, PREC['atom'])}.{method}(" \
+                       f"{', '.join(args[1:])})", PREC["atom"]
             return f"{self.expr(e.args[0], fold)[0]}({', '.join(args)})", PREC["atom"]
         if getattr(p, "method", None):       # rng.normal(size=n), not method_normal(rng, ...)
             args = [self.expr(a, fold)[0] for a in e.args[1:]] + kws

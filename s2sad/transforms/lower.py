@@ -555,13 +555,17 @@ class Lowering:
         special = lower_builtins.call(self, target, node)
         if special is not None:
             return special
-        spread = [] if target.kind == "prim" else None
+        spread = [] if target.kind in ("prim", "method") else None
         args, kwargs = lower_builtins.arguments(self, node, spread)
         if spread:      # np.random.randn(*x.shape): run as it is (refused if differentiated)
             if any(isinstance(a, Closure) for a in args + list(kwargs.values())):
-                self.prim_call(target.value, args, kwargs, node)     # (refused: a function)
+                raise UnsupportedSyntaxError("passing a function to a call with `*xs` of a "
+                                             "run-time length", self.loc(node))
+            fn = target.value.fn if target.kind == "prim" else method_caller(node.func.attr)
+            if target.kind == "method":         # self.rs.randn(*h.shape)
+                args = [self.atom(node.func.value)] + args
             return ir.Call(registry.primitive(spread_call),
-                           (ir.Const(target.value.fn), spread[0], *args), tuple(kwargs.items()))
+                           (ir.Const(fn), spread[0], *args), tuple(kwargs.items()))
         if target.kind == "method":
             return self.method_call(node, args, kwargs)
         if target.kind == "prim":

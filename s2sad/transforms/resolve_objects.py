@@ -9,6 +9,11 @@ lowering knows.  Rewrites, one line each::
     C.m(self, x), a @staticmethod, a @classmethod =>  the function itself, inlined
     f"a {x:.2f}"                                  =>  format_string(("a ", formatted(x, ".2f")))
     P(a, b=c)  (P a namedtuple class)             =>  record(P, (a, c))   differentiable
+    p._replace(b=v)                               =>  record(P, (p.a, v))
+    P = collections.namedtuple("P", "a b")        =>  (made now; P read as that class)
+    d = norm(loc, s); d.logpdf(x), D.logpdf(x)    =>  norm.logpdf(x, loc, s)  (a frozen
+                                                      distribution, registry.implement_frozen)
+    norm.logpdf(x)  (registry.implement_method)   =>  its NumPy source, inlined
 
 The class of a local is known where it is the `self` of a method s2sad inlines
 (parse.MethodOf: exactly that class), or a name assigned once from ``C(...)``.
@@ -32,8 +37,7 @@ from ..rules.objects import attribute, format_string, formatted, record, set_att
 from .parse import MethodOf
 from .resolve import library_function
 
-_LIBRARIES = ("builtins", "numpy", "scipy", "cupy", "dask", "s2sad", "functools", "operator",
-              "collections", "abc", "typing", "enum")
+_LIBRARIES = ("numpy", "scipy", "cupy", "dask", "s2sad")     # (and the standard library)
 _VALUES = (types.ModuleType, np.ndarray, np.generic, numbers.Number, str, bytes, list, dict,
            type(None), types.FunctionType, types.BuiltinFunctionType, types.MethodType,
            np.ufunc, functools.partial)
