@@ -42,6 +42,7 @@ from .calls import _output_problem, _refuse_target, call_spec, positional_params
 from .errors import ArgumentError, InternalError, OptionError, S2SADError
 from .pipeline import _key, _name_of
 from .runtime import array_namespace
+from .rules import scipy_integrate
 from .call_checks import made_for, made_for_now
 from .transformed import Transformed, _fresh, _identifier, _synthetic
 from .transforms.taylor import Seeds
@@ -208,26 +209,32 @@ def _readable_jacobian(fn, i, k):
 _pullbacks: Dict[Any, Any] = {}
 
 
-def pullback_code(fn, n: int):
-    """P(*args, d) == vjp(fn, *args)[1](d): grad of sum(fn(*args) * d) in the n args."""
-    key = (_key(fn), n)
+def pullback_code(fn, n: int, wrt=None, array=False):
+    """P(*args, d) == vjp(fn, *args)[1](d): grad of sum(fn(*args) * d) in the n args (in
+    those of wrt, a tuple of their positions, where given; array: fn's result read as an
+    array, np.asarray(fn(*args)), as SciPy reads a right-hand side that returns a list)."""
+    wrt = tuple(range(n)) if wrt is None else tuple(wrt)
+    key = (_key(fn), n, wrt, array)
     p = _pullbacks.get(key)
     if p is None:
         ps = _params(fn, n)
         d = "dout" if "dout" not in ps else "cotangent"
         base = _identifier(_name_of(fn))
         args = ", ".join(ps)
+        call = f"np.asarray(_s2sad_f({args}))" if array else f"_s2sad_f({args})"
         text = (f"def contract_{base}({args}, {d}):\n"
-                f"    return np.sum(_s2sad_f({args}) * {d})\n")
+                f"    return np.sum({call} * {d})\n")
         ns = _synthetic(f"pullback: {base}", text, {"_s2sad_f": fn, "np": np})
-        p = _pullbacks[key] = Transformed(ns[f"contract_{base}"], "grad",
-                                          tuple(range(n)))
+        p = _pullbacks[key] = Transformed(ns[f"contract_{base}"], "grad", wrt)
     return p
 
 
 def jvp_code(fn):
     """fn's forward-mode code: J(*args, *tangents) -> (out, tangent)."""
     return Transformed(fn, "jvp")
+
+
+scipy_integrate.use_transforms(pullback_code, jvp_code)    # odeint's adjoint and tangent
 
 
 def mark_inline(call=(), vjp=None, jvp=None, fprop=None):

@@ -354,6 +354,31 @@ def test_jacobian_and_hessian_of_a_function_that_draws_use_one_call_s_draws(opti
     assert np.allclose(H, np.diag(2 * noise - np.sin(x) * scale), rtol=1e-12)
 
 
+def powers_from_a_loop(x, k):
+    fs = []
+    for j in range(1, 4):
+        fs.append(lambda t, j=j: t ** j)
+    return sum(fs[m](x) for m in range(len(fs))) + fs[k](x) + j
+
+
+def late_bound(x):
+    fs = []
+    for i in range(3):
+        fs.append(lambda t: np.sin(t) * i)     # i is read when fs[0] is called: 2
+    return fs[0](x)
+
+
+def test_lambdas_appended_in_a_loop_then_picked_at_run_time():
+    x = 0.3
+    assert powers_from_a_loop(x, 2) == pytest.approx(x + x ** 2 + 2 * x ** 3 + 3)
+    assert grad(powers_from_a_loop)(x, 2) == pytest.approx(1 + 2 * x + 6 * x ** 2, rel=1e-12)
+    assert grad(grad(powers_from_a_loop))(x, 1) == pytest.approx(2 + 2 + 6 * x, rel=1e-12)
+    check_grads(powers_from_a_loop, (x, 0), order=2, modes=("rev", "fwd"), wrt=0)
+    # a lambda that reads the loop variable late is not unrolled: refused, not guessed
+    with pytest.raises(UnsupportedSyntaxError):
+        grad(late_bound)(x)
+
+
 # -- found by the fuzzer's real-code constructs -----------------------------------------------
 
 Triple = collections.namedtuple("Triple", ["a", "b", "c"])

@@ -45,10 +45,8 @@ def lifted(rw, call, scope):
     a = lam.args
     if a.vararg is not None or a.kwarg is not None or a.kwonlyargs or a.defaults:
         return None
-    own = {p.id for p in a.posonlyargs + a.args}
-    free = sorted(n for n in _loads(lam.body) - own
-                  if n in scope.locals or n in rw.world.cells)
-    fn = _compiled(rw, lam, free)
+    free = free_names(rw, lam, scope)
+    fn = compiled_lambda(rw, lam, free)
     made = transform(fn, *[v for _, v in rest], **{k: v for k, (_, v) in kws})
     g = rw.cell(made, f"{transform.__name__}_lambda")
     extra = [gast.Name(n, gast.Load(), None, None) for n in free]
@@ -56,7 +54,46 @@ def lifted(rw, call, scope):
     return gast.fix_missing_locations(gast.copy_location(new, call))
 
 
-def _compiled(rw, lam, free):
+def free_names(rw, lam, scope):
+    """The names lam (a lambda or a local def) reads from the function around it (its
+    locals, closure cells)."""
+    a = lam.args
+    own = {p.id for p in a.posonlyargs + a.args}
+    if isinstance(lam, gast.Lambda):
+        reads = _loads(lam.body)
+    else:
+        own |= {n.id for n in gast.walk(lam) if isinstance(n, gast.Name) and
+                isinstance(n.ctx, gast.Store)}
+        reads = set().union(*(_loads(st) for st in lam.body))
+    return sorted(n for n in reads - own if n in scope.locals or n in rw.world.cells)
+
+
+def compiled_def(rw, fdef, free):
+    """A function defined inside the one being transformed, with the names in free as
+    parameters after its own, compiled from its source in a file of its own; each
+    statement of its body on the line the user's file has it."""
+    a = fdef.args
+    params = list(a.args) + [gast.Name(n, gast.Param(), None, None) for n in free]
+    head = gast.FunctionDef(fdef.name, gast.arguments(
+        args=params, posonlyargs=list(a.posonlyargs), vararg=None, kwonlyargs=[],
+        kw_defaults=[], kwarg=None, defaults=[]), [gast.Pass()], [], None, None)
+    line = getattr(fdef, "lineno", 1)
+    lines = [""] * (line - 1) + ast.unparse(ast.fix_missing_locations(
+        gast.gast_to_ast(head))).splitlines()[:1]
+    for st in fdef.body:
+        at = max(getattr(st, "lineno", 0), len(lines) + 1)
+        lines += [""] * (at - 1 - len(lines))
+        text = ast.unparse(ast.fix_missing_locations(gast.gast_to_ast(st)))
+        lines += ["    " + t for t in text.splitlines()]
+    filename = f"<s2sad: function {fdef.name} at {rw.parsed.filename}:{line}>"
+    source = "\n".join(lines) + "\n"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    scope = {}
+    exec(compile(source, filename, "exec"), rw.world.globals, scope)
+    return scope[fdef.name]
+
+
+def compiled_lambda(rw, lam, free):
     """The lambda, with the names in free as parameters after its own, compiled from its
     source in a file of its own (its lines where the user's file has them)."""
     params = list(lam.args.args) + [gast.Name(n, gast.Param(), None, None) for n in free]

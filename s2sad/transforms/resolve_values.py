@@ -38,9 +38,10 @@ import numpy as np
 
 from .. import values
 from ..errors import UnsupportedSyntaxError
+from . import resolve_integrate as integrate
 from . import resolve_objects as objects
 from .resolve_lifted import lifted
-from .resolve_values_stmts import Scope, statement
+from .resolve_values_stmts import Scope, appended_lambdas, statement
 
 _ARRAY_ATTRIBUTES = set(dir(np.ndarray))
 
@@ -143,9 +144,13 @@ class _Rewriter:
             node.body = self.block(node.body, scope)
 
     def block(self, stmts, scope):
-        out = []
-        for st in stmts:
-            out.extend(self.statement(st, scope))
+        out, k = [], 0
+        while k < len(stmts):
+            made = appended_lambdas(stmts, k, scope)     # fs = []; for ...: fs.append(lambda)
+            if made is not None:
+                stmts = stmts[:k] + made + stmts[k + 2:]
+            out.extend(self.statement(stmts[k], scope))
+            k += 1
         return out
 
     def statement(self, st, scope):
@@ -167,6 +172,11 @@ class _Rewriter:
         made = objects.made_name(self, node, scope)
         if made is not None:
             return made
+        if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load) and \
+                isinstance(node.value, gast.Call):
+            ok, fn = self.static(node.value.func, scope)
+            if ok and integrate.solver_of(fn):      # solve_ivp(...).y
+                return self.expr(integrate.result_field(self, node), scope, pre)
         if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
             new = objects.read(self, node, scope)
             if new is not None:
@@ -230,6 +240,8 @@ class _Rewriter:
             made = self.function_of(fn, node, scope, pre)
             if made is not None:
                 return self.expr(made, scope, pre)
+        if ok and integrate.solver_of(fn):      # odeint(func, y0, t, args=...)
+            return self.expr(integrate.rewrite(self, node, scope, fn), scope, pre)
         role = _inline_role(fn) if ok else None
         if isinstance(role, tuple) and role[0] == "jvp":
             return self.expr(self.jvp_call(node, role[1], scope), scope, pre)

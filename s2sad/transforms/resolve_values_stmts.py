@@ -39,6 +39,8 @@ class Scope:
         # name -> the free name of a class made in the code from constants
         # (P = collections.namedtuple("P", "a b"): made now, P read as that class)
         self.made = {k: v for k, v in getattr(parent, "made", {}).items() if k not in own}
+        # name -> the FunctionDef of a function defined once here (resolve_integrate)
+        self.defs = {k: v for k, v in getattr(parent, "defs", {}).items() if k not in own}
 
     def once(self, name) -> bool:
         """name is assigned once in this scope and read only as a callee."""
@@ -111,6 +113,9 @@ def statement(rw, st, scope):
         st.args.defaults = [rw.expr(d, scope, []) for d in st.args.defaults]
         inner = Scope(st, scope.locals, scope)
         st.body = rw.block(st.body, inner)
+        # odeint(rhs, ...): rhs's code, lifted out (defined once, never assigned)
+        once = not scope.stores[st.name] and st.name not in scope.defs
+        scope.defs[st.name] = st if once and not st.decorator_list else None
         return [st]
     if isinstance(st, gast.For):
         return _loop(rw, st, scope)
@@ -227,6 +232,50 @@ def _binding(rw, st, scope):
         if ok and fn is functools.partial and value.args:
             return _partial(rw, st, name, value, scope)
     return None
+
+
+def appended_lambdas(stmts, k, scope):
+    """fs = []; for i in range(3): fs.append(lambda y, i=i: y * i)  =>  fs = [lambda y, i=i:
+    y * i for i in range(3)]; i = 2 (a list of functions made in a loop, then called as
+    fs[k](x): _binding unrolls it).  Only where the lambda reads the loop variable through
+    its own parameters (a free one would be read late, when it is called) and the loop
+    runs over a range of constants; None otherwise."""
+    first, loop = stmts[k], stmts[k + 1] if k + 1 < len(stmts) else None
+    if not (isinstance(first, gast.Assign) and len(first.targets) == 1 and
+            isinstance(first.targets[0], gast.Name) and isinstance(first.value, gast.List)
+            and not first.value.elts and isinstance(loop, gast.For) and not loop.orelse and
+            isinstance(loop.target, gast.Name) and len(loop.body) == 1):
+        return None
+    name, var, st = first.targets[0].id, loop.target.id, loop.body[0]
+    call = st.value if isinstance(st, gast.Expr) else None
+    if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and
+            isinstance(call.func.value, gast.Name) and call.func.value.id == name and
+            call.func.attr == "append" and len(call.args) == 1 and not call.keywords and
+            isinstance(call.args[0], gast.Lambda)):
+        return None
+    lam = call.args[0]
+    own = {a.id for a in lam.args.posonlyargs + lam.args.args + lam.args.kwonlyargs}
+    it = loop.iter
+    if var in _loads(lam.body) - own or not (
+            isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and
+            it.func.id == "range" and not it.keywords and
+            all(isinstance(a, gast.Constant) and isinstance(a.value, int) for a in it.args)):
+        return None
+    values = range(*[a.value for a in it.args])
+    if not values:
+        return None
+    comp = gast.ListComp(lam, [gast.comprehension(
+        gast.Name(var, gast.Store(), None, None), it, [], 0)])
+    uses = scope.uses.get(name, [])
+    if "method" in uses:
+        uses.remove("method")           # the append, gone
+    return [_assign(name, gast.copy_location(comp, first), first),
+            _assign(var, gast.copy_location(gast.Constant(values[-1], None), loop), loop)]
+
+
+def _loads(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and
+            isinstance(n.ctx, gast.Load)}
 
 
 def _unrolled_lambdas(rw, comp, scope):

@@ -15,6 +15,7 @@ Each module has ``example()`` (some have more) returning
 * ``counter``: ``(object, attribute)`` of a call counter the objective bumps once
   per evaluation, or absent;
 * ``prints``: True where the objective prints as it runs;
+* ``jax``: False where the program calls SciPy that has no JAX counterpart;
 * ``jax_args``: arguments for the JAX reference where they must differ (JAX
   cannot format a traced number), or absent.
 
@@ -36,4 +37,6 @@ PROGRAMS = [
     ("go_rosenbrock", "go_benchmark", "example"),
     ("go_ackley", "go_benchmark", "example_ackley"),
     ("go_rastrigin", "go_benchmark", "example_rastrigin"),
+    ("ode_fit", "ode_fit", "example"),
+    ("gp_fit", "gp_fit", "example"),
 ]
