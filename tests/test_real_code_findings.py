@@ -12,6 +12,11 @@
   their refusals named s2sad.grad or s2sad.jvp, not the call the user made.
 * grad of a gradient that is a tuple or dict of gradients named an internal class
   (Cotangent, CotangentDict) and said nothing of how to get one number.
+* zip of tuples mixing numbers and arrays (a, b = zip(*pairs)) in a loop inside a loop,
+  at order 2: the tape keeps shape_like(items), the list itself, and the container analysis
+  took it for an array; forward mode over the gradient code made its zero tangent with
+  np.zeros_like (a ragged array: ValueError).  shape_like and tape_keep of a container are
+  containers now (zeros_like_tree).
 """
 
 import re
@@ -500,3 +505,40 @@ def test_other_messages_name_no_internal_class():
     # Taylor mode of a function returning a dict of gradients: before "a CotangentDict"
     text = message(lambda: derivative(gradient_at_a_point, order=2)(1.0))
     assert "returned a dict" in text and not LEAKS.search(text), text
+
+
+# -- zip of (number, array) pairs in nested loops, at order 2 -------------------------------
+
+def zip_in_nested_loops(x):
+    for i in range(1):
+        for j in range(1):
+            a, b = zip((1.0, x[0]), (x, x))
+    return np.sum(b[1])
+
+
+def zip_star_pairs_in_nested_loops(x):
+    for i in range(2):
+        for j in range(2):
+            firsts, seconds = zip(*[(0.5, x), (x[0], np.sin(x))])
+            x = np.tanh(x * seconds[1] + firsts[1])
+    return np.sum(x)
+
+
+def test_zip_of_number_array_pairs_in_nested_loops_at_order_2():
+    x = np.array([-1.29, 0.47, -0.92])
+    for fn in (zip_in_nested_loops, zip_star_pairs_in_nested_loops):
+        check_grads(fn, (x,), order=2, modes=("rev", "fwd"))
+    # forward over reverse (grad of grad) and Taylor over reverse, against differences
+    # of the gradient, along a line through x
+    v = np.array([1.0, 2.0, 3.0])
+
+    def along(t):
+        return zip_star_pairs_in_nested_loops(t * v + x)
+    g = grad(along)
+    t = 0.3
+    h = 1e-5
+    want = (g(t + h) - g(t - h)) / (2 * h)
+    np.testing.assert_allclose(grad(g)(t), want, rtol=1e-6)
+    np.testing.assert_allclose(derivative(g)(t), want, rtol=1e-6)
+    H = hessian(zip_star_pairs_in_nested_loops)(t * v + x)
+    np.testing.assert_allclose(v @ H @ v, want, rtol=1e-6)

@@ -177,7 +177,9 @@ _MAKERS = {runtime.tape_new, runtime.tape_push, runtime.make_dict, runtime.dict_
 _TREE = {runtime.zeros_like_tree, runtime.ones_like_tree, runtime.getitem_grad,
          runtime.add_grads, runtime.tuple_cotangent, runtime.list_append,
          runtime.cotangent_append, runtime.unbroadcast, runtime.expand_like,
-         runtime.as_items, runtime.setitem, runtime.setitem_grad}
+         runtime.as_items, runtime.setitem, runtime.setitem_grad,
+         # what a loop's tape keeps of a value: a container itself (its items kept)
+         runtime.shape_like, runtime.tape_keep}
 
 
 def _makes_container(s: ir.Assign, out: set, pops: set) -> bool:
