@@ -230,8 +230,16 @@ def pullback_code(fn, n: int, wrt=None, array=False):
 
 
 def jvp_code(fn):
-    """fn's forward-mode code: J(*args, *tangents) -> (out, tangent)."""
-    return Transformed(fn, "jvp")
+    """fn's forward-mode code: J(*args, *tangents) -> (out, tangent), kept on fn (a
+    function or s2sad's own code), so that it is made once and lives as long as fn."""
+    j = getattr(fn, "__s2sad_jvp__", None)
+    if j is None:
+        j = Transformed(fn, "jvp")
+        try:
+            fn.__s2sad_jvp__ = j
+        except (AttributeError, TypeError):     # a builtin, a bound method: made each time
+            pass
+    return j
 
 
 scipy_integrate.use_transforms(pullback_code, jvp_code)    # odeint's adjoint and tangent

@@ -234,17 +234,95 @@ def ivp_loss(k):
     return np.sum(solve_ivp(lambda t, y: -k * y, (0.0, 1.0), np.array([1.0, 2.0])).y)
 
 
-@pytest.mark.parametrize("f", [decay_loss, ivp_loss])
+def ivp_tight(k):
+    sol = solve_ivp(lambda t, y: -k * y, (0.0, 2.0), np.array([1.0, 2.0]), t_eval=TIMES,
+                    **TIGHT)
+    return np.sum(sol.y)
+
+
+@pytest.mark.parametrize("f", [decay_loss, ivp_tight])
+@pytest.mark.parametrize("make", [
+    lambda f: s2sad.hessian(f), lambda f: s2sad.grad(s2sad.grad(f)),
+    lambda f: s2sad.derivative(s2sad.grad(f))], ids=["hessian", "grad-grad", "derivative-grad"])
+def test_second_derivatives_forward_over_the_adjoint(f, make):
+    # y = exp(-k t) y0: the loss is 3 sum(exp(-k t)), its second derivative 3 sum(t^2 exp(-k t))
+    k = 0.5
+    assert make(f)(k) == pytest.approx(3.0 * np.sum(TIMES ** 2 * np.exp(-k * TIMES)), rel=1e-6)
+
+
+def hessian_exact(y0, A, ts, weights_, t0=None):
+    """The Hessian in A of sum(sin(y(t)) * weights) for y' = A y, by central differences
+    of the closed form."""
+    def at(a):
+        return np.sum(np.sin(exact(y0, a.reshape(A.shape), ts, t0)) * weights_)
+    x, h, n = A.ravel(), 1e-4, A.size
+    H = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            e, d = np.eye(n)[i] * h, np.eye(n)[j] * h
+            H[i, j] = (at(x + e + d) - at(x + e - d) - at(x - e + d) + at(x - e - d)) / (4 * h * h)
+    return H.reshape(A.shape * 2)
+
+
+def test_hessians_of_solves_are_the_exact_solutions():
+    H = s2sad.hessian(odeint_loss, wrt=1)(Y0, A0, TIMES)
+    np.testing.assert_allclose(H, hessian_exact(Y0, A0, TIMES, weights((4, 2))), atol=1e-6)
+
+    def ivp(y0, A):
+        sol = solve_ivp(linear_tfirst, (0.0, 2.0), y0, t_eval=TIMES[1:], args=(A,), **TIGHT)
+        return np.sum(np.sin(sol.y.T) * weights((3, 2)))
+    H = s2sad.hessian(ivp, wrt=1)(Y0, A0)
+    np.testing.assert_allclose(H, hessian_exact(Y0, A0, TIMES[1:], weights((3, 2)), 0.0),
+                               atol=1e-6)
+    # in y0: f(y0) = sum(sin(M y0) * w), Hessian -M^T diag(sin(M y0) * w) M per time
+    Hy = s2sad.hessian(odeint_loss, wrt=0)(Y0, A0, TIMES)
+    want = sum(-M.T @ np.diag(np.sin(M @ Y0) * w) @ M
+               for M, w in zip([expm(A0 * t) for t in TIMES], weights((4, 2))))
+    np.testing.assert_allclose(Hy, want, atol=1e-8)
+
+
+def test_a_hessian_vector_product_of_an_ode_net():
+    rs = np.random.RandomState(0)
+    params = [(rs.randn(2, 4) * 0.5, rs.randn(4) * 0.5), (rs.randn(4, 2) * 0.5, rs.randn(2) * 0.5)]
+    t = np.linspace(0.0, 1.0, 4)
+
+    def loss(params):
+        pred = odeint(nn_dynamics, np.array([1.0, 0.0]), t, tuple((params,)), **TIGHT)
+        return np.sum(pred ** 2)
+    rng = np.random.default_rng(2)
+    v = [tuple(rng.standard_normal(np.shape(x)) for x in layer) for layer in params]
+    hv = s2sad.hvp(loss, (params,), v)
+    g = s2sad.grad(loss)
+
+    def moved(h):
+        return [tuple(x + h * d for x, d in zip(layer, dl)) for layer, dl in zip(params, v)]
+    plus, minus = g(moved(1e-5)), g(moved(-1e-5))
+    for got_l, p_l, m_l in zip(hv, plus, minus):
+        for got, p, m in zip(got_l, p_l, m_l):
+            np.testing.assert_allclose(got, (p - m) / 2e-5, rtol=1e-5, atol=1e-7)
+
+
+def times_loss(ts):
+    return np.sum(odeint(decay, np.array([1.0, 2.0]), ts, args=(0.5,)))
+
+
 @pytest.mark.parametrize("make,what", [
-    (lambda f: s2sad.grad(s2sad.grad(f)), "second derivatives"),
-    (lambda f: s2sad.hessian(f), "second derivatives"),
-    (lambda f: s2sad.derivative(s2sad.grad(f)), "second derivatives"),
-    (lambda f: s2sad.taylor(f, order=2), "Taylor-mode derivatives")])
-def test_higher_orders_are_refused_by_name(f, make, what):
+    (lambda f: s2sad.taylor(f, order=2), "Taylor-mode derivatives"),
+    (lambda f: s2sad.derivative(f, order=2), "Taylor-mode derivatives"),
+    (lambda f: s2sad.grad(lambda k: s2sad.derivative(f)(k)), "a derivative of the forward mode"),
+    (lambda f: s2sad.derivative(s2sad.derivative(f)), "a derivative of the forward mode")])
+@pytest.mark.parametrize("f", [decay_loss, ivp_loss])
+def test_what_second_derivatives_are_not_taken_is_refused_by_name(f, make, what):
     with pytest.raises(s2sad.MissingRuleError) as e:
         make(f)(0.5)
     assert f"{what} of scipy.integrate" in str(e.value)
-    assert "test_scipy_integrate.py" in str(e.value)
+    assert "test_scipy_integrate.py" in str(e.value) and "hessian" in str(e.value)
+
+
+def test_second_derivatives_in_the_times_are_refused():
+    with pytest.raises(s2sad.S2SADError) as e:
+        s2sad.hessian(times_loss)(TIMES[1:])
+    assert "not in the times" in str(e.value)
 
 
 def full_output(k):

@@ -23,11 +23,17 @@ The times: y(t_i) moves with t_i at f(y(t_i), t_i), and with the initial time t0
 only the first and last move with t_span (the others are where the solver chose to
 stop: piecewise constant).
 
+Second derivatives in y0 and args are forward mode over the adjoint (what s2sad.hessian,
+hvp and jvp of a gradient do): the backward solve carries, beside (y, a, g), their
+tangents (s, alpha, gamma), s' = f_y s + f_p dp and (alpha, gamma)' = -(the tangent of
+(a f_y, a f_p)), from s2sad's forward mode over its reverse-mode code of f.  Each input
+with a tangent (y0, args, the solution, its cotangent) is one such solve.
+
 The derivative is the exact solution's, computed to the tolerances of the solve:
-expect the relative accuracy of the solution itself (rtol) and no better.  Second
-derivatives and Taylor mode are refused by name (their rules would differentiate the
-adjoint solve, which runs in SciPy), as are complex states, events and dense output.
-Registered only when SciPy is installed.
+expect the relative accuracy of the solution itself (rtol) and no better.  Refused by
+name: Taylor mode, reverse mode over the adjoint, derivatives of the forward mode, second
+derivatives in the times, complex states, events and dense output.  Registered only when
+SciPy is installed.
 """
 
 import collections
@@ -78,13 +84,22 @@ def solve_ivp(fun, t_span, y0, t_eval, args, options):
     return OdeResult(*(r.get(k) for k in OdeResult._fields))
 
 
-def odeint_adjoint(func, y0, t, args, options, out, dout):
-    """The gradients (y0, t, args) of odeint's solution out for its cotangent dout."""
+def odeint_adjoint(func, y0, t, args, options, ys, cot):
+    """The gradients (y0, t, args) of odeint's solution ys for its cotangent cot."""
     system = _System(func, args, options.get("tfirst", False), _odeint_solver(options, len(y0)),
-                     y0, (dout,))
+                     y0, (cot,))
     g_y0, g_t, g_args = system.adjoint(np.asarray(y0, float), np.asarray(t, float),
-                                       np.asarray(out), _dense(dout, out))
+                                       np.asarray(ys), _dense(cot, ys))
     return g_y0, np.reshape(g_t, np.shape(t)), g_args
+
+
+def odeint_adjoint_tangent(func, y0, t, args, options, ys, cot, dy0, dargs, dys, dcot):
+    """The tangent of odeint_adjoint's gradients for tangents of y0, args, ys and cot."""
+    system = _System(func, args, options.get("tfirst", False), _odeint_solver(options, len(y0)),
+                     y0, (cot, dy0, dargs, dys, dcot))
+    g = system.adjoint_tangent(np.asarray(y0, float), np.asarray(t, float), np.asarray(ys),
+                               _dense(cot, ys), dy0, dys, dcot, dargs)
+    return Cotangent((g[0], np.reshape(g[1], np.shape(t)), g[2]))
 
 
 def odeint_tangent(func, y0, t, args, options, out, dy0, dt, dargs):
@@ -95,22 +110,58 @@ def odeint_tangent(func, y0, t, args, options, out, dy0, dt, dargs):
                           dy0, dt, dargs)
 
 
-def ivp_adjoint(fun, t_span, y0, t_eval, args, options, out, dout):
-    """The gradients (t_span, y0, t_eval, args) of solve_ivp's result out for dout."""
-    system = _System(fun, args, True, _ivp_solver(options, len(y0)), y0,
-                     (_item(dout, 0), _item(dout, 1), t_span, t_eval))
-    ts, t0_in = _ivp_times(t_span, out.t, t_eval)
-    d_y = _dense(_item(dout, 1), out.y).T
+def _ivp_frame(t_span, y0, t_eval, res, cot):
+    """solve_ivp's result res and its cotangent cot as the adjoint reads them: the times
+    (t0 first), whether t0 was put in front (t_eval given), the states and their
+    cotangents at those times, and the cotangent of res.t."""
+    ts, t0_in = _ivp_times(t_span, res.t, t_eval)
+    d_y = _dense(_item(cot, 1), res.y).T
     dys = np.concatenate([np.zeros((1,) + d_y.shape[1:]), d_y]) if t0_in else d_y
-    ys = np.concatenate([np.asarray(y0, float)[None], out.y.T]) if t0_in else out.y.T
-    g_y0, g_ts, g_args = system.adjoint(np.asarray(y0, float), ts, ys, dys)
-    d_t = _item(dout, 0)
-    d_t = np.zeros(len(out.t)) if d_t is None else np.asarray(d_t, float).reshape(-1)
+    ys = np.concatenate([np.asarray(y0, float)[None], res.y.T]) if t0_in else res.y.T
+    d_t = _item(cot, 0)
+    d_t = np.zeros(len(res.t)) if d_t is None else np.asarray(d_t, float).reshape(-1)
+    return ts, t0_in, ys, dys, d_t
+
+
+def _ivp_gradients(t_span, t_eval, g_y0, g_ts, g_args, d_t):
+    """(t_span, y0, t_eval, args)'s gradients from the adjoint's: t0's and the others'."""
     if t_eval is not None:      # t is t_eval; t0 is the initial time only
         return (_like(t_span, (g_ts[0], 0.0)), g_y0,
                 np.reshape(g_ts[1:] + d_t, np.shape(t_eval)), g_args)
     # the solver's own times: the first is t0, the last t1, the others piecewise constant
     return _like(t_span, (g_ts[0] + d_t[0], g_ts[-1] + d_t[-1])), g_y0, None, g_args
+
+
+def ivp_adjoint(fun, t_span, y0, t_eval, args, options, res, cot):
+    """The gradients (t_span, y0, t_eval, args) of solve_ivp's result res for cot."""
+    system = _System(fun, args, True, _ivp_solver(options, len(y0)), y0,
+                     (_item(cot, 0), _item(cot, 1), t_span, t_eval))
+    ts, t0_in, ys, dys, d_t = _ivp_frame(t_span, y0, t_eval, res, cot)
+    g_y0, g_ts, g_args = system.adjoint(np.asarray(y0, float), ts, ys, dys)
+    return _ivp_gradients(t_span, t_eval, g_y0, g_ts, g_args, d_t)
+
+
+def ivp_adjoint_tangent(fun, t_span, y0, t_eval, args, options, res, cot, dy0, dargs, dres,
+                        dcot):
+    """The tangent of ivp_adjoint's gradients for tangents of y0, args, res and cot."""
+    system = _System(fun, args, True, _ivp_solver(options, len(y0)), y0,
+                     (cot, dy0, dargs, dres, dcot, t_span, t_eval))
+    ts, t0_in, ys, dys, _ = _ivp_frame(t_span, y0, t_eval, res, cot)
+    zero = np.zeros(np.shape(res.y))
+    _, _, _, d_ys, _ = _ivp_frame(t_span, y0, t_eval, res, (None, _dense(_item(dres, 1), zero)))
+    _, _, _, d_dys, d_dt = _ivp_frame(t_span, y0, t_eval, res, dcot)
+    g = system.adjoint_tangent(np.asarray(y0, float), ts, ys, dys, dy0, d_ys, d_dys, dargs)
+    return Cotangent(_ivp_gradients(t_span, t_eval, g[0], g[1], g[2], d_dt))
+
+
+def no_time_tangent(solver, dt):
+    """A tangent of the times into the gradient of a solve: refused where it runs, unless
+    it is zero (a Jacobian's columns of the other arguments pass zeros for the times)."""
+    if dt is None or not np.any(_dense(dt, dt)):
+        return Cotangent((None,) * (3 if solver == "odeint" else 4))
+    raise NotImplementedError(
+        f"s2sad takes second derivatives of scipy.integrate.{solver} in y0 and args, not in "
+        "the times: differentiate the gradient with respect to the others only")
 
 
 def ivp_tangent(fun, t_span, y0, t_eval, args, options, out, dspan, dy0, dt_eval, dargs):
@@ -146,22 +197,40 @@ class _System:
         return np.asarray(self.fn(t, y, *self.args) if self.tfirst else
                           self.fn(y, t, *self.args), float)
 
+    def _pullback(self):
+        """s2sad's P(*xs, *args, a) -> (a df/dy, a df/dp for each differentiable arg)."""
+        return _TRANSFORMS["pullback"](self.fn, 2 + len(self.args), (int(self.tfirst),) +
+                                       tuple(2 + i for i in self.wrt), True)
+
+    def _tangents(self, s, dargs):
+        """The tangents of f's arguments: s for y, none for t, dargs' items for args."""
+        dps = [None if dargs is None else _item(dargs, i) for i in range(len(self.args))]
+        return ((0.0, s) if self.tfirst else (s, 0.0)) + tuple(dps)
+
     def vjp(self, y, t, a):
         """(a df/dy, [a df/dp for each differentiable argument])."""
-        first = (1, 0) if self.tfirst else (0, 1)
-        pull = _TRANSFORMS["pullback"](self.fn, 2 + len(self.args),
-                                       (first[0],) + tuple(2 + i for i in self.wrt), True)
         xs = (t, y) if self.tfirst else (y, t)
-        g = pull(*xs, *self.args, a)
+        g = self._pullback()(*xs, *self.args, a)
         return np.asarray(g[0], float), list(g[1:])
+
+    def vjp_tangent(self, y, t, a, s, dargs, da):
+        """The tangent of vjp(y, t, a) along y + s, args + dargs, a + da (s2sad's forward
+        mode over its reverse-mode code of f)."""
+        make = _TRANSFORMS["jvp"](self._pullback())
+        xs = (t, y) if self.tfirst else (y, t)
+        _, tan = make(*xs, *self.args, a, *self._tangents(s, dargs), da)
+        tan = (None,) * (1 + len(self.wrt)) if tan is None else tan
+        return np.asarray(_dense(tan[0], y), float), list(tan[1:])
 
     def jvp(self, y, t, s, dargs):
         """(f, df/dy s + df/dp dp)."""
-        make = _TRANSFORMS["jvp"](self.fn)
-        xs, dxs = ((t, y), (0.0, s)) if self.tfirst else ((y, t), (s, 0.0))
-        dps = [None if dargs is None else _item(dargs, i) for i in range(len(self.args))]
-        out, tan = make(*xs, *self.args, *dxs, *dps)
+        xs = (t, y) if self.tfirst else (y, t)
+        out, tan = _TRANSFORMS["jvp"](self.fn)(*xs, *self.args, *self._tangents(s, dargs))
         return np.asarray(out, float), _dense(tan, out)
+
+    def _flat(self, grads):
+        """Gradients of the differentiable args, as one vector."""
+        return [_flatten(g, self.args[j]) for g, j in zip(grads, self.wrt)]
 
     def adjoint(self, y0, ts, ys, dys):
         """Gradients (y0, ts, args) of the solution ys at ts for its cotangent dys."""
@@ -177,8 +246,7 @@ class _System:
             def rhs(z, t):
                 y, adj = z[:n], z[n:2 * n]
                 g_y, g_args = self.vjp(y, t, adj)
-                flat = [_flatten(g, self.args[j]) for g, j in zip(g_args, self.wrt)]
-                return np.concatenate([self.f(y, t), -g_y] + [-v for v in flat])
+                return np.concatenate([self.f(y, t), -g_y] + [-v for v in self._flat(g_args)])
             if ts[i] != ts[i - 1]:
                 z = self.solve(rhs, np.concatenate([ys[i], a, g_p]), (ts[i], ts[i - 1]))
                 a, g_p = z[n:2 * n], z[2 * n:]
@@ -186,6 +254,42 @@ class _System:
         before = a - dys[0]
         g_ts[0] = -np.vdot(before, self.f(y0, ts[0]))
         return a, g_ts, self._unflatten(g_p)
+
+    def adjoint_tangent(self, y0, ts, ys, dys, dy0, d_ys, d_dys, dargs):
+        """The tangent of adjoint(y0, ts, ys, dys) along tangents of y0 (where the adjoint
+        reads it: f(y0, t0) in t0's gradient), of the solution ys (d_ys: the restarts),
+        of the cotangent dys and of args (None: zero); the times have none.  One backward
+        solve of the adjoint's state with its tangent: s' = f_y s + f_p dp and
+        (alpha, gamma)' = -(the tangent of (a f_y, a f_p) along s, dp, alpha)."""
+        n, m = y0.size, len(ts)
+        k = sum(np.size(leaf) for i in self.wrt for leaf in _float_leaves(self.args[i]))
+        zero = np.zeros(np.shape(ys))
+        d_ys = zero if d_ys is None else _dense(d_ys, ys)
+        d_dys = zero if d_dys is None else _dense(d_dys, dys)
+        a, al = np.array(dys[-1], float), np.array(d_dys[-1], float)
+        g_p, ga = np.zeros(k), np.zeros(k)
+        dg_ts = np.zeros(m)
+
+        def rhs(z, t):
+            y, adj = z[:n], z[n:2 * n]
+            s, da = z[2 * n + k:3 * n + k], z[3 * n + k:4 * n + k]
+            g_y, g_args = self.vjp(y, t, adj)
+            f, fs = self.jvp(y, t, s, dargs)
+            dg_y, dg_args = self.vjp_tangent(y, t, adj, s, dargs, da)
+            return np.concatenate([f, -g_y] + [-v for v in self._flat(g_args)] +
+                                  [fs, -dg_y] + [-v for v in self._flat(dg_args)])
+        for i in range(m - 1, 0, -1):
+            f, fs = self.jvp(ys[i], ts[i], d_ys[i], dargs)
+            dg_ts[i] = np.vdot(d_dys[i], f) + np.vdot(dys[i], fs)
+            if ts[i] != ts[i - 1]:
+                z = self.solve(rhs, np.concatenate([ys[i], a, g_p, d_ys[i], al, ga]),
+                               (ts[i], ts[i - 1]))
+                a, g_p = z[n:2 * n], z[2 * n:2 * n + k]
+                al, ga = z[3 * n + k:4 * n + k], z[4 * n + k:]
+            a, al = a + dys[i - 1], al + d_dys[i - 1]
+        f0, fs0 = self.jvp(y0, ts[0], None if dy0 is None else _dense(dy0, y0), dargs)
+        dg_ts[0] = -(np.vdot(al - d_dys[0], f0) + np.vdot(a - dys[0], fs0))
+        return al, dg_ts, self._unflatten(ga)
 
     def tangent(self, y0, ts, ys, dy0, dts, dargs):
         """The tangent of the solution ys at ts for tangents of y0, ts and args."""
@@ -209,7 +313,7 @@ class _System:
         grads, at = [None] * len(self.args), 0
         for i in self.wrt:
             grads[i], at = _rebuild(self.args[i], flat, at)
-        return tuple(grads)
+        return Cotangent(grads)
 
 
 def _odeint_solver(options, n):
@@ -323,7 +427,7 @@ def _rebuild(like, flat, at):
             parts.append(part)
         if isinstance(like, dict):
             return dict(zip(keys, parts)), at
-        return type(like)(parts) if isinstance(like, list) else tuple(parts), at
+        return Cotangent(parts), at          # a list's or tuple's: + adds item by item
     if not _is_float(like):
         return None, at
     size = np.size(like)
@@ -352,13 +456,13 @@ def _like(span, g):
 
 # -- the rules -------------------------------------------------------------------------------
 
-def _refusal(solver, what):
+_HESSIAN = ("s2sad.hessian(f) and s2sad.jvp of s2sad.grad(f) (forward mode over the adjoint) "
+            "give second derivatives in y0 and args.")
+
+
+def _refusal(solver, what, hint, detail=""):
     def refuse(src):
-        return MissingRuleError(
-            f"{what} of scipy.integrate.{solver}", src,
-            f"s2sad differentiates {solver} once, in reverse mode (the adjoint method) or in "
-            "forward mode (the variational equations); their solves run in SciPy and are "
-            "not differentiated again.  Take first derivatives only (grad, jvp, jacobian).")
+        return MissingRuleError(f"{what} of scipy.integrate.{solver}{detail}", src, hint)
     return refuse
 
 
@@ -373,6 +477,21 @@ if si is not None:
         return (None, odeint_tangent(func, y0, t, args, options, out, dy0, None, None),
                 odeint_tangent(func, y0, t, args, options, out, None, dt, None),
                 odeint_tangent(func, y0, t, args, options, out, None, None, dargs), None)
+
+    @defjvp(odeint_adjoint)
+    def jvp_odeint_adjoint(func, y0, t, args, options, ys, cot, out, dfunc, dy0, dt, dargs,
+                           doptions, dys, dcot):
+        return (None,
+                odeint_adjoint_tangent(func, y0, t, args, options, ys, cot, dy0, None, None,
+                                       None),
+                no_time_tangent("odeint", dt),
+                odeint_adjoint_tangent(func, y0, t, args, options, ys, cot, None, dargs, None,
+                                       None),
+                None,
+                odeint_adjoint_tangent(func, y0, t, args, options, ys, cot, None, None, dys,
+                                       None),
+                odeint_adjoint_tangent(func, y0, t, args, options, ys, cot, None, None, None,
+                                       dcot))
 
     @defbprop(solve_ivp)
     def bprop_solve_ivp(fun, t_span, y0, t_eval, args, options, out, dout):
@@ -391,9 +510,35 @@ if si is not None:
                 ivp_tangent(fun, t_span, y0, t_eval, args, options, out, None, None, None,
                             dargs), None)
 
-    for _solver, _prim in (("odeint", odeint), ("solve_ivp", solve_ivp)):
-        primitive(_prim).refusal = _refusal(_solver, "Taylor-mode derivatives")
-    for _solver, _helpers in (("odeint", (odeint_adjoint, odeint_tangent)),
-                              ("solve_ivp", (ivp_adjoint, ivp_tangent))):
-        for _h in _helpers:
-            primitive(_h).refusal = _refusal(_solver, "second derivatives")
+    @defjvp(ivp_adjoint)
+    def jvp_ivp_adjoint(fun, t_span, y0, t_eval, args, options, res, cot, out, dfun, dspan,
+                        dy0, dt_eval, dargs, doptions, dres, dcot):
+        return (None,
+                no_time_tangent("solve_ivp", dspan),
+                ivp_adjoint_tangent(fun, t_span, y0, t_eval, args, options, res, cot, dy0, None,
+                                    None, None),
+                no_time_tangent("solve_ivp", dt_eval),
+                ivp_adjoint_tangent(fun, t_span, y0, t_eval, args, options, res, cot, None,
+                                    dargs, None, None),
+                None,
+                ivp_adjoint_tangent(fun, t_span, y0, t_eval, args, options, res, cot, None, None,
+                                    dres, None),
+                ivp_adjoint_tangent(fun, t_span, y0, t_eval, args, options, res, cot, None, None,
+                                    None, dcot))
+
+    for _solver, _prim, _adjoint, _tangent, _second in (
+            ("odeint", odeint, odeint_adjoint, odeint_tangent, odeint_adjoint_tangent),
+            ("solve_ivp", solve_ivp, ivp_adjoint, ivp_tangent, ivp_adjoint_tangent)):
+        primitive(_prim).refusal = _refusal(
+            _solver, "Taylor-mode derivatives",
+            f"s2sad differentiates {_solver} in reverse mode (the adjoint method) and in "
+            "forward mode (the variational equations); " + _HESSIAN)
+        primitive(_adjoint).refusal = _refusal(
+            _solver, "reverse mode over the adjoint", _HESSIAN,
+            " (the gradient of a gradient taken in reverse mode, Taylor mode of a gradient)")
+        primitive(_tangent).refusal = _refusal(
+            _solver, "a derivative of the forward mode", _HESSIAN,
+            " (jvp of jvp, grad of jvp, derivative of derivative)")
+        primitive(_second).refusal = _refusal(
+            _solver, "third derivatives", "s2sad takes first and second derivatives of a "
+            "solve.")
