@@ -309,6 +309,10 @@ def split_pair(fn):
 def _split_pair(fn):
     parsed, func, out = _lower(fn)
     n = len(func.params) - len(getattr(func, "kwonly", []))
+    # made once for every call: a parameter may hold an array at one call and a list of
+    # tuples at another (a recursive flatten), so zeros and sums are the trees' (which
+    # are NumPy's for an array)
+    func.containers = set(func.params[:n])
     base = _name_of(fn)
     fwd_name, bwd_name = out.names.fresh(f"fwd_{base}"), out.names.fresh(f"bwd_{base}")
     f = reverse.fprop_function(func, out, fwd_name, list(range(n)),
@@ -335,6 +339,7 @@ def jvp_recursive(fn):
 def _jvp_recursive(fn):
     parsed, func, out = _lower(fn)
     n = len(func.params) - len(getattr(func, "kwonly", []))
+    func.containers = set(func.params[:n])      # as in _split_pair
     base = _name_of(fn)
     name = out.names.fresh(f"jvp_{base}")
     g = forward.jvp_function(func, out, list(range(n)), name, self_ref=(parsed.fn, name))

@@ -17,6 +17,12 @@
   took it for an array; forward mode over the gradient code made its zero tangent with
   np.zeros_like (a ragged array: ValueError).  shape_like and tape_keep of a container are
   containers now (zeros_like_tree).
+* HIPS autograd's examples, run with NumPy imports: x[slice(a, b)] (a batch index made by
+  slice()) was an InternalError in the code printer, which read slice's three arguments
+  (x[a:b] lowers to slice(a, b, None)); and a recursive flatten of a list of (W, b)
+  tuples (np.concatenate([_flatten(v) for v in value])) made its parameter's zero with
+  np.zeros_like of the list: a recursive function's code is made once for every call,
+  so its parameters' zeros and sums are now the trees' (NumPy's for an array).
 """
 
 import re
@@ -542,3 +548,49 @@ def test_zip_of_number_array_pairs_in_nested_loops_at_order_2():
     np.testing.assert_allclose(derivative(g)(t), want, rtol=1e-6)
     H = hessian(zip_star_pairs_in_nested_loops)(t * v + x)
     np.testing.assert_allclose(v @ H @ v, want, rtol=1e-6)
+
+
+# -- HIPS autograd's examples: slice() as an index, a recursive flatten ------------------------
+
+DATA = np.random.RandomState(0).randn(10, 3)
+
+
+def batch_indices(it, size=4):
+    k = it % 3
+    return slice(k * size, (k + 1) * size)
+
+
+def minibatch_loss(w, it):
+    idx = batch_indices(it)
+    return np.sum(np.tanh(np.dot(DATA[idx], w))) + np.sum(w[slice(2)] ** 2)
+
+
+def test_a_slice_object_as_an_index():
+    w = np.array([0.3, -0.2, 0.5])
+    for it in range(3):
+        check_grads(minibatch_loss, (w, it), order=2, modes=("rev", "fwd"), wrt=0)
+    g = grad(minibatch_loss)(w, 1)
+    want = DATA[4:8].T @ (1 - np.tanh(DATA[4:8] @ w) ** 2) + np.array([2 * w[0], 2 * w[1], 0.0])
+    np.testing.assert_allclose(g, want, rtol=1e-12)
+
+
+def _flatten(value):
+    if isinstance(value, (list, tuple)):
+        return np.concatenate([_flatten(v) for v in value])
+    return np.ravel(value)
+
+
+def flat_loss(params):
+    flat = _flatten(params)
+    return np.dot(flat, np.sin(flat))
+
+
+def test_a_recursive_flatten_of_a_list_of_layers():
+    rs = np.random.RandomState(0)
+    params = [(rs.randn(3, 2), rs.randn(2)), (rs.randn(2, 1), rs.randn(1))]
+    g = grad(flat_loss)(params)
+    assert [[np.shape(a) for a in layer] for layer in g] == [[(3, 2), (2,)], [(2, 1), (1,)]]
+    for layer, gl in zip(params, g):
+        for a, ga in zip(layer, gl):
+            np.testing.assert_allclose(ga, np.sin(a) + a * np.cos(a), rtol=1e-12)
+    check_grads(flat_loss, (params,), order=2, modes=("rev", "fwd"))

@@ -153,7 +153,10 @@ class Printer:
             idx = a[1]
             if isinstance(idx, ir.Var) and idx.name in fold and isinstance(
                     fold[idx.name], ir.Call) and getattr(fold[idx.name].callee, "fn", None) is slice:
-                sl = fold[idx.name].args
+                sl = list(fold[idx.name].args)
+                if len(sl) == 1:            # slice(stop), as a user may write it
+                    sl.insert(0, ir.Const(None))
+                sl += [ir.Const(None)] * (3 - len(sl))      # start:stop:step
                 parts = ["" if isinstance(x, ir.Const) and x.value is None
                          else self.expr(x, fold)[0] for x in sl]
                 inner = ":".join(parts[:2]) + ("" if parts[2] == "" else ":" + parts[2])
