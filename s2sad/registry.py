@@ -206,6 +206,12 @@ def primitive(fn, name: Optional[str] = None) -> Primitive:
 
 _ALIASES: Dict[int, object] = {}
 _SOURCES: Dict[int, object] = {}
+_IMPLEMENTED: Dict[str, object] = {}      # public name -> its source (the README's table)
+
+
+def _public_path(module: str) -> str:
+    """scipy.optimize._optimize -> scipy.optimize: the module path users import from."""
+    return ".".join(p for p in (module or "").split(".") if not p.startswith("_"))
 
 
 def implement(fn, source) -> None:
@@ -214,6 +220,13 @@ def implement(fn, source) -> None:
     that s2sad transforms like the user's own code: every mode and order follows."""
     _SOURCES[id(fn)] = source
     _KEEP.append(fn)
+    _IMPLEMENTED[f"{_public_path(getattr(fn, '__module__', ''))}.{fn.__name__}"] = source
+
+
+def implemented():
+    """[(public name, source)] of the library functions and methods differentiated as
+    source code (implement, implement_method), sorted; s2sad's own helpers left out."""
+    return sorted((k, v) for k, v in _IMPLEMENTED.items() if not k.startswith("s2sad."))
 
 
 _METHOD_SOURCES: Dict[tuple, object] = {}
@@ -224,6 +237,8 @@ def implement_method(obj, name, source) -> None:
     method at each access) as calls of source, as implement does."""
     _METHOD_SOURCES[id(obj), name] = source
     _KEEP.append(obj)
+    owner = getattr(obj, "name", None) or type(obj).__name__
+    _IMPLEMENTED[f"{_public_path(type(obj).__module__)}.{owner}.{name}"] = source
 
 
 _FREEZING: Dict[int, object] = {}

@@ -71,11 +71,18 @@ def test_full_matrices_of_a_non_square_matrix_is_refused():
         s2sad.grad(f)(RNG.standard_normal((4, 2)))
 
 
-def test_compute_uv_false_is_refused_at_transform_time():
+def test_compute_uv_false_is_svdvals_and_hermitian_is_refused_at_transform_time():
     def f(a):
         return np.sum(np.linalg.svd(a, compute_uv=False))
-    with pytest.raises(S2SADError, match="compute_uv"):
-        s2sad.grad(f)(A)
+
+    def g(a):
+        return np.sum(np.linalg.svdvals(a))
+    np.testing.assert_allclose(s2sad.grad(f)(A), s2sad.grad(g)(A), rtol=1e-13)
+
+    def h(a):
+        return np.sum(np.linalg.svd(a, compute_uv=False, hermitian=True))
+    with pytest.raises(S2SADError, match="hermitian"):
+        s2sad.grad(h)(A @ A.T)
 
 
 def test_complex_eigenvalues_are_refused():

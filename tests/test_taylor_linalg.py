@@ -107,6 +107,8 @@ CASES = [
                                          full_matrices=False)[0] ** 2, X),
     ("svdvals_wide", lambda x: np.linalg.svdvals(TALL.T + 0.2 * np.sin(x[:2])), X),
     ("svdvals_stacked", lambda x: np.linalg.svdvals(wc(x, A0S) + SPREAD), XS),
+    ("svd_values", lambda x: np.linalg.svd(wc(x) + SPREAD, compute_uv=False), X),
+    ("svd_values_wide", lambda x: np.linalg.svd(TALL.T + 0.2 * np.sin(x[:2]), False, False), X),
 ]
 
 

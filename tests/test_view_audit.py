@@ -42,6 +42,7 @@ from s2sad.check import check_grads
 from s2sad import values as V
 from s2sad.rules import builtins as B
 from s2sad.rules import indexing as IX
+from s2sad.rules.decompositions import svd_values
 from s2sad.transforms import inplace
 from s2sad.transforms.resolve import ATTRIBUTES, METHODS
 
@@ -153,14 +154,14 @@ UNPROBED = {
 }
 
 # helpers of s2sad that the lowering of the user's code makes (transforms/lower*.py,
-# resolve_values) or that the user calls (s2sad.stop_gradient), and the helpers NumPy
-# functions are aliases of (np.diff): not only generated code reaches them, so a result
-# that shares memory must be a view or ALLOWED.  Every other helper is HELD: only the
+# resolve_values, binding.rewrite: svd_values) or that the user calls (s2sad.stop_gradient),
+# and the helpers NumPy functions are aliases of (np.diff): not only generated code reaches
+# them, so a result that shares memory must be a view or ALLOWED.  Every other helper is HELD: only the
 # generated derivative code calls it, which makes no in-place update.
 REACHED = [B.item_of, B.copy_of, B.dict_copy, B.as_tuple, B.without, B.with_zero,
            B.keys_of, B.sort_order, B.insert_position, IX.positions_of, IX.row_index,
            IX.unravel, IX.check_row_views, runtime.setitem, runtime.list_append,
-           runtime.make_dict, V.stop_gradient, V.field]
+           runtime.make_dict, V.stop_gradient, V.field, svd_values]
 
 # results that share memory with an argument without a view declaration: the reason
 ALLOWED = {
@@ -181,6 +182,8 @@ ALLOWED = {
     runtime.list_append: "lst.append(v): a new list holding lst's items and v, which the "
                          "alias check follows (a helper's result holds its arguments)",
     runtime.make_dict: "a new dict holding its values (a helper's result holds them)",
+    same_kind: "type(x)(items): a new list or tuple holding the items of items, which the "
+               "alias check follows (registry `copies`: it holds the items)",
     runtime.setitem: "a new list or dict holding the written value (x[i] = v)",
     IX.row_index: "the index (k, *i) of a write through a loop's row: ints and slices",
 }

@@ -19,6 +19,8 @@ README = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 
 def _label(p):
     from s2sad import registry
+    if getattr(p, "public", None):          # scipy.integrate.odeint: rules of s2sad's own
+        return f"`{p.public}`"
     if p.printing == registry.NUMPY:
         return f"`np.{p.name}`"
     if p.printing == registry.OPERATOR:
@@ -30,7 +32,7 @@ def _label(p):
 
 def _public(p) -> bool:
     from s2sad import registry
-    if p.printing in (registry.NUMPY, registry.OPERATOR):
+    if p.printing in (registry.NUMPY, registry.OPERATOR) or getattr(p, "public", None):
         return True
     mod = (getattr(p.fn, "__module__", None) or "").split(".")[0]
     return p.printing == registry.USER and mod in ("builtins", "math", "scipy")
@@ -64,13 +66,16 @@ def rows():
         family = getattr(getattr(rule, "fn", None), "__module__", "") or ""
         family = family.rsplit(".", 1)[-1] if family.startswith("s2sad.rules") else ""
         out[_label(p)] = (reverse, forward, family)
+    for name, source in registry.implemented():     # scipy.stats.norm.logpdf, ...
+        out[f"`{name}`"] = ("source", "source", source.__module__.rsplit(".", 1)[-1])
     return sorted((k,) + v for k, v in out.items())
 
 
 HEAD = ("*rule*: a rule written in NumPy; *linear*: forward mode applies the function to "
         "the tangents (it is linear in each argument); *zero*: a zero derivative (integer, "
-        "boolean or piecewise-constant results); *-*: refused in that mode where a "
-        "derivative must flow. SciPy's rows are there when SciPy is installed.")
+        "boolean or piecewise-constant results); *source*: differentiated as the NumPy code "
+        "of the file named, like your own code (every mode and order); *-*: refused in that "
+        "mode where a derivative must flow. SciPy's rows are there when SciPy is installed.")
 
 
 def table() -> str:

@@ -4,7 +4,8 @@
 rule ``bprop_sum(a, out, dout, axis=None, keepdims=False)`` then says ``a`` is
 an input and ``axis`` an option.  An argument the rule does not know (such as
 ``dtype=`` or ``out=``) is refused with the call's location rather than
-silently ignored.
+silently ignored.  ``rewrite`` first makes a call that is another primitive's that
+call (``np.linalg.svd(a, compute_uv=False)`` one of the singular values alone).
 """
 
 import inspect
@@ -58,6 +59,19 @@ def bind(prim, args, kwargs, loc=None):
     inputs = [mapping[n] if n in mapping else _default_input(prim, n, loc) for n in names]
     opts = {k: mapping[k] for k in options if k in mapping}
     return inputs, opts
+
+
+# id(fn) -> how(args, kwargs, loc): the (primitive, args, kwargs) of another primitive's
+# call that a call of fn is, or None (rules/decompositions.py: svd(a, compute_uv=False))
+REWRITES = {}
+
+
+def rewrite(prim, args, kwargs, loc=None):
+    """(prim, args, kwargs) of a call, or those of the call of another primitive that it is
+    (REWRITES), whose rules then apply."""
+    how = REWRITES.get(id(prim.fn))
+    done = how(args, kwargs, loc) if how is not None else None
+    return done if done is not None else (prim, args, kwargs)
 
 
 def _by_signature(prim, names, options, args, kwargs, loc):

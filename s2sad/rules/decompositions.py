@@ -30,14 +30,17 @@ diag(V^T dA V) for the vectors LAPACK returned (JAX's and PyTorch's choice): rig
 functions symmetric in the repeated values (sums, traces, log-determinants, norms).
 Their vectors are defined up to sign; only functions invariant under it have a
 derivative.  svd with full_matrices=True is differentiated for square matrices only;
-qr in mode 'reduced' with m >= n; pinv and lstsq at full rank.
+svd(a, compute_uv=False) is read as svd_values(a), which has svdvals' rules (see
+svd_call), and hermitian=True is refused; qr in mode 'reduced' with m >= n; pinv and lstsq at full rank.
 """
 
 import numpy as np
 
-from ..errors import DerivativeError
+from .. import ir
+from ..errors import DerivativeError, TransformError
 from ..registry import defbprop, defjvp, deflinear, primitive
 from ..runtime import array_namespace, matmul_lhs_grad, matmul_rhs_grad, unbroadcast
+from . import binding
 
 
 # ---------------------------------------------------------------------------------------
@@ -424,17 +427,50 @@ def jvp_svd(a, out, da, full_matrices=True):
     return ((du, np.diagonal(dp, 0, -2, -1), np.swapaxes(dv, -1, -2)),)
 
 
-if hasattr(np.linalg, "svdvals"):
-    @defbprop(np.linalg.svdvals)
-    def bprop_svdvals(x, out, dout):
-        # ds = diag(U^T dA V): the gradient is U diag(dout) V^T
-        usv = np.linalg.svd(require(x, x, "real", "np.linalg.svdvals"), full_matrices=False)
-        return (usv[0] * np.expand_dims(dout, -2) @ usv[2],)
+def svd_values(x):
+    """np.linalg.svd(x, compute_uv=False), the singular values alone, in x's array library
+    (CuPy has no svdvals): what svd_call makes of that call."""
+    return array_namespace(x).linalg.svd(x, compute_uv=False)
 
-    @defjvp(np.linalg.svdvals)
-    def jvp_svdvals(x, out, dx):
-        usv = np.linalg.svd(require(x, x, "real", "np.linalg.svdvals"), full_matrices=False)
-        return (np.sum(usv[0] * (dx @ np.swapaxes(usv[2], -1, -2)), -2),)
+
+def _false(atom) -> bool:
+    value = atom.value if isinstance(atom, ir.Const) else True
+    return isinstance(value, (bool, int, np.bool_, np.integer)) and not value
+
+
+def svd_call(args, kwargs, loc):
+    """A call of np.linalg.svd with compute_uv=False as (svd_values, [a], {}) (full_matrices
+    changes nothing then); None for one that computes the vectors (binding.rewrite)."""
+    try:
+        ba = primitive(np.linalg.svd).signature.bind(*args, **kwargs)
+    except TypeError:
+        return None                     # binding.bind words NumPy's refusal
+    if not _false(ba.arguments.get("compute_uv", ir.Const(True))):
+        return None
+    if not _false(ba.arguments.get("hermitian", ir.Const(False))):
+        raise TransformError(
+            "the argument 'hermitian' of linalg.svd is not supported by its derivative rule",
+            loc, "Drop hermitian=True: the singular values of a symmetric matrix are the "
+            "same without it (np.linalg.svd(a, hermitian=True) reads a's lower triangle only).")
+    return primitive(svd_values), [ba.arguments["a"]], {}
+
+
+binding.REWRITES[id(np.linalg.svd)] = svd_call
+# the functions of the singular values alone, with one set of rules
+SINGULAR_VALUES = (svd_values,) + ((np.linalg.svdvals,) if hasattr(np.linalg, "svdvals") else ())
+
+
+@defbprop(*SINGULAR_VALUES)
+def bprop_svdvals(x, out, dout):
+    # ds = diag(U^T dA V): the gradient is U diag(dout) V^T
+    usv = np.linalg.svd(require(x, x, "real", "np.linalg.svdvals"), full_matrices=False)
+    return (usv[0] * np.expand_dims(dout, -2) @ usv[2],)
+
+
+@defjvp(*SINGULAR_VALUES)
+def jvp_svdvals(x, out, dx):
+    usv = np.linalg.svd(require(x, x, "real", "np.linalg.svdvals"), full_matrices=False)
+    return (np.sum(usv[0] * (dx @ np.swapaxes(usv[2], -1, -2)), -2),)
 
 
 # ---------------------------------------------------------------------------------------

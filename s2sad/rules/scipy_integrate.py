@@ -53,10 +53,10 @@ _TRANSFORMS = {}
 
 
 def use_transforms(pullback, jvp) -> None:
-    """Give this module s2sad's code for a right-hand side: pullback(fn, n, wrt, True) ->
-    P(*args, d), the vector-Jacobian product of np.asarray(fn(*args)) in the arguments at
-    wrt, and jvp(fn) ->
-    J(*args, *tangents) -> (out, tangent) (s2sad.jacobians calls this when it loads)."""
+    """Give this module s2sad's code for a right-hand side (s2sad.jacobians calls this when
+    it loads): pullback(fn, n, wrt, True) -> P(*args, d), the vector-Jacobian product of
+    np.asarray(fn(*args)) in the arguments at wrt; jvp(fn) -> J(*args, *tangents) ->
+    (out, tangent)."""
     _TRANSFORMS["pullback"] = pullback
     _TRANSFORMS["jvp"] = jvp
 
@@ -526,6 +526,8 @@ if si is not None:
                 ivp_adjoint_tangent(fun, t_span, y0, t_eval, args, options, res, cot, None, None,
                                     None, dcot))
 
+    primitive(odeint).public = "scipy.integrate.odeint"        # (the README's rule table)
+    primitive(solve_ivp).public = "scipy.integrate.solve_ivp"
     for _solver, _prim, _adjoint, _tangent, _second in (
             ("odeint", odeint, odeint_adjoint, odeint_tangent, odeint_adjoint_tangent),
             ("solve_ivp", solve_ivp, ivp_adjoint, ivp_tangent, ivp_adjoint_tangent)):

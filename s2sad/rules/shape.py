@@ -1,20 +1,25 @@
 """Shape manipulation: reshape, transpose, swapaxes, moveaxis, squeeze, expand_dims,
 ravel, flip, copy, concatenate, stack, hstack, vstack, broadcast_to, atleast_1d/2d,
-tile, repeat, and r_concat/c_concat (np.r_[...] and np.c_[...] of arrays and numbers).
+tile, repeat, full, full_like, and r_concat/c_concat (np.r_[...] and np.c_[...] of arrays
+and numbers).
 
 Every rule here is linear: the gradient is dout rearranged back to the input's
 layout.  Where that needs shape-dependent logic, a helper below does it; each
 helper is a primitive whose rule is the original operation (its adjoint), so
-every order of derivative works.
+every order of derivative works.  np.full(shape, v) is v broadcast to shape, cast
+to its dtype: an integer or boolean one makes it trunc(v) or v != 0, piecewise
+constant, with derivative zero, and a real one keeps a complex v's real part
+(``dtype_part``); the Taylor rules of full and full_like are in taylor_reductions.py.
 """
 
 import numpy as np
 
 from .. import registry
-from ..errors import RuleError
-from ..registry import defbprop, defbprop_varargs, deflinear, defnondiff, defview
+from ..errors import DerivativeError, RuleError
+from ..registry import defbprop, defbprop_varargs, defjvp, deflinear, defnondiff, defview
 from ..backends import scatter_add
-from ..runtime import Cotangent, array_namespace, split_as, unbroadcast, unsplit, unstack
+from ..runtime import (Cotangent, array_namespace, dtype_of, split_as, unbroadcast, unsplit,
+                       unstack)
 
 
 # -- helpers --------------------------------------------------------------------------
@@ -93,6 +98,22 @@ def _unrepeat(xp, g, shape, repeats, ax):
     return xp.moveaxis(z, 0, ax)
 
 
+def dtype_part(g, like):
+    """A derivative g of np.full's fill value carried to its result like, or back (the
+    cast is its own adjoint): g where like is complex, g's real part where like holds real
+    floats, zeros where it holds integers or booleans (trunc(v), v != 0: piecewise
+    constant).  Any other dtype (objects, strings) is refused."""
+    kind = dtype_of(like).kind
+    if kind == "c" or (kind == "f" and not np.iscomplexobj(g)):
+        return g
+    if kind == "f":
+        return array_namespace(g).real(g) if hasattr(g, "shape") else g.real
+    if kind in "biu":
+        return array_namespace(g).zeros_like(g) if hasattr(g, "shape") else type(g)(0)
+    raise DerivativeError(f"the derivative of np.full with dtype {dtype_of(like)} is not "
+                          "supported (only numbers)")
+
+
 for _f in (unhstack, unvstack):
     registry.primitive(_f).returns_tuple = True
 
@@ -115,6 +136,11 @@ def bprop_untile(g, A, out, dout, reps=None):
 @defbprop(unrepeat)
 def bprop_unrepeat(g, a, out, dout, repeats=None, axis=None):
     return (np.repeat(dout, repeats, axis), None)
+
+
+@defbprop(dtype_part)
+def bprop_dtype_part(g, like, out, dout):
+    return (dtype_part(dout, like), None)
 
 
 # -- rules ----------------------------------------------------------------------------
@@ -167,6 +193,29 @@ def bprop_copy(a, out, dout):
 @defbprop(np.broadcast_to)
 def bprop_broadcast_to(array, out, dout, shape=None):
     return (unbroadcast(dout, array),)
+
+
+# np.full, np.full_like: fill_value broadcast to the result (a's shape and dtype are read only)
+@defbprop(np.full)
+def bprop_full(shape, fill_value, out, dout, dtype=None, order="C"):
+    return (None, unbroadcast(dtype_part(dout, out), fill_value))
+
+
+@defbprop(np.full_like)
+def bprop_full_like(a, fill_value, out, dout, dtype=None, order="K", subok=True, shape=None):
+    return (None, unbroadcast(dtype_part(dout, out), fill_value))
+
+
+# linear in fill_value, written out: the tangent is not cast to an integer dtype
+@defjvp(np.full)
+def jvp_full(shape, fill_value, out, dshape, dfill_value, dtype=None, order="C"):
+    return (None, np.full(shape, dtype_part(dfill_value, out), dtype, order))
+
+
+@defjvp(np.full_like)
+def jvp_full_like(a, fill_value, out, da, dfill_value, dtype=None, order="K", subok=True,
+                  shape=None):
+    return (None, np.full_like(a, dtype_part(dfill_value, out), dtype, order, subok, shape))
 
 
 # the arrays of concatenate, stack, hstack, vstack: a tuple or list, or one array read
@@ -304,7 +353,7 @@ def bprop_c_unconcat(g, items, out, dout):
 deflinear(np.reshape, np.ravel, np.squeeze, np.expand_dims, np.transpose, np.swapaxes,
           np.moveaxis, np.flip, np.copy, np.broadcast_to, np.concatenate, np.stack, np.hstack,
           np.vstack, np.tile, np.repeat, unhstack, unvstack, untile, unrepeat, r_concat,
-          c_concat, r_unconcat, c_unconcat)
+          c_concat, r_unconcat, c_unconcat, dtype_part)
 deflinear(np.atleast_1d, np.atleast_2d, args=None)
 
 # results that may be views of the array: an in-place update of it while one is read

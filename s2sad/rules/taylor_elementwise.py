@@ -9,9 +9,9 @@ Three shapes of recurrence serve most of them:
 * the closed form of every derivative at x0 (gammaln, psi, polygamma, sinc):
   ``faa_di_bruno``, ``y_k = sum_j f^(j)(x0) / j! [t^k] (x - x0)^j``.
 * kinks and ties (maximum, minimum, fmax, fmin, clip, mod, fmod, nan_to_num,
-  heaviside): the series of the branch the forward rule takes (``_pick``), so
-  that Taylor mode and nested forward mode agree there too; a tie takes the
-  mean of both series.
+  heaviside, real_if_close): the series of the branch the forward rule takes
+  (``_pick``), so that Taylor mode and nested forward mode agree there too; a tie
+  takes the mean of both series.
 
 The scipy.special ones are registered when SciPy is installed.
 """
@@ -24,6 +24,7 @@ import numpy as np
 from .. import ir
 from ..registry import deftaylor
 from .arith import fmod_quotient
+from .helpers import cast_cotangent
 from .statistics import sinc_derivative
 from .taylor import _exp, _log, faa_di_bruno, power_recurrence, taylor_div, taylor_pow, \
     taylor_sqrt
@@ -257,6 +258,13 @@ def taylor_nan_to_num(T, x, out, **options):
     finite = T.call(np.isfinite, x[0])
     return [out] + [None if c is None else T.call(np.where, finite, c, 0.0)
                     for c in x[1:]]
+
+
+@deftaylor(np.real_if_close)
+def taylor_real_if_close(T, a, out, **options):
+    # each coefficient as the forward rule casts the tangent: Re where out is real
+    return [out] + [T.through(lambda b: T.call(cast_cotangent, b, out, a[0]), c)
+                    for c in a[1:]]
 
 
 @deftaylor(np.heaviside)

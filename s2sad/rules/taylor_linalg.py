@@ -25,8 +25,8 @@ from .. import ir
 from ..errors import DerivativeError, TransformError
 from ..registry import defbprop, defjvp, deflinear, defnondiff, deftaylor
 from ..runtime import array_namespace
-from .decompositions import (diag_matrix, lower_half, maybe_transpose, pair_divide, require,
-                             residual_like, strict_lower, symmetric)
+from .decompositions import (SINGULAR_VALUES, diag_matrix, lower_half, maybe_transpose,
+                             pair_divide, require, residual_like, strict_lower, symmetric)
 from .scipy_linalg import sl, triangle
 from .taylor import _exp
 
@@ -434,10 +434,9 @@ def _svdvals(T, a, s0, name):
     return _svd_series(T, b, s0, _t(T, T.item(usv, 2)))[0]
 
 
-if hasattr(np.linalg, "svdvals"):
-    @deftaylor(np.linalg.svdvals)
-    def taylor_svdvals(T, a, out):
-        return _svdvals(T, a, out, "np.linalg.svdvals")
+@deftaylor(*SINGULAR_VALUES)            # svdvals, and svd_values: svd(a, compute_uv=False)
+def taylor_svdvals(T, a, out):
+    return _svdvals(T, a, out, "np.linalg.svdvals")
 
 
 @deftaylor(np.linalg.svd)

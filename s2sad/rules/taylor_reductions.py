@@ -1,7 +1,7 @@
 """Taylor-mode rules of reductions, statistics, polynomials and grids: var, std, the
 nan-reductions, average, prod, cumprod, logsumexp, softmax, log_softmax, linalg.norm,
 trapezoid, cov, corrcoef, correlate, polyval, vander, ediff1d, unwrap, gradient, logspace,
-geomspace.  The selections (max ... quantile, interp) are in taylor_select.py.
+geomspace, full, full_like.  The selections (max ... quantile, interp) are in taylor_select.py.
 
 Each rule composes the recurrences of rules/taylor.py (notation there): what is linear
 (centering, sums, linspace, gathers) is applied to each coefficient; products are Cauchy
@@ -24,6 +24,7 @@ from ..registry import defbprop, deflinear, defnondiff, deftaylor
 from ..runtime import array_namespace, astype, dtype_of, expand_like, unreduce
 from .averages import average_weights, cov_divisor, cov_rows, logspace_base
 from .padding import gradient
+from .shape import dtype_part
 from .signal import poly_powers, zeros_or_none
 from .taylor import _exp, _log, taylor_div, taylor_sqrt
 
@@ -585,3 +586,18 @@ def taylor_geomspace(T, start, stop, out, **options):
         np.linspace, part(T, ls, k, start[0]), part(T, le, k, stop[0]), **opts)
         for k in range(1, T.K + 1)]
     return _exp(T, L, out)
+
+
+# -- full, full_like ----------------------------------------------------------------------------
+
+@deftaylor(np.full)
+def taylor_full(T, shape, fill_value, out, **options):
+    # linear in fill_value: each coefficient filled in (zeros for an integer dtype)
+    return [out] + [T.through(lambda b: T.call(np.full, shape[0], T.call(
+        dtype_part, b, out), **options), c) for c in fill_value[1:]]
+
+
+@deftaylor(np.full_like)
+def taylor_full_like(T, a, fill_value, out, **options):
+    return [out] + [T.through(lambda b: T.call(np.full_like, a[0], T.call(
+        dtype_part, b, out), **options), c) for c in fill_value[1:]]

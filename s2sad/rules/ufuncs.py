@@ -15,6 +15,9 @@ forward rules give real tangents, ``Re(a * dz)``.  Among the rules here, only
 arccosh needed care for complex z: 1 / (sqrt(z - 1) sqrt(z + 1)), not sqrt((z-1)(z+1)).
 np.sign is declared non-differentiable: right for real x, but for complex z it is
 z / |z|, whose derivative is not zero -- the one silently wrong complex case left here.
+np.real_if_close(a) is np.real(a) where it returned a real array for a complex a, else a
+itself: its rules are astype's from a's dtype to the result's (``cast_cotangent``), the
+branch it took.
 
 Conventions at points where the function is not differentiable:
 
@@ -36,6 +39,7 @@ import numpy as np
 
 from ..registry import defbprop, defelementwise, defjvp, deflinear, defnondiff, defview
 from ..runtime import array_namespace, unbroadcast
+from .helpers import cast_cotangent
 
 # Written as Python floats so that float32 inputs stay float32 (NEP 50); a
 # np.float64 constant would promote the gradient to float64.
@@ -331,6 +335,12 @@ def bprop_angle(z, out, dout):
     return (-1j * np.real(dout) / z,)
 
 
+@defbprop(np.real_if_close)
+def bprop_real_if_close(a, out, dout, tol=100):
+    # np.real's rule where a real out came from a complex a, the identity's elsewhere
+    return (cast_cotangent(dout, a, out),)
+
+
 # np.where(condition, x, y): bprop_where is kept here with the elementwise family
 @defbprop(np.where)
 def bprop_where(condition, x, y, out, dout):
@@ -558,14 +568,20 @@ def jvp_angle(z, out, dz):
     return (np.imag(dz / z),)
 
 
+@defjvp(np.real_if_close)
+def jvp_real_if_close(a, out, da, tol=100):
+    return (cast_cotangent(da, out, a),)
+
+
 # clip_bound is the identity on a given bound; where(condition, x, y) is linear in x, y;
 # real, imag and conj are real-linear
 deflinear(clip_bound)
 deflinear(np.where, args=(1, 2))
 deflinear(np.deg2rad, np.radians, np.rad2deg, np.degrees)
 deflinear(np.real, np.imag, np.conjugate)
-# x.conj() (lowered as np.conj) of a real array is x itself: a view for the alias check
-defview(np.conjugate)
+# x.conj() (lowered as np.conj) of a real array is x itself: a view for the alias check;
+# np.real_if_close(a) is a (a real a, or one not close to real) or a.real
+defview(np.conjugate, np.real_if_close)
 
 
 defelementwise(

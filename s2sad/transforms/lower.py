@@ -609,6 +609,7 @@ class Lowering:
             # np.array([a, b]) of arrays is np.stack([a, b]); with dtype= (or other options)
             # it stays np.array, whose rule gives each item its gradient
             prim = registry.primitive(np.stack)
+        prim, args, kwargs = binding.rewrite(prim, args, kwargs, self.loc(node))
         args, kwargs = binding.bind(prim, args, kwargs, self.loc(node))
         return ir.Call(prim, tuple(args), tuple(kwargs.items()))
 

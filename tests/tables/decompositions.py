@@ -140,3 +140,13 @@ ROWS = [
 
 if hasattr(np.linalg, "svdvals"):
     ROWS += [Row(np.linalg.svdvals, make=_case(_general(2, 3, 4)), id="svdvals")]
+# svd(a, compute_uv=False): the singular values alone, as svd_values(a) (svdvals' rules)
+ROWS += [
+    _row(lambda a: np.linalg.svd(a, compute_uv=False), _general(4, 3), id="svd-values",
+         also=(np.linalg.svd, D.svd_values)),
+    _row(lambda a: np.sqrt(np.linalg.svd(a, False, False)) * np.linalg.svd(a)[1],
+         _general(2, 3, 3), id="svd-values-batch", also=(np.linalg.svd, D.svd_values)),
+    Row(np.linalg.svd, make=_case(_general(2, 4), compute_uv=False, full_matrices=True),
+        id="svd-values-primitive"),
+    Row(D.svd_values, make=_case(_general(3, 2)), id="svd_values"),
+]

@@ -210,6 +210,13 @@ ROWS += [
     Row(lambda x, y: np.imag(np.conjugate((x + 1j * y) ** 2)), nargs=2, shapes=_PAIRS,
         also=(np.conjugate,), id="conjugate-complex"),
     Row(np.conj, id="conj"),
+    # real_if_close: np.real of |z|^2 (complex, imaginary parts 0), the identity of a real
+    # array or of complex values far from real
+    Row(np.real_if_close, id="real_if_close"),
+    Row(lambda x, y: np.real_if_close((x + 1j * y) * np.conj(x + 1j * y)) * x, nargs=2,
+        shapes=_PAIRS, also=(np.real_if_close,), id="real_if_close-real"),
+    Row(lambda x, y: np.real(np.real_if_close((x + 1j * y) * (y - 2j * x)) * _Z), nargs=2,
+        shapes=_PAIRS, also=(np.real_if_close,), id="real_if_close-complex"),
     *[Row(lambda x, y: np.angle(x + 1j * y), make=_xy(_away(0.3, 2.0), _uniform(-2, 2), shp),
           also=(np.angle,), id=f"angle-{'x'.join(map(str, shp))}") for shp in _SHAPES],
     Row(lambda x, y: np.angle((x + 2j) * (y - 1j)) * x, nargs=2, shapes=_PAIRS,
