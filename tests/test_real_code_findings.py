@@ -23,6 +23,11 @@
   tuples (np.concatenate([_flatten(v) for v in value])) made its parameter's zero with
   np.zeros_like of the list: a recursive function's code is made once for every call,
   so its parameters' zeros and sums are now the trees' (NumPy's for an array).
+* Casts to an integer or boolean dtype (x.astype(int), np.array(x, dtype=int),
+  np.asarray(x, dtype=bool)) passed the derivative through, silently: d/dx of
+  sum(x.astype(int) * 2.0) was 2, not 0, and forward mode truncated the tangent.  Their
+  values are piecewise constant: rules/casts.py gives them a zero derivative, and reads a
+  dtype known only when the code runs.
 """
 
 import re
@@ -594,3 +599,31 @@ def test_a_recursive_flatten_of_a_list_of_layers():
         for a, ga in zip(layer, gl):
             np.testing.assert_allclose(ga, np.sin(a) + a * np.cos(a), rtol=1e-12)
     check_grads(flat_loss, (params,), order=2, modes=("rev", "fwd"))
+
+
+# -- casts to an integer or boolean dtype ----------------------------------------------------
+
+CASTS = {
+    "astype-int": (lambda v: np.sum(v.astype(int) * v), lambda v: np.floor(v)),
+    "array-int32": (lambda v: np.sum(np.array(v, dtype="int32") * 2.0), lambda v: 0 * v),
+    "asarray-bool": (lambda v: np.sum(np.asarray(v, dtype=bool) * v ** 2),
+                     lambda v: 2 * v * (v != 0)),
+    "astype-np.int64": (lambda v: np.sum(v.astype(np.int64) * np.sin(v)),
+                        lambda v: np.floor(v) * np.cos(v)),
+    "dtype-at-run-time": (lambda v: np.sum(v.astype(np.ones(1, int).dtype) * v),
+                          lambda v: np.floor(v)),
+    "float-cast": (lambda v: np.sum(np.asarray(v, dtype=float) * v), lambda v: 2 * v),
+}
+
+
+@pytest.mark.parametrize("name", list(CASTS))
+def test_casts_to_integers_have_a_zero_derivative(name):
+    f, want = CASTS[name]
+    x = np.array([0.3, 1.7, 2.2])
+    np.testing.assert_allclose(grad(f)(x), want(x), rtol=1e-12, atol=1e-15)
+    _, t = jvp(f, (x,), (np.ones(3),))
+    np.testing.assert_allclose(t, np.sum(want(x)), rtol=1e-12, atol=1e-15)
+    check_grads(f, (x,), order=2, modes=("rev", "fwd"))
+    # Taylor mode along ones: the first coefficient is the directional derivative
+    np.testing.assert_allclose(derivative(lambda s: f(x + s), order=1)(0.0), np.sum(want(x)),
+                               rtol=1e-12, atol=1e-15)

@@ -182,8 +182,6 @@ ALLOWED = {
     runtime.list_append: "lst.append(v): a new list holding lst's items and v, which the "
                          "alias check follows (a helper's result holds its arguments)",
     runtime.make_dict: "a new dict holding its values (a helper's result holds them)",
-    same_kind: "type(x)(items): a new list or tuple holding the items of items, which the "
-               "alias check follows (registry `copies`: it holds the items)",
     runtime.setitem: "a new list or dict holding the written value (x[i] = v)",
     IX.row_index: "the index (k, *i) of a write through a loop's row: ints and slices",
 }

@@ -18,3 +18,4 @@ from . import sorting, statistics  # noqa: F401
 from . import averages, signal  # noqa: F401
 from . import accumulate  # noqa: F401
 from . import objects  # noqa: F401
+from . import casts  # noqa: F401  (np.array(x, dtype=int), x.astype(d): casts)
