@@ -589,3 +589,24 @@ def test_complex_values_written_into_a_real_array_keep_its_dtype():
         value, grad = s2sad.value_and_grad(g)(x)
     assert value == pytest.approx(0.7) and np.isrealobj(value)
     np.testing.assert_allclose(grad, [1.0, 1.0])
+
+
+# -- a real function of a real argument through complex values, in Taylor mode ---------------
+
+def _abs_square_shifted(x):
+    return np.abs(x + 1j) ** 2
+
+
+def test_jacobians_through_abs_of_a_complex_value_are_real():
+    # Taylor mode's |x| rule (sign(x0) times the series) is for real values: a complex value
+    # is refused where it runs, and a Jacobian takes one jvp per column instead (it was
+    # 0.8+2j: silently wrong)
+    x = np.array([0.4, -0.3])
+    want = np.diag(2 * x)
+    for mode in ("forward", "reverse", "auto"):
+        np.testing.assert_allclose(s2sad.jacobian(_abs_square_shifted, mode=mode)(x), want,
+                                   rtol=1e-12)
+    total = lambda v: np.sum(_abs_square_shifted(v))  # noqa: E731
+    np.testing.assert_allclose(s2sad.hessian(total)(x), 2 * np.eye(2), rtol=1e-12)
+    with pytest.raises(s2sad.DerivativeError, match="not holomorphic"):
+        s2sad.derivative(total, order=2)(x)

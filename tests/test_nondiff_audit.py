@@ -235,6 +235,7 @@ TABLE = [
     # -- the math module's rounding and predicates: ints and booleans of a float
     *[(f, Entry("int", args(FLOAT))) for f in (math.floor, math.ceil, math.trunc)],
     *[(f, Entry("bool", args(FLOAT))) for f in (math.isnan, math.isinf, math.isfinite)],
+    ("s2sad.rules.taylor:real_sign", Entry("piecewise", args(X))),
     # -- casts to an integer or boolean dtype known when the code is transformed
     ("s2sad.rules.casts:integral", Entry("int", args(X, lambda rng: np.dtype(int)))),
     # -- writes through views (transforms/lower_views.py)

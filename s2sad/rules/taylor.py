@@ -16,7 +16,8 @@ import operator
 import numpy as np
 
 from .. import ir
-from ..registry import deftaylor
+from ..errors import DerivativeError
+from ..registry import defnondiff, deftaylor
 from . import taylor_batch  # noqa: F401  (the stacked directions' shape helpers)
 from .arith import pow_base
 
@@ -156,10 +157,24 @@ def taylor_arctan(T, x, out):
     return [out] + [T.weighted(x, g, k) for k in range(1, T.K + 1)]
 
 
+def real_sign(x):
+    """np.sign(x) of a real x; a complex x is refused where the code runs: |z| is not
+    holomorphic, and Taylor mode's series are real (a Jacobian then takes one jvp per
+    column, whose rule handles it)."""
+    if np.iscomplexobj(x):
+        raise DerivativeError("Taylor mode of np.abs of a complex value: |z| is not "
+                              "holomorphic, and s2sad's Taylor mode is for real values", None,
+                              "Use grad, jvp or hessian (their rules take complex values).")
+    return np.sign(x)
+
+
+defnondiff(real_sign)
+
+
 @deftaylor(np.absolute, np.fabs)
 def taylor_abs(T, x, out):
     # |x| = sign(x0) x away from 0 (at 0: the one-sided derivative, as forward mode)
-    sign = T.call(np.sign, x[0])
+    sign = T.call(real_sign, x[0])
     return [out] + [T.mul(sign, x[k]) for k in range(1, T.K + 1)]
 
 
