@@ -4,7 +4,7 @@ Accepted, and right at orders 1 and 2: a list built again in each iteration of a
 comprehension, `w = []` then appends) and kept or read after it.  These were refused,
 naming the comprehension's internal list: a name an enclosing loop carries was taken as
 bound before the update, though after that loop it names the list the last iteration
-built (inplace._fresh_after), and a list built from a literal is new each time its
+built (inplace._fresh_around), and a list built from a literal is new each time its
 loop starts (no name bound before the loop refers to it).
 
 Refused (these gave silently wrong values, or a bare IndexError from the generated code):

@@ -379,6 +379,29 @@ def test_lambdas_appended_in_a_loop_then_picked_at_run_time():
         grad(late_bound)(x)
 
 
+def langermann(x):
+    # SciPy's go_benchmark Langermann, as written there: Python lists in NumPy arithmetic
+    a = [[3, 5], [5, 2], [2, 1], [1, 4], [7, 9]]
+    c = [1, 2, 5, 2, 3]
+    inner = np.sum((x - np.array(a)) ** 2, axis=1)
+    return -np.sum(c * np.exp(-inner / np.pi) * np.cos(np.pi * inner))
+
+
+def list_times_parameter(x):
+    c = [1, 2, 5]
+    return sum(c * x * x)
+
+
+def test_a_python_list_in_arithmetic_with_arrays_is_broadcasting():
+    x = np.array([0.3, 0.5, 0.7])
+    assert np.allclose(grad(list_times_parameter)(x), 2 * np.array([1, 2, 5]) * x, rtol=1e-12)
+    check_grads(list_times_parameter, (x,), order=2, modes=("rev", "fwd"))
+    check_grads(langermann, (np.array([2.1, 3.4]),), order=2, modes=("rev", "fwd"))
+    # a list times an int is still repetition, refused where a derivative is repeated
+    with pytest.raises(UnsupportedSyntaxError, match="repeating a list"):
+        grad(lambda v, n: np.sum(np.stack([v] * n)))(x, 3)
+
+
 # -- found by the fuzzer's real-code constructs -----------------------------------------------
 
 Triple = collections.namedtuple("Triple", ["a", "b", "c"])

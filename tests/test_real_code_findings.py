@@ -28,6 +28,31 @@
   sum(x.astype(int) * 2.0) was 2, not 0, and forward mode truncated the tangent.  Their
   values are piecewise constant: rules/casts.py gives them a zero derivative, and reads a
   dtype known only when the code runs.
+* flatten helpers for nested parameters (lists of (W, b) tuples) that append to a new
+  list `out = []` in a loop over `value`, with an inner loop where an item is itself a
+  list or tuple (`if isinstance(v, (list, tuple)): for w in v: out.append(w)`), and
+  `return out` in an if: refused as an alias ("another name still refers to the same
+  ... list").  The alias check took the if's result (`out` after it) for a name bound
+  before the update, because it followed the list's last version out through the ifs
+  around the update's loop but not through the loops around it, nor a plain copy
+  (`out.extend(v)` leaves one), nor an if whose other branch keeps the literal
+  (`out = []` before `if ...: while ...: out.append(v)`).  inplace._fresh_around
+  follows all of them.  And a list that a loop makes anew from a literal each time it
+  starts was trusted after that loop whatever held it: `box = [out]` before
+  `out.append(v)` in the loop, read after it, gave the value before the last append
+  (silently wrong); now only the names bound before that loop are trusted
+  (inplace._made_anew), through loops that carry the list inward (a nested
+  comprehension, or one in a loop: `[w for v in value for w in (list(v) if ... else
+  [v])]`, refused as "a list comprehension whose list another name may see").
+* `type(example)(parts)` in an unflatten helper (rebuild a list or tuple of the kind
+  example is) was refused as a call of a function chosen at run time.  It is now
+  same_kind(example, parts) (rules/containers_kind.py): list(parts) or tuple(parts), any
+  other kind refused where it runs (a namedtuple's call would put all of parts in its
+  first field).  On the way: forward mode over the gradient of the recursive unflatten
+  made np.zeros_like of the global EXAMPLE's items and of what the recursive call
+  returned (ragged: ValueError); those are containers to the analysis now.  And
+  `t = parts.copy(); t[0] += 1.0` (or type(parts)(parts)) changed the array that parts
+  holds too, silently unseen: it is refused as list(parts) was.
 """
 
 import re
@@ -599,6 +624,304 @@ def test_a_recursive_flatten_of_a_list_of_layers():
         for a, ga in zip(layer, gl):
             np.testing.assert_allclose(ga, np.sin(a) + a * np.cos(a), rtol=1e-12)
     check_grads(flat_loss, (params,), order=2, modes=("rev", "fwd"))
+
+
+# -- flatten helpers: appends to a new list in nested loops under branches ------------------
+
+def _leaves(value):
+    if isinstance(value, dict):
+        value = [value[k] for k in sorted(value)]
+    if isinstance(value, (list, tuple)):
+        out = []
+        for v in value:
+            if isinstance(v, (list, tuple)):
+                for w in v:
+                    out.append(w)
+            else:
+                out.append(v)
+        return out
+    return [value]
+
+
+def leaves_loss(params):
+    return sum(np.sum(np.sin(w)) for w in _leaves(params))
+
+
+def _leaves_extend(value):
+    if isinstance(value, (list, tuple)):
+        out = []
+        for v in value:
+            if isinstance(v, (list, tuple)):
+                out.extend(v)
+            else:
+                out.append(v)
+        return out
+    return [value]
+
+
+def _leaves_while(value):
+    out = []
+    if isinstance(value, list):
+        i = 0
+        while i < len(value):
+            v = value[i]
+            if isinstance(v, tuple):
+                j = 0
+                while j < len(v):
+                    out.append(v[j])
+                    j += 1
+            else:
+                out.append(v)
+            i += 1
+    return out
+
+
+def leaves_extend_loss(params):
+    return sum(np.sum(np.sin(w) * w) for w in _leaves_extend(params))
+
+
+def leaves_while_loss(params):
+    return sum(np.sum(np.sin(w) * w) for w in _leaves_while(params))
+
+
+def _layers(rs):
+    return [(rs.randn(3, 2), rs.randn(2)), rs.randn(2)]
+
+
+@pytest.mark.parametrize("fn", [leaves_loss, leaves_extend_loss, leaves_while_loss])
+def test_a_new_list_appended_to_in_nested_loops_under_branches(fn):
+    params = _layers(np.random.RandomState(0))
+    check_grads(fn, (params,), order=2, modes=("rev", "fwd"))
+
+
+def test_the_leaves_gradient_is_the_cosine_of_each_leaf():
+    params = _layers(np.random.RandomState(1))
+    (gW, gb), gc = grad(leaves_loss)(params)
+    np.testing.assert_allclose(gW, np.cos(params[0][0]), rtol=1e-12)
+    np.testing.assert_allclose(gb, np.cos(params[0][1]), rtol=1e-12)
+    np.testing.assert_allclose(gc, np.cos(params[1]), rtol=1e-12)
+
+
+def _leaves_into_the_callers_list(value):
+    out = value                 # the caller's list: Python appends to it
+    for v in list(value):
+        if isinstance(v, (list, tuple)):
+            for w in v:
+                out.append(w)
+        else:
+            out.append(v)
+    return out
+
+
+def leaves_into_loss(params):
+    return sum(np.sum(np.sin(np.asarray(w))) for w in _leaves_into_the_callers_list(params)[2:])
+
+
+def leaves_kept_before(x):
+    out = []
+    keep = out                  # the same list: Python's keep sees the appends
+    for v in [x, [x, 2 * x]]:
+        if isinstance(v, list):
+            for w in v:
+                out.append(w)
+        else:
+            out.append(v)
+    return sum(np.sum(k) for k in keep)
+
+
+def leaves_boxed_in_the_loop(x):
+    out = []
+    for v in [x, 2 * x]:
+        box = [out]             # holds the list itself, which the next append changes
+        out.append(v)
+    return sum(np.sum(s) for s in box[0])
+
+
+def test_a_real_alias_of_the_list_appended_to_is_still_refused():
+    x = np.array([0.3, 0.5])
+    # (the caller's list, changed through another name: a write into `value`)
+    with pytest.raises(S2SADError, match="writing into `value`"):
+        grad(leaves_into_loss)(_layers(np.random.RandomState(0)))
+    for fn in (leaves_kept_before, leaves_boxed_in_the_loop):
+        with pytest.raises(S2SADError, match="in-place update of `out` while another name "
+                                             "still refers to the same"):
+            grad(fn)(x)
+    # (Python: box[0] is out, both appends: 3 * sum(x); it was 1 * sum(x), silently)
+    assert leaves_boxed_in_the_loop(x) == pytest.approx(3 * np.sum(x))
+
+
+# -- a nested list comprehension, and one in a loop -----------------------------------------
+
+def _items(value):
+    if isinstance(value, dict):
+        return [value[k] for k in sorted(value)]
+    return value
+
+
+def _leaves_comprehension(value):
+    if isinstance(value, (list, tuple, dict)):
+        return [w for v in _items(value) for w in (list(v) if isinstance(v, (list, tuple))
+                                                    else [v])]
+    return [value]
+
+
+def leaves_comprehension_loss(params):
+    return sum(np.sum(np.sin(w)) for w in _leaves_comprehension(params))
+
+
+def comprehensions_kept_in_a_loop(params):
+    keep = []
+    for i in range(2):
+        keep.append([w * (i + 1.0) for v in params
+                     for w in (list(v) if isinstance(v, (list, tuple)) else [v])])
+    return sum(np.sum(np.sin(w)) for ws in keep for w in ws)
+
+
+@pytest.mark.parametrize("fn", [leaves_comprehension_loss, comprehensions_kept_in_a_loop])
+def test_a_nested_list_comprehension_is_accepted(fn):
+    params = _layers(np.random.RandomState(2))
+    check_grads(fn, (params,), order=2, modes=("rev", "fwd"))
+
+
+def test_the_nested_comprehensions_gradient():
+    params = _layers(np.random.RandomState(3))
+    for got, want in zip(_leaves(grad(leaves_comprehension_loss)(params)), _leaves(params)):
+        np.testing.assert_allclose(got, np.cos(want), rtol=1e-12)
+    for got, want in zip(_leaves(grad(comprehensions_kept_in_a_loop)(params)), _leaves(params)):
+        np.testing.assert_allclose(got, np.cos(want) + 2.0 * np.cos(2.0 * want), rtol=1e-12)
+
+
+def flat_aliased(params):
+    flat = [w for v in params for w in (list(v) if isinstance(v, (list, tuple)) else [v])]
+    alias = flat
+    flat.append(2 * flat[-1])   # Python's alias sees it
+    return sum(np.sum(np.sin(w)) for w in alias)
+
+
+def comprehensions_kept_by_an_alias(params):
+    keep = []
+    hist = keep                 # the same list: Python's hist sees the appends
+    for i in range(2):
+        keep.append([w * i for v in params
+                     for w in (list(v) if isinstance(v, (list, tuple)) else [v])])
+    return sum(np.sum(np.sin(w)) for ws in hist for w in ws)
+
+
+def test_a_real_alias_next_to_a_comprehension_is_still_refused():
+    params = _layers(np.random.RandomState(4))
+    for fn in (flat_aliased, comprehensions_kept_by_an_alias):
+        with pytest.raises(S2SADError, match="still refers to the same"):
+            grad(fn)(params)
+
+
+# -- type(example)(parts): a list or tuple of example's kind --------------------------------
+
+def _unflatten(example, vector, start):
+    if isinstance(example, (list, tuple)):
+        parts = []
+        for v in example:
+            part, start = _unflatten(v, vector, start)
+            parts.append(part)
+        return type(example)(parts), start
+    size = np.size(example)
+    return np.reshape(vector[start:start + size], np.shape(example)), start + size
+
+
+EXAMPLE = [(np.zeros((3, 2)), np.zeros(2)), (np.zeros((2, 1)), np.zeros(1))]
+
+
+def unflatten_loss(vector):
+    params = _unflatten(EXAMPLE, vector, 0)[0]
+    return sum(np.sum(np.sin(W)) + np.sum(b ** 2) for W, b in params)
+
+
+MIXED = [(np.zeros((3, 2)), np.zeros(2)), [np.zeros((2, 1)), np.zeros(1)]]
+
+
+def rebuild(vector):
+    out = []
+    start = 0
+    for layer in MIXED:
+        parts = []
+        for a in layer:
+            n = np.size(a)
+            parts.append(np.reshape(vector[start:start + n], np.shape(a)))
+            start = start + n
+        out.append(type(layer)(parts))
+    return out
+
+
+def rebuild_loss(vector):
+    params = rebuild(vector)
+    assert isinstance(params[0], tuple) and isinstance(params[1], list)
+    return sum(np.sum(np.sin(W)) * np.sum(b ** 2) for W, b in params)
+
+
+def test_type_of_a_container_rebuilds_it():
+    v = np.linspace(0.0, 1.0, 11)
+    check_grads(unflatten_loss, (v,), order=2, modes=("rev", "fwd"))
+    want = np.concatenate([np.cos(v[:6]), 2 * v[6:8], np.cos(v[8:10]), 2 * v[10:]])
+    np.testing.assert_allclose(grad(unflatten_loss)(v), want, rtol=1e-12)
+    w = np.linspace(0.1, 1.0, 11)
+    check_grads(rebuild_loss, (w,), order=2, modes=("rev", "fwd"))
+    # Taylor mode, against differences along the direction of ones
+    y, (d1, d2) = s2sad.taylor(rebuild_loss, 0, 2)(w)
+    h = 1e-4
+
+    def f(t):
+        return rebuild_loss(w + t)
+    assert y == pytest.approx(f(0.0), rel=1e-12)
+    assert d1 == pytest.approx((f(h) - f(-h)) / (2 * h), rel=1e-7)
+    assert d2 == pytest.approx((f(h) - 2 * f(0.0) + f(-h)) / h ** 2, rel=1e-5)
+    # the recursive one: refused by name in Taylor mode, as any recursive function
+    with pytest.raises(S2SADError, match="recursive function"):
+        s2sad.taylor(unflatten_loss, 0, 2)(v)
+
+
+Pair = __import__("collections").namedtuple("Pair", "a b")
+
+
+def rebuilt_like(x, example):
+    return np.sum(type(example)([x * 2.0, x])[0])
+
+
+def test_type_of_anything_but_a_list_or_tuple_is_refused_where_it_runs():
+    x = np.arange(3.0)
+    for example in ([0], (0,)):
+        np.testing.assert_allclose(grad(rebuilt_like)(x, example), 2.0)
+    for example, what in ((Pair(0, 1), "namedtuple class `Pair`"), ({"a": 0}, "`dict`"),
+                          (np.zeros(2), "`ndarray`"), (1.0, "`float`")):
+        text = message(lambda: grad(rebuilt_like)(x, example))
+        assert what in text and "test_real_code_findings.py" in text, text
+
+
+def copied_then_changed(x):
+    parts = [x * 1.0, x * 2.0]
+    t = parts.copy()
+    t[0] += 1.0                 # the array parts[0] too, in Python
+    return np.sum(parts[0] * x)
+
+
+def rebuilt_then_changed(x):
+    parts = [x * 1.0, x * 2.0]
+    t = type(parts)(parts)
+    t[0] += 1.0
+    return np.sum(parts[0] * x)
+
+
+def rebuilt_then_appended(x):
+    parts = [x * 1.0, x * 2.0]
+    t = type(parts)(parts)
+    t.append(x * 3.0)           # a new list: parts is unchanged
+    return np.sum(parts[-1] * x) + np.sum(t[-1])
+
+
+def test_an_item_shared_by_a_rebuilt_list_is_not_changed_in_place():
+    x = np.arange(1.0, 4.0)
+    for fn in (copied_then_changed, rebuilt_then_changed):
+        with pytest.raises(S2SADError, match="still refers to the same"):
+            grad(fn)(x)
+    check_grads(rebuilt_then_appended, (x,), order=2, modes=("rev", "fwd"))
 
 
 # -- casts to an integer or boolean dtype ----------------------------------------------------

@@ -42,6 +42,7 @@ from s2sad.check import check_grads
 from s2sad import values as V
 from s2sad.rules import builtins as B
 from s2sad.rules import indexing as IX
+from s2sad.rules.containers_kind import same_kind
 from s2sad.rules.decompositions import svd_values
 from s2sad.transforms import inplace
 from s2sad.transforms.resolve import ATTRIBUTES, METHODS
@@ -161,7 +162,7 @@ UNPROBED = {
 REACHED = [B.item_of, B.copy_of, B.dict_copy, B.as_tuple, B.without, B.with_zero,
            B.keys_of, B.sort_order, B.insert_position, IX.positions_of, IX.row_index,
            IX.unravel, IX.check_row_views, runtime.setitem, runtime.list_append,
-           runtime.make_dict, V.stop_gradient, V.field, svd_values]
+           runtime.make_dict, V.stop_gradient, V.field, svd_values, same_kind]
 
 # results that share memory with an argument without a view declaration: the reason
 ALLOWED = {
@@ -182,6 +183,8 @@ ALLOWED = {
     runtime.list_append: "lst.append(v): a new list holding lst's items and v, which the "
                          "alias check follows (a helper's result holds its arguments)",
     runtime.make_dict: "a new dict holding its values (a helper's result holds them)",
+    same_kind: "type(x)(items): a new list or tuple holding the items of items, which the "
+               "alias check follows (registry `copies`: it holds the items)",
     runtime.setitem: "a new list or dict holding the written value (x[i] = v)",
     IX.row_index: "the index (k, *i) of a write through a loop's row: ints and slices",
 }

@@ -182,9 +182,9 @@ _TREE = {runtime.zeros_like_tree, runtime.ones_like_tree, runtime.getitem_grad,
          runtime.shape_like, runtime.tape_keep}
 
 
-def _makes_container(s: ir.Assign, out: set, pops: set) -> bool:
-    """Whether s's target holds a container, given those known so far (out) and
-    the results of tape pops (pops, which it extends)."""
+def _makes_container(s: ir.Assign, out: set, pops: set, called: set) -> bool:
+    """Whether s's target holds a container, given those known so far (out), the
+    results of tape pops (pops) and of recursive calls (called), which it extends."""
     v = s.value
     fn = _callee_fn(v)
     args = [a for a in ir.expr_atoms(v) if isinstance(a, ir.Var)]
@@ -203,6 +203,11 @@ def _makes_container(s: ir.Assign, out: set, pops: set) -> bool:
         return False
     if isinstance(v, ir.Item) and v.value.name in pops and v.index == 0:
         return True
+    if isinstance(v, ir.Call) and isinstance(v.callee, ir.FnRef):
+        called.add(s.target)    # a recursive function's (result, saved) pair, or its
+        return True             # result: any value, a tuple of lists say
+    if isinstance(v, ir.Item) and v.value.name in called:
+        return True
     if (fn in _TREE or fn in (operator.add, operator.getitem)) and args and \
             args[0].name in out:
         # x[k] of a container may be one (a slice, a nested list): tree zeros
@@ -214,12 +219,13 @@ def _makes_container(s: ir.Assign, out: set, pops: set) -> bool:
 
 def containers(stmts, seeds=()) -> set:
     """Names that hold tapes or tuples/lists/dicts of gradients: seeds (container
-    arguments), what tape and tree helpers make from them, their sums and joins."""
-    out, pops = set(seeds), set()
+    arguments), what tape and tree helpers make from them, their sums and joins, and
+    what a recursive function returns."""
+    out, pops, called = set(seeds), set(), set()
     for _ in range(3):                  # loops carry what their bodies make: a few rounds
         for s in ir.walk(stmts):
             if isinstance(s, ir.Assign):
-                if _makes_container(s, out, pops):
+                if _makes_container(s, out, pops, called):
                     out.add(s.target)
             elif isinstance(s, (ir.If, ir.Loop)):
                 _join(s, out)

@@ -16,7 +16,7 @@
 import numpy as np
 
 from ..errors import TransformError
-from ..ir import Const
+from ..ir import Const, Var
 from ..registry import defbprop, defjvp, defnondiff, deftaylor, defview, primitive
 from ..runtime import array_namespace, astype, dtype_of, unbroadcast
 from . import binding
@@ -35,13 +35,20 @@ def cast_to(x, dtype):
 def inexact_part(g, like):
     """g as the derivative of a cast to like's dtype: zero where like holds integers or
     booleans, else g in like's dtype (its real part where like is real)."""
-    kind = np.dtype(dtype_of(like)).kind
+    dtype = _dtype(like)
     xp = array_namespace(g)
-    if kind in "biu":
-        return xp.zeros(np.shape(g), dtype=np.result_type(float, dtype_of(g)))
-    if kind != "c" and np.iscomplexobj(g):
+    if dtype.kind in "biu":
+        return xp.zeros(np.shape(g), dtype=np.result_type(float, _dtype(g)))
+    if dtype.kind != "c" and np.iscomplexobj(g):
         g = xp.real(g)
-    return astype(g, dtype_of(like))
+    return astype(g, dtype)
+
+
+def _dtype(x):
+    """x's dtype: an array's, a number's, or that of the array a list of numbers makes."""
+    if isinstance(x, (list, tuple)):
+        return np.asarray(x).dtype
+    return np.dtype(dtype_of(x))
 
 
 defnondiff(integral)
@@ -88,6 +95,10 @@ def _integral_dtype(value) -> bool:
         return False
 
 
+# the builtin types as dtypes: names the lowering leaves as they are (free names)
+_BUILTIN_TYPES = {"float": float, "complex": complex, "int": int, "bool": bool}
+
+
 def _cast_call(dtype_at, others):
     """The rewrite of a cast's call (binding.rewrite): dtype_at, where its dtype may be
     passed positionally; others, the options that keep the call as it is when given."""
@@ -95,6 +106,8 @@ def _cast_call(dtype_at, others):
         dtype = kwargs.get("dtype", args[dtype_at] if len(args) > dtype_at else None)
         if dtype is None or isinstance(dtype, Const) and dtype.value is None:
             return None
+        if isinstance(dtype, Var) and dtype.name in _BUILTIN_TYPES:    # dtype=float
+            dtype = Const(_BUILTIN_TYPES[dtype.name])
         extra = [k for k in kwargs if k != "dtype"] + (
             ["the arguments after dtype"] if len(args) > dtype_at + 1 else [])
         if isinstance(dtype, Const) and not _integral_dtype(dtype.value):

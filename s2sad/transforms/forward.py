@@ -93,7 +93,10 @@ class ForwardTransform:
         self.base = dict(func.base)
         self.tan: Dict[str, Optional[ir.Atom]] = {}
         self.packs: Dict[str, List[Optional[ir.Atom]]] = {}   # static tuple tangents
-        self.containers = analysis.containers(func.body, func.containers)
+        # names that hold containers (their zero tangents are trees): from the container
+        # arguments and the external names that hold one (a global list of layers)
+        self.containers = analysis.containers(
+            func.body, set(func.containers) | out.external_containers())
         self.block: List = []           # where statements are emitted now
         self.body_out: List = []        # the transformed body (before its return)
         self.shape_of: Dict[str, str] = {}

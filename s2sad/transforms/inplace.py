@@ -196,7 +196,8 @@ def check_inplace(func, inplace, names=None):
     (check_rebound: x may be a number, which `op=` replaces); names: for its name.
     """
     order = list(ir.walk(func.body))
-    inplace_items.refuse_repetition(order, inplace_items.containers(order))
+    inexact = inplace_items.floats(order, getattr(func, "float_params", ()))
+    inplace_items.refuse_repetition(order, inplace_items.containers(order, inexact), inexact)
     try:
         _check_updates(func, inplace, names)
     except UnsupportedSyntaxError as e:
@@ -341,19 +342,11 @@ def _after_loop(func, order, index, loop, stmt, group, holds, name, loc, old):
     reads; returns the statements of the loop's body after the update."""
     body = list(ir.walk(loop.body))
     scope = body[next(i for i, s in enumerate(body) if s is stmt) + 1:]
-    init = next(i for c, i, _ in loop.carried if c == old)
-    if isinstance(init, ir.Const) and isinstance(init.value, (list, dict)):
-        # a list the loop builds from a literal (a comprehension, `w = []` before a loop
-        # in a loop) is a new one each time the loop starts: no name bound before it
-        # refers to it (a literal two names share was named: name_shared_literals),
-        # unless a container holds the literal itself (`d = {"a": w}` before the loop)
-        if _held_elsewhere(func.body, init, loop):
-            refuse_alias(name, loc)
-        return scope
     before = set(func.params)
     for s in order[:index]:
         before.update(ir.targets(s))
-    before -= _fresh_outs(func, order[:index], loop, name)
+    outs, fresh_from, fresh = _fresh_around(func, order, loop, name)
+    before -= outs
     # the names this loop carries, and the versions of `name` that each loop around it
     # carries, name the updated value after it; any other name bound before is stale
     # (only the versions of `name` itself: another carried name bound to the list, `c =
@@ -369,36 +362,126 @@ def _after_loop(func, order, index, loop, stmt, group, holds, name, loc, old):
                  any(b is loop for b in ir.walk(s.body))]
     for L in enclosing:
         before -= {c for c in ir.targets(L) if func.base.get(c, c) == name}
+    older, stale_from = _made_anew(func, order, loop, old, name, loc, fresh)
+    before -= older
     start = next(i for i, s in enumerate(order) if s is loop)
-    _check_loop_reads(func, order[:start], loop, group, holds, name, loc)
-    fresh_from = _fresh_after(func, order, loop, enclosing, name)
+    _check_loop_reads(func, order[:start], loop, group, holds, name, loc,
+                      older | set(stale_from))
     for p in range(_end(order, loop), len(order)):
         if isinstance(order[p], ir.If):
             continue
         for v in ir.reads(order[p]):
-            if v.name in before and p < fresh_from.get(v.name, len(order)) and \
-                    holds.get(v.name, {v.name}) & group:
+            if v.name in before and stale_from.get(v.name, 0) <= p < fresh_from.get(
+                    v.name, len(order)) and holds.get(v.name, {v.name}) & group:
                 refuse_alias(name, loc)
     return scope
 
 
-def _fresh_outs(func, earlier, loop, name) -> set:
-    """The outs of the ifs around the loop that, on the update's side, take the value the
-    loop leaves (`if isinstance(t, dict): out = {}; for ...: out[k] = v` then `return
-    out`): bound when the if ends, after the update, they name the updated value."""
-    fresh = {c for c, _, _ in loop.carried if func.base.get(c, c) == name}
-    fresh |= {c for c in ir.targets(loop) if func.base.get(c, c) == name}
-    around = [s for s in earlier if isinstance(s, ir.If) and
-              any(x is loop for x in ir.walk(s.body + s.orelse))]
-    out = set()
+def _made_anew(func, order, loop, old, name, loc, fresh):
+    """(older, stale_from) where the list the update changes is made anew from a literal
+    each time a loop starts (this loop's init for it, or a loop around whose carried name
+    is that init, and so on out: `for ...: out = []; for v in value: for w in v:
+    out.append(w)`, a nested comprehension): no name bound before that loop started
+    refers to it (a literal two names share was named: name_shared_literals), unless a
+    container holds the literal itself (`d = {"a": w}` before the loop): refused.
+    older: the names that cannot hold a stale version of it: bound before that loop;
+    the outs of the ifs around it and, after them, the carried names of the loops around
+    it whose value there (on the loop's side of the if, at the end of an iteration) is
+    one of those, the list's last version (fresh, _fresh_around) or made after the
+    update's loop (from reads checked here).  stale_from: {another name a loop around
+    it carries: the position from which it may hold a stale version}: after that loop
+    (in its body it is a value from before the list was made).
+    Else (set(), {}): a list from before the loop, or a parameter."""
+    start, lit = _literal_start(order, loop, old)
+    if start is None:
+        return set(), {}
+    if _held_elsewhere(func.body, lit, start):
+        refuse_alias(name, loc)
+    k = next(i for i, s in enumerate(order) if s is start)
+    around = [s for s in order[:k] if isinstance(s, (ir.If, ir.Loop)) and
+              any(x is start for block in s.blocks() for x in ir.walk(block))]
+    older = set(func.params)
+    for s in order[:k]:
+        if not any(s is a for a in around):
+            older.update(ir.targets(s))
+    made_at = {t: i for i, s in enumerate(order) for t in ir.targets(s)}
+    done = _end(order, loop)
+
+    def clean(a):
+        return not isinstance(a, ir.Var) or a.name in older or a.name in fresh or \
+            made_at.get(a.name, -1) >= done
+    stale_from = {}
     for s in reversed(around):              # the innermost first
-        in_body = any(x is loop for x in ir.walk(s.body))
-        for t, a, b in s.outs:
-            side = a if in_body else b
-            if isinstance(side, ir.Var) and side.name in fresh:
-                out.add(t)
-        fresh |= out
-    return out
+        if isinstance(s, ir.If):
+            in_body = any(x is start for x in ir.walk(s.body))
+            older.update(t for t, a, b in s.outs if clean(a if in_body else b))
+            continue
+        for c, _, nxt in s.carried:
+            if clean(nxt):
+                older.add(c)
+            else:
+                stale_from[c] = _end(order, s)
+    return older, stale_from
+
+
+def _literal_start(order, loop, old):
+    """(the loop, the literal) whose start makes the list the update changes: loop, where
+    its init for old is a list or dict literal, or the loop around it whose carried name
+    is that init, and so on out; (None, None) where the chain ends elsewhere."""
+    L, carried = loop, old
+    while True:
+        init = next(i for c, i, _ in L.carried if c == carried)
+        if isinstance(init, ir.Const) and isinstance(init.value, (list, dict)):
+            return L, init
+        around = [s for s in order if isinstance(s, ir.Loop) and s is not L and
+                  any(x is L for x in ir.walk(s.body))]
+        if not isinstance(init, ir.Var) or not around or \
+                not any(c == init.name for c, _, _ in around[-1].carried):
+            return None, None
+        L, carried = around[-1], init.name
+
+
+def _fresh_around(func, order, loop, name):
+    """(outs, after, fresh): the names that name the value the loop leaves, after the update.
+    outs: the outs of the ifs around the loop that, on the update's side, take it (`if
+    isinstance(t, dict): out = {}; for ...: out[k] = v` then `return out`): bound when the
+    if ends, after the update, they name it wherever they are read.  after: {a name a loop
+    around carries: the position after which it names it}: after that loop it holds its
+    value at the end of the last iteration, the updated list itself where that is this
+    loop's result (`w = [... for ...]` in a loop, read after it), or a fresh name of an
+    inner enclosing loop or if; in its body it names the iteration's start value, which
+    may be stale: not there.  From the innermost out, through ifs and loops alike: `if
+    isinstance(value, list): for v in value: if ...: for w in v: out.append(w)` then
+    `return out` (the inner if's out, the outer loop's carried name, the outer if's out)."""
+    fresh = {c for c in ir.targets(loop) if func.base.get(c, c) == name}
+    _copies(order, _end(order, loop), fresh)
+    around = [s for s in order if isinstance(s, (ir.If, ir.Loop)) and s is not loop and
+              any(x is loop for block in s.blocks() for x in ir.walk(block))]
+    outs, after = set(), {}
+    for s in reversed(around):              # the innermost first
+        if isinstance(s, ir.If):
+            in_body = any(x is loop for x in ir.walk(s.body))
+            new = {t for t, a, b in s.outs if _fresh_atom(a if in_body else b, fresh)}
+            outs |= new
+        else:   # (a loop's own carried names are not fresh at the end of its body)
+            new = {c for c, _, nxt in s.carried if _fresh_atom(nxt, fresh)}
+            after.update((c, _end(order, s)) for c in new)
+        fresh |= new
+        _copies(order, _end(order, s), fresh)
+    return outs, after, fresh
+
+
+def _copies(order, start, fresh) -> None:
+    """Add to fresh the plain copies of its names bound from position start on (`out_5 =
+    out_3`, the version of `out` that `out.extend(v)` leaves in an if); before start, in
+    a loop's body, a copy of its carried name is of the iteration's start value."""
+    for s in order[start:]:
+        if isinstance(s, ir.Assign) and _fresh_atom(s.value, fresh):
+            fresh.add(s.target)
+
+
+def _fresh_atom(a, fresh) -> bool:
+    return isinstance(a, ir.Var) and a.name in fresh
 
 
 def _check_back_edges(func, order, stmt, group, holds, holds_in, name, loc):
@@ -443,6 +526,7 @@ def _held_elsewhere(stmts, lit, loop, update=None) -> bool:
     """Whether the literal object lit (by identity) is stored anywhere but in loop's init
     (and the update itself): in a tuple or list, a helper's container (a dict, an
     append), a copy or a join."""
+    site = loop if loop is not None else update
     for s in ir.walk(stmts):
         atoms = []
         if s is update:
@@ -456,7 +540,11 @@ def _held_elsewhere(stmts, lit, loop, update=None) -> bool:
                      for a in ir.expr_atoms(v)):
                 return True         # a constant tuple that holds it, read (t[0])
         elif isinstance(s, ir.If):
-            atoms = [a for _, x, y in s.outs for a in (x, y)]
+            # the other branch of an if around the loop (the update) joins the literal
+            # that it leaves alone (`out = []; if ...: for ...: out.append(v)`)
+            mine = [any(x is site for x in ir.walk(b)) for b in s.blocks()]
+            atoms = [a for _, x, y in s.outs for a, other in ((x, mine[1]), (y, mine[0]))
+                     if not other]
         elif isinstance(s, ir.Loop):
             atoms = [a for c, x, y in s.carried for a in ((y,) if s is loop else (x, y))]
         elif isinstance(s, ir.Def):
@@ -475,34 +563,20 @@ def _contains(value, obj) -> bool:
 
 
 def _end(order, loop):
-    """The position in order of the first statement after loop."""
+    """The position in order of the first statement after loop (or after an if)."""
     start = next(i for i, s in enumerate(order) if s is loop)
-    return start + len(list(ir.walk(loop.body))) + len(list(ir.walk(loop.cond))) + 1
+    return start + sum(len(list(ir.walk(b))) for b in loop.blocks()) + 1
 
 
-def _fresh_after(func, order, loop, enclosing, name):
-    """{a name an enclosing loop carries: the position after which it is fresh}.  After
-    that loop it names its value at the end of the last iteration, after the update: the
-    updated list itself where that is this loop's result (`w = [... for ...]` in a loop,
-    read after it), or a fresh name of an inner enclosing loop.  (In its loop's body it
-    names the iteration's start value, which may be stale: not there.)"""
-    fresh = {c for c in ir.targets(loop) if func.base.get(c, c) == name}
-    out = {}
-    for L in reversed(enclosing):           # the innermost first
-        # (L's own carried names are not fresh at the end of its body, only after it)
-        new = {c for c, _, nxt in L.carried if isinstance(nxt, ir.Var) and nxt.name in fresh}
-        out.update((c, _end(order, L)) for c in new)
-        fresh |= new
-    return out
-
-
-def _check_loop_reads(func, earlier, loop, group, holds, name, loc):
+def _check_loop_reads(func, earlier, loop, group, holds, name, loc, older=frozenset()):
     """A name bound before the loop that refers to the array the loop updates in place is
     stale from the second iteration on, wherever the loop reads it (before the update
-    too: `c = acc; for ...: s += c; acc += v`)."""
+    too: `c = acc; for ...: s += c; acc += v`).  older: names bound before the list was
+    made (_made_anew), which cannot refer to it."""
     outside = set(func.params)
     for s in earlier:
         outside.update(ir.targets(s))
+    outside -= older
     # (the variable's own version from before the loop too: the loop reads its carried
     # name, so a read of the old version in the body is through an alias, `c = acc`)
     for s in list(ir.walk(loop.body)) + list(ir.walk(loop.cond)):

@@ -19,13 +19,18 @@ expression on the right of ``=``.
 
 import operator
 
+import numpy as np
+
 from .. import ir, runtime
 from ..errors import UnsupportedSyntaxError
-from ..rules.builtins import as_tuple, dict_copy, without
+from ..rules.builtins import as_tuple, copy_of, dict_copy, without
+from ..rules.containers_kind import same_kind
 
 # calls that make a list, tuple or dict: a new one, or a changed copy of their first argument
-_MAKES = {runtime.list_append, runtime.make_dict, dict_copy, as_tuple, without}
-_CHANGES = {runtime.setitem}
+_MAKES = {runtime.list_append, runtime.make_dict, dict_copy, as_tuple, without, same_kind}
+# and those that make one where their first argument is one: x[i] = v, x.copy() (of an
+# array: an array)
+_CHANGES = {runtime.setitem, copy_of}
 
 
 def _fn(value):
@@ -33,9 +38,10 @@ def _fn(value):
         else None
 
 
-def containers(order) -> set:
+def containers(order, inexact=frozenset()) -> set:
     """The names that hold a list, tuple or dict made in the function: literals, what
-    the container helpers make of them, their slices and copies, joins and loops."""
+    the container helpers make of them, their slices and copies, joins and loops.  A
+    list times or plus a float value (inexact: see floats) is an array: NumPy's."""
     out = set()
 
     def is_one(a):
@@ -48,7 +54,8 @@ def containers(order) -> set:
                 first = v.args[0] if fn is not None and v.args else None
                 if isinstance(v, ir.Pack) or fn in _MAKES or is_one(v) or \
                         (fn in _CHANGES and is_one(first)) or \
-                        (fn in (operator.add, operator.mul) and any(map(is_one, v.args))) or \
+                        (fn in (operator.add, operator.mul) and any(map(is_one, v.args)) and
+                         not any(_float(a, inexact) for a in v.args)) or \
                         (fn is operator.getitem and is_one(first) and
                          isinstance(v.args[1], ir.Const) and isinstance(v.args[1].value, slice)):
                     out.add(s.target)
@@ -59,17 +66,54 @@ def containers(order) -> set:
     return out
 
 
-def refuse_repetition(order, cont):
+def refuse_repetition(order, cont, inexact=frozenset()):
     """`[v] * n`, `n * (a, b)`: a list of the same items n times.  Its derivative would
     reach one of them only (order-1 gradients wrong), and an in-place change of one item
-    is seen at every place: refused where a differentiable value is repeated."""
+    is seen at every place: refused where a differentiable value is repeated.  A list
+    times a float value (inexact) is NumPy's broadcasting: `[1, 2, 5] * np.exp(x)`."""
     for s in order:
         if isinstance(s, ir.Assign) and _fn(s.value) is operator.mul and any(
-                isinstance(a, ir.Var) and a.name in cont for a in s.value.args):
+                isinstance(a, ir.Var) and a.name in cont for a in s.value.args) and \
+                not any(_float(a, inexact) for a in s.value.args):
             raise UnsupportedSyntaxError(
                 "repeating a list or tuple (`[v] * n`)", s.src,
                 "s2sad does not differentiate it: build the list with a loop (`for i in "
                 "range(n): items.append(v)`), or repeat an array with np.tile.")
+
+
+# operators and NumPy functions whose result holds floats where an argument does
+_FLOAT_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
+              operator.matmul, operator.neg, operator.pos}
+_FLOAT_KEEPING = {np.sum, np.mean, np.prod, np.dot, np.matmul, np.outer, np.inner, np.einsum,
+                  np.tensordot, np.asarray, np.array, np.reshape, np.ravel, np.stack,
+                  np.concatenate, np.transpose, np.squeeze, np.expand_dims, np.tile,
+                  np.repeat, np.cumsum, np.cumprod, np.diff, np.sort, np.clip, np.where,
+                  np.max, np.min, np.linalg.norm, np.trace, np.diag}
+
+
+def _float(a, inexact) -> bool:
+    return isinstance(a, ir.Const) and isinstance(a.value, (float, complex, np.floating,
+                                                            np.complexfloating)) or \
+        isinstance(a, ir.Var) and a.name in inexact
+
+
+def floats(order, params=()) -> set:
+    """The names that hold float (or complex) numbers or arrays, never an int or a list:
+    the float parameters, and what arithmetic and NumPy's elementwise functions and
+    reductions make of one.  `c * x` with c a list and x one of them is broadcasting,
+    not `[v] * n`."""
+    out = set(params)
+    for _ in range(3):
+        for s in order:
+            if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call):
+                p, args = s.value.callee, s.value.args
+                keeps = p.fn in _FLOAT_OPS or p.fn in _FLOAT_KEEPING or \
+                    (getattr(p, "elementwise", False) and not p.nondiff)
+                if keeps and any(_float(a, out) for a in args):
+                    out.add(s.target)
+            elif isinstance(s, ir.Assign) and _float(s.value, out):
+                out.add(s.target)
+    return out
 
 
 def augmented(order, inplace, cont):

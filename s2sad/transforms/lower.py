@@ -648,6 +648,8 @@ def lower(parsed, res) -> tuple:
                        params, out.body, parsed.location(root), out.temps, out.base)
     func.kwonly = [p.id for p in a.kwonlyargs]
     func.defaults = _defaults(parsed)
+    # the parameters the call passes floats in (what `[1, 2] * x` broadcasts with)
+    func.float_params = {p for p, c in zip(params, parsed.spec or "") if c in "ds"}
     check_inplace(func, out.inplace, names)
     ir.validate(func)
     return func, out

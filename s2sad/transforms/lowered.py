@@ -133,15 +133,30 @@ class Output:
         if isinstance(atom, ir.Const):
             return atom.value if callable(atom.value) else None
         if isinstance(atom, ir.Var) and atom.name in self.externals:
-            kind = self.externals[atom.name]
-            if kind[0] == "global":
-                v = self.top_globals.get(atom.name)
-            elif kind[0] == "cell":
-                v = kind[1].cell_contents
-            else:
-                v = kind[1]
+            v = self._held(atom.name)
             return v if callable(v) else None
         return None
+
+    def _held(self, name):
+        kind = self.externals[name]
+        if kind[0] == "global":
+            return self.top_globals.get(name)
+        return kind[1].cell_contents if kind[0] == "cell" else kind[1]
+
+    def external_containers(self) -> set:
+        """The external names that hold a list, tuple or dict now (a global such as
+        `EXAMPLE = [(W, b), ...]`, which a flatten helper walks): a zero tangent of one
+        or of its items is a tree of zeros (analysis.containers' seeds).  The value may
+        change before a call: a tree of zeros is the zero of an array too."""
+        out = set()
+        for name in self.externals:
+            try:
+                v = self._held(name)
+            except ValueError:          # an empty cell
+                continue
+            if isinstance(v, (list, tuple, dict)):
+                out.add(name)
+        return out
 
 
 def _literal(v) -> bool:

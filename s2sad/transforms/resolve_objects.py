@@ -10,6 +10,7 @@ lowering knows.  Rewrites, one line each::
     f"a {x:.2f}"                                  =>  format_string(("a ", formatted(x, ".2f")))
     P(a, b=c)  (P a namedtuple class)             =>  record(P, (a, c))   differentiable
     p._replace(b=v)                               =>  record(P, (p.a, v))
+    type(x)(items)  (x a list or tuple)           =>  same_kind(x, items)   (x's kind: at run time)
     P = collections.namedtuple("P", "a b")        =>  (made now; P read as that class)
     d = norm(loc, s); d.logpdf(x), D.logpdf(x)    =>  norm.logpdf(x, loc, s)  (a frozen
                                                       distribution, registry.implement_frozen)
@@ -33,6 +34,7 @@ import gast
 import numpy as np
 
 from .. import registry
+from ..rules.containers_kind import same_kind
 from ..rules.objects import attribute, format_string, formatted, record, set_attribute
 from .parse import MethodOf
 from .resolve import library_function
@@ -385,6 +387,23 @@ def replaced(rw, node, scope):
              for f in cls._fields]
     return _call(rw, record, "record", [_at(_name(rw.cell(cls, cls.__name__)), node),
                                          _at(gast.Tuple(items, gast.Load()), node)], node)
+
+
+def rebuilt(rw, node, scope):
+    """type(x)(items), a container of x's kind (the flatten/unflatten idiom `return
+    type(example)(parts)`)  =>  same_kind(x, items), which makes the list or tuple
+    where the code runs and refuses any other kind there (rules/containers_kind.py);
+    None for any other call."""
+    func = node.func
+    if not (isinstance(func, gast.Call) and isinstance(func.func, gast.Name) and
+            func.func.id == "type" and len(func.args) == 1 and not func.keywords and
+            len(node.args) == 1 and not node.keywords and not any(
+                isinstance(a, gast.Starred) for a in func.args + node.args)):
+        return None
+    ok, fn = rw.static(func.func, scope)        # (not a local or global named type)
+    if not ok or fn is not type:
+        return None
+    return _call(rw, same_kind, "same_kind", [func.args[0], node.args[0]], node)
 
 
 def _freezes(rw, call, scope) -> bool:

@@ -232,7 +232,8 @@ class _Rewriter:
         if isinstance(func, gast.Name) and func.id in scope.made:
             node.func = objects.made_name(self, func, scope)
             func = node.func
-        made = objects.made_record(self, node, scope) or objects.replaced(self, node, scope)
+        made = objects.made_record(self, node, scope) or objects.replaced(self, node, scope) \
+            or objects.rebuilt(self, node, scope)
         if made is not None:
             return self.expr(made, scope, pre)
         ok, fn = self.static(func, scope)

@@ -55,7 +55,8 @@ class TaylorTransform:
         self.base = dict(func.base)
         self.co: Dict[str, Optional[List]] = {}        # a name's vector, None: inactive
         self.packs: Dict[str, List] = {}                # static tuples: their items' vectors
-        self.containers = analysis.containers(func.body, func.containers)
+        self.containers = analysis.containers(
+            func.body, set(func.containers) | out.external_containers())
         self.block: List = []
         self.shape_of: Dict[str, str] = {}
         self.src = func.src
