@@ -32,6 +32,7 @@ function: ``grad`` of ``sum(f(*args) * d)`` in the n arguments.
 """
 
 import functools
+import inspect
 import threading
 from typing import Any, Dict
 
@@ -232,12 +233,15 @@ def pullback_code(fn, n: int, wrt=None, array=False):
 def jvp_code(fn):
     """fn's forward-mode code: J(*args, *tangents) -> (out, tangent), kept on fn (a
     function or s2sad's own code), so that it is made once and lives as long as fn."""
-    j = getattr(fn, "__s2sad_jvp__", None)
+    owner, key = fn, "__s2sad_jvp__"
+    if inspect.ismethod(fn):            # a new object at each access: kept on its function
+        owner, key = fn.__func__, f"__s2sad_jvp_{id(fn.__self__)}__"
+    j = getattr(owner, key, None)
     if j is None:
         j = Transformed(fn, "jvp")
         try:
-            fn.__s2sad_jvp__ = j
-        except (AttributeError, TypeError):     # a builtin, a bound method: made each time
+            setattr(owner, key, j)
+        except (AttributeError, TypeError):     # a builtin: made each time
             pass
     return j
 

@@ -134,6 +134,38 @@ def test_a_function_defined_inside_with_a_closure():
                                rtol=1e-6)
 
 
+class Decay:
+    """A model as a class: the right-hand side is a method (solve_ivp(self.rhs, ...))."""
+
+    def __init__(self, scale):
+        self.scale = scale
+        self.calls = 0
+
+    def rhs(self, t, y, k):
+        return [-k * self.scale * y[0], k * y[0] - y[1]]
+
+    def loss(self, k):
+        self.calls += 1
+        sol = solve_ivp(self.rhs, (0.0, 1.0), np.array([1.0, 0.0]), t_eval=[0.5, 1.0],
+                        args=(k,), rtol=1e-12, atol=1e-12)
+        print(f"k={k:.3f} last={sol.y[1, -1]:.4f}")
+        return np.sum(sol.y[1])
+
+
+def test_a_method_as_the_right_hand_side(capsys):
+    model = Decay(2.0)
+    g = s2sad.grad(model.loss)(0.7)
+    assert model.calls == 1 and capsys.readouterr().out.startswith("k=0.700 ")
+    # y1' = -2k y1, y2' = k y1 - y2: y2(t) = k (e^{-t} - e^{-2kt}) / (2k - 1)
+    def closed(k):
+        return sum(k * (np.exp(-t) - np.exp(-2 * k * t)) / (2 * k - 1) for t in (0.5, 1.0))
+    assert g == pytest.approx((closed(0.7 + 1e-6) - closed(0.7 - 1e-6)) / 2e-6, rel=1e-7)
+    d2 = s2sad.derivative(s2sad.grad(model.loss))(0.7)
+    h = 1e-4
+    want = (closed(0.7 + h) - 2 * closed(0.7) + closed(0.7 - h)) / h ** 2
+    assert d2 == pytest.approx(want, rel=1e-5)
+
+
 def nn_dynamics(y, t, params):
     for W, b in params:
         out = np.dot(y, W) + b

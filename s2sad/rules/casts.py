@@ -23,8 +23,8 @@ from . import binding
 
 
 def integral(x, dtype):
-    """x as an array of an integer or boolean dtype."""
-    return np.array(x, dtype=dtype) if not hasattr(x, "astype") else x.astype(dtype)
+    """x as an array of an integer or boolean dtype (cast_to, without a derivative)."""
+    return cast_to(x, dtype)
 
 
 def cast_to(x, dtype):

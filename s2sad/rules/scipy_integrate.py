@@ -456,8 +456,10 @@ def _like(span, g):
 
 # -- the rules -------------------------------------------------------------------------------
 
-_HESSIAN = ("s2sad.hessian(f) and s2sad.jvp of s2sad.grad(f) (forward mode over the adjoint) "
-            "give second derivatives in y0 and args.")
+_HESSIAN = ("Second derivatives in y0 and args are forward mode over the adjoint: "
+            "s2sad.jvp or s2sad.derivative of s2sad.grad(f), and s2sad.hessian(f) where f "
+            "draws no random numbers (of one that does, hessian takes its rows in reverse "
+            "mode, from one call).")
 
 
 def _refusal(solver, what, hint, detail=""):

@@ -140,8 +140,9 @@ def arguments(low, node, spread=None):
                 "or pass the sequence itself.")
         args.extend(items)
     for k in node.keywords:
-        if k.arg is not None:
-            kwargs[k.arg] = low.atom(k.value)
+        if k.arg is not None:       # a literal tuple, list or dict: named after its keyword
+            literal = isinstance(k.value, (gast.Tuple, gast.List, gast.Dict))
+            kwargs[k.arg] = low.atom(k.value, hint=k.arg if literal else None)
             continue
         d = low.atom(k.value)
         known = low.out.dicts.get(d.name) if isinstance(d, ir.Var) else None

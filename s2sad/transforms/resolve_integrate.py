@@ -7,7 +7,8 @@ the primitives of rules/scipy_integrate.py::
                                                    L = lambda y, t, k: -k * y made now
 
 The right-hand side is a function known by name (its own code is differentiated by
-s2sad when the derivative runs) or a lambda, whose free names (the function's locals)
+s2sad when the derivative runs), a method of an object the function reads (self.rhs) or
+a lambda, whose free names (the function's locals)
 become parameters after its own, passed through args, so that the derivative flows
 through them too.  Anything else, and the options whose result s2sad does not model
 (full_output, events, dense_output), is refused at the call.
@@ -73,7 +74,8 @@ def rewrite(rw, node, scope, fn):
                 given.pop("t_eval", gast.Constant(None, None))]
     prim = integrate.odeint if solver == "odeint" else integrate.solve_ivp
     options = gast.Dict([gast.Constant(k, None) for k in given], list(given.values()))
-    new = gast.Call(_name(rw.cell(prim, solver)), head + [args, options], [])
+    new = gast.Call(_name(rw.cell(prim, solver)), head,
+                    [gast.keyword("args", args), gast.keyword("options", options)])
     return _at(new, node)
 
 
@@ -124,10 +126,16 @@ def _right_hand_side(rw, rhs, scope, solver):
     ok, fn = rw.static(rhs, scope)
     if ok and callable(fn) and hasattr(fn, "__code__"):
         return rhs, []
+    if isinstance(rhs, gast.Attribute):         # self.rhs: a method of an object known now
+        ok, owner = rw.static(rhs.value, scope)
+        method = getattr(owner, rhs.attr, None) if ok else None
+        if inspect.ismethod(method) and hasattr(method.__func__, "__code__"):
+            return _at(_name(rw.cell(method, rhs.attr)), rhs), []
     rw.fail(rhs, f"this right-hand side of scipy.integrate.{solver}",
             "s2sad differentiates a right-hand side that is a function known by name: "
             "defined at module level, or once in the function being differentiated "
-            "(without defaults, *args or decorators), or a lambda.")
+            "(without defaults, *args or decorators), a method of an object it reads "
+            "(self.rhs), or a lambda.")
 
 
 def _with(args, extra, where):
