@@ -103,7 +103,7 @@ def _lower(fn, spec=None):
     parsed.spec = spec
     fence.fence(parsed)
     func, out = lower.lower(parsed, resolve.resolve(parsed))
-    names.check_parameters(parsed, func.params, out.names)
+    names.check_parameters(parsed, func.params)
     # what the transforms call for a recursive function: its code, made here
     out.split_pair, out.jvp_recursive = split_pair, jvp_recursive
     return parsed, func, out

@@ -57,3 +57,42 @@ def test_an_outside_value_and_a_callees_local_of_one_name(f):
     # Taylor mode too
     np.testing.assert_allclose(s2sad.taylor(f, order=1)(X, direction=np.ones(3))[1][0],
                                np.sum(fd), rtol=1e-7)
+
+
+try:
+    import scipy.linalg as scipy_linalg
+except ImportError:         # pragma: no cover - SciPy is optional
+    scipy_linalg = None
+
+
+# A parameter named as a helper the generated code calls (a Lotka-Volterra model's
+# `gamma`, with np.random's gamma registered by an earlier test; `inv` beside
+# scipy.linalg.inv; s2sad's own ones_like or tape_push): the helper is bound under
+# another name.  Before, the parameter was refused, and whether it was depended on
+# which functions other code had registered first.
+
+def helper_named_parameters(x, unbroadcast, ones_like, shape_like, tape_push, gamma):
+    xs = [x]
+    for i in range(3):
+        xs.append(np.tanh(xs[-1] * unbroadcast + tape_push))
+    rng = np.random.default_rng(0)
+    return np.sum(xs[-1] ** 2 * ones_like) * rng.gamma(2.0) * gamma + shape_like
+
+
+def inverse_named_inv(a, inv):
+    return np.sum(scipy_linalg.inv(a) * inv)
+
+
+def test_parameters_named_after_helpers():
+    args = (X, 1.3, np.array([1.0, 2.0, 0.5]), 0.7, 0.2, 0.9)
+    check_grads(helper_named_parameters, args, order=2)
+    text = s2sad.source(s2sad.grad(helper_named_parameters))
+    assert "(x, unbroadcast, ones_like, shape_like, tape_push, gamma):" in text
+    assert "ones_like_1(" in text and "tape_push_1(" in text
+
+
+def test_parameter_named_after_a_scipy_function():
+    if scipy_linalg is None:
+        pytest.skip("SciPy is not installed")
+    a = np.array([[2.0, 0.3], [0.1, 1.5]])
+    check_grads(inverse_named_inv, (a, a + 1.0), order=2)

@@ -37,11 +37,20 @@ _counter = itertools.count(1)
 _lock = threading.Lock()
 
 
+def _bound(*funcs) -> set:
+    """The names the functions and the ones nested in them bind (parameters, targets)."""
+    out = set()
+    for f in funcs:
+        out |= f.defined()
+        out |= _bound(*(s.func for s in ir.walk(f.body) if isinstance(s, ir.Def)))
+    return out
+
+
 def generate(func: ir.Function, externals, names, header: str, user_globals,
              others=()) -> Module:
     """The module for func, and for others: functions beside it that call each other
     (a recursive function's fwd and bwd), reached with Module.sibling(name, xp)."""
-    pr = Printer(externals, names)
+    pr = Printer(externals, names, _bound(func, *others))
     for g in (func, *others):
         pr.lengths.update(getattr(g, "tuples", None) or {})
     lines: List[str] = []

@@ -30,8 +30,9 @@ CMP = {"<", "<=", ">", ">=", "==", "!="}
 
 
 class Printer:
-    def __init__(self, externals, names):
+    def __init__(self, externals, names, bound=frozenset()):
         self.bindings: Dict[str, Any] = {}
+        self.bound = bound      # every name the code binds: a helper never takes one
         self.cells: Dict[str, Any] = {}
         self.names = names
         for k, v in externals.items():
@@ -50,7 +51,8 @@ class Printer:
         k = id(obj)
         if k in self.by_id:
             return self.by_id[k]
-        helper = hint in self.helper_names and hint not in self.bindings
+        helper = hint in self.helper_names and hint not in self.bindings \
+            and hint not in self.bound
         name = hint if helper or (hint.isidentifier() and not keyword.iskeyword(hint) and
                                   hint not in self.names.taken) else self.names.fresh(hint)
         self.names.taken.add(name)

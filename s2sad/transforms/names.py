@@ -25,11 +25,12 @@ RESERVED = {"xp"}
 BUILTINS = {n for n in dir(__import__("builtins")) if not n.startswith("_")}
 
 
-def check_parameters(parsed, params, names: "Names"):
+def check_parameters(parsed, params):
     """Refuse a parameter of the function being transformed that the generated code would
-    shadow: xp (the array module), a helper's name, or a builtin the transforms call."""
+    shadow: xp (the array module), or a builtin the transforms call by name.  A helper
+    whose name a parameter takes is bound under another name (codegen)."""
     for p in params:
-        if p in names.reserved_only and p not in BUILTINS or p in ("len", "range", "slice"):
+        if p in RESERVED or p in ("len", "range", "slice"):
             from ..errors import UnsupportedSyntaxError
             what = "the array module" if p in RESERVED else "a function it calls"
             raise UnsupportedSyntaxError(
