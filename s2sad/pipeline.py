@@ -1,6 +1,6 @@
 """The driver: the one place that knows the order of s2sad's passes.
 
-``lower(fn, spec)`` reads a function into the functional form (parse → fence →
+``lower(fn, spec)`` reads a function into the functional form (parse → generators → fence →
 resolve → lower); ``derive`` applies one transform to it (reverse: a flat
 gradient or fprop/bprop; forward: jvp or derivative); ``finish`` checks and
 simplifies the result and writes its code (validate → optimize → validate →
@@ -23,8 +23,8 @@ import numpy as np
 
 from . import failures, generated, ir, registry
 from .errors import TransformError
-from .transforms import (codegen, fence, forward, lower, names, optimize, parse, resolve,
-                         reverse, reverse_control, specialize, taylor)
+from .transforms import (codegen, fence, forward, generators, lower, names, optimize, parse,
+                         resolve, reverse, reverse_control, specialize, taylor)
 from .transforms.optimize_release import release_shapes
 
 
@@ -101,6 +101,7 @@ def _lower(fn, spec=None):
     """The front end: fn's source, checked, resolved and in functional form."""
     parsed = parse.parse(fn, spec)
     parsed.spec = spec
+    generators.eager(parsed, top=True)
     fence.fence(parsed)
     func, out = lower.lower(parsed, resolve.resolve(parsed))
     names.check_parameters(parsed, func.params)

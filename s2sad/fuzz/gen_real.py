@@ -12,8 +12,10 @@ strings built in branches that never run, a string that chooses the branch); seq
 as Python uses them (tuple and list concatenation where the list's length is decided at
 run time, ``f(*t)``, ``zip(*pairs)``, ``map``, ``functools.partial``,
 ``functools.reduce``, ``filter``, ``sorted``/``max`` with a key, ``np.zeros(*shape)``);
-and functions held in containers (lists, dicts, a module tuple, lambdas with loop
-defaults, one chosen by an int or by the data).
+functions held in containers (lists, dicts, a module tuple, lambdas with loop
+defaults, one chosen by an int or by the data); and generator functions the objective
+iterates (a loop of yields with an early return, neighbours' products, ``yield from``),
+read by ``sum``, ``list`` or a ``for`` loop.
 
 Module-level pieces (the classes, generators, namedtuple types) are made on first
 use (``Gen.piece``) and written between the globals and the helpers; the imports they
@@ -38,7 +40,7 @@ REAL_STATEMENTS = [
     (0.7, "map", "s_map"), (0.7, "partial", "s_partial"),
     (0.7, "functools_reduce", "s_functools_reduce"), (0.7, "filter", "s_filter"),
     (0.7, "sorted_key", "s_sorted_key"), (0.6, "zeros_star", "s_zeros_star"),
-    (1.2, "fn_container", "s_fn_container"),
+    (1.2, "fn_container", "s_fn_container"), (0.8, "generator", "s_generator"),
 ]
 # every construct this module names (for per-construct counts)
 REAL_CONSTRUCTS = [c for _, c, _ in REAL_STATEMENTS] + [
@@ -538,6 +540,37 @@ class RealCodeStatements:
         r = self.name("r")
         scope.vars[r] = t
         return [self.pad(indent, f"{r} = {call}")]
+
+    GENERATORS = {
+        "scaled_terms": "def scaled_terms(xs, c):\n    for i, x in enumerate(xs):\n"
+                        "        if i > 1:\n            return\n        yield x * c ** i",
+        "neighbour_products": "def neighbour_products(xs, c):\n"
+                              "    for a, b in zip(xs[:-1], xs[1:]):\n        yield a * b + c",
+        "tanh_terms": "def tanh_terms(xs, c):\n    yield from (np.tanh(x) * c for x in xs)\n"
+                      "    yield xs[0] - c",
+    }
+
+    def s_generator(self, scope, indent, nest, loop):
+        """A module-level generator function, read by sum, list or a for loop."""
+        t = self.rng.choice(["f", "v"])
+        gen = self.rng.choice(sorted(self.GENERATORS))
+        self.piece(gen, self.GENERATORS[gen])
+        call = f"{gen}({self.seq_of(scope, t)}, {self.e('f', scope, 1)})"
+        r = self.name("r")
+        roll = self.rng.random()
+        if roll < 0.4:
+            scope.vars[r] = t
+            return [self.pad(indent, f"{r} = sum({call})")]
+        if roll < 0.7:
+            scope.lists[r] = t
+            scope.readers += [(t, f"{r}[0]"), (t, f"{r}[-1]")]
+            return [self.pad(indent, f"{r} = list({call})")]
+        item = self.name("g")
+        zero = "0.0" if t == "f" else "np.zeros(3)"
+        scope.vars[r] = t
+        return [self.pad(indent, f"{r} = {zero}"),
+                self.pad(indent, f"for {item} in {call}:"),
+                self.pad(indent + 1, f"{r} = {r} * 0.5 + np.sin({item})")]
 
     def s_filter(self, scope, indent, nest, loop):
         """kept = list(filter(lambda e: e > c, xs)); sum(kept) and len(kept)."""

@@ -42,7 +42,7 @@ import numpy as np
 from .. import ir, registry, runtime
 from ..errors import TransformError, UnsupportedSyntaxError
 from ..rules import binding
-from ..rules.objects import method_caller, percent_format, spread_call
+from ..rules.objects import method_caller, percent_format, raise_exception, spread_call
 from ..rules.shape import c_concat, r_concat
 from . import resolve
 from . import lower_builtins, lower_comprehension, lower_effects, lower_nonlocal, lower_views
@@ -82,6 +82,7 @@ class Lowering:
         self.locals = res.locals             # this function's own local names
         self.outer = None                    # for a closure: the Lowering it was defined in
         self.control = Control(self, closure_stack)
+        self.generator = False               # a generator's body, run as a list (generators.py)
 
     # -- errors and locations -------------------------------------------------
     def loc(self, node):
@@ -95,6 +96,12 @@ class Lowering:
         """target = value, at the end of the current block."""
         for a in [value] if isinstance(value, Closure) else ir.expr_atoms(value):
             refuse_function(self, a, node)
+        if self.generator and isinstance(value, ir.Call) and _reorders(value.callee):
+            raise UnsupportedSyntaxError(
+                f"{registry.display_name(value.callee)} inside a generator", self.loc(node),
+                "s2sad runs a generator to its end, as a list, before the loop that reads "
+                "its items: a draw or a print in it would run in another order than in a "
+                "plain call. Return a list from the function instead.")
         self.out.cur.append(ir.Assign(target, value, self.loc(node)))
         self.out.note(target, value)
         return ir.Var(target)
@@ -223,8 +230,10 @@ class Lowering:
     def child(self, parsed, res, stack, closure_stack=()) -> "Lowering":
         """A Lowering for another body (an inlined function or closure), sharing this
         one's names and output."""
-        return Lowering(parsed, res, self.names, self.out, top=False, stack=stack,
-                        closure_stack=closure_stack)
+        low = Lowering(parsed, res, self.names, self.out, top=False, stack=stack,
+                       closure_stack=closure_stack)
+        low.generator = self.generator or getattr(parsed.node, "s2sad_generator", False)
+        return low
 
     def closure_body(self, closure: Closure, closure_stack) -> "Lowering":
         """A child Lowering for the body of closure, called from this body: the names
@@ -232,6 +241,7 @@ class Lowering:
         owner = closure.owner
         child = self.child(owner.parsed, owner.res, self.stack, closure_stack)
         child.outer = owner
+        child.generator = self.generator or getattr(closure.node, "s2sad_generator", False)
         child.locals = lower_nonlocal.closure_locals(closure)
         return child
 
@@ -626,6 +636,14 @@ _BUILDERS = {
     gast.GeneratorExp: Lowering.list_comprehension, gast.DictComp: Lowering.list_comprehension,
     gast.SetComp: Lowering.list_comprehension,
 }
+
+
+def _reorders(callee) -> bool:
+    """Would a call of callee run in another order, run ahead as a generator's items are?
+    (a draw, a print, an attribute set; not a check, which fails or passes alike)"""
+    return isinstance(callee, registry.Primitive) and not callee.pure and \
+        callee.fn is not raise_exception and not callee.short.startswith("check_") and \
+        not getattr(callee, "attribute", False)
 
 
 def lower(parsed, res) -> tuple:

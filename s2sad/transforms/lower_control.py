@@ -41,7 +41,7 @@ import gast
 from .. import ir, registry, runtime
 from ..checkpoint import checkpointed
 from ..errors import UnsupportedSyntaxError
-from . import lower_effects, fence, lower_nonlocal, lower_views, parse, resolve
+from . import lower_effects, fence, generators, lower_nonlocal, lower_views, parse, resolve
 from .inplace import name_shared_literals
 from ..rules.builtins import keys_of, loop_items
 from .lower_builtins import pack_arguments
@@ -603,6 +603,7 @@ class Control:
                     f"a recursive call of {parsed.name} that does not pass every argument by "
                     "position", low.loc(node), "Pass all arguments positionally.")
             return ir.Call(ir.FnRef(parsed.fn), tuple(args))
+        generators.eager(parsed, top=False)
         fence.fence(parsed, top=False)
         res = resolve.resolve(parsed)
         low.out.guards.extend(res.guards + parsed.guards)
