@@ -18,6 +18,7 @@ each::
                                or of the product's where the shapes are known: specialize.py)
     ones * c * k               =>  ones * (c * k)         (numbers, one a power of two: exact)
     x ** 1, np.power(x, 1)     =>  x
+    g * x ** 1                 =>  g * x                  (g a float: the product's value)
     np.power(x, c)             =>  x ** c                 (c a whole number >= 0: ** cannot raise)
     -(-x)                      =>  x
     for ...: a = p[k]; ...     =>  a = p[k]; for ...: ...   (optimize_flow: k a constant)
@@ -167,6 +168,11 @@ class _Simplifier:
         for c, g in ((args[0], args[1]), (args[1], args[0])):
             if _is(c, -1) and fl(g):                       # -1.0 * g => -g
                 return ir.Call(registry.primitive(operator.neg), (g,))
+        for i in (0, 1):        # g * x ** 1 => g * x, g a float: the product's value is one
+            base = self.first_power(args[i]) if fl(args[1 - i]) else None
+            if base is not None:
+                return ir.Call(registry.primitive(operator.mul),
+                               (base, args[1]) if i == 0 else (args[0], base))
         scaled = self.ones_times(args[0], args[1]) or self.ones_times(args[1], args[0])
         if scaled is not None:
             return scaled
@@ -174,6 +180,15 @@ class _Simplifier:
             if self.is_ones(u) and self.covers(w, u) and fl(w):
                 return w
         return None
+
+    def first_power(self, a):
+        """x where a is x ** 1 (a rule's power x ** (y - 1) at y = 2), else None."""
+        d = self.func._defs.get(a.name) if isinstance(a, ir.Var) else None
+        if d is None or not isinstance(d.value, ir.Call) or d.value.kwargs or \
+                d.value.callee.fn not in (operator.pow, np.power) or \
+                not _is(d.value.args[1], 1):
+            return None
+        return d.value.args[0]
 
     def ones_times(self, a, x):
         """(ones * c) * x => c * x, for a number c and ones of x's shape (the seed of a
