@@ -53,6 +53,11 @@
   returned (ragged: ValueError); those are containers to the analysis now.  And
   `t = parts.copy(); t[0] += 1.0` (or type(parts)(parts)) changed the array that parts
   holds too, silently unseen: it is refused as list(parts) was.
+* A recursive unflatten into a dict (`out = {}; for k in sorted(example): out[k], start =
+  _unflatten(example[k], vector, start)`, then `return out, start` in an if): refused as
+  an alias, because the if's result, the tuple (out, start) made after the loop, was taken
+  for a name bound before the update.  A value made after the loop is made from names read
+  there, which the check reads: inplace._fresh_around trusts it.
 """
 
 import re
@@ -950,3 +955,49 @@ def test_casts_to_integers_have_a_zero_derivative(name):
     # Taylor mode along ones: the first coefficient is the directional derivative
     np.testing.assert_allclose(derivative(lambda s: f(x + s), order=1)(0.0), np.sum(want(x)),
                                rtol=1e-12, atol=1e-15)
+
+
+# -- a recursive unflatten into a dict ------------------------------------------------
+
+def _leaf(example, vector, start):
+    size = np.size(example)
+    return np.reshape(vector[start:start + size], np.shape(example)), start + size
+
+
+def _unflatten_dict(example, vector, start):
+    if isinstance(example, dict):
+        out = {}
+        for k in sorted(example):
+            out[k], start = _unflatten_dict(example[k], vector, start)
+        return out, start
+    return _leaf(example, vector, start)
+
+
+def _unflatten_stale(example, vector, start):
+    if isinstance(example, dict):
+        out = {}
+        before = out            # the same dict in Python; an old value in s2sad's code
+        for k in sorted(example):
+            out[k], start = _unflatten_stale(example[k], vector, start)
+        return before, start
+    return _leaf(example, vector, start)
+
+
+NESTED = {"a": np.zeros(2), "b": {"c": np.zeros((2, 1)), "d": np.zeros(1)}}
+
+
+def _dict_objective(v):
+    p = _unflatten_dict(NESTED, v, 0)[0]
+    return np.sum(p["a"] ** 2) + np.sum(np.sin(p["b"]["c"])) * p["b"]["d"][0]
+
+
+def test_recursive_unflatten_into_a_dict():
+    v = np.array([0.3, -0.5, 0.8, 1.1, 0.7])
+    check_grads(_dict_objective, (v,), order=2, modes=("rev", "fwd"))
+
+
+def test_a_name_bound_to_the_dict_before_the_loop_is_still_refused():
+    def objective(v):
+        return np.sum(_unflatten_stale(NESTED, v, 0)[0]["a"])
+    with pytest.raises(S2SADError, match="in-place update of `out`"):
+        grad(objective)(np.arange(5.0))

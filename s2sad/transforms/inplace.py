@@ -454,17 +454,24 @@ def _fresh_around(func, order, loop, name):
     isinstance(value, list): for v in value: if ...: for w in v: out.append(w)` then
     `return out` (the inner if's out, the outer loop's carried name, the outer if's out)."""
     fresh = {c for c in ir.targets(loop) if func.base.get(c, c) == name}
-    _copies(order, _end(order, loop), fresh)
+    done = _end(order, loop)
+    _copies(order, done, fresh)
     around = [s for s in order if isinstance(s, (ir.If, ir.Loop)) and s is not loop and
               any(x is loop for block in s.blocks() for x in ir.walk(block))]
+    # a value made after the loop (`return out, start`: a tuple of the list's last version)
+    # is made from names read there, which _after_loop checks: it is not stale either
+    made_at = {t: i for i, s in enumerate(order) for t in ir.targets(s)}
+
+    def new_value(a):
+        return _fresh_atom(a, fresh) or isinstance(a, ir.Var) and made_at.get(a.name, -1) >= done
     outs, after = set(), {}
     for s in reversed(around):              # the innermost first
         if isinstance(s, ir.If):
             in_body = any(x is loop for x in ir.walk(s.body))
-            new = {t for t, a, b in s.outs if _fresh_atom(a if in_body else b, fresh)}
+            new = {t for t, a, b in s.outs if new_value(a if in_body else b)}
             outs |= new
         else:   # (a loop's own carried names are not fresh at the end of its body)
-            new = {c for c, _, nxt in s.carried if _fresh_atom(nxt, fresh)}
+            new = {c for c, _, nxt in s.carried if new_value(nxt)}
             after.update((c, _end(order, s)) for c in new)
         fresh |= new
         _copies(order, _end(order, s), fresh)
