@@ -40,6 +40,7 @@ CI_REFUSED = REFUSED_TODAY
 CI_CONFIG = GenConfig(exclude=CI_OPEN_BUGS | CI_REFUSED)
 
 
+@pytest.mark.slow     # 4 minutes on two cores: .ci/run runs it (pytest -m slow)
 @pytest.mark.parametrize("checks,n", [(("grad", "vjp"), 400), (("jvp",), 200),
                                       (("order2",), 100), (("taylor",), 100),
                                       (("laplacian",), 100), (("jacobian",), 100)])
