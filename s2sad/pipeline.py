@@ -1,12 +1,12 @@
 """The driver: the one place that knows the order of s2sad's passes.
 
-``lower(fn, spec)`` reads a function into the functional form (parse → generators → fence →
-resolve → lower); ``derive`` applies one transform to it (reverse: a flat
-gradient or fprop/bprop; forward: jvp or derivative); ``finish`` checks and
-simplifies the result and writes its code (validate → optimize → validate →
-codegen).  ``artifact`` caches the generated module per function, kind and
-call (thread-safe, with guards: a global the code relies on that is rebound
-makes it transform again).
+``_lower(fn, spec)`` reads a function into the functional form (parse → generators →
+fence → resolve → lower); ``_transform`` applies one transform to it (``_code``:
+reverse, a flat gradient or fprop/bprop, or forward, jvp or derivative; ``_taylor``:
+Taylor mode); ``_finish`` checks and simplifies the result and writes its code
+(validate → optimize → validate → codegen).  ``_artifact`` caches the generated module
+per function, kind and call (thread-safe, with guards: a global the code relies on that
+is rebound makes it transform again).
 
 The passes never import this module or the API: a pass that needs another
 function transformed (a recursive call's generated pair) gets a callable from

@@ -1,5 +1,6 @@
-"""Statistics and friends: cumprod, average, the nan-reductions (nansum, nanmean, nanmax,
-nanmin, nanvar, nanstd), nan_to_num, sinc, interp and linspace.
+"""Statistics and friends: cumprod, the nan-reductions (nansum, nanmean, nanmax, nanmin,
+nanvar, nanstd), nan_to_num and sinc (average and linspace: averages.py; interp:
+signal.py).
 
 Conventions where the functions are not differentiable or NaNs are involved:
 
@@ -17,11 +18,6 @@ Conventions where the functions are not differentiable or NaNs are involved:
   NumPy replaces the real and imaginary parts separately, and so does the derivative.
 * sinc: every derivative, at x = 0 too (sinc'(0) = 0, sinc''(0) = -pi^2 / 3), from
   sinc_derivative(x, k), a primitive whose rule is sinc_derivative(x, k + 1).
-* interp(x, xp, fp): differentiable in x (the slope of the segment holding x, 0 outside
-  [xp[0], xp[-1]]; at a knot, the segment to its right, the last one at xp[-1]) and in
-  fp (its two weights; outside the range, fp[0] or fp[-1] unless left/right are given).
-  xp is data: a differentiated xp is refused.
-* average(a, axis, weights): differentiable in a and in weights (weights None: a mean).
 """
 
 import math

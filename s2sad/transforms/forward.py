@@ -1,4 +1,4 @@
-"""The forward-mode transform (tangents, JVPs).
+"""Pass 5, forward mode: the tangent transform (JVPs).
 
 Input: an :class:`ir.Function` in functional form, as reverse mode takes it.
 Output: a function that computes the primal and, next to each statement,

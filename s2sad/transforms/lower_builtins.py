@@ -38,7 +38,7 @@ from ..rules.accumulate import add_at, add_lhs_grad, add_rhs_grad, item_grads, s
 from ..rules.builtins import (check_assert, concat_items, copy_of, dict_copy, item_of,
                               keys_of, without)
 from ..runtime import getitem_grad, make_dict, matmul_lhs_grad, matmul_rhs_grad
-from . import lower_templates as T
+from . import lower_templates as templates
 from . import parse, resolve
 from .names import all_identifiers
 
@@ -192,7 +192,7 @@ def _sum(low, node):
     start = args[1] if len(args) > 1 else kwargs.get("start", ir.Const(0))
     items = known_items(low, args[0], node)
     if items is None:
-        return template(low, T.sum_, [args[0], start], {}, node)
+        return template(low, templates.sum_, [args[0], start], {}, node)
     total = start
     for k, item in enumerate(items):
         if k == 0 and start == ir.Const(0):
@@ -271,7 +271,8 @@ def _sequence(kind):
                 return ir.Const([i.value for i in items] if kind == "list"
                                 else tuple(i.value for i in items))
             return ir.Pack(tuple(items), kind)
-        return template(low, T.list_ if kind == "list" else T.tuple_, args, {}, node)
+        body = templates.list_ if kind == "list" else templates.tuple_
+        return template(low, body, args, {}, node)
     return lower
 
 
@@ -283,7 +284,7 @@ def _is_zip(low, expr):
 def _dict(low, node):
     if node.args and _is_zip(low, node.args[0]) and len(node.args[0].args) == 2:
         keys, values = (low.atom(a) for a in node.args[0].args)
-        base = template(low, T.dict_zip, [keys, values], {}, node)
+        base = template(low, templates.dict_zip, [keys, values], {}, node)
         rest = node.args[1:]
     else:
         base, rest = None, node.args
@@ -295,12 +296,12 @@ def _dict(low, node):
         first = low.atom(rest[0])
         pairs = isinstance(rest[0], (gast.List, gast.Tuple, gast.ListComp)) or (
             isinstance(first, ir.Const) and isinstance(first.value, (list, tuple)))
-        base = template(low, T.dict_pairs, [first], {}, node) if pairs else \
+        base = template(low, templates.dict_pairs, [first], {}, node) if pairs else \
             ir.Call(registry.primitive(dict_copy), (first,))
     made = low.dict_literal(keywords_dict(node)) if node.keywords or base is None else None
     if base is None or made is None:
         return made if base is None else base
-    return template(low, T.update_, [low.temp(base, node), low.temp(made, node)], {}, node)
+    return template(low, templates.update_, [low.temp(base, node), low.temp(made, node)], {}, node)
 
 
 def keywords_dict(node):
@@ -408,23 +409,24 @@ def _map(low, node):
     """map(fn, xs), map(fn, xs, ys, zs): a list of fn's results."""
     args, _ = checked(low, node, 2, 4)
     fn = _builtin_value(low, args[0])
-    return template(low, (T.map_, T.map2, T.map3)[len(args) - 2], [fn] + args[1:], {}, node)
+    body = (templates.map_, templates.map2, templates.map3)[len(args) - 2]
+    return template(low, body, [fn] + args[1:], {}, node)
 
 
 def _filter(low, node):
     """filter(fn, xs), filter(None, xs): a list of the items kept."""
     args, _ = checked(low, node, 2, 2)
     if args[0] == ir.Const(None):
-        return template(low, T.filter_true, args[1:], {}, node)
-    return template(low, T.filter_, [_builtin_value(low, args[0])] + args[1:], {}, node)
+        return template(low, templates.filter_true, args[1:], {}, node)
+    return template(low, templates.filter_, [_builtin_value(low, args[0])] + args[1:], {}, node)
 
 
 def _reduce(low, node):
     """functools.reduce(fn, xs[, initial])."""
     args, _ = checked(low, node, 2, 3)
     fn = _builtin_value(low, args[0])
-    return template(low, T.reduce_ if len(args) == 2 else T.reduce_from, [fn] + args[1:], {},
-                    node)
+    body = templates.reduce_ if len(args) == 2 else templates.reduce_from
+    return template(low, body, [fn] + args[1:], {}, node)
 
 
 def _zip(low, node):
@@ -436,25 +438,27 @@ def _zip(low, node):
         rows = low.atom(node.args[0].value)
         args = known_items(low, rows, node)
         if args is None or len(args) > 3:
-            return template(low, T.unzip, [rows], {}, node)
+            return template(low, templates.unzip, [rows], {}, node)
     else:
         args, _ = arguments(low, gast.Call(func=node.func, args=node.args, keywords=[]))
     if not args:
         return ir.Const([])
     if len(args) > 3:
         items = low.temp(ir.Pack(tuple(args), "list"), node, "rows")
-        return template(low, T.unzip, [items], {}, node)
-    return template(low, (T.zip1, T.zip2, T.zip3)[len(args) - 1], args, {}, node)
+        return template(low, templates.unzip, [items], {}, node)
+    body = (templates.zip1, templates.zip2, templates.zip3)[len(args) - 1]
+    return template(low, body, args, {}, node)
 
 
 _BUILTINS = {id(f): h for f, h in (
     (builtins.sum, _sum),
-    (builtins.max, _extreme(T.max2, T.max_, T.max_key)),
-    (builtins.min, _extreme(T.min2, T.min_, T.min_key)),
-    (builtins.any, _template_of(T.any_, 1, 1)),
-    (builtins.all, _template_of(T.all_, 1, 1)),
-    (builtins.sorted, _template_of(T.sorted_, 1, 1, ("key", "reverse"), T.sorted_key)),
-    (builtins.reversed, _template_of(T.reversed_, 1, 1)),
+    (builtins.max, _extreme(templates.max2, templates.max_, templates.max_key)),
+    (builtins.min, _extreme(templates.min2, templates.min_, templates.min_key)),
+    (builtins.any, _template_of(templates.any_, 1, 1)),
+    (builtins.all, _template_of(templates.all_, 1, 1)),
+    (builtins.sorted, _template_of(templates.sorted_, 1, 1, ("key", "reverse"),
+                                   templates.sorted_key)),
+    (builtins.reversed, _template_of(templates.reversed_, 1, 1)),
     (builtins.list, _sequence("list")), (builtins.tuple, _sequence("tuple")),
     (builtins.dict, _dict), (operator.pow, _pow),      # pow: an alias of operator.pow
     (math.log, _math_log), (math.hypot, _math_hypot),
@@ -465,8 +469,8 @@ _BUILTINS = {id(f): h for f, h in (
 )}
 
 _METHODS = {
-    "items": _method(T.items_, 0, 0), "keys": _method(T.keys_, 0, 0),
-    "values": _method(T.values_, 0, 0), "get": _method(T.get_, 1, 2),
+    "items": _method(templates.items_, 0, 0), "keys": _method(templates.keys_, 0, 0),
+    "values": _method(templates.values_, 0, 0), "get": _method(templates.get_, 1, 2),
     "copy": _copy, "pop": _pop,
 }
 
@@ -515,7 +519,7 @@ def assign_starred(low, target, atom, node):
                                 (atom, ir.Const(slice(star, -after if after else None)))), node)
         parts = [low.temp(ir.Call(registry.primitive(operator.getitem), (atom, ir.Const(i))),
                           node) for i in range(star)]
-        parts.append(low.temp(template(low, T.list_, [tail], {}, node), node, "rest"))
+        parts.append(low.temp(template(low, templates.list_, [tail], {}, node), node, "rest"))
         parts += [low.temp(ir.Call(registry.primitive(operator.getitem),
                                    (atom, ir.Const(i - after))), node) for i in range(after)]
     for t, part in zip(elts, parts):

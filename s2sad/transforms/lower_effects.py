@@ -38,8 +38,8 @@ from .. import ir, registry, runtime
 from ..errors import UnsupportedSyntaxError
 from ..rules.builtins import EFFECTS, check_assert, log_call
 from ..rules.objects import method_caller, raise_exception
-from . import lower_builtins as B
-from . import lower_templates as T
+from . import lower_builtins
+from . import lower_templates as templates
 from .fence import is_append
 from .lower_nonlocal import is_outer
 
@@ -78,7 +78,7 @@ def expression(low, s):
     target = low.res.targets[id(call)]
     fn = _effect_function(low, target, call)
     if fn is not None:
-        args, kwargs = B.arguments(low, call)
+        args, kwargs = lower_builtins.arguments(low, call)
         if fn is log_call:          # logging.info(...), log.info(...) of a logging.Logger
             module = low.res.targets[id(call)].kind != "method"
             args = [ir.Const(None) if module else low.atom(call.func.value),
@@ -90,7 +90,7 @@ def expression(low, s):
         low.build(call)          # its body, inlined; the result is dropped
         return
     if _outside_object(low, target, call):
-        args, kwargs = B.arguments(low, call)
+        args, kwargs = lower_builtins.arguments(low, call)
         _effect(low, method_caller(call.func.attr, effect=True),
                 [low.atom(call.func.value)] + args, kwargs, s)
         return
@@ -151,23 +151,25 @@ def _mutation(low, call, s):
     """lst.append(v), .extend, .insert, .pop, d.update: a new list or dict for the name."""
     name, method = call.func.value.id, call.func.attr
     if method == "pop":
-        B.call(low, low.res.targets[id(call)], call)
+        lower_builtins.call(low, low.res.targets[id(call)], call)
         return
     old = low.read(call.func.value)
     if method == "update":
-        args, _ = B.arguments(low, gast.Call(func=call.func, args=call.args, keywords=[]))
+        args, _ = lower_builtins.arguments(
+            low, gast.Call(func=call.func, args=call.args, keywords=[]))
         new = old
         if len(args) > 1:
             low.fail(call, f"update expected at most 1 argument, got {len(args)}")
         if args:
-            new = B.template(low, T.update_, [new, args[0]], {}, call)
+            new = lower_builtins.template(low, templates.update_, [new, args[0]], {}, call)
         if call.keywords:
-            made = low.temp(low.dict_literal(B.keywords_dict(call)), call)
-            new = B.template(low, T.update_, [new, made], {}, call)
+            made = low.temp(low.dict_literal(lower_builtins.keywords_dict(call)), call)
+            new = lower_builtins.template(low, templates.update_, [new, made], {}, call)
         low.update(name, old, new, s)
         return
-    args, _ = B.checked(low, call, *{"append": (1, 1), "extend": (1, 1), "insert": (2, 2)}[method])
-    more = B.known_items(low, args[0], call) if method == "extend" else None
+    arity = {"append": (1, 1), "extend": (1, 1), "insert": (2, 2)}[method]
+    args, _ = lower_builtins.checked(low, call, *arity)
+    more = lower_builtins.known_items(low, args[0], call) if method == "extend" else None
     if method == "append" or more:
         new = old
         for item in (args if method == "append" else more):      # extend((a, b)): appends
@@ -175,6 +177,6 @@ def _mutation(low, call, s):
                 new = low.temp(new, call)
             new = ir.Call(registry.primitive(runtime.list_append), (new, item))
     else:
-        new = B.template(low, T.extend_ if method == "extend" else T.insert_, [old] + args,
-                         {}, call)
+        body = templates.extend_ if method == "extend" else templates.insert_
+        new = lower_builtins.template(low, body, [old] + args, {}, call)
     low.update(name, old, new, s)

@@ -1,4 +1,4 @@
-"""The K-transform (reverse mode): straight-line code, and the two entry points.
+"""Pass 5, reverse mode: the K-transform of straight-line code, and its two entry points.
 
 Input: an :class:`ir.Function` in functional form.  Output: a new function
 that computes the primal and the adjoints, in one of two shapes::

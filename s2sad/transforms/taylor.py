@@ -1,4 +1,4 @@
-"""The Taylor-mode transform: high-order derivatives along directions in one pass.
+"""Pass 5, Taylor mode: high-order derivatives along directions in one pass.
 
 Input: an :class:`ir.Function` in functional form, as forward mode takes it,
 and the seeds: some parameters, D directions (one number per parameter) with
