@@ -18,6 +18,7 @@ from typing import Dict, List
 
 from .. import ir, registry
 from ..errors import RuleError, TransformError
+from . import fence, lower, parse, resolve
 from .names import hint_for
 
 
@@ -44,7 +45,6 @@ def plus():
 def rule_ir(rule: registry.Rule) -> ir.Function:
     """The functional form of a rule's source, parsed once."""
     if rule._ir is None:
-        from . import fence, lower, parse, resolve
         try:
             parsed = parse.parse(rule.fn)
             fence.fence(parsed)

@@ -46,9 +46,9 @@ from ..rules.objects import method_caller, percent_format, raise_exception, spre
 from ..rules.shape import c_concat, r_concat
 from . import resolve
 from . import lower_builtins, lower_comprehension, lower_effects, lower_nonlocal, lower_views
-from .inplace import check_inplace
-from .lower_control import (RAISED, RUNTIME_FUNCTION, Closure, Control, Functions,
-                            bind_arguments, function_body, refuse_function)
+from .inplace import check_inplace, refuse_alias
+from .closures import Closure, Functions, refuse_function
+from .lower_control import RAISED, RUNTIME_FUNCTION, Control, bind_arguments, function_body
 from .lowered import Output
 from .names import Names, all_identifiers, hint_for
 from .resolve import ATTRIBUTES, METHODS, VARARG_METHODS
@@ -314,7 +314,6 @@ class Lowering:
         elif isinstance(old, ir.Const) and isinstance(old.value, (list, dict)) and others:
             # a list or dict of constants has no name of its own: another name bound to
             # the same literal would see the change in Python
-            from .inplace import refuse_alias
             refuse_alias(name, self.loc(node))
         lower_views.refresh(self, name, node)     # its views, read again
 

@@ -30,7 +30,7 @@ side: the methods ``loc``, ``fail``, ``atom``, ``build``, ``temp``,
 ``locals`` (the body's variables, which a join or a loop rebinds), ``names``,
 ``out`` (the :class:`~s2sad.transforms.lowered.Output` all bodies share),
 ``res``, ``parsed``, ``stack`` and ``top``.  This module does not import
-lower.py; lower.py imports :class:`Closure` and the helpers from here.
+lower.py; lower.py imports its helpers from here (and Closure from closures.py).
 """
 
 import operator
@@ -47,46 +47,9 @@ from ..rules.builtins import keys_of, loop_items
 from .lower_builtins import pack_arguments
 from .lower_nonlocal import called_mutations
 from .names import all_identifiers
-from .resolve import classify, stored_names
-
-
-class Closure:
-    """A function value known at transform time: a nested def or a lambda (node), with
-    the Lowering it was defined in (whose variables it reads when called) and its
-    default values, computed where it was defined."""
-
-    def __init__(self, node, owner, defaults, kw_defaults):
-        self.node, self.owner = node, owner
-        self.defaults, self.kw_defaults = defaults, kw_defaults
-
-    @property
-    def name(self):
-        return getattr(self.node, "name", "lambda")
-
-
-class Functions(Closure):
-    """A tuple or list that holds a function (``return vec, unflatten``), known at
-    transform time item by item: it is unpacked, indexed with a constant and passed to
-    the functions s2sad inlines, never built in the generated code (where it would go,
-    it is refused as a function is)."""
-
-    def __init__(self, items, kind):
-        super().__init__(None, None, (), {})
-        self.items, self.kind = tuple(items), kind
-
-    @property
-    def name(self):
-        return "functions"
-
-
-def refuse_function(low, atom, node):
-    """A function (or a tuple of them) where a value is read: refused (s2sad's code holds
-    no function values; it inlines the functions it calls)."""
-    if isinstance(atom, Closure):
-        raise UnsupportedSyntaxError(
-            "a function used as a value here", low.loc(node),
-            "s2sad inlines the functions it calls: call a function, pass it to a function "
-            "of yours, or keep it in a tuple that is unpacked or indexed with a constant.")
+from .resolve import classify
+from .closures import Closure, Functions, refuse_function
+from .scopes import stored_names
 
 
 RUNTIME_FUNCTION = object()     # a name that holds one of several functions, by branch

@@ -37,8 +37,9 @@ from .. import ir, registry
 from ..rules.builtins import check_changed_in_place
 from ..errors import UnsupportedSyntaxError
 from . import parse
+from .closures import Closure
 from .fence import is_append
-from .resolve import FUNCTIONS, local_names, scope_nodes
+from .scopes import FUNCTIONS, local_names, scope_nodes
 
 
 def outer_receivers(fn_node, owner) -> set:
@@ -76,7 +77,6 @@ def called_mutations(low, node) -> set:
     """The names of low's body that the functions called inside node (a loop) change:
     the enclosing lists a nested function appends to, and the lists passed to a function
     that appends to its parameter, directly or through the functions they call."""
-    from .lower_control import Closure
     defined = {n.name: n for n in scope_nodes(node) if isinstance(n, gast.FunctionDef)}
     out, seen = set(), set()
     todo = [c for c in scope_nodes(node) if isinstance(c, gast.Call)]

@@ -44,7 +44,7 @@ from .. import ir, registry, runtime
 from ..errors import UnsupportedSyntaxError
 from ..rules.indexing import check_row_views, positions_of, row_index, unravel
 from .inplace import rebinds
-from .resolve import scope_nodes
+from .scopes import scope_nodes
 
 _VIEWS = (np.transpose, np.swapaxes)        # views of any array
 

@@ -16,6 +16,7 @@ import re
 import gast
 
 from .. import ir, registry
+from ..errors import UnsupportedSyntaxError
 
 # how an operator reads in a temporary's name: x_plus_y, neg_x
 WORDS = {"+": "plus", "-": "minus", "*": "times", "/": "over", "**": "pow", "@": "matmul",
@@ -31,7 +32,6 @@ def check_parameters(parsed, params):
     whose name a parameter takes is bound under another name (codegen)."""
     for p in params:
         if p in RESERVED or p in ("len", "range", "slice"):
-            from ..errors import UnsupportedSyntaxError
             what = "the array module" if p in RESERVED else "a function it calls"
             raise UnsupportedSyntaxError(
                 f"a parameter named `{p}`", parsed.location(parsed.node),

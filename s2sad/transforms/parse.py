@@ -18,12 +18,14 @@ import collections
 import functools
 import inspect
 import linecache
+import sysconfig
 import threading
 import types
 from dataclasses import dataclass, field
 from typing import Any, Dict, List
 
 import gast
+import numpy as np
 
 from .. import generated, registry
 from ..errors import Location, SourceUnavailableError
@@ -133,7 +135,6 @@ def _synthesize(prim, name: str, keywords: Dict[str, Any], spec=None) -> Parsed:
     An input the call leaves out (spec '-') is left out of the primitive's call too, so it
     binds as ``np.diff(a)`` written by hand does; inputs after a gap are passed by name.
     """
-    import numpy
     pairs = _primitive_inputs(prim, keywords)
     params = [p for _, p in pairs if p is not None]
     passed = dict(zip(params, spec or ""))
@@ -149,7 +150,7 @@ def _synthesize(prim, name: str, keywords: Dict[str, Any], spec=None) -> Parsed:
     filename = f"<s2sad: {name}>"
     lines = text.splitlines(True)
     linecache.cache[filename] = (len(text), None, lines, filename)
-    g = {"np": numpy, name: prim.fn, **{f"{k}_": v for k, v in keywords.items()}}
+    g = {"np": np, name: prim.fn, **{f"{k}_": v for k, v in keywords.items()}}
     made: Dict[str, Any] = {}
     exec(compile(text, filename, "exec"), dict(g), made)
     fn = made[name]             # the wrapper as a function: its defaults are the primitive's
@@ -302,3 +303,16 @@ def parse(fn, spec=None) -> Parsed:
     if module is not None:          # generated code: inherit what its transform assumed
         parsed.guards = list(module.guards)
     return parsed
+
+
+_STDLIB = sysconfig.get_paths()["stdlib"]
+
+
+def library_function(fn) -> bool:
+    """A library function (np.ones, collections.namedtuple): a primitive, never inlined
+    like the user's own code (Python's standard library is not the user's either)."""
+    mod = getattr(fn, "__module__", None) or ""
+    code = getattr(fn, "__code__", None)
+    return mod.split(".")[0] in ("numpy", "cupy", "scipy") or mod.startswith("s2sad.") or \
+        code is not None and code.co_filename.startswith(_STDLIB) and \
+        "site-packages" not in code.co_filename

@@ -26,7 +26,6 @@ if it changed, instead of running stale code.
 import builtins
 import difflib
 import functools
-import sysconfig
 import types
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Tuple
@@ -37,8 +36,9 @@ import numpy as np
 from .. import registry
 from ..checkpoint import checkpointed
 from ..errors import TransformError, UnsupportedSyntaxError
-from .fence import is_append
-from .parse import MethodOf
+from .parse import MethodOf, library_function
+from .resolve_values import rewrite
+from .scopes import FUNCTIONS, local_names, scope_nodes
 
 # array methods and attributes -> the NumPy function they mean
 METHODS = {
@@ -69,73 +69,8 @@ class Resolution:
     guards: List[Tuple[str, Any, str, Any]] = field(default_factory=list)
 
 
-FUNCTIONS = (gast.FunctionDef, gast.Lambda)
-
-
-def scope_nodes(root):
-    """The nodes of a function's own scope: not inside the functions nested in it."""
-    stack = list(gast.iter_child_nodes(root))
-    while stack:
-        n = stack.pop()
-        yield n
-        if isinstance(n, FUNCTIONS):
-            # its name belongs to this scope; its defaults are evaluated here
-            stack.extend(n.args.defaults + [d for d in n.args.kw_defaults if d is not None])
-            continue
-        stack.extend(gast.iter_child_nodes(n))
-
-
-def stored_names(root) -> set:
-    """The names the statements of root's own scope assign: targets, nested functions'
-    names, a list appended to (``lst.append(v)`` assigns lst) and an array written
-    into (``x[i] = v`` assigns x)."""
-    return _stored(root)[0]
-
-
-def _stored(root):
-    """(stored_names(root), the names it only appends to)."""
-    names, appended = set(), set()
-    for n in scope_nodes(root):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
-            names.add(n.id)
-        elif isinstance(n, gast.FunctionDef):
-            names.add(n.name)
-        elif is_append(n):              # lst.append(v), d.update(...), lst.pop()
-            appended.add(n.func.value.id)
-        elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and \
-                isinstance(n.value, gast.Name):
-            names.add(n.value.id)
-    return names | appended, appended - names
-
-
-def local_names(root, outer=frozenset()) -> set:
-    """A function's parameters and the names it assigns (its nested functions' names too);
-    a list it only appends to is one of them where it is a parameter or an enclosing
-    function's (outer), not a global one (history.append(s): an effect on that list)."""
-    a = root.args
-    star = [p for p in (a.vararg, a.kwarg) if p is not None]       # *args, **kwargs
-    params = {p.id for p in a.posonlyargs + a.args + a.kwonlyargs + star}
-    stored, appended = _stored(root)
-    return params | {n for n in stored if n not in appended or n in params or n in outer}
-
-
-_STDLIB = sysconfig.get_paths()["stdlib"]
-
-
-def library_function(fn) -> bool:
-    """A library function (np.ones, collections.namedtuple): a primitive, never inlined
-    like the user's own code (Python's standard library is not the user's either)."""
-    mod = getattr(fn, "__module__", None) or ""
-    code = getattr(fn, "__code__", None)
-    return mod.split(".")[0] in ("numpy", "cupy", "scipy") or mod.startswith("s2sad.") or \
-        code is not None and code.co_filename.startswith(_STDLIB) and \
-        "site-packages" not in code.co_filename
-
-
-
 def resolve(parsed) -> Resolution:
     """What each call and free name of parsed refers to; see the module docstring."""
-    from .resolve_values import rewrite
     rewrite(parsed)         # function values and records, into calls the lowering knows
     res = _Resolver(parsed).visit(parsed.node, set())
     res.locals = local_names(parsed.node)

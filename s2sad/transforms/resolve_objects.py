@@ -36,8 +36,7 @@ import numpy as np
 from .. import registry
 from ..rules.containers_kind import same_kind
 from ..rules.objects import attribute, format_string, formatted, record, set_attribute
-from .parse import MethodOf
-from .resolve import library_function
+from .parse import MethodOf, library_function
 
 _LIBRARIES = ("numpy", "scipy", "cupy", "dask", "s2sad")     # (and the standard library)
 _VALUES = (types.ModuleType, np.ndarray, np.generic, numbers.Number, str, bytes, list, dict,

@@ -11,7 +11,7 @@ import gast
 from . import resolve_objects as objects
 from ..failures import note_handled
 from ..rules.objects import finite_in_try
-from .resolve import local_names, scope_nodes
+from .scopes import local_names, scope_nodes
 
 
 class Scope:

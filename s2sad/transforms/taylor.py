@@ -34,6 +34,7 @@ import numpy as np
 from .. import ir, registry
 from ..rules import taylor_batch as runtime_batch
 from ..errors import TransformError
+from ..runtime import zeros_like_tree
 from ..rules.builtins import check_one_value
 from ..ir import analysis
 from . import taylor_batched
@@ -79,7 +80,6 @@ class TaylorTransform:
         if s is not None and self.L.stacked(s):
             return taylor_batched.zeros(self.T, a, self.L.D)
         if isinstance(a, ir.Var) and (a.name in self.containers or a.name in self.tuples):
-            from ..runtime import zeros_like_tree
             return self.T.call(zeros_like_tree, a)
         return zeros_for(self.T, a)
 
