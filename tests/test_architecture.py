@@ -45,3 +45,44 @@ def test_modules_fit_in_one_sitting_and_functions_on_one_screen():
     long_functions = [(p.name, f, n) for p, _, fs in _sizes() for f, n in fs if n > 60]
     assert not long_modules, long_modules
     assert not long_functions, long_functions
+
+
+def _transform_imports():
+    """{module: (the sibling modules it imports at its top, its imports inside functions)}
+    for the modules of s2sad/transforms."""
+    import ast
+    folder = ROOT / "s2sad" / "transforms"
+    names = {p.stem for p in folder.glob("*.py")}
+    out = {}
+    for path in folder.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        top = set()
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                top |= {node.module.split(".")[0]} if node.module else \
+                    {a.name for a in node.names}
+        inner = [node.lineno for f in ast.walk(tree)
+                 if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 for node in ast.walk(f) if isinstance(node, (ast.Import, ast.ImportFrom))]
+        out[path.stem] = (top & names, inner)
+    return out
+
+
+def test_no_import_circle_among_the_passes():
+    imports = {m: top for m, (top, _) in _transform_imports().items()}
+
+    def reaches(start):
+        seen, todo = set(), list(imports[start])
+        while todo:
+            m = todo.pop()
+            if m not in seen:
+                seen.add(m)
+                todo.extend(imports[m])
+        return seen
+    circles = sorted(m for m in imports if m in reaches(m))
+    assert not circles, circles
+
+
+def test_no_import_inside_a_function_of_the_passes():
+    inner = {m: lines for m, (_, lines) in _transform_imports().items() if lines}
+    assert not inner, inner
