@@ -30,9 +30,7 @@ CI_SEED = 20240611
 # 0, and s2sad (like JAX) gives nan, 0 * inf: the second derivative of |u| ** 1.5 is
 # infinite at 0 (test_open_findings.py, xfail).  A program with it where u is 0 fails
 # order2 and taylor; the full fuzzer keeps the construct.
-# repr_format (s2sad.fuzz.gen_real; tests/test_fuzz_real_code.py): f"{v!r}" of a Python
-# float (math.sqrt(...)) prints np.float64(...) in s2sad's code, which runs math.* as np.*.
-CI_OPEN_BUGS = frozenset({"frac_pow", "repr_format"})
+CI_OPEN_BUGS = frozenset({"frac_pow"})
 # constructs s2sad refuses today (none now; see s2sad.fuzz.gen.REFUSED_TODAY): left out so
 # that CI's time goes to programs s2sad differentiates.  The full fuzzer keeps them and
 # counts their refusals.

@@ -1,7 +1,9 @@
 """Python's math module inside differentiated code: every function a numerical program
 calls on floats is either differentiated (as the NumPy function it means) or, for the
 integer-valued ones, declared non-differentiable; math.log with a base and
-math.hypot of several numbers are lowered to NumPy calls where they are called.
+math.hypot of several numbers are lowered to NumPy calls where they are called.  Their
+values are Python floats, as in a plain call (python_float: a printed repr or a division
+by zero behaves as in the user's code).
 
 Each derivative is checked against a closed form and against central finite
 differences at orders 1 and 2 (check_grads), in reverse and forward mode.
@@ -89,3 +91,39 @@ def test_math_log_with_a_bad_number_of_arguments_names_the_call():
 
 def log_three(x):
     return math.log(x, 2.0, 3.0)
+
+
+def printed(x):
+    print(f"{math.sqrt(x)!r} {[math.exp(x), math.log(x, 2.0), math.hypot(x)]}")
+    return math.sqrt(x) * math.pow(x, 2)
+
+
+def divided(x):
+    gap = math.sin(x) - math.sin(x)
+    try:
+        return 1.0 / gap            # a ZeroDivisionError, as Python's floats raise it
+    except ZeroDivisionError:
+        return 0.0 * x
+
+
+def test_math_values_are_python_floats(capsys):
+    x = 1.7
+    plain = printed(x)
+    expected = capsys.readouterr().out
+    assert "np.float64" not in expected
+    value, g = s2sad.value_and_grad(printed)(x)
+    assert capsys.readouterr().out == expected
+    assert type(value) is float and value == plain
+    assert g == pytest.approx(2.5 * x ** 1.5, rel=1e-13)
+    jac = s2sad.jacobian(lambda v: np.array([math.sin(v[0]) * v[1], math.exp(v[1])]))
+    assert np.allclose(jac(np.array([0.3, 0.5])), [[math.cos(0.3) * 0.5, math.sin(0.3)],
+                                                  [0.0, math.exp(0.5)]], rtol=1e-14)
+
+
+def test_a_division_by_a_math_value_of_zero_raises_as_in_python():
+    # before, np.sin's NumPy number divided to inf: the plain call took the except path,
+    # s2sad's code the other one.  Now the ZeroDivisionError is raised there too, and the
+    # path s2sad does not differentiate is refused at its line
+    assert divided(0.4) == 0.0
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="ZeroDivisionError"):
+        s2sad.grad(divided)(0.4)

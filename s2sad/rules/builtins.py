@@ -28,7 +28,8 @@ import warnings
 import numpy as np
 
 from .. import registry
-from ..registry import defbprop, defindex, defjvp, deflinear, defnondiff, defview
+from ..registry import (defbprop, defelementwise, defindex, defjvp, deflinear, defnondiff,
+                        defview)
 from ..runtime import Cotangent, CotangentDict, as_items, getitem_grad, zeros_like_tree
 
 
@@ -46,6 +47,28 @@ def jvp_float(x, out, dx):
 
 
 deflinear(float)
+
+
+def python_float(v):
+    """What a function of Python's math module returns, a Python float, from the NumPy
+    function s2sad runs in its place (math.sin(x) runs as np.sin(x)): a NumPy number
+    becomes a float; an array (stacked tangents, a CuPy value) stays as it is."""
+    return float(v) if isinstance(v, (np.floating, np.integer)) else v
+
+
+@defbprop(python_float)
+def bprop_python_float(v, out, dout):
+    return (dout,)
+
+
+@defjvp(python_float)
+def jvp_python_float(v, out, dv):
+    return (dv,)
+
+
+deflinear(python_float)
+defelementwise(python_float)
+registry.primitive(python_float).name_through = True    # named after its argument
 
 
 def check_assert(test, message=None):

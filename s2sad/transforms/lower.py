@@ -42,6 +42,7 @@ import numpy as np
 from .. import ir, registry, runtime
 from ..errors import TransformError, UnsupportedSyntaxError
 from ..rules import binding
+from ..rules.builtins import python_float
 from ..rules.objects import method_caller, percent_format, raise_exception, spread_call
 from ..rules.shape import c_concat, r_concat
 from . import resolve
@@ -577,6 +578,9 @@ class Lowering:
                            (ir.Const(fn), spread[0], *args), tuple(kwargs.items()))
         if target.kind == "method":
             return self.method_call(node, args, kwargs)
+        if target.kind == "prim" and target.python_float:     # math.sin(x): a Python float
+            value = self.temp(self.prim_call(target.value, args, kwargs, node), node)
+            return ir.Call(registry.primitive(python_float), (value,))
         if target.kind == "prim":
             return self.prim_call(target.value, args, kwargs, node)
         if target.kind == "user":

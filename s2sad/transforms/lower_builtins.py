@@ -36,7 +36,7 @@ from .. import ir, registry
 from ..errors import UnsupportedSyntaxError
 from ..rules.accumulate import add_at, add_lhs_grad, add_rhs_grad, item_grads, summed
 from ..rules.builtins import (check_assert, concat_items, copy_of, dict_copy, item_of,
-                              keys_of, without)
+                              keys_of, python_float, without)
 from ..runtime import getitem_grad, make_dict, matmul_lhs_grad, matmul_rhs_grad
 from . import lower_templates as templates
 from . import parse, resolve
@@ -323,15 +323,20 @@ def _pow(low, node):
     return ir.Call(registry.primitive(operator.pow), tuple(args))
 
 
+def _as_python_float(low, value, node):
+    """python_float(value): a math function's result, a Python float (rules/builtins.py)."""
+    return ir.Call(registry.primitive(python_float), (low.temp(value, node),))
+
+
 def _math_log(low, node):
     """math.log(x) => np.log(x); math.log(x, base) => np.log(x) / np.log(base)."""
     args, _ = checked(low, node, 1, 2)
     log = registry.primitive(np.log)
     value = ir.Call(log, (args[0],))
-    if len(args) == 1:
-        return value
-    return ir.Call(registry.primitive(operator.truediv),
-                   (low.temp(value, node, "log"), low.temp(ir.Call(log, (args[1],)), node, "log")))
+    if len(args) == 2:
+        value = ir.Call(registry.primitive(operator.truediv), (
+            low.temp(value, node, "log"), low.temp(ir.Call(log, (args[1],)), node, "log")))
+    return _as_python_float(low, value, node)
 
 
 def _math_hypot(low, node):
@@ -339,12 +344,12 @@ def _math_hypot(low, node):
     args, _ = checked(low, node, 1, 64)
     out = args[0]
     if len(args) == 1:
-        return ir.Call(registry.primitive(np.absolute), (out,))
+        return _as_python_float(low, ir.Call(registry.primitive(np.absolute), (out,)), node)
     for a in args[1:]:
         out = ir.Call(registry.primitive(np.hypot), (out, a))
         if a is not args[-1]:
             out = low.temp(out, node, "hypot")
-    return out
+    return _as_python_float(low, out, node)
 
 
 def _method(fn, n_min, n_max):

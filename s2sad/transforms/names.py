@@ -79,6 +79,8 @@ def all_identifiers(node) -> set:
 def hint_for(callee, args) -> str:
     """A temporary's name, after its expression: sin_x, x_plus_y, sum_h."""
     first = args[0].name if args and isinstance(args[0], ir.Var) else ""
+    if first and getattr(callee, "name_through", False):   # python_float(sin_x): sin_x
+        return first
     if isinstance(callee, registry.Primitive) and callee.printing == registry.OPERATOR:
         word = WORDS.get(callee.symbol, callee.short)
         if callee.symbol.endswith("u") or callee.symbol == "not":

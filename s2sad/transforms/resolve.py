@@ -57,6 +57,7 @@ ATTRIBUTES = {"T": np.transpose, "shape": np.shape, "ndim": np.ndim, "size": np.
 class Target:
     kind: str
     value: Any
+    python_float: bool = False      # a math function run as NumPy's: its value made a float
 
 
 @dataclass
@@ -228,15 +229,20 @@ def _no_attribute(module, attr, what) -> str:
     return f"{module.__name__} has no {what} `{attr}`{_did_you_mean(attr, names)}"
 
 
+def _math_module(fn) -> bool:
+    return getattr(fn, "__module__", None) == "math"
+
+
 def classify(obj, parsed, node, label=None) -> Target:
     """What calling obj means: a primitive, or a user function to lower."""
+    named = obj
     obj = registry.canonical(obj)
     source = registry.source_of(obj)
     if source is not None:
         return Target("user", source)       # (scipy.optimize.rosen: its NumPy source)
     prim = registry.lookup(obj)
     if prim is not None:
-        return Target("prim", prim)
+        return Target("prim", prim, named is not obj and _math_module(named))
     if isinstance(obj, registry.Derived):
         return Target("user", obj)
     if isinstance(obj, types.FunctionType) and not library_function(obj):

@@ -6,7 +6,7 @@ import collections
 from rule_table import Row
 from s2sad.rules.builtins import (as_tuple, concat_items, copy_of, dict_copy, item_of,
                                   items_between, items_padded, loop_items, loop_items_grad,
-                                  loop_items_tangent, with_zero, without)
+                                  loop_items_tangent, python_float, with_zero, without)
 from s2sad.rules.objects import finite_in_try, record
 
 Pair = collections.namedtuple("Pair", "a b")
@@ -23,6 +23,10 @@ def _dict(rng):
 ROWS = [
     Row(lambda x: float(x) * 2.0, make=lambda rng: ((rng.standard_normal(()),), {}),
         also=(float,), id="float-0d"),
+    # what math.sin(x) returns: np.sin's value as a Python float (an array stays one)
+    Row(lambda x: python_float(x * x) * 3.0, make=lambda rng: ((rng.standard_normal(()),), {}),
+        also=(python_float,), id="python_float-0d"),
+    Row(python_float, make=lambda rng: ((rng.standard_normal(3),), {}), id="python_float-array"),
     Row(without, make=lambda rng: ((_items(rng),), {"index": 1}), id="without-list"),
     Row(without, make=lambda rng: ((_items(rng),), {"index": -1}), id="without-list-last"),
     Row(without, make=lambda rng: ((_dict(rng),), {"index": "a"}), id="without-dict"),
