@@ -1,4 +1,5 @@
-"""The README's examples, whose generated source is kept in tests/golden/.
+"""The examples of the README and the guide (docs/guide.md), whose generated source is kept in
+tests/golden/.
 
 Any change in the code s2sad writes for these shows up in review as a diff of
 a golden file.  Regenerate them with: S2SAD_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py

@@ -1,4 +1,4 @@
-"""Golden files: the generated source of the README's examples, checked in.
+"""Golden files: the generated source of the README's and the guide's examples, checked in.
 
 A change in generated code must be seen in review.  When it is intended,
 regenerate with S2SAD_UPDATE_GOLDEN=1 and commit the new files.
