@@ -1,5 +1,4 @@
-"""The examples of the README and the guide (docs/guide.md), whose generated source is kept in
-tests/golden/.
+"""The README's and the guide's examples, whose generated source is kept in tests/golden/.
 
 Any change in the code s2sad writes for these shows up in review as a diff of
 a golden file.  Regenerate them with: S2SAD_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py
