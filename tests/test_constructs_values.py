@@ -146,6 +146,17 @@ def test_an_index_out_of_range_is_the_users_error():
         grad(f)(X, 5)
 
 
+def test_a_key_known_only_when_the_code_runs():
+    # a chain on the keys (resolve_values.keyed_chain); one that is none of them raises
+    # KeyError, as the plain call does
+    def by_key(x, k):
+        return np.sum(NAMED[k](x))
+    assert np.allclose(grad(by_key)(X, "sq"), 2 * X)
+    assert np.allclose(grad(by_key)(X, "tanh"), 1 - np.tanh(X) ** 2)
+    with pytest.raises(KeyError):
+        grad(by_key)(X, "cube")
+
+
 def test_refusals_name_the_line():
     def break_in_loop(x):
         s = 0.0
@@ -158,11 +169,11 @@ def test_refusals_name_the_line():
         grad(break_in_loop)(X)
     assert "for a in ACTS" in str(e.value)
 
-    def unknown_key(x, k):
-        return np.sum(NAMED[k](x))
-    with pytest.raises(s2sad.UnsupportedSyntaxError, match="constant key") as e:
-        grad(unknown_key)(X, "sq")
-    assert "NAMED[k](x)" in str(e.value)
+    def missing_constant_key(x):
+        return np.sum(NAMED["cube"](x))
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="not one of the dict's keys") as e:
+        grad(missing_constant_key)(X)
+    assert 'NAMED["cube"](x)' in str(e.value)
 
     def constant_out_of_range(x):
         return np.sum(ACTS[2](x))

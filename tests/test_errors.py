@@ -75,10 +75,10 @@ def uses_while_else(x):
 
 
 def uses_function_chosen_at_run_time(x):
-    if x > 0:
-        f = np.sin
-    else:
-        f = lambda t: t * t   # noqa: E731
+    f = np.sin
+    for t in x:
+        if t > 0:
+            f = np.cos        # in some iterations: which one depends on the trip
     return f(x)               # MARK
 
 

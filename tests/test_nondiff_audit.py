@@ -220,6 +220,9 @@ TABLE = [
                 "s2sad.rules.objects:format_string", "s2sad.rules.objects:percent_format")],
     ("s2sad.rules.objects:raise_exception", Entry("structural", reason=(
         "`raise`: it returns nothing, it raises the user's exception"))),
+    ("s2sad.rules.objects:missing_key", Entry("structural", reason=(
+        "a dict of functions indexed by a key that is none of its keys: it raises KeyError, "
+        "as the plain call does; it returns nothing"))),
     *[(f, Entry("structural", reason="run for its effect (print, log, assert): returns None"))
       for f in (print, "s2sad.rules.builtins:check_assert", "s2sad.rules.builtins:log_call",
                 "warnings:warn")],

@@ -166,6 +166,12 @@ def _spread_refusal(src):
         "itself.")
 
 
+def missing_key(key):
+    """What a dict of functions indexed by a key that is none of its keys does: raise
+    KeyError(key), as the plain call does (resolve_values: a chain on the keys)."""
+    raise KeyError(key)
+
+
 def formatted(value, spec="", conversion=-1):
     """One replacement field of an f-string: {value!conversion:spec}."""
     if conversion == ord("s"):
@@ -187,9 +193,12 @@ def format_string(parts):
     return "".join(parts)
 
 
-defnondiff(formatted, format_string, percent_format, str, repr, format, raise_exception)
+defnondiff(formatted, format_string, percent_format, str, repr, format, raise_exception,
+           missing_key)
 registry.primitive(raise_exception).effect = True
 registry.primitive(raise_exception).pure = False
+registry.primitive(missing_key).effect = True
+registry.primitive(missing_key).pure = False
 for _f, _refuse in ((attribute, _attribute_refusal), (set_attribute, _set_refusal)):
     registry.primitive(_f).pure = False
     registry.primitive(_f).refusal = _refuse

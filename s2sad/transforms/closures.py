@@ -24,14 +24,15 @@ class Closure:
 
 
 class Functions(Closure):
-    """A tuple or list that holds a function (``return vec, unflatten``), known at
-    transform time item by item: it is unpacked, indexed with a constant and passed to
-    the functions s2sad inlines, never built in the generated code (where it would go,
-    it is refused as a function is)."""
+    """A tuple, list or dict that holds a function (``return vec, unflatten``, ``{"a": f,
+    "b": g}``), known at transform time item by item: it is unpacked, indexed (with a
+    constant, or a Chosen item) and passed to the functions s2sad inlines, never built in
+    the generated code (where it would go, it is refused as a function is).  keys: a
+    dict's, in order."""
 
-    def __init__(self, items, kind):
+    def __init__(self, items, kind, keys=None):
         super().__init__(None, None, (), {})
-        self.items, self.kind = tuple(items), kind
+        self.items, self.kind, self.keys = tuple(items), kind, keys
 
     @property
     def name(self):
@@ -46,3 +47,21 @@ def refuse_function(low, atom, node):
             "a function used as a value here", low.loc(node),
             "s2sad inlines the functions it calls: call a function, pass it to a function "
             "of yours, or keep it in a tuple that is unpacked or indexed with a constant.")
+
+
+class Chosen(Closure):
+    """One of several functions, chosen when the code runs: `f = np.tanh if relu else
+    np.sin` (joined by a branch), `{"tanh": np.tanh, "sin": np.sin}[mode]` or `fs[i]` (an
+    index known only then).  selector is an atom; options[k] runs where it equals keys[k]
+    (a branch's join: 0, 1, ...; the last option where none matched), or, for a dict or
+    a list (error: KeyError or IndexError), an error where none does.  A call of it
+    becomes a branch per option (lower_control.Control.call_chosen); it never leaves a
+    loop, and its value is refused as any function's is."""
+
+    def __init__(self, selector, keys, options, error=None):
+        super().__init__(None, None, (), {})
+        self.selector, self.keys, self.options, self.error = selector, keys, options, error
+
+    @property
+    def name(self):
+        return "a function chosen at run time"

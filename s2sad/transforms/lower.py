@@ -48,7 +48,7 @@ from ..rules.shape import c_concat, r_concat
 from . import resolve
 from . import lower_builtins, lower_comprehension, lower_effects, lower_nonlocal, lower_views
 from .inplace import check_inplace, refuse_alias
-from .closures import Closure, Functions, refuse_function
+from .closures import Chosen, Closure, Functions, refuse_function
 from .lower_control import RAISED, RUNTIME_FUNCTION, Control, bind_arguments, function_body
 from .lowered import Output
 from .names import Names, all_identifiers, hint_for
@@ -349,6 +349,10 @@ class Lowering:
             return
         elts = target.elts
         if isinstance(atom, Functions):
+            if atom.keys is not None:
+                raise UnsupportedSyntaxError(
+                    "unpacking a dict of functions", self.loc(node),
+                    "Python unpacks its keys: write them out, or index it: acts['tanh'].")
             if len(atom.items) != len(elts):
                 self.fail(node, f"cannot unpack {len(atom.items)} values into {len(elts)} "
                                 "names")
@@ -477,6 +481,16 @@ class Lowering:
         if joined is not None:
             return joined
         index = self.index(node.slice)
+        chosen = self.chosen_item(value, index, node)
+        if chosen is not None:          # fs[i], {"tanh": np.tanh, ...}[mode]: i, mode at run time
+            return chosen
+        if isinstance(value, Functions) and value.keys is not None:
+            if not (isinstance(index, ir.Const) and index.value in value.keys):
+                raise UnsupportedSyntaxError(
+                    f"the key {getattr(index, 'value', '?')!r} of a dict of functions, which "
+                    f"is not one of its keys ({', '.join(map(repr, value.keys))})",
+                    self.loc(node))
+            return value.items[value.keys.index(index.value)]
         if isinstance(value, Functions):
             if not (isinstance(index, ir.Const) and isinstance(index.value, int) and
                     -len(value.items) <= index.value < len(value.items)):
@@ -518,7 +532,10 @@ class Lowering:
             raise UnsupportedSyntaxError("a dict whose keys are not constants", self.loc(node),
                                          'Write the keys out: {"W": W, "b": b}.')
         keys = tuple(k.value for k in node.keys)
-        values = self.temp(ir.Pack(tuple(self.atom(v) for v in node.values)), node, "values")
+        atoms = tuple(self.atom(v) for v in node.values)
+        if any(isinstance(a, Closure) for a in atoms):      # {"a": f, "b": g}: by key
+            return Functions(atoms, "dict", keys)
+        values = self.temp(ir.Pack(atoms), node, "values")
         return ir.Call(registry.primitive(runtime.make_dict), (ir.Const(keys), values))
 
     def compare(self, left, ops, comparators, node, hint=None):
@@ -531,6 +548,40 @@ class Lowering:
         return self.control.choice(
             t, lambda: self.temp(self.compare(right, ops[1:], comparators[1:], node), node),
             lambda: t, node, hint)
+
+    def chosen_item(self, value, index, node):
+        """The function a list, tuple or dict of functions holds at an index (a key) known
+        only when the code runs: one of them (closures.Chosen), else None.  At a constant
+        key of a dict literal, the function itself."""
+        if isinstance(index, ir.Const) and isinstance(value, ir.Var) and \
+                value.name in self.out.dicts and value.name not in self.out.mutated:
+            item = self.out.dicts[value.name].get(index.value)
+            return item if item is not None and self.control.callable(item) else None
+        if not isinstance(index, ir.Var):
+            return None
+        if isinstance(value, Functions) and value.keys is not None:
+            if all(self.control.callable(f) for f in value.items):
+                return Chosen(index, list(value.keys), list(value.items), KeyError)
+            return None
+        if isinstance(value, Functions):
+            items = list(value.items)
+        elif isinstance(value, ir.Var) and value.name not in self.out.mutated and (
+                value.name in self.out.packs or value.name in self.out.dicts):
+            items = list(self.out.dicts[value.name].values()) if value.name in \
+                self.out.dicts else list(self.out.packs[value.name])
+        else:
+            return None
+        if not items or not all(self.control.callable(f) for f in items):
+            return None
+        if isinstance(value, ir.Var) and value.name in self.out.dicts:
+            return Chosen(index, list(self.out.dicts[value.name]), items, KeyError)
+        n = len(items)                  # fs[-1] is fs[n - 1]: the index made one of 0 .. n-1
+        negative = self.temp(ir.Call(registry.primitive(operator.lt), (index, ir.Const(0))), node)
+        index = self.control.choice(
+            negative, lambda: self.temp(ir.Call(registry.primitive(operator.add),
+                                                (index, ir.Const(n))), node),
+            lambda: index, node, "index")
+        return Chosen(index, list(range(n)), items, IndexError)
 
     def index(self, node) -> ir.Atom:
         if isinstance(node, gast.Slice):

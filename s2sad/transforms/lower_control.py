@@ -44,11 +44,12 @@ from ..errors import UnsupportedSyntaxError
 from . import lower_effects, fence, generators, lower_nonlocal, lower_views, parse, resolve
 from .inplace import name_shared_literals
 from ..rules.builtins import keys_of, loop_items
+from ..rules.objects import raise_exception
 from .lower_builtins import pack_arguments
 from .lower_nonlocal import called_mutations
 from .names import all_identifiers
 from .resolve import classify
-from .closures import Closure, Functions, refuse_function
+from .closures import Chosen, Closure, Functions, refuse_function
 from .scopes import stored_names
 
 
@@ -228,7 +229,7 @@ class Control:
         if exits and (r1 is None or r2 is None):
             low.fail(node, "a path through this `if` reaches the end of the function "
                      "without a `return`", "Return a value on every path.")
-        outs = self._join(env1, env2)
+        outs = self._join(env1, env2, (body, orelse), node)
         if r1 is RAISED or r2 is RAISED:       # that path ends in `raise`: the other's
             if r1 is r2:
                 low.out.cur.append(ir.If(test, body, orelse, outs, low.loc(node)))
@@ -250,14 +251,17 @@ class Control:
         low.out.cur.append(ir.If(test, body, orelse, outs, low.loc(node)))
         return result
 
-    def _join(self, env1, env2):
-        """The If's outs for the user's names the two branches left bound."""
+    def _join(self, env1, env2, blocks, node):
+        """The If's outs for the user's names the two branches left bound (blocks: the
+        If's two blocks, where a name holds a function in each: which one, as a number)."""
         low = self.low
         outs = []
         for name in sorted(set(env1) | set(env2)):
             a, b = env1.get(name), env2.get(name)
             if a is not None and (a is b or a == b):
                 low.env[name] = a
+            elif self.callable(a) and self.callable(b):
+                low.env[name] = self._chosen(name, a, b, blocks, outs, node)
             elif _function_value(a) or _function_value(b):
                 # which function `name` holds depends on the branch: refused if used
                 low.env[name] = RUNTIME_FUNCTION
@@ -274,6 +278,36 @@ class Control:
                 low.out.origin[outs[-1][0]] = outs[-1][1:]
         return outs
 
+    def callable(self, v) -> bool:
+        """Is v a function known when the code is transformed (a def, a lambda, a module's
+        function, one of several chosen when it runs)?"""
+        if isinstance(v, Closure):
+            return not isinstance(v, Functions)
+        return isinstance(v, (ir.Const, ir.Var)) and self.low.out.value_of(v) is not None
+
+    def _chosen(self, name, a, b, blocks, outs, node) -> Chosen:
+        """The function `name` holds after an If whose branches bound a and b: one of
+        their options, numbered by an out of the If (`f_choice`)."""
+        sides = []
+        offset = 0
+        for f, block in zip((a, b), blocks):
+            options = f.options if isinstance(f, Chosen) else [f]
+            selector = f.selector if isinstance(f, Chosen) else ir.Const(0)
+            if offset and isinstance(selector, ir.Var):
+                shifted = self.low.names.fresh(f"{name}_choice")
+                self.low.out.temps.add(shifted)
+                block.append(ir.Assign(shifted, ir.Call(registry.primitive(operator.add),
+                                                        (selector, ir.Const(offset))),
+                                       self.low.loc(node)))
+                selector = ir.Var(shifted)
+            elif offset:
+                selector = ir.Const(selector.value + offset)
+            sides.append((options, selector))
+            offset += len(options)
+        selector = self._join_temp(f"{name}_choice", sides[0][1], sides[1][1], outs)
+        options = sides[0][0] + sides[1][0]
+        return Chosen(selector, list(range(len(options))), options)
+
     def _join_temp(self, hint, a, b, outs) -> ir.Var:
         """A compiler temporary joining a and b, added to outs."""
         target = self.low.names.fresh(hint)
@@ -287,6 +321,11 @@ class Control:
         refuse_function(low, test, node)
         body, _, a = low.sub_block(make_a)
         orelse, _, b = low.sub_block(make_b)
+        if self.callable(a) and self.callable(b):       # np.tanh if act == "tanh" else relu
+            outs = []
+            chosen = self._chosen(hint or "function", a, b, (body, orelse), outs, node)
+            low.out.cur.append(ir.If(test, body, orelse, outs, low.loc(node)))
+            return chosen
         if hint and hint not in low.out.assigned:
             target = low.version(hint)
         else:
@@ -388,7 +427,9 @@ class Control:
                _function_value(inits[c])}
         for c in fns:     # a function defined in the loop: the last one, after it
             carried.remove(c)
-            if inits[c] != ir.Const(None) and inits[c] is not env_after.get(c):
+            if isinstance(env_after.get(c), Chosen):
+                env_after[c] = RUNTIME_FUNCTION     # its number is the loop body's
+            elif inits[c] != ir.Const(None) and inits[c] is not env_after.get(c):
                 # another function before the loop: which one depends on the trip count
                 env_after[c] = RUNTIME_FUNCTION
         return fns
@@ -427,6 +468,10 @@ class Control:
         if not (isinstance(node, gast.For) and isinstance(node.iter, gast.Name) and
                 isinstance(self.low.env.get(node.iter.id), Functions)):
             return None
+        if self.low.env[node.iter.id].keys is not None:
+            raise UnsupportedSyntaxError(
+                "a loop over a dict of functions", self.low.loc(node.iter),
+                "Loop over its keys written out, and index it: for k in ('a', 'b'): acts[k].")
         for n in gast.walk(gast.Module(body=node.body, type_ignores=[])):
             if isinstance(n, (gast.Break, gast.Continue, gast.Return)):
                 raise UnsupportedSyntaxError(
@@ -590,6 +635,8 @@ class Control:
         if isinstance(fn, Functions):
             raise UnsupportedSyntaxError(f"calling a {fn.kind}", low.loc(node),
                                          "Call one of its functions: fs[0](x).")
+        if isinstance(fn, Chosen):
+            return self.call_chosen(fn, args, kwargs, node)
         if isinstance(fn, Closure):
             return self.inline_closure(fn, args, kwargs, node)
         obj = low.out.value_of(fn)
@@ -602,6 +649,32 @@ class Control:
             "calling a function chosen at run time", low.loc(node),
             "s2sad must know which function a call runs when it transforms the code: a "
             "nested def, a lambda, or a function passed in by name.")
+
+    def call_chosen(self, fn: Chosen, args, kwargs, node, k=0):
+        """A call of one of several functions: if selector == keys[k]: options[k](...)
+        else: the call of the next one (the last one, or the error, where none is left)."""
+        low = self.low
+        if k == len(fn.options) - 1 and fn.error is None:
+            return self.call_value(fn.options[k], args, kwargs, node)
+        if k == len(fn.options):
+            error = low.temp(ir.Call(registry.primitive(fn.error), (fn.selector,)), node)
+            low.temp(ir.Call(registry.primitive(raise_exception), (error,)), node, "effect")
+            return RAISED
+        test = low.temp(ir.Call(registry.primitive(operator.eq),
+                                (fn.selector, ir.Const(fn.keys[k]))), node, "chosen")
+
+        def option():
+            return low.temp(self.call_value(fn.options[k], args, kwargs, node), node)
+
+        def others():
+            r = self.call_chosen(fn, args, kwargs, node, k + 1)
+            return r if r is RAISED else low.temp(r, node)
+        body, env1, r1 = low.sub_block(option)
+        orelse, env2, r2 = low.sub_block(others)
+        outs = self._join(env1, env2, (body, orelse), node)
+        result = self._join_temp("result", r1, ir.Const(None) if r2 is RAISED else r2, outs)
+        low.out.cur.append(ir.If(test, body, orelse, outs, low.loc(node)))
+        return result
 
     def inline_closure(self, fn: Closure, args, kwargs, node):
         """The closure's body, lowered here with its parameters bound to the arguments."""

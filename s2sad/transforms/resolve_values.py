@@ -38,6 +38,7 @@ import numpy as np
 
 from .. import values
 from ..errors import UnsupportedSyntaxError
+from ..rules.objects import missing_key
 from . import resolve_integrate as integrate
 from . import resolve_objects as objects
 from .resolve_lifted import lifted
@@ -305,10 +306,11 @@ class _Rewriter:
         if elems is None:
             return None
         if isinstance(elems, _KeyedElems):
-            if not (isinstance(index, gast.Constant) and index.value in elems.keys):
-                self.fail(index, "a dict of functions indexed by a key that is not one of "
-                                 f"its keys written out ({', '.join(map(repr, elems.keys))})",
-                          "Index it with a constant key: acts['tanh'].")
+            if not isinstance(index, gast.Constant):        # acts[mode]: mode at run time
+                return lambda call: self.keyed_chain(elems, index, call)
+            if index.value not in elems.keys:
+                self.fail(index, f"the key {index.value!r}, which is not one of the dict's "
+                                 f"keys ({', '.join(map(repr, elems.keys))})")
             return lambda call: self.call_of(elems[elems.keys.index(index.value)], call)
         if isinstance(index, gast.Constant) and isinstance(index.value, int) and \
                 not isinstance(index.value, bool):
@@ -326,6 +328,11 @@ class _Rewriter:
                 isinstance(e, gast.Lambda) or self.static(e, scope)[0] and
                 callable(self.static(e, scope)[1]) for e in seq.elts):
             return list(seq.elts)       # [np.tanh, lambda y: 2 * y][k]
+        if isinstance(seq, gast.Dict) and seq.keys and all(
+                isinstance(k, gast.Constant) for k in seq.keys) and all(
+                isinstance(e, gast.Lambda) or self.static(e, scope)[0] and
+                callable(self.static(e, scope)[1]) for e in seq.values):
+            return _KeyedElems(list(seq.values), [k.value for k in seq.keys])
         ok, value = self.static(seq, scope)
         if not ok:
             return None
@@ -338,7 +345,8 @@ class _Rewriter:
         if not items or not all(callable(v) and not isinstance(v, type) for v in items):
             return None
         if isinstance(value, dict):
-            return _KeyedElems(value, self, seq)
+            return _KeyedElems([_name(self.cell(v, getattr(v, "__name__", "fn").strip("<>")))
+                                for v in value.values()], value)
         return [_name(self.cell(v, getattr(v, "__name__", "fn").strip("<>"))) for v in items]
 
     def position(self, n, index):
@@ -373,11 +381,24 @@ class _Rewriter:
         return _at(out, call)
 
 
-class _KeyedElems(list):
-    """The functions of a dict, in order, that a constant key picks from."""
+    def keyed_chain(self, elems, key, call):
+        """e0(args) if key == k0 else ... else missing_key(key) (a KeyError, as a plain
+        call raises)."""
+        out = gast.Call(_name(self.cell(missing_key, "missing_key")), [copy.deepcopy(key)],
+                        [])
+        for j in range(len(elems) - 1, -1, -1):
+            if self._eq is None:
+                self._eq = self.cell(operator.eq, "equals")
+            test = gast.Call(_name(self._eq), [copy.deepcopy(key),
+                                               gast.Constant(elems.keys[j], None)], [])
+            out = gast.IfExp(test, self.call_of(elems[j], call), out)
+        return _at(out, call)
 
-    def __init__(self, value, rw, node):
-        super().__init__(_name(rw.cell(v, getattr(v, "__name__", "fn").strip("<>")))
-                         for v in value.values())
-        self.keys = list(value)
+
+class _KeyedElems(list):
+    """The functions of a dict (as expressions), in order, and its keys."""
+
+    def __init__(self, exprs, keys):
+        super().__init__(exprs)
+        self.keys = list(keys)
 
