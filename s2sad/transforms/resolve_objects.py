@@ -112,8 +112,8 @@ def class_of(rw, node, scope):
 
 
 def made_name(rw, node, scope):
-    """A read of a name bound to a class made from constants (see constructed): the free
-    name holding it; None otherwise."""
+    """A read of a name bound to a class made from constants, or to an object of a list
+    known now (see constructed): the free name holding it; None otherwise."""
     if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
             node.id in scope.made:
         return _at(_name(scope.made[node.id]), node)
@@ -121,7 +121,12 @@ def made_name(rw, node, scope):
 
 
 def held_object(rw, node, scope):
-    """(True, obj) for a global or closure name holding a plain object."""
+    """(True, obj) for a global or closure name holding a plain object, or an item of a
+    list, tuple or dict such a name (or a plain object's attribute) holds, at a constant
+    index (LAYERS[0].forward(x)).  A name bound to one (layer = LAYERS[0]) reads it."""
+    made = made_name(rw, node, scope)
+    if made is not None and not isinstance(rw.world.lookup(made.id)[1], type):
+        node = made
     if isinstance(node, gast.Name) and node.id not in scope.locals:
         try:
             _, value = rw.world.lookup(node.id)
@@ -129,7 +134,35 @@ def held_object(rw, node, scope):
             return False, None
         if plain_object(value):
             return rw.static(node, scope)       # (guarded: the code assumes this object)
+    if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
+        ok, base = held_object(rw, node.value, scope)      # self.parser.get(v, name)
+        value = getattr(base, node.attr, None) if ok else None
+        if ok and plain_object(value) and not isinstance(value, type):
+            return True, value
+    if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant):
+        items = held_items(rw, node.value, scope)
+        key = node.slice.value
+        if isinstance(items, dict) and key in items or isinstance(items, (list, tuple)) and \
+                isinstance(key, int) and -len(items) <= key < len(items):
+            return True, items[key]
     return False, None
+
+
+def held_items(rw, node, scope):
+    """The list, tuple or dict of plain objects that node (a global or closure name, or an
+    attribute of a plain object: self.layers) holds, or None."""
+    if isinstance(node, gast.Name) and node.id not in scope.locals:
+        ok, value = rw.static(node, scope)      # (guarded: the code assumes this list)
+    elif isinstance(node, gast.Attribute):
+        ok, base = held_object(rw, node.value, scope)
+        value = getattr(base, node.attr, None) if ok else None
+    else:
+        ok, value = False, None
+    items = list(value.values()) if isinstance(value, dict) else value
+    if not ok or not isinstance(items, (list, tuple)) or not items or \
+            not all(plain_object(v) and not isinstance(v, type) for v in items):
+        return None
+    return value
 
 
 def _held_method(rw, obj, node):
@@ -320,6 +353,11 @@ def constructed(rw, st, scope):
     if made is not None:                    # P = collections.namedtuple("P", "a b")
         scope.made[name] = rw.cell(made, name)
         return []
+    if isinstance(value, gast.Subscript):   # layer = LAYERS[0]: the object, read by name
+        ok, obj = held_object(rw, value, scope)
+        if ok:
+            scope.made[name] = rw.cell(obj, name)
+            return []
     if isinstance(value, gast.Call) and _freezes(rw, value, scope) and \
             all(u == "method" for u in scope.uses.get(name, ())) and \
             not any(isinstance(a, gast.Starred) for a in value.args) and \

@@ -189,9 +189,64 @@ def _loop(rw, st, scope):
             out.append(_assign(st.target.id, copy.deepcopy(e), st))
             out.extend(copy.deepcopy(st.body))
         return rw.block(out, scope)
+    unrolled = _objects_loop(rw, st, scope)
+    if unrolled is not None:
+        return rw.block(unrolled, scope)
     st.iter = rw.expr(st.iter, scope, [])
     st.body, st.orelse = rw.block(st.body, scope), rw.block(st.orelse, scope)
     return [st]
+
+
+def _objects_loop(rw, st, scope):
+    """for layer in LAYERS: body (layers of different classes, each with its methods)  =>
+    body with LAYERS[0]'s name for layer; body with LAYERS[1]'s; ...  Also for i, layer in
+    enumerate(LAYERS) (i = k first) and for layer, W in zip(LAYERS, weights) (W =
+    weights[k], weights read once).  None where the loop is not over such a sequence."""
+    it, target, index, other = st.iter, st.target, None, None
+    if isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and \
+            it.func.id in ("enumerate", "zip") and len(it.args) == 2 - (
+                it.func.id == "enumerate") and not it.keywords and \
+            isinstance(target, gast.Tuple) and len(target.elts) == 2 and \
+            rw.static(it.func, scope) in ((True, enumerate), (True, zip)):
+        if it.func.id == "enumerate":
+            index, target = target.elts
+        else:
+            target, other = target.elts
+            other = (other, it.args[1])
+        it = it.args[0]
+    items = objects.held_items(rw, it, scope)
+    if items is None or not isinstance(target, gast.Name) or st.orelse or \
+            isinstance(items, dict):
+        return None
+    if _jumps(st.body) or any(isinstance(n, gast.Name) and n.id == target.id and
+                              not isinstance(n.ctx, gast.Load)
+                              for n in gast.walk(gast.Module(st.body, []))):
+        rw.fail(st, "break, continue or return in a loop over objects, or a new value for "
+                    "its variable", "s2sad runs the body once per object (each may be of "
+                    "another class); compute a flag instead.")
+    out = []
+    if other is not None:
+        held = rw.fresh("items")
+        out.append(_assign(held, other[1], st))
+    for k, obj in enumerate(items):
+        name = rw.cell(obj, target.id)
+        if index is not None:
+            out.append(_assign_target(index, gast.Constant(k, None), st))
+        if other is not None:
+            out.append(_assign_target(other[0], gast.Subscript(
+                gast.Name(held, gast.Load(), None, None), gast.Constant(k, None),
+                gast.Load()), st))
+        for s in copy.deepcopy(st.body):
+            for n in gast.walk(s):
+                if isinstance(n, gast.Name) and n.id == target.id:
+                    n.id = name
+            out.append(s)
+    return out
+
+
+def _assign_target(target, value, where):
+    st = gast.Assign([copy.deepcopy(target)], value, None)
+    return gast.fix_missing_locations(gast.copy_location(st, where))
 
 
 def _binding(rw, st, scope):
