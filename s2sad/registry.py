@@ -168,7 +168,8 @@ def _numpy_name(fn) -> Optional[str]:
     """The dotted name under which NumPy exports fn, if it does."""
     if getattr(fn, "__module__", None) == "builtins":
         return None             # str, float: Python's own (np.float is gone, np.str warns)
-    for modname, mod in (("", np), ("linalg.", np.linalg), ("fft.", np.fft)):
+    for modname, mod in (("", np), ("linalg.", np.linalg), ("fft.", np.fft),
+                         ("lib.stride_tricks.", np.lib.stride_tricks)):
         n = getattr(fn, "__name__", None)
         if n and getattr(mod, n, None) is fn:
             return modname + n

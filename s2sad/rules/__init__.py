@@ -20,3 +20,4 @@ from . import accumulate  # noqa: F401
 from . import objects  # noqa: F401
 from . import casts  # noqa: F401  (np.array(x, dtype=int), x.astype(d): casts)
 from . import containers_kind  # noqa: F401  (type(x)(items): same_kind)
+from . import windows  # noqa: F401  (sliding_window_view)

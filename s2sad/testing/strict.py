@@ -268,7 +268,8 @@ class ndarray:
 
     def __array_function__(self, func, types_, args, kwargs):
         mod = func.__module__ or ""
-        space = {"numpy": xp, "numpy.linalg": xp.linalg, "numpy.fft": xp.fft}.get(mod)
+        space = {"numpy": xp, "numpy.linalg": xp.linalg, "numpy.fft": xp.fft,
+                 "numpy.lib.stride_tricks": xp.lib.stride_tricks}.get(mod)
         f = getattr(space, func.__name__, None) if space is not None else None
         if f is None or f is func:
             return NotImplemented          # NumPy raises TypeError, as for a CuPy array
@@ -383,6 +384,9 @@ xp = _namespace(np, __name__ + ".xp", lambda n: n not in MISSING)
 xp.ndarray = ndarray
 xp.linalg = _namespace(np.linalg, __name__ + ".xp.linalg", LINALG.__contains__)
 xp.fft = _namespace(np.fft, __name__ + ".xp.fft", lambda n: True)
+xp.lib = types.ModuleType(__name__ + ".xp.lib", "cupy.lib: its stride tricks")
+xp.lib.stride_tricks = _namespace(np.lib.stride_tricks, __name__ + ".xp.lib.stride_tricks",
+                                  ("sliding_window_view", "as_strided").__contains__)
 xp.scatter_add = scatter_add
 
 

@@ -2,8 +2,9 @@
 
 Each module is one objective of the kind people differentiate (black-box VI,
 a GP marginal likelihood, an LSTM, a smoke simulation, a GMM, an HMM forward
-pass, a model class, a logistic regression that prints, a benchmark class),
-written with plain numpy/scipy in its authors' style, not shaped to suit s2sad.
+pass, a model class, a logistic regression that prints, a benchmark class, a
+convnet of layer objects), written with plain numpy/scipy in its authors' style,
+not shaped to suit s2sad.
 
 Each module has ``example()`` (some have more) returning
 ``(objective, args, info)``, where ``info`` holds
@@ -39,4 +40,5 @@ PROGRAMS = [
     ("go_rastrigin", "go_benchmark", "example_rastrigin"),
     ("ode_fit", "ode_fit", "example"),
     ("gp_fit", "gp_fit", "example"),
+    ("layer_objects", "layer_objects", "example"),
 ]
