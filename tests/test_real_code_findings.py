@@ -58,8 +58,13 @@
   an alias, because the if's result, the tuple (out, start) made after the loop, was taken
   for a name bound before the update.  A value made after the loop is made from names read
   there, which the check reads: inplace._fresh_around trusts it.
+* `map(functools.partial(g, a if self.k < 0.3 else 0.5), xs)` in a method (fuzz seed 34001,
+  program 2352): the partial becomes a lambda whose keyword-only defaults hold its
+  arguments, and those defaults were not rewritten (self.k was refused as "the attribute
+  `.k`"); nor were a nested def's keyword-only defaults.
 """
 
+import functools
 import re
 import warnings
 
@@ -1001,3 +1006,29 @@ def test_a_name_bound_to_the_dict_before_the_loop_is_still_refused():
         return np.sum(_unflatten_stale(NESTED, v, 0)[0]["a"])
     with pytest.raises(S2SADError, match="in-place update of `out`"):
         grad(objective)(np.arange(5.0))
+
+
+# -- keyword-only defaults: a partial's held arguments, a def's ------------------------
+
+class _Scaled:
+    def __init__(self, k):
+        self.k = k
+
+    def mapped(self, x):
+        def g(c, p):
+            return c * c + p
+        part = functools.partial(g, x[0] if self.k < 0.3 else 0.5)
+        return sum(map(part, [x[1], x[2] * x[0]]))
+
+    def kw_default(self, x):
+        def h(v, *, scale=self.k * 2.0):
+            return v * scale
+        return np.sum(h(x) ** 2)
+
+
+@pytest.mark.parametrize("k", [0.1, 0.7])
+def test_keyword_only_defaults_read_self(k):
+    model = _Scaled(k)
+    x = np.array([0.4, -0.3, 0.9])
+    check_grads(model.mapped, (x,), order=2)
+    check_grads(model.kw_default, (x,), order=2)

@@ -166,6 +166,8 @@ class _Rewriter:
             return None
         if isinstance(node, (gast.FunctionDef, gast.Lambda)):
             node.args.defaults = [self.expr(d, scope, pre) for d in node.args.defaults]
+            node.args.kw_defaults = [d if d is None else self.expr(d, scope, pre)
+                                     for d in node.args.kw_defaults]
             self.block_of(node, Scope(node, scope.locals, scope))
             return node
         if isinstance(node, gast.JoinedStr):

@@ -111,6 +111,8 @@ def statement(rw, st, scope):
         return rw.block(held, scope)
     if isinstance(st, gast.FunctionDef):
         st.args.defaults = [rw.expr(d, scope, []) for d in st.args.defaults]
+        st.args.kw_defaults = [d if d is None else rw.expr(d, scope, [])
+                               for d in st.args.kw_defaults]
         inner = Scope(st, scope.locals, scope)
         st.body = rw.block(st.body, inner)
         # odeint(rhs, ...): rhs's code, lifted out (defined once, never assigned)
