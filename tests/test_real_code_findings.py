@@ -62,6 +62,9 @@
   program 2352): the partial becomes a lambda whose keyword-only defaults hold its
   arguments, and those defaults were not rewritten (self.k was refused as "the attribute
   `.k`"); nor were a nested def's keyword-only defaults.
+* `bag.get("a", 1.0)` of an object passed in (s2sad cannot see its type when it
+  transforms, and reads .get() as a dict's): a TypeError inside the generated code
+  ("argument of type 'Bag' is not iterable"); now refused at the user's line.
 """
 
 import functools
@@ -1032,3 +1035,27 @@ def test_keyword_only_defaults_read_self(k):
     x = np.array([0.4, -0.3, 0.9])
     check_grads(model.mapped, (x,), order=2)
     check_grads(model.kw_default, (x,), order=2)
+
+
+class _Bag:
+    def __init__(self):
+        self.d = {"a": 2.0}
+
+    def get(self, key, default=None):
+        return self.d.get(key, default)
+
+
+def _scaled_by_bag(x, bag):
+    return x * bag.get("a", 1.0)
+
+
+def _scaled_by_dict(x, d):
+    return x * d.get("a", 1.0) + sum(d.values()) * x
+
+
+def test_a_dicts_method_of_an_object_passed_in_is_refused_at_the_users_line():
+    with pytest.raises(S2SADError, match="a dict's method .* of a _Bag") as e:
+        grad(_scaled_by_bag)(1.5, _Bag())
+    assert "bag.get(" in str(e.value)
+    assert grad(_scaled_by_dict)(1.5, {"a": 3.0, "b": 1.0}) == pytest.approx(7.0)
+    assert grad(_scaled_by_dict)(1.5, {"b": 1.0}) == pytest.approx(2.0)

@@ -120,9 +120,17 @@ def log_call(logger, method, *args, **kwargs):
 
 
 def keys_of(d):
-    """list(d.keys()) of a dict (a TypeError for anything else, as d.keys() would be)."""
+    """list(d.keys()) of a dict.  s2sad reads .keys(), .values(), .items() and .get() of a
+    value it cannot see when it transforms the code as a dict's; anything else is refused
+    where the code runs (an object with methods of those names runs them in Python)."""
     if not isinstance(d, dict):
-        raise TypeError(f"'{type(d).__name__}' object has no attribute 'keys'")
+        from ..errors import UnsupportedSyntaxError
+        raise UnsupportedSyntaxError(
+            f"a dict's method (.keys(), .values(), .items() or .get()) of a "
+            f"{type(d).__name__}", None,
+            "s2sad reads these methods as a dict's where it cannot tell the value's type "
+            "when it transforms the code: call the method on an object the function reads "
+            "(a global, self), or pass a dict.")
     return list(d)
 
 

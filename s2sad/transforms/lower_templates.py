@@ -149,7 +149,7 @@ def items_(d):
 
 
 def get_(d, key, default=None):
-    return d[key] if key in d else default
+    return d[key] if key in keys_of(d) else default
 
 
 def update_(d, other):
