@@ -111,7 +111,7 @@ def uses_class(x):
 
 
 def uses_with(x):
-    with np.errstate(all="ignore"):   # MARK
+    with np.errstate(all="raise"):    # MARK
         y = np.log(x)
     return y
 

@@ -1059,3 +1059,44 @@ def test_a_dicts_method_of_an_object_passed_in_is_refused_at_the_users_line():
     assert "bag.get(" in str(e.value)
     assert grad(_scaled_by_dict)(1.5, {"a": 3.0, "b": 1.0}) == pytest.approx(7.0)
     assert grad(_scaled_by_dict)(1.5, {"b": 1.0}) == pytest.approx(2.0)
+
+
+# -- with: contexts that change no value --------------------------------------------
+
+def _safe_log_ratio(x, y):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.where(y > 0, np.log(np.abs(x / y) + 1.0), 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        total = np.sum(r * x)
+    return total
+
+
+def _raising_context(x):
+    with np.errstate(all="raise"):
+        return np.sum(np.log(x))
+
+
+def _file_context(x):
+    with open(__file__) as fh:
+        return np.sum(x) * len(fh.readline())
+
+
+def _erroring_filter(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return np.sum(np.log(x))
+
+
+def test_the_body_of_a_quiet_context_is_differentiated():
+    x, y = np.array([0.5, 1.5, 2.0]), np.array([1.0, 0.5, 3.0])
+    check_grads(_safe_log_ratio, (x, y), order=2)
+
+
+@pytest.mark.parametrize("f, what", [(_raising_context, "a `with` statement"),
+                                     (_file_context, "a `with` statement"),
+                                     (_erroring_filter, "makes warnings errors")])
+def test_other_contexts_are_refused_at_the_users_line(f, what):
+    with pytest.raises(S2SADError, match=what) as e:
+        grad(f)(np.array([0.5, 1.5]))
+    assert __file__ in str(e.value)

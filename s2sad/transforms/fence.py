@@ -15,7 +15,8 @@ conditional expressions, ``and``/``or``/``not`` and chained comparisons;
 operators, calls, attributes, subscripts, tuple and list literals,
 comprehensions and generator expressions, ``*xs`` in calls and assignment
 targets, ``assert``, calls as statements (lower_effects.py decides which),
-constants, f-strings; ``obj.a = v`` (an attribute set on an object, run on the
+constants, f-strings; ``with`` (resolve_values_stmts keeps the body of one whose
+context changes no value: ``np.errstate``, ``warnings.catch_warnings``); ``obj.a = v`` (an attribute set on an object, run on the
 primal); ``*args`` and ``**kwargs`` (of the function being differentiated: empty,
 as a call with no more arguments leaves them); a docstring; a ``return`` at the end.
 """
@@ -33,7 +34,6 @@ REFUSED = {
     gast.AsyncFor: ("an `async for` loop", STRAIGHT_LINE),
     gast.AsyncFunctionDef: ("an `async def`", STRAIGHT_LINE),
     gast.ClassDef: ("a class definition", "Classes are not supported; use functions."),
-    gast.With: ("a `with` statement", STRAIGHT_LINE),
     gast.AsyncWith: ("an `async with` statement", STRAIGHT_LINE),
     gast.Global: ("a `global` statement", "Pass values in as arguments instead."),
     gast.Yield: ("`yield` (a generator)", "Generators are not supported; return a value."),
@@ -69,6 +69,8 @@ def fence(parsed, top=True):
             if isinstance(s, (gast.If, gast.For, gast.While)):
                 for branch in (s.body, s.orelse):
                     _statements(branch, refuse)
+            elif isinstance(s, gast.With):      # (resolve_values_stmts decides which)
+                _statements(s.body, refuse)
             elif isinstance(s, gast.FunctionDef) and s is not root:
                 if s.decorator_list:
                     refuse(s.decorator_list[0], "a decorator on a nested function",

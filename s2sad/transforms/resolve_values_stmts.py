@@ -2,11 +2,14 @@
 function value (a choice from a sequence, a partial, a pullback) or unroll a loop
 over functions.  See resolve_values' docstring for the rewrites themselves."""
 
+import contextlib
 import copy
 import functools
+import warnings
 from collections import Counter
 
 import gast
+import numpy as np
 
 from . import resolve_objects as objects
 from ..failures import note_handled
@@ -103,6 +106,8 @@ def statement(rw, st, scope):
     """The statements st becomes, hoisted ones first."""
     if isinstance(st, gast.Try):
         return rw.block(_try_body(rw, st, scope), scope)
+    if isinstance(st, gast.With):
+        return rw.block(_with_body(rw, st, scope), scope)
     done = objects.stores(rw, st, scope)
     if done is not None:
         return rw.block(done, scope)
@@ -134,6 +139,48 @@ def statement(rw, st, scope):
         if done is not None:
             return done
     return [rw.expr(st, scope, [])]
+
+
+# context managers that change no value the code computes: their body is run as it is
+# (np.errstate only where no setting is "raise" or "call": those change what runs)
+_QUIET_CONTEXTS = (np.errstate, warnings.catch_warnings, np.printoptions,
+                   contextlib.nullcontext)
+
+
+def _with_body(rw, st, scope):
+    """with np.errstate(divide="ignore"): body  =>  body (the warnings it would silence are
+    the primal's, printed or not; values are the same).  Any other `with` is refused."""
+    for item in st.items:
+        ctx = item.context_expr
+        ok, fn = rw.static(ctx.func, scope) if isinstance(ctx, gast.Call) else (False, None)
+        settings = [k.value for k in ctx.keywords] + list(ctx.args) if ok else []
+        if not ok or fn not in _QUIET_CONTEXTS or item.optional_vars is not None or \
+                fn is np.errstate and not all(
+                    isinstance(v, gast.Constant) and v.value in ("ignore", "warn", "print",
+                                                                  "log") for v in settings):
+            rw.fail(st, "a `with` statement", "s2sad differentiates the body of `with "
+                    "np.errstate(...)` (without 'raise'), `warnings.catch_warnings()` and "
+                    "`np.printoptions(...)`, which change no value; move other contexts out "
+                    "of the function.")
+    quiet = any(rw.static(i.context_expr.func, scope)[1] is warnings.catch_warnings
+                for i in st.items)
+    return [s for s in st.body if not (quiet and _warning_filter(rw, s, scope))]
+
+
+def _warning_filter(rw, st, scope) -> bool:
+    """warnings.simplefilter("ignore") in a `with warnings.catch_warnings():` body: left
+    out with the context (it only chooses which warnings print); "error", which makes a
+    warning an exception, is refused."""
+    call = st.value if isinstance(st, gast.Expr) else None
+    ok, fn = rw.static(call.func, scope) if isinstance(call, gast.Call) else (False, None)
+    if not ok or fn not in (warnings.simplefilter, warnings.filterwarnings):
+        return False
+    action = call.args[0] if call.args else next(
+        (k.value for k in call.keywords if k.arg == "action"), None)
+    if not (isinstance(action, gast.Constant) and action.value != "error"):
+        rw.fail(st, "a warnings filter that makes warnings errors (or one s2sad cannot read)",
+                "Filter them with a constant action other than 'error'.")
+    return True
 
 
 def _try_body(rw, st, scope):
