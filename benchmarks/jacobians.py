@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 import s2sad  # noqa: E402
 from s2sad import jacobians  # noqa: E402
 from s2sad.transformed import Transformed, _synthetic  # noqa: E402
-from s2sad.transforms.taylor import Seeds  # noqa: E402
+from s2sad.transforms.taylor_mode.taylor import Seeds  # noqa: E402
 
 
 def rosen(x):

@@ -119,8 +119,8 @@ def mixed_table(params, xi, yi, repeats):
     """w_xxyy and w_xxy: Taylor over Taylor (what derivative(wrt=(1, 2), order=(a, b)) does
     in 2-D) against the exact interpolation directions stacked in one pass."""
     from s2sad.transformed import Transformed
-    from s2sad.transforms import taylor_directions
-    from s2sad.transforms.taylor import Seeds
+    from s2sad.transforms.taylor_mode import taylor_directions
+    from s2sad.transforms.taylor_mode.taylor import Seeds
     lines = ["| d^(a+b) w / dx^a dy^b | Taylor over Taylor: value | gradient | "
              "interpolation (stacked): value | gradient |", "|---|---|---|---|---|"]
     for orders in ((2, 2), (2, 1)):

@@ -42,8 +42,8 @@ from .calls import (_backend, _check_cotangent, _describe, _differentiable, _fin
                     _output_problem, _type_name, backend, call_spec, positional_params)
 from .errors import ArgumentError, OptionError, OutputError, S2SADError
 from .pipeline import _name_of
-from .transforms import taylor_directions
-from .transforms.taylor import Seeds
+from .transforms.taylor_mode import taylor_directions
+from .transforms.taylor_mode.taylor import Seeds
 from . import jacobians
 from .transformed import Transformed, _fresh, _identifier, _raise_from_run, _synthetic, jvp
 from . import failures, generated
@@ -503,7 +503,7 @@ def _ran(obj):
             yield from _ran(part)
 
 
-# -- Taylor mode (transforms/taylor.py, docs/taylor.md) --------------------------------------
+# -- Taylor mode (transforms/taylor_mode/taylor.py, docs/taylor.md) --------------------------------------
 def _check_order(order, what):
     if isinstance(order, int) and not isinstance(order, bool) and order >= 1:
         return order

@@ -21,7 +21,7 @@ from .calls import (_container_hint, _definite_result, _describe, _output_proble
                     _type_name, _CONTAINER)
 from .errors import ArgumentError, OutputError, reduce_gradients_hint
 from .pipeline import _lower, _name_of
-from .transforms.taylor import Seeds
+from .transforms.taylor_mode.taylor import Seeds
 
 # the public transform that s2sad is making a derivative for, where it makes one itself
 _MADE_FOR: contextvars.ContextVar = contextvars.ContextVar("s2sad_made_for", default=None)

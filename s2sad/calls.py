@@ -20,7 +20,7 @@ from . import failures, ir, registry, runtime
 from .errors import (ArgumentError, CotangentError, Location, OptionError, S2SADError,
                      TangentError, UnsupportedSyntaxError)
 from .containers import flatten, is_record, rebuild
-from .transforms import parse
+from .transforms.frontend import parse
 
 
 def positional_params(fn) -> list:

@@ -9,7 +9,7 @@ backward sweep keeps at most ``snapshots`` copies of the loop's state (its
 carried variables) instead of a tape of every iteration, and runs iterations
 again from them (Griewank & Walther's Revolve schedule, ``s2sad/revolve.py``);
 the gradient is the same, to the last bit.  The lowering reads the call where
-it is a `for` loop's iterable (``transforms/lower_control.py``) and refuses it
+it is a `for` loop's iterable (``transforms/lowering/lower_control.py``) and refuses it
 anywhere else; forward mode runs the loop as an ordinary loop.
 """
 

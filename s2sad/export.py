@@ -1,6 +1,6 @@
 """The exporter: a generated derivative as a standalone Python module that needs only NumPy.
 
-Input: a generated module (`transforms.codegen.Module`: the derivative's source, the
+Input: a generated module (`transforms.printer.codegen.Module`: the derivative's source, the
 values its free names are bound to, the user's globals and closure cells), the user's
 module, and the words for the file's header (the target, the command that made it).
 Output: the text of a Python module: ``import numpy as xp``, the source of every s2sad

@@ -46,7 +46,7 @@ from .runtime import array_namespace
 from .rules import scipy_integrate
 from .call_checks import made_for, made_for_now
 from .transformed import Transformed, _fresh, _identifier, _synthetic
-from .transforms.taylor import Seeds
+from .transforms.taylor_mode.taylor import Seeds
 
 
 def _indices(wrt, what):

@@ -23,9 +23,15 @@ import numpy as np
 
 from . import failures, generated, ir, registry
 from .errors import TransformError
-from .transforms import (codegen, fence, forward, generators, lower, names, optimize, parse,
-                         resolve, reverse, reverse_control, specialize, taylor)
-from .transforms.optimize_release import release_shapes
+from .transforms import names
+from .transforms.forward_mode import forward
+from .transforms.frontend import fence, generators, parse, resolve
+from .transforms.lowering import lower
+from .transforms.optimizer import optimize, specialize
+from .transforms.optimizer.optimize_release import release_shapes
+from .transforms.printer import codegen
+from .transforms.reverse_mode import reverse, reverse_control
+from .transforms.taylor_mode import taylor
 
 
 _cache: Dict[Any, Any] = {}
@@ -186,7 +192,7 @@ def _code(fn, func, out, kind, wrt, with_value, spec, slots, parsed):
 
 
 def _taylor(func, out, seeds, spec, base, parsed):
-    """Taylor mode (transforms/taylor.py) for seeds: a taylor.Seeds."""
+    """Taylor mode (transforms/taylor_mode/taylor.py) for seeds: a taylor.Seeds."""
     mode, wrt, K, directions, weights, what, vparams, shapes = seeds
     n = len(spec)
     for i in wrt:

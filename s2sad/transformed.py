@@ -25,7 +25,7 @@ from .calls import (_a, _backend, _check_tangent, _checking_bprop, _describe, _f
 from .containers import flatten
 from .errors import ArgumentError, InternalError, OutputError, S2SADError
 from .pipeline import _Artifact, _artifact, _cache_lock, _key, _lower, _name_of
-from .transforms.taylor import Seeds
+from .transforms.taylor_mode.taylor import Seeds
 
 
 def _raise_from_run(e: BaseException):

@@ -1,4 +1,4 @@
-"""Loop accumulators added to in place (transforms/optimize_acc.py, rules/accumulate.py).
+"""Loop accumulators added to in place (transforms/optimizer/optimize_acc.py, rules/accumulate.py).
 
 `dW = dW + g` in a backward loop becomes `dW = add_into(dW, g)` where nothing but that
 addition sees the accumulator: the gradients stay exact (checked against hand-written

@@ -1,4 +1,4 @@
-"""The in-place alias check and lists built in loops (transforms/inplace.py).
+"""The in-place alias check and lists built in loops (transforms/lowering/inplace.py).
 
 Accepted, and right at orders 1 and 2: a list built again in each iteration of a loop (a
 comprehension, `w = []` then appends) and kept or read after it.  These were refused,

@@ -1,5 +1,5 @@
 """A loop's gradient of a matrix in `W @ h` (or `h @ W`) for vectors: the outer products
-batched (rules/accumulate.py add_lhs_grad / add_rhs_grad, transforms/optimize_acc.py).
+batched (rules/accumulate.py add_lhs_grad / add_rhs_grad, transforms/optimizer/optimize_acc.py).
 
 The backward loop writes `dW_terms = add_lhs_grad(dW_terms, g, W, h)` and, after it,
 `dW = summed(dW_terms)`: the gradient is the hand-written one's (to rounding: the terms

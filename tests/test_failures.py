@@ -11,7 +11,7 @@ import pytest
 import s2sad
 from s2sad import grad
 from s2sad.failures import InternalError
-from s2sad.transforms import optimize
+from s2sad.transforms.optimizer import optimize
 
 
 def myop(x):

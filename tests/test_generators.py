@@ -1,5 +1,5 @@
 """Generator functions that differentiated code calls: run to their end, as a list
-(transforms/generators.py).  Written as published code writes them: a Bayesian
+(transforms/frontend/generators.py).  Written as published code writes them: a Bayesian
 neural net's `unpack_layers` that yields each layer's weights (HIPS autograd's
 examples), `yield from`, a generator nested in the function, a `return` that ends
 one early.  What a list cannot stand for is refused at the user's line."""

@@ -18,7 +18,7 @@ import pytest
 from s2sad import registry
 from s2sad.calls import positional_params
 from s2sad.transformed import Transformed
-from s2sad.transforms import parse
+from s2sad.transforms.frontend import parse
 from s2sad.check import check_grads, check_jvp
 
 import tables

@@ -33,7 +33,8 @@ from s2sad.check import check_grads
 from s2sad.ir import analysis, tapes
 from s2sad.rules.einsum import einsum_skip
 from s2sad.runtime import tape_new, tape_pop, tape_push
-from s2sad.transforms import lower, parse, resolve
+from s2sad.transforms.lowering import lower
+from s2sad.transforms.frontend import parse, resolve
 
 
 # -- 025: add_grads broadcasting -------------------------------------------------------

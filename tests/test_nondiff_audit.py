@@ -241,14 +241,14 @@ TABLE = [
     ("s2sad.rules.taylor:real_sign", Entry("piecewise", args(X))),
     # -- casts to an integer or boolean dtype known when the code is transformed
     ("s2sad.rules.casts:integral", Entry("int", args(X, lambda rng: np.dtype(int)))),
-    # -- writes through views (transforms/lower_views.py)
+    # -- writes through views (transforms/lowering/lower_views.py)
     (IX.positions_of, Entry("int", args(X))),
     (IX.unravel, Entry("int", args(lambda rng: np.arange(4), X))),
     (IX.row_index, Entry("structural", args(_a(3, 2), 1, (0,)), reason=(
         "the index (k, *i) of a write through row k of a loop: integers and slices"))),
     (IX.check_row_views, Entry("structural", args(_a(3, 2)), reason=(
         "a check run for its effect (refuses a list or a 1-D array); it returns None"))),
-    # -- code made for the arguments' shapes (transforms/specialize.py), and hessian's
+    # -- code made for the arguments' shapes (transforms/optimizer/specialize.py), and hessian's
     (TB.check_shapes, Entry("structural", args(((3, 2),), X), reason=(
         "a check run for its effect (refuses arguments of other shapes than the code was "
         "made for); it returns None"))),

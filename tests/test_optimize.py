@@ -14,7 +14,10 @@ import s2sad
 
 from s2sad import ir
 from s2sad.errors import TransformError
-from s2sad.transforms import codegen, fence, lower, optimize, parse, resolve
+from s2sad.transforms.printer import codegen
+from s2sad.transforms.frontend import fence, parse, resolve
+from s2sad.transforms.lowering import lower
+from s2sad.transforms.optimizer import optimize
 
 
 def optimized(fn) -> str:

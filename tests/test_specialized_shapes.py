@@ -1,7 +1,7 @@
 """jacobian and hessian run code made for the shapes of their arguments (issue 15).
 
 The stacked Taylor-mode code behind ``jacobian(mode="forward")`` and ``hessian`` is made
-once per shape of the arguments (transforms/specialize.py): its shape helpers
+once per shape of the arguments (transforms/optimizer/specialize.py): its shape helpers
 (lift_shape, stacked_shape, unbroadcast of equal shapes ...) fold into constants or
 nothing, and the code first checks the shapes it was made for.  Every value here is
 checked against the per-column path (``chunk=1``, code for any shape) and central
@@ -15,7 +15,7 @@ import pytest
 import s2sad
 from s2sad import jacobians
 from s2sad.errors import ArgumentError
-from s2sad.transforms import specialize
+from s2sad.transforms.optimizer import specialize
 
 
 def rosen(x):
@@ -227,7 +227,10 @@ def test_hessian_errors_are_the_users_and_s2sads_as_before():
 # -- the optimizer's rewrites that known shapes allow --------------------------------------
 def optimized(fn, shapes=None) -> str:
     from s2sad import ir
-    from s2sad.transforms import codegen, fence, lower, optimize, parse, resolve
+    from s2sad.transforms.printer import codegen
+    from s2sad.transforms.frontend import fence, parse, resolve
+    from s2sad.transforms.lowering import lower
+    from s2sad.transforms.optimizer import optimize
     p = parse.parse(fn)
     fence.fence(p)
     func, out = lower.lower(p, resolve.resolve(p))

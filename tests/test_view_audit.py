@@ -4,7 +4,7 @@ NumPy returns views of (or the very objects of) some arguments: np.reshape, x.T,
 np.real of a real array, np.einsum("ii->i", a), np.linalg.matrix_power(a, 1).  Where
 the user then changes the argument in place (z[0] = v, z += v) and reads the view
 again, NumPy shows the change through it, but s2sad's functional code would not: a
-silently wrong derivative.  transforms/inplace.py refuses such an update where the view
+silently wrong derivative.  transforms/lowering/inplace.py refuses such an update where the view
 is a call of a primitive declared with registry.defview (of its declared arguments).
 
 The audit calls every primitive of NumPy, SciPy, Python and s2sad on sample arrays
@@ -44,8 +44,8 @@ from s2sad.rules import builtins as B
 from s2sad.rules import indexing as IX
 from s2sad.rules.containers_kind import same_kind
 from s2sad.rules.decompositions import svd_values
-from s2sad.transforms import inplace
-from s2sad.transforms.resolve import ATTRIBUTES, METHODS
+from s2sad.transforms.lowering import inplace
+from s2sad.transforms.frontend.resolve import ATTRIBUTES, METHODS
 
 import tables
 
@@ -150,7 +150,7 @@ UNPROBED = {
        for f in (print, B.check_assert, B.log_call, warnings.warn, B.check_rebound,
                  B.check_changed_in_place, B.check_one_value)},
     add_into: "adds into its first argument by design: only generated code calls it, on a "
-              "loop accumulator nothing else holds (transforms/optimize_acc.py); code "
+              "loop accumulator nothing else holds (transforms/optimizer/optimize_acc.py); code "
               "transformed again reads it as + (registry.alias)",
 }
 
@@ -166,7 +166,7 @@ REACHED = [B.item_of, B.copy_of, B.dict_copy, B.as_tuple, B.without, B.with_zero
 
 # results that share memory with an argument without a view declaration: the reason
 ALLOWED = {
-    # lowered by transforms/lower_builtins.py into items, helpers and loops (a call that
+    # lowered by transforms/lowering/lower_builtins.py into items, helpers and loops (a call that
     # reaches the K-transform is refused); test_builtins_of_views_are_refused
     **{f: "lowered by lower_builtins into items and helpers that the alias check follows"
        for f in (list, tuple, sorted, min, max, dict)},

@@ -159,7 +159,7 @@ class Loop:
     stop: Optional[Atom] = None           # break after this iteration when it holds
     src: Optional[Location] = None
     # s2sad.checkpointed(iter, snapshots=n): the snapshot count; reverse mode replaces the
-    # tape by binomial checkpointing (transforms/reverse_checkpoint.py)
+    # tape by binomial checkpointing (transforms/reverse_mode/reverse_checkpoint.py)
     checkpoint: Optional[Atom] = None
 
     def blocks(self):

@@ -5,7 +5,7 @@ summed), an item's gradient added into its slot (add_at), a dict's gradient made
 
 A backward loop adds each iteration's gradient into an accumulator, ``dW = dW + g``:
 a new array per iteration where hand-written code writes ``dW += g``.  The optimizer
-(transforms/optimize_acc.py) writes ``dW = add_into(dW, g)`` where nothing but that
+(transforms/optimizer/optimize_acc.py) writes ``dW = add_into(dW, g)`` where nothing but that
 addition ever sees the accumulator's value: it starts as a fresh zeros array nothing
 else reads, the loop reads it only there, and nothing but the loop reads the sum.
 add_into adds in place where that gives the array ``acc + g`` would (NumPy arrays of
@@ -25,7 +25,7 @@ product, ``G.T @ H``.  Likewise a loop reading ``xs[t]`` adds its gradient with
 ``dxs = add_at(dxs, xs, t, g)``, ``dxs[t] += g`` in place, where ``dxs + getitem_grad(xs,
 t, g)`` made an array of zeros of xs's shape per iteration (a loop's time quadratic in its
 length).  Code that s2sad transforms again reads them as ``dW + matmul_lhs_grad(g, W, h)``,
-``dW`` and ``dxs + getitem_grad(xs, t, g)`` (transforms/lower_builtins.py).
+``dW`` and ``dxs + getitem_grad(xs, t, g)`` (transforms/lowering/lower_builtins.py).
 
 item_grads: the gradient of a dict of weights read k times was a sum of k getitem_grads,
 each a dict of zeros with one gradient in it: k * k arrays of zeros and additions.  The

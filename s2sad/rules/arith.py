@@ -182,7 +182,7 @@ for _f, _np in [(abs, np.abs), (math.sin, np.sin), (math.cos, np.cos), (math.tan
                 (pow, operator.pow)]:
     registry.alias(_f, _np)
 # math.log(x, base) and math.hypot(*xs) are lowered to NumPy calls where they are called
-# (transforms/lower_builtins.py); the rounding functions of math return ints
+# (transforms/lowering/lower_builtins.py); the rounding functions of math return ints
 for _f in (math.log, math.hypot):       # never printed: their names stay the user's to use
     registry.primitive(_f, "math." + _f.__name__).printing = registry.NUMPY
 defnondiff(math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite)

@@ -1,5 +1,5 @@
 """Rules for Python's builtins on numbers, and the helpers that lower the methods of
-lists and dicts (transforms/lower_builtins.py and lower_templates.py use them).
+lists and dicts (transforms/lowering/lower_builtins.py and lower_templates.py use them).
 
 Most builtins are not primitives: ``sum``, ``min``, ``max``, ``sorted``,
 ``any`` ... are lowered to the loops they run (lower_templates.py), so their
@@ -304,7 +304,7 @@ registry.primitive(item_of).printing = registry.USER
 defnondiff(int, bool, builtins.round, isinstance, operator.contains, operator.is_,
            operator.is_not, operator.invert, keys_of, sort_order, insert_position)
 
-# lowered by transforms/lower_builtins.py (a call that reaches the K-transform is refused)
+# lowered by transforms/lowering/lower_builtins.py (a call that reaches the K-transform is refused)
 for _f in (list, tuple, dict, reversed, sorted, set, frozenset, sum, min, max, any, all,
            map, filter, zip, functools.reduce):
     registry.primitive(_f)

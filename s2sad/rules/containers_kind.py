@@ -3,7 +3,7 @@
 Flatten and unflatten helpers for nested parameters (lists of ``(W, b)`` tuples)
 rebuild each level as the kind of container it was: ``return type(example)(parts)``.
 The callee is known only when the code runs, so the resolve stage
-(transforms/resolve_objects.py, ``rebuilt``) rewrites the call into a helper::
+(transforms/frontend/resolve_objects.py, ``rebuilt``) rewrites the call into a helper::
 
     type(x)(items)  =>  same_kind(x, items)
 

@@ -5,7 +5,7 @@ calls (``self.nfev += 1``), draws random numbers from generators it holds
 (``rs.randn(n, D)``, ``rng.normal(size=w.shape)``) and formats messages
 (``f"loss {loss:.3f}"``, ``"{}".format(i)``).  None of these carries a
 derivative; each is run on the primal exactly as a plain call runs it.  The
-helpers below are what the lowering turns them into (transforms/resolve_values.py
+helpers below are what the lowering turns them into (transforms/frontend/resolve_values.py
 and lower.py), and the generated code prints them back as Python writes them:
 
     obj.a              =>  attribute(obj, "a")         prints  obj.a

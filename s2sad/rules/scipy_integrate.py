@@ -1,7 +1,7 @@
 """scipy.integrate's ODE solvers, odeint and solve_ivp, with the user's own right-hand side.
 
 The passes rewrite a call whose right-hand side is a function s2sad can read
-(transforms/resolve_integrate.py)::
+(transforms/frontend/resolve_integrate.py)::
 
     odeint(func, y0, t, args=(p,), rtol=1e-8)   =>  odeint(func, y0, t, (p,), {'rtol': 1e-8})
     solve_ivp(fun, (t0, t1), y0, t_eval=ts)     =>  solve_ivp(fun, (t0, t1), y0, ts, (), {})

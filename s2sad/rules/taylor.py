@@ -1,11 +1,11 @@
 """Taylor-mode rules: the Griewank-Walther recurrences (Evaluating Derivatives, ch. 13).
 
-A rule runs while the code is transformed (see transforms/taylor_emit.py): it
+A rule runs while the code is transformed (see transforms/taylor_mode/taylor_emit.py): it
 gets T (T.K the order; T.mul, T.add, T.call... emit code, None is zero) and
 each input's normalized coefficients ``x = [x0, x1, ..., xK]``, and returns
 the output's ``[out, y1, ..., yK]``.  Linear functions (sum, reshape,
 indexing, negation) and functions linear in each argument (``*``, ``@``,
-einsum) need no rule: transforms/taylor.py applies them coefficient by
+einsum) need no rule: transforms/taylor_mode/taylor.py applies them coefficient by
 coefficient, or as a Cauchy product.  Notation: ``z' = x' g`` gives
 ``z_k = (1/k) sum_{j=1}^k j x_j g_(k-j)`` (``T.weighted``).
 """

@@ -1,4 +1,4 @@
-"""Shape helpers for Taylor mode's stacked directions (transforms/taylor_batched.py).
+"""Shape helpers for Taylor mode's stacked directions (transforms/taylor_mode/taylor_batched.py).
 
 With D > 1 directions, an order-k coefficient of a value of shape s is one array
 of shape (D, *s): the directions stacked along a leading axis, so that one NumPy
@@ -140,7 +140,7 @@ def grad_index(index):
 def getitem_grads(x, *pairs):
     """getitem_grad(x, i, g) + getitem_grad(x, j, h) + ... for basic indices i, j (slices,
     integers): one array of zeros of x's shape, each g added at its index.  Code made for
-    known shapes writes it (transforms/specialize.py); it has no rules of its own."""
+    known shapes writes it (transforms/optimizer/specialize.py); it has no rules of its own."""
     gs = pairs[1::2]
     g0 = gs[0]
     if all(type(g) is np.ndarray and g.dtype is g0.dtype for g in gs):    # the common case

@@ -18,7 +18,8 @@ from typing import Dict, List
 
 from .. import ir, registry
 from ..errors import RuleError, TransformError
-from . import fence, lower, parse, resolve
+from .frontend import fence, parse, resolve
+from .lowering import lower
 from .names import hint_for
 
 

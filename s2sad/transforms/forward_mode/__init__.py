@@ -1,0 +1,1 @@
+"""Forward mode: tangents beside each statement (forward.jvp_function)."""

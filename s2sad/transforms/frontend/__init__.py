@@ -1,0 +1,8 @@
+"""The front end: a Python function's source, read and resolved.
+
+parse (source → gast tree and its world) → generators (generator functions it calls →
+lists) → fence (what s2sad refuses, at the user's line) → resolve (each name and call:
+a primitive, a user function, a constant; resolve_values rewrites function values,
+records, objects, ODE solves; scopes: the names each scope binds).  pipeline._lower
+runs them in this order.
+"""

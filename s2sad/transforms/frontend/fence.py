@@ -1,0 +1,160 @@
+"""Pass 2: reject the Python that s2sad does not differentiate, before any work.
+
+Input: a :class:`~s2sad.transforms.frontend.parse.Parsed` function.  Output: the same,
+unchanged, or an :class:`~s2sad.errors.UnsupportedSyntaxError` naming the
+file, line, column and construct, and saying what is supported.
+
+Accepted (a `try` statement too: resolve_values_stmts keeps its body, else and finally): one function or lambda with positional, default and keyword-only
+parameters (``*args``/``**kwargs`` in the functions it calls); assignments to
+names and tuple unpacking; augmented assignment
+of names; ``if``/``elif``/``else`` (a ``return`` may sit inside a branch);
+``for`` over ``range``, arrays, ``enumerate`` and ``zip``, ``while``, with
+``break``, ``continue`` and ``return`` inside; nested ``def`` and ``lambda``
+(closures), called where s2sad can see which function runs;
+conditional expressions, ``and``/``or``/``not`` and chained comparisons;
+operators, calls, attributes, subscripts, tuple and list literals,
+comprehensions and generator expressions, ``*xs`` in calls and assignment
+targets, ``assert``, calls as statements (lower_effects.py decides which),
+constants, f-strings; ``with`` (resolve_values_stmts keeps the body of one whose
+context changes no value: ``np.errstate``, ``warnings.catch_warnings``); ``obj.a = v`` (an attribute set on an object, run on the
+primal); ``*args`` and ``**kwargs`` (of the function being differentiated: empty,
+as a call with no more arguments leaves them); a docstring; a ``return`` at the end.
+"""
+
+import gast
+
+from ...errors import UnsupportedSyntaxError
+
+STRAIGHT_LINE = ("s2sad differentiates assignments, operators, NumPy calls, `if` "
+                 "statements and expressions, `for` and `while` loops, nested functions "
+                 "and lambdas, and `return`.")
+
+# node type -> (what to call it, what to do instead)
+REFUSED = {
+    gast.AsyncFor: ("an `async for` loop", STRAIGHT_LINE),
+    gast.AsyncFunctionDef: ("an `async def`", STRAIGHT_LINE),
+    gast.ClassDef: ("a class definition", "Classes are not supported; use functions."),
+    gast.AsyncWith: ("an `async with` statement", STRAIGHT_LINE),
+    gast.Global: ("a `global` statement", "Pass values in as arguments instead."),
+    gast.Yield: ("`yield` (a generator)", "Generators are not supported; return a value."),
+    gast.YieldFrom: ("`yield from` (a generator)", "Generators are not supported."),
+    gast.Await: ("`await`", "Coroutines are not supported."),
+    gast.Delete: ("a `del` statement", STRAIGHT_LINE),
+    gast.Import: ("an `import` inside the function", "Import at module level."),
+    gast.ImportFrom: ("an `import` inside the function", "Import at module level."),
+    gast.Set: ("a set literal", "Sets are not differentiable."),
+    gast.NamedExpr: ("an assignment expression (`:=`)", "Use a separate assignment."),
+}
+
+
+def fence(parsed, top=True):
+    """Raise UnsupportedSyntaxError for the first construct s2sad refuses (top: parsed is
+    the function being differentiated, not one it calls)."""
+    root = parsed.node
+
+    def refuse(node, construct, hint):
+        raise UnsupportedSyntaxError(construct, parsed.location(node), hint)
+
+
+    body = [root.body] if isinstance(root, gast.Lambda) else root.body
+    for node in gast.walk(root):
+        if isinstance(node, (gast.Yield, gast.YieldFrom)):
+            refuse(node, *REFUSED[type(node)])
+    if isinstance(root, gast.FunctionDef):
+        if top and not any(isinstance(s, gast.Return) for s in gast.walk(root)):
+            # (a helper it calls may have none: it returns None, run for its effect)
+            refuse(root, "a function with no `return`",
+                   "A function to differentiate must return its result.")
+        for s in gast.walk(root):
+            if isinstance(s, (gast.If, gast.For, gast.While)):
+                for branch in (s.body, s.orelse):
+                    _statements(branch, refuse)
+            elif isinstance(s, gast.With):      # (resolve_values_stmts decides which)
+                _statements(s.body, refuse)
+            elif isinstance(s, gast.FunctionDef) and s is not root:
+                if s.decorator_list:
+                    refuse(s.decorator_list[0], "a decorator on a nested function",
+                           "Define the function without a decorator.")
+                _statements(s.body, refuse)
+        _statements(body, refuse, top=True)
+
+    for stmt in body:
+        for node in gast.walk(stmt):
+            if top and isinstance(node, gast.Nonlocal) and node in body:
+                refuse(node, "a `nonlocal` statement in the function being differentiated",
+                       "s2sad follows `nonlocal` in the functions nested in it; pass the "
+                       "value in as an argument, or keep a count on an object (self.n += 1).")
+            entry = REFUSED.get(type(node))
+            if entry is not None:
+                refuse(node, *entry)
+        _starred(stmt, refuse)
+    return parsed
+
+
+def _starred(stmt, refuse):
+    """`*xs` only as a call's argument (f(*xs)) or in an assignment's target (a, *b = x)."""
+    allowed = set()
+    for node in gast.walk(stmt):
+        if isinstance(node, gast.Call):
+            allowed.update(id(a) for a in node.args)
+        elif isinstance(node, (gast.Tuple, gast.List)) and isinstance(node.ctx, gast.Store):
+            allowed.update(id(e) for e in node.elts)
+    for node in gast.walk(stmt):
+        if isinstance(node, gast.Starred) and id(node) not in allowed:
+            refuse(node, "a starred expression here", "Use `*xs` as a call's argument "
+                   "(f(*xs)) or in an assignment's target (first, *rest = xs).")
+
+
+def _statements(block, refuse, top=False):
+    """Checks of the statements of one block (the function's body or a branch)."""
+    for i, s in enumerate(block):
+        if isinstance(s, gast.Return) and i != len(block) - 1:
+            refuse(block[i + 1], "code after a `return`", "Remove the unreachable code.")
+        if isinstance(s, gast.Expr) and not isinstance(s.value, (gast.Call, gast.Constant)):
+            # a call is lowered for its effect (lower_effects.py decides which); a
+            # constant (a docstring, `...`) does nothing
+            refuse(s, "an expression statement that is not a call",
+                   "Assign the value to a name, or remove the line.")
+        if isinstance(s, gast.Assign):
+            for t in s.targets:
+                _check_target(t, refuse)
+        if isinstance(s, gast.AugAssign) and not isinstance(s.target, gast.Name):
+            _check_target(s.target, refuse)
+        if isinstance(s, gast.AnnAssign):
+            if s.value is None:
+                refuse(s, "an annotation without a value", STRAIGHT_LINE)
+            _check_target(s.target, refuse)
+
+
+# methods of lists and dicts that change their receiver: `lst.append(v)` assigns lst
+MUTATING_METHODS = ("append", "extend", "insert", "pop", "update")
+
+
+def is_append(call) -> bool:
+    """`name.append(v)`, `name.pop()`, `name.update(...)`...: a call that assigns name
+    (lowered to a new list or dict bound to name)."""
+    if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and
+            call.func.attr in MUTATING_METHODS and isinstance(call.func.value, gast.Name)):
+        return False
+    # np.append(a, v) and np.insert(a, i, v) are functions of a module, not list methods
+    n = len(call.args) + len(call.keywords)
+    return not (call.func.attr == "append" and n != 1 or call.func.attr == "insert" and n != 2)
+
+
+def _check_target(t, refuse):
+    if isinstance(t, gast.Name):
+        return
+    if isinstance(t, (gast.Tuple, gast.List)):
+        if sum(isinstance(e, gast.Starred) for e in t.elts) > 1:
+            refuse(t, "two starred names in one assignment", "Python refuses it too.")
+        for e in t.elts:
+            _check_target(e.value if isinstance(e, gast.Starred) else e, refuse)
+        return
+    if isinstance(t, gast.Subscript):
+        if isinstance(t.value, gast.Name):
+            return                          # x[i] = v: a new version of x
+        refuse(t, "assignment to an element of an element (`x[i][j] = ...`)",
+               "Index once: x[i, j] = v.")
+    if isinstance(t, gast.Attribute):
+        return                              # obj.a = v: an effect (resolve_values.py)
+    refuse(t, f"assignment to {type(t).__name__}", STRAIGHT_LINE)

@@ -1,0 +1,318 @@
+"""Pass 1: a Python function → its gast tree and its world.
+
+Input: a Python callable (a function or lambda with source, a function made by
+s2sad, a registered primitive such as ``np.tanh``, or a ``functools.partial``
+of one).  Output: a :class:`Parsed` record: the ``gast`` node of the
+function (``FunctionDef`` or ``Lambda``), the file and line it came from, and
+its :class:`World` (globals, closure cells, builtins) in which names resolve.
+
+Source is found through ``linecache``, which holds files, IPython and Jupyter
+cells, and the modules s2sad generates, so ``grad(grad(f))`` parses the code
+that ``grad(f)`` produced.  Two lambdas on one line are told apart by the
+columns that CPython records for their code.
+"""
+
+import ast
+import builtins
+import collections
+import functools
+import inspect
+import linecache
+import sysconfig
+import threading
+import types
+from dataclasses import dataclass, field
+from typing import Any, Dict, List
+
+import gast
+import numpy as np
+
+from ... import generated, registry
+from ...errors import Location, SourceUnavailableError
+
+
+@dataclass
+class World:
+    """Where the free names of a function are looked up."""
+
+    globals: Dict[str, Any]
+    cells: Dict[str, Any] = field(default_factory=dict)   # name -> cell object
+
+    _MISSING = object()
+
+    def lookup(self, name: str):
+        """(kind, value) with kind in 'cell', 'global', 'builtin'; KeyError if absent."""
+        if name in self.cells:
+            try:
+                return "cell", self.cells[name].cell_contents
+            except ValueError:
+                raise KeyError(name) from None
+        if name in self.globals:
+            return "global", self.globals[name]
+        b = self.globals.get("__builtins__", builtins)
+        b = b if isinstance(b, dict) else vars(b)
+        if name in b:
+            return "builtin", b[name]
+        raise KeyError(name)
+
+
+@dataclass
+class Parsed:
+    node: Any                 # gast.FunctionDef or gast.Lambda
+    name: str
+    filename: str
+    lines: List[str]          # the lines of the file (for messages)
+    world: World
+    fn: Any = None
+    # for code s2sad generated: what its transform assumed (a nested transform must too)
+    guards: List[tuple] = field(default_factory=list)
+    # the kind of call being transformed (api.call_spec's letters), set by the driver
+    spec: Any = None
+    # parameters known to hold an object of exactly this class (a method's `self`)
+    classes: Dict[str, type] = field(default_factory=dict)
+
+    def location(self, node) -> Location:
+        line = getattr(node, "lineno", None) or getattr(self.node, "lineno", 1)
+        col = getattr(node, "col_offset", 0) or 0
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        return Location(self.filename, line, col, text)
+
+
+# the parsed files, most recently used last (bounded: generated code has a file per module)
+_tree_cache: "collections.OrderedDict[tuple, Any]" = collections.OrderedDict()
+_TREES_KEPT = 64
+_lock = threading.Lock()
+
+
+def _file_tree(filename: str, lines: List[str]):
+    key = (filename, len(lines), hash("".join(lines)))
+    with _lock:
+        tree = _tree_cache.get(key)
+        if tree is not None:
+            _tree_cache.move_to_end(key)
+    if tree is None:
+        tree = ast.parse("".join(lines), filename)
+        with _lock:
+            _tree_cache[key] = tree
+            while len(_tree_cache) > _TREES_KEPT:
+                _tree_cache.popitem(last=False)
+    return tree
+
+
+def _find_node(tree, code):
+    """The FunctionDef or Lambda node in tree whose code object is `code`."""
+    first = code.co_firstlineno
+    if code.co_name == "<lambda>":
+        cands = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == first]
+        if len(cands) > 1:
+            if not hasattr(code, "co_positions"):      # Python 3.10: no column table
+                same = [n for n in cands if ast.dump(n) == ast.dump(cands[0])]
+                if len(same) != len(cands):
+                    return "ambiguous"
+                return cands[0]
+            cols = [p[2] for p in code.co_positions() if p[0] is not None and p[2] is not None
+                    and p[0] >= first]
+            inside = [n for n in cands if any(
+                (n.body.lineno, n.body.col_offset) <= (first, c) and
+                (first, c) <= (n.body.end_lineno, n.body.end_col_offset) for c in cols)]
+            # innermost lambda that contains the code's columns
+            inside.sort(key=lambda n: (n.body.end_col_offset - n.body.col_offset))
+            cands = inside[:1] or cands[:1]
+        return cands[0] if cands else None
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == code.co_name:
+            start = n.decorator_list[0].lineno if n.decorator_list else n.lineno
+            if first in (start, n.lineno):
+                return n
+    return None
+
+
+def _synthesize(prim, name: str, keywords: Dict[str, Any], spec=None) -> Parsed:
+    """A small source function that calls a primitive directly: ``def tanh(x): return np.tanh(x)``.
+
+    Its parameters are the rule's inputs less the keywords a functools.partial fixes, with
+    the primitive's own defaults (``diff(a, n=1, axis=-1, prepend=None, append=None)``).
+    An input the call leaves out (spec '-') is left out of the primitive's call too, so it
+    binds as ``np.diff(a)`` written by hand does; inputs after a gap are passed by name.
+    """
+    pairs = _primitive_inputs(prim, keywords)
+    params = [p for _, p in pairs if p is not None]
+    passed = dict(zip(params, spec or ""))
+    args, gap = [], False
+    for rname, p in pairs:
+        if p is None or passed.get(p) == "-":
+            gap = True
+        else:
+            args.append(f"{rname}={p}" if gap else p)
+    kw = "".join(f", {k}={k}_" for k in keywords)
+    call = f"np.{prim.name}" if prim.printing == registry.NUMPY else name
+    text = f"def {name}({', '.join(params)}):\n    return {call}({', '.join(args)}{kw})\n"
+    filename = f"<s2sad: {name}>"
+    lines = text.splitlines(True)
+    linecache.cache[filename] = (len(text), None, lines, filename)
+    g = {"np": np, name: prim.fn, **{f"{k}_": v for k, v in keywords.items()}}
+    made: Dict[str, Any] = {}
+    exec(compile(text, filename, "exec"), dict(g), made)
+    fn = made[name]             # the wrapper as a function: its defaults are the primitive's
+    fn.__defaults__ = _input_defaults(prim, pairs) or None
+    node = gast.ast_to_gast(ast.parse(text).body[0])
+    return Parsed(node, name, filename, lines, World(g), fn)
+
+
+def _primitive_inputs(prim, fixed=()) -> List[tuple]:
+    """(the rule's name, the wrapper's parameter) for each input; the parameter is None for
+    one that a functools.partial fixes."""
+    rule = prim.bprop or prim.jvp
+    if prim.varargs:
+        rule = None
+    if rule is not None:
+        names = list(rule.inputs)
+    elif getattr(prim.fn, "nin", None):
+        names = ["x", "y", "z"][:prim.fn.nin]
+    else:
+        raise SourceUnavailableError(
+            f"{prim.name} takes a variable number of inputs, so s2sad cannot differentiate "
+            "it directly", hint=f"Wrap the call in a function, e.g. "
+            f"grad(lambda a, b: np.{prim.name}(..., a, b)).")
+    return [(n, None if n in fixed else n if n.isidentifier() else f"x{i}")
+            for i, n in enumerate(names)]
+
+
+def _input_defaults(prim, pairs) -> tuple:
+    """The primitive's defaults for the wrapper's last parameters (those after the last one
+    without a default; NumPy's "no value" counts as none)."""
+    sig = prim.signature
+    out = []
+    for rname, p in pairs:
+        if p is None:
+            continue
+        param = sig.parameters.get(rname) if sig is not None else None
+        d = param.default if param is not None else inspect.Parameter.empty
+        if d is inspect.Parameter.empty or repr(d) == "<no value>":
+            out = []
+        else:
+            out.append(d)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class MethodOf:
+    """The function of a method of cls, called with an object of exactly cls first
+    (``Model(3.0).loss(w)`` calls ``MethodOf(Model, Model.loss)(obj, w)``): its `self`
+    is known to be one, so the methods it calls on `self` are known too."""
+
+    cls: type
+    fn: Any
+
+
+def _first_parameter(parsed, what):
+    a = parsed.node.args
+    params = a.posonlyargs or a.args
+    if not params:
+        raise SourceUnavailableError(
+            f"{what} takes no parameter for the object it is called on",
+            hint="Give the method a `self` parameter, or make it a @staticmethod.")
+    return params
+
+
+def _bound(parsed, obj) -> Parsed:
+    """A bound method's function with its first parameter (`self`) made a free name that
+    holds the object: ``bench.fun`` differentiates ``fun(x)`` with ``self`` = bench."""
+    params = _first_parameter(parsed, parsed.name)
+    name = params.pop(0).id
+    parsed.world.cells[name] = types.CellType(obj)
+    return parsed
+
+
+def _method(fn, spec):
+    """The Parsed of a method (MethodOf, or a method bound to its object); None for
+    anything else."""
+    if isinstance(fn, MethodOf):
+        parsed = parse(fn.fn, spec)
+        parsed.classes[_first_parameter(parsed, parsed.name)[0].id] = fn.cls
+        return parsed
+    if isinstance(fn, types.MethodType) and type(fn.__func__) is types.FunctionType:
+        return _bound(parse(fn.__func__, spec), fn.__self__)
+    return None
+
+
+def _code(fn):
+    """fn's code object; an error naming fn where it has none."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        if callable(fn) and hasattr(fn, "__call__") and hasattr(fn.__call__, "__code__"):
+            raise SourceUnavailableError(
+                f"{type(fn).__name__} objects cannot be differentiated; pass a function",
+                hint="Pass the method that computes the value (grad(obj.loss)), or write "
+                     "the computation as a function whose parameters are the arrays.")
+        raise registry.missing_rule(fn)
+    return code
+
+
+def parse(fn, spec=None) -> Parsed:
+    """Find the source of fn and parse it; see the module docstring.
+
+    For a function s2sad made, spec says which arguments the call passes
+    (see api.call_spec): its generated code for such a call is what is parsed.
+    """
+    if isinstance(fn, registry.Derived):
+        fn = fn.generated_function(spec=spec)
+    fn = registry.source_of(fn) or fn       # scipy.optimize.rosen: its NumPy source
+    if isinstance(fn, functools.partial) and not fn.args:
+        prim = registry.lookup(registry.canonical(fn.func))
+        if prim is not None:
+            return _synthesize(prim, prim.short, dict(fn.keywords), spec)
+    prim = registry.lookup(registry.canonical(fn))
+    if prim is not None and not (prim.bprop or prim.bprop_factory or prim.nondiff) \
+            and not hasattr(fn, "__code__"):
+        raise registry.missing_rule(fn)
+    if prim is not None and (prim.bprop or prim.bprop_factory or prim.nondiff
+                             or not hasattr(fn, "__code__")):
+        return _synthesize(prim, prim.short, {}, spec)
+    method = _method(fn, spec)
+    if method is not None:
+        return method
+    code = _code(fn)
+    filename = code.co_filename
+    lines = linecache.getlines(filename, fn.__globals__)
+    where = f"{getattr(fn, '__qualname__', code.co_name)} (defined in {filename})"
+    if not lines:
+        raise SourceUnavailableError(
+            f"the source of {where} is not available",
+            hint="s2sad reads a function's source code. Functions typed into a plain "
+                 "Python prompt have none: put the function in a file or a notebook "
+                 "cell (IPython and Jupyter keep cell source).")
+    try:
+        tree = _file_tree(filename, lines)
+        node = _find_node(tree, code)
+    except SyntaxError:
+        node = None
+    if node == "ambiguous":
+        raise SourceUnavailableError(
+            f"{where} is one of several lambdas on line {code.co_firstlineno}, and this Python "
+            "cannot tell them apart", hint="Put each lambda on its own line (Python 3.11+ "
+            "can tell them apart).")
+    if node is None:
+        raise SourceUnavailableError(
+            f"cannot find the source of {where} at line {code.co_firstlineno}",
+            hint="The file may have changed since it was imported; reload it.")
+    cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
+    gnode = gast.ast_to_gast(node)
+    parsed = Parsed(gnode, code.co_name, filename, lines, World(fn.__globals__, cells), fn)
+    module = generated.MODULES.get(filename)
+    if module is not None:          # generated code: inherit what its transform assumed
+        parsed.guards = list(module.guards)
+    return parsed
+
+
+_STDLIB = sysconfig.get_paths()["stdlib"]
+
+
+def library_function(fn) -> bool:
+    """A library function (np.ones, collections.namedtuple): a primitive, never inlined
+    like the user's own code (Python's standard library is not the user's either)."""
+    mod = getattr(fn, "__module__", None) or ""
+    code = getattr(fn, "__code__", None)
+    return mod.split(".")[0] in ("numpy", "cupy", "scipy") or mod.startswith("s2sad.") or \
+        code is not None and code.co_filename.startswith(_STDLIB) and \
+        "site-packages" not in code.co_filename

@@ -1,0 +1,182 @@
+"""Pass 4, statements run for their effect: a call whose result is unused, ``assert``,
+and the methods that change a list or a dict.
+
+Input: a gast ``Expr`` or ``Assert`` statement that
+:class:`~s2sad.transforms.lowering.lower.Lowering` hands over.  Output: its statements,
+emitted into the Lowering's block.  Rewrites, one line each::
+
+    print(x), logging.info(...), log.info(...), warnings.warn(...), np.random.rand(3)
+                           =>  t = print(x)       (an effect: run on the primal, kept by
+                                                   dead-code elimination, not differentiated;
+                                                   a draw advances its generator)
+    assert c, m            =>  t = check_assert(c, m)              (likewise)
+    raise E(m)             =>  t = raise_exception(E(m))           (likewise)
+    f(x), f the user's     =>  f's body, inlined, its result dropped (an in-place update of
+                               an argument inside is refused by inplace.py)
+    lst.append(v)          =>  lst_1 = list_append(lst, v)
+    lst.extend(xs)         =>  lst_1 = <lower_templates.extend_(lst, xs)>
+    lst.insert(i, v)       =>  lst_1 = <lower_templates.insert_(lst, i, v)>
+    lst.pop(i), d.pop(k)   =>  lst_1 = without(lst, i)
+    d.update(e, k=v)       =>  d_1 = <lower_templates.update_(d, e)>, then the keywords
+    history.append(s), rs.shuffle(i)   (a method of an object read from outside, not an
+                           array)  =>  t = history.append(s)   (an effect; refused where a
+                               differentiated value goes in)
+    x.sort(), a.fill(0), np.copyto(a, b), np.add.at(a, i, v), any other call
+                           =>  refused: it may change an array in place, which the
+                               derivative would have to see
+
+Each new list or dict is recorded as an in-place update of the old one
+(Lowering.update), so another name still bound to it is refused.
+"""
+
+import logging
+
+import gast
+import numpy as np
+
+from ... import ir, registry, runtime
+from ...errors import UnsupportedSyntaxError
+from ...rules.builtins import EFFECTS, check_assert, log_call
+from ...rules.objects import method_caller, raise_exception
+from . import lower_builtins
+from . import lower_templates as templates
+from ..frontend.fence import is_append
+from .lower_nonlocal import is_outer
+
+LOG_METHODS = ("debug", "info", "warning", "error", "critical", "exception", "log")
+# calls that change an argument in place (named in the refusal)
+MUTATORS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "copyto",
+            "place", "putmask", "fill_diagonal", "at", "clear", "remove", "setdefault",
+            "popitem", "reverse"}
+
+
+def assertion(low, s):
+    """assert test, message: checked where the primal runs."""
+    test = low.atom(s.test)
+    message = low.atom(s.msg) if s.msg is not None else ir.Const(None)
+    _effect(low, check_assert, (test, message), {}, s)
+
+
+def raising(low, s):
+    """raise E(...): raise_exception(E(...)), an effect where the code runs (the rest of
+    its block, lowered too, never runs after it)."""
+    if s.exc is None:
+        raise UnsupportedSyntaxError("a bare `raise` (the exception being handled)",
+                                     low.loc(s), "Raise the exception by name.")
+    _effect(low, raise_exception, (low.atom(s.exc),), {}, s)
+
+
+def expression(low, s):
+    """A call whose result is unused (a constant, a docstring, does nothing)."""
+    call = s.value
+    if not isinstance(call, gast.Call):
+        return
+    if is_append(call) and (call.func.value.id in low.env or     # not np.append(a, b)
+                            is_outer(low, call.func.value.id)):
+        _mutation(low, call, s)
+        return
+    target = low.res.targets[id(call)]
+    fn = _effect_function(low, target, call)
+    if fn is not None:
+        args, kwargs = lower_builtins.arguments(low, call)
+        if fn is log_call:          # logging.info(...), log.info(...) of a logging.Logger
+            module = low.res.targets[id(call)].kind != "method"
+            args = [ir.Const(None) if module else low.atom(call.func.value),
+                    ir.Const(call.func.attr if isinstance(call.func, gast.Attribute)
+                             else call.func.id)] + args
+        _effect(low, fn, args, kwargs, s)
+        return
+    if target.kind in ("user", "local"):
+        low.build(call)          # its body, inlined; the result is dropped
+        return
+    if _outside_object(low, target, call):
+        args, kwargs = lower_builtins.arguments(low, call)
+        _effect(low, method_caller(call.func.attr, effect=True),
+                [low.atom(call.func.value)] + args, kwargs, s)
+        return
+    name = getattr(call.func, "attr", None) or getattr(call.func, "id", "this call")
+    if name in MUTATORS:
+        raise UnsupportedSyntaxError(
+            f"`{name}(...)`, which changes its argument in place", low.loc(s),
+            "s2sad differentiates code that makes new values: write `x = np.sort(x)`, "
+            "`a = np.full_like(a, 0)`, `a = a + b`, `a[i] = a[i] + v` instead.")
+    raise UnsupportedSyntaxError(
+        f"a call of `{name}` whose result is unused", low.loc(s),
+        "s2sad runs unused calls only where it knows they change nothing it "
+        "differentiates: print, logging, warnings.warn, assert and your own functions. "
+        "Assign the result, or remove the call.")
+
+
+def _outside_object(low, target, call) -> bool:
+    """A method called on an object the function reads from outside (a global or a
+    closure's: history.append(s), rs.shuffle(idx)), not an array: what it changes is
+    outside the code s2sad differentiates."""
+    if target.kind != "method" or not isinstance(call.func.value, gast.Name):
+        return False
+    name = call.func.value.id
+    if name in low.locals or name in low.env or name not in low.res.free:
+        return False
+    kind, value = low.res.free[name]
+    return kind in ("global", "cell") and not isinstance(value, (np.ndarray, np.generic))
+
+
+def _effect_function(low, target, call):
+    """The print/logging/warnings function that call runs, or None."""
+    if target.kind in ("prim", "user"):
+        fn = getattr(target.value, "fn", target.value)
+        if any(fn is getattr(logging, m) for m in LOG_METHODS):
+            return log_call
+        prim = registry.lookup(fn)
+        if any(fn is f for f in EFFECTS) or getattr(prim, "effect", False):
+            return fn               # (set_attribute: obj.a = v)
+        if prim is not None and not prim.pure and not (prim.bprop or prim.jvp):
+            return fn               # np.random.rand(3) unused: drawn, as a plain call does
+        return None
+    func = call.func
+    if target.kind == "method" and isinstance(func.value, gast.Name) and \
+            func.attr in LOG_METHODS and func.value.id not in low.locals:
+        owner = low.res.free.get(func.value.id, (None, None))[1]
+        if isinstance(owner, logging.Logger):
+            return log_call
+    return None
+
+
+def _effect(low, fn, args, kwargs, node):
+    """t = fn(args): an effect on the primal, never differentiated, never dropped."""
+    prim = registry.primitive(fn)
+    low.temp(ir.Call(prim, tuple(args), tuple(kwargs.items())), node, "effect")
+
+
+def _mutation(low, call, s):
+    """lst.append(v), .extend, .insert, .pop, d.update: a new list or dict for the name."""
+    name, method = call.func.value.id, call.func.attr
+    if method == "pop":
+        lower_builtins.call(low, low.res.targets[id(call)], call)
+        return
+    old = low.read(call.func.value)
+    if method == "update":
+        args, _ = lower_builtins.arguments(
+            low, gast.Call(func=call.func, args=call.args, keywords=[]))
+        new = old
+        if len(args) > 1:
+            low.fail(call, f"update expected at most 1 argument, got {len(args)}")
+        if args:
+            new = lower_builtins.template(low, templates.update_, [new, args[0]], {}, call)
+        if call.keywords:
+            made = low.temp(low.dict_literal(lower_builtins.keywords_dict(call)), call)
+            new = lower_builtins.template(low, templates.update_, [new, made], {}, call)
+        low.update(name, old, new, s)
+        return
+    arity = {"append": (1, 1), "extend": (1, 1), "insert": (2, 2)}[method]
+    args, _ = lower_builtins.checked(low, call, *arity)
+    more = lower_builtins.known_items(low, args[0], call) if method == "extend" else None
+    if method == "append" or more:
+        new = old
+        for item in (args if method == "append" else more):      # extend((a, b)): appends
+            if new is not old:
+                new = low.temp(new, call)
+            new = ir.Call(registry.primitive(runtime.list_append), (new, item))
+    else:
+        body = templates.extend_ if method == "extend" else templates.insert_
+        new = lower_builtins.template(low, body, [old] + args, {}, call)
+    low.update(name, old, new, s)

@@ -1,0 +1,233 @@
+"""Python's builtins and the methods of lists and dicts, written as the loops they run.
+
+lower_builtins.py inlines one of these where the user's code calls the builtin
+(``sum(v * v for v in x)`` => the body of ``sum_``, with its statements located
+at the user's call), so its derivative is that of the loops, indexing and
+arithmetic inside, at every order and in both modes, with no rule of its own.
+Each is what Python does, in the order Python does it:
+
+    sum(xs, start)       a running total from start, item by item (over axis 0 of an array)
+    max(xs) / min(xs)    the first of the largest (smallest) items: ties go to the first
+    any / all            the first true (false) item decides
+    sorted(xs)           xs in sort_order (stable): a permutation, the gradient flows back
+    reversed(xs)         a list, last item first
+    list(xs) / tuple(xs) a new list (tuple) of the items
+    d.items() ...        lists of the dict's keys, values, (key, value) pairs
+    map / filter         a list of fn's results (of the items fn keeps), item by item
+    functools.reduce     a running fn(acc, item) from the first item (or the initial value)
+    zip(a, b), zip(*xs)  a list of tuples, as long as the shortest
+
+A template that reads items by position reads them from ``loop_items(items)``, what
+Python iterates: a dict's keys (``sorted(d)``, ``max(d)``), anything else itself.
+
+These functions are never called: their source is lowered.  They call only
+primitives with rules (the helpers of s2sad/rules/builtins.py) and each other
+never (an inlined template is not resolved to another template).
+"""
+
+from ...rules.builtins import as_tuple, dict_copy, insert_position, keys_of, loop_items, sort_order
+
+
+def sum_(items, start=0):
+    total = start
+    for v in items:
+        total = total + v
+    return total
+
+
+def max2(a, b):
+    return b if b > a else a
+
+
+def min2(a, b):
+    return b if b < a else a
+
+
+def max_(items):
+    items = loop_items(items)
+    best = items[0]
+    for i in range(1, len(items)):
+        if items[i] > best:
+            best = items[i]
+    return best
+
+
+def min_(items):
+    items = loop_items(items)
+    best = items[0]
+    for i in range(1, len(items)):
+        if items[i] < best:
+            best = items[i]
+    return best
+
+
+def max_key(items, key):
+    items = loop_items(items)
+    best = items[0]
+    best_key = key(best)
+    for i in range(1, len(items)):
+        k = key(items[i])
+        if k > best_key:
+            best = items[i]
+            best_key = k
+    return best
+
+
+def min_key(items, key):
+    items = loop_items(items)
+    best = items[0]
+    best_key = key(best)
+    for i in range(1, len(items)):
+        k = key(items[i])
+        if k < best_key:
+            best = items[i]
+            best_key = k
+    return best
+
+
+def any_(items):
+    for v in items:
+        if v:
+            return True
+    return False
+
+
+def all_(items):
+    for v in items:
+        if not v:
+            return False
+    return True
+
+
+def sorted_(items, reverse=False):
+    items = loop_items(items)
+    return [items[i] for i in sort_order(items, reverse)]
+
+
+def sorted_key(items, key, reverse=False):
+    items = loop_items(items)
+    return [items[i] for i in sort_order([key(v) for v in items], reverse)]
+
+
+def reversed_(items):
+    items = loop_items(items)
+    return [items[len(items) - 1 - i] for i in range(len(items))]
+
+
+def list_(items):
+    return [v for v in items]
+
+
+def tuple_(items):
+    return as_tuple([v for v in items])
+
+
+def dict_zip(keys, values):
+    out = {}
+    for k, v in zip(keys, values):
+        out[k] = v
+    return out
+
+
+def dict_pairs(pairs):
+    out = {}
+    for k, v in pairs:
+        out[k] = v
+    return out
+
+
+def keys_(d):
+    return keys_of(d)
+
+
+def values_(d):
+    return [d[k] for k in keys_of(d)]
+
+
+def items_(d):
+    return [(k, d[k]) for k in keys_of(d)]
+
+
+def get_(d, key, default=None):
+    return d[key] if key in keys_of(d) else default
+
+
+def update_(d, other):
+    out = dict_copy(d)
+    for k in keys_of(other):
+        out[k] = other[k]
+    return out
+
+
+def extend_(items, more):
+    out = []
+    for v in items:
+        out.append(v)
+    for w in more:
+        out.append(w)
+    return out
+
+
+def insert_(items, index, value):
+    n = len(items)
+    pos = insert_position(n, index)
+    out = [items[j] for j in range(pos)]
+    out.append(value)
+    for j in range(pos, n):
+        out.append(items[j])
+    return out
+
+
+def map_(fn, items):
+    return [fn(v) for v in items]
+
+
+def map2(fn, a, b):
+    return [fn(u, v) for u, v in zip(a, b)]
+
+
+def map3(fn, a, b, c):
+    return [fn(u, v, w) for u, v, w in zip(a, b, c)]
+
+
+def filter_(fn, items):
+    return [v for v in items if fn(v)]
+
+
+def filter_true(items):
+    return [v for v in items if v]
+
+
+def reduce_(fn, items):
+    items = loop_items(items)
+    acc = items[0]
+    for i in range(1, len(items)):
+        acc = fn(acc, items[i])
+    return acc
+
+
+def reduce_from(fn, items, start):
+    acc = start
+    for v in items:
+        acc = fn(acc, v)
+    return acc
+
+
+def zip1(a):
+    return [as_tuple([u]) for u in a]
+
+
+def zip2(a, b):
+    return [(u, v) for u, v in zip(a, b)]
+
+
+def zip3(a, b, c):
+    return [(u, v, w) for u, v, w in zip(a, b, c)]
+
+
+def unzip(rows):
+    n = len(rows[0]) if len(rows) > 0 else 0
+    for r in rows:
+        if len(r) < n:
+            n = len(r)
+    return [as_tuple([r[j] for r in rows]) for j in range(n)]

@@ -1,0 +1,163 @@
+"""What a lowering produces besides the function, shared by every body it lowers.
+
+Input: the statements and facts that :mod:`lower` and :mod:`lower_control`
+record while they lower one function (and the functions and closures inlined
+into it).  Output: an :class:`Output`, returned by ``lower.lower`` next to the
+:class:`ir.Function`, which the passes after it read: which names hold tuples
+(``tuples``, ``packs``, ``tuple_items``), the free names the code reads
+(``externals``) and what the generated code assumes (``guards``), the fresh
+names (``names``), and the in-place updates for the alias check.  One Output
+is the state that the Lowering and Control objects of one lowering share; it
+is passed to each of them explicitly.
+
+    a free global W        =>  externals["W"] = ("global",)
+    a closure cell c       =>  externals["c"] = ("cell", cell)
+    a module constant D    =>  Const(2.0), guarded (a change transforms again)
+"""
+
+from typing import Any, Dict, List, Optional
+
+from ... import ir
+from ...rules.builtins import as_tuple, concat_items
+from ...runtime import list_append, make_dict
+
+# calls whose result is a list or a tuple (what `+` concatenates; lower_builtins)
+SEQUENCE_MAKERS = (list_append, concat_items, as_tuple)
+from ..names import Names
+
+
+class Output:
+    """What a lowering produces: statements plus facts about names (the module
+    docstring says who reads which)."""
+
+    def __init__(self, top_globals):
+        self.body: List[Any] = []
+        self.temps: set = set()
+        # set by the driver: fn -> (fwd, bwd) and fn -> jvp code of a recursive function
+        self.split_pair = self.jvp_recursive = None
+        self.base: Dict[str, str] = {}        # SSA name -> the user's variable it versions
+        self.tuples: Dict[str, Optional[int]] = {}   # name -> its tuple's length (None: unknown)
+        # (statement, old value's name, user's name, location) per in-place update
+        self.inplace: List[tuple] = []
+        self.assigned: set = set()            # user variables and their versions
+        self.cur: List[Any] = self.body       # the block statements are emitted into
+        self.packs: Dict[str, tuple] = {}     # name -> items, for names bound to a tuple literal
+        self.pack_kinds: Dict[str, str] = {}  # name -> "tuple" or "list", for those names
+        self.sequences: set = set()           # names bound to a list or tuple s2sad made
+        self.dicts: Dict[str, dict] = {}      # name -> {key: atom}, for a dict literal (for **d)
+        self.tuple_items: Dict[str, tuple] = {}   # name -> which of its items are tuples
+        self.ranges: set = set()                  # Vars bound to range(...)
+        self.guards: List[tuple] = []         # (kind, namespace, name, object) assumed fixed
+        # printed name -> ("global",) | ("cell", cell) | ("value", object)
+        self.externals: Dict[str, tuple] = {}
+        self.top_globals = top_globals
+        self.container_params: set = set()    # parameters the call passes containers in
+        # ... dicts (with or without differentiable values): a `for` runs through the keys
+        self.dict_params: set = set()
+        self.return_src = None                # where the function returns
+        self.names: Optional[Names] = None    # the fresh names, once lowered
+        self.frames: List[tuple] = []         # (Lowering, carried or None) per open block
+        # Vars of lists and dicts changed in place: their items are read in the code from
+        # then on, not from `packs`, so that inplace.py sees a read through another name
+        self.mutated: set = set()
+        # name -> the atoms it may be a version of: a loop's carried value (its start), an
+        # if's join (its two sides); lower_nonlocal follows a caller's list through them
+        self.origin: Dict[str, tuple] = {}
+
+    def note_params(self, params, spec):
+        """The parameters the call passes containers in, and those it passes dicts in
+        (a `for` loop over one runs through its keys)."""
+        self.container_params = {p for p, c in zip(params, spec) if c in "ck"}
+        self.dict_params = {p for p, c in zip(params, spec) if c in "km"}
+
+    def note(self, target, value):
+        """The facts about a name that follow from the value it is bound to."""
+        if isinstance(value, ir.Pack):
+            self.tuples[target] = len(value.items)
+            self.packs[target] = value.items
+            self.pack_kinds[target] = value.kind
+        if isinstance(value, ir.Pack) or isinstance(value, ir.Call) and \
+                getattr(value.callee, "fn", None) in SEQUENCE_MAKERS:
+            self.sequences.add(target)
+        elif isinstance(value, ir.Call) and getattr(value.callee, "returns_tuple", False):
+            self.tuples[target] = value.callee.tuple_length
+        elif isinstance(value, ir.Item) and value.index in \
+                self.tuple_items.get(value.value.name, ()):
+            self.tuples[target] = None
+        if isinstance(value, ir.Call) and getattr(value.callee, "fn", None) is make_dict and \
+                isinstance(value.args[0], ir.Const) and isinstance(value.args[1], ir.Var) and \
+                value.args[1].name in self.packs:
+            self.dicts[target] = dict(zip(value.args[0].value, self.packs[value.args[1].name]))
+        if isinstance(value, ir.Call) and getattr(value.callee, "fn", None) is range:
+            self.ranges.add(ir.Var(target))
+        if isinstance(value, ir.Call) and getattr(value.callee, "tuple_items", ()):
+            self.tuple_items[target] = value.callee.tuple_items
+
+    def external(self, low, name, kind, value) -> ir.Atom:
+        """The atom for a free name of low's body (a Lowering): a constant, or a
+        printed name."""
+        if kind == "builtin":
+            return ir.Var(name)
+        if _literal(value):
+            # a module-level number or string: read once; guarded so a change re-transforms
+            low.res.guards.append((kind, low.parsed.world.cells[name] if kind == "cell"
+                                   else low.parsed.world.globals, name, value))
+            if low.res.guards[-1] not in self.guards:
+                self.guards.append(low.res.guards[-1])
+            return ir.Const(value)
+        # (a name a body has assigned already, an inlined function's local, is not reused:
+        # the outside value gets a name of its own)
+        if kind == "global" and low.parsed.world.globals is self.top_globals \
+                and self.externals.get(name, ("global",)) == ("global",) \
+                and name not in self.assigned:
+            self.externals[name] = ("global",)
+            return ir.Var(name)
+        if kind == "cell":
+            cell = low.parsed.world.cells[name]
+            for k, v in self.externals.items():
+                if v[0] == "cell" and v[1] is cell:
+                    return ir.Var(k)
+            printed = name if name not in self.externals and name not in self.assigned and \
+                low.top else low.names.fresh(name)
+            low.names.taken.add(printed)
+            self.externals[printed] = ("cell", cell)
+            return ir.Var(printed)
+        # a global of another module, read by an inlined function: bound once, guarded
+        printed = low.names.fresh(name)
+        self.externals[printed] = ("value", value)
+        self.guards.append(("global", low.parsed.world.globals, name, value))
+        return ir.Var(printed)
+
+    def value_of(self, atom):
+        """The object a constant or an external name holds (a function passed in)."""
+        if isinstance(atom, ir.Const):
+            return atom.value if callable(atom.value) else None
+        if isinstance(atom, ir.Var) and atom.name in self.externals:
+            v = self._held(atom.name)
+            return v if callable(v) else None
+        return None
+
+    def _held(self, name):
+        kind = self.externals[name]
+        if kind[0] == "global":
+            return self.top_globals.get(name)
+        return kind[1].cell_contents if kind[0] == "cell" else kind[1]
+
+    def external_containers(self) -> set:
+        """The external names that hold a list, tuple or dict now (a global such as
+        `EXAMPLE = [(W, b), ...]`, which a flatten helper walks): a zero tangent of one
+        or of its items is a tree of zeros (analysis.containers' seeds).  The value may
+        change before a call: a tree of zeros is the zero of an array too."""
+        out = set()
+        for name in self.externals:
+            try:
+                v = self._held(name)
+            except ValueError:          # an empty cell
+                continue
+            if isinstance(v, (list, tuple, dict)):
+                out.add(name)
+        return out
+
+
+def _literal(v) -> bool:
+    return isinstance(v, (bool, int, float, complex, str)) or v is None

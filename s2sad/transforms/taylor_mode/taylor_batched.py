@@ -1,0 +1,247 @@
+"""A primitive applied to stacked coefficients: the batched form of each primitive class.
+
+With D > 1 directions (taylor_emit.Layout.batched) an order-k coefficient of a
+value of shape s is one array of shape (D, *s).  Input: a call's arguments with
+the stacked coefficients in the positions ``flags`` marks (the others primal),
+the result's primal ``out``.  Output: the code of the call on stacked arrays::
+
+    elementwise f(a, b)        =>  f(lift(a), lift(b))      lift: (D, 1.., *s), out's rank
+    sum(a, axis=k)             =>  sum(a, axis=k+1)         (negative axes stay; None:
+                                                             over (D, -1)'s axis 1)
+    reshape(a, s)              =>  reshape(a, (D, *s))      transpose, x[i], broadcast_to,
+                                                             concatenate, stack alike
+    a @ b                      =>  a' @ b' reshaped          (a vector gets its matrix axis)
+    einsum('ij,jk', a, b)      =>  einsum('Zij,jk->Zik')
+
+A primitive without a batched form here is refused (TransformError at the
+user's line): nothing is applied to stacked arrays that would mix directions.
+"""
+
+import operator
+from typing import Dict
+
+import numpy as np
+
+from ... import ir, registry, runtime
+from ...errors import TransformError
+from ...rules import padding, taylor_batch as tb
+
+_AXIS_FIRST = {}            # fn -> (kwarg names that are axes, what axis=None means)
+
+
+def _axes(fns, names, none):
+    for fn in fns:
+        _AXIS_FIRST[fn] = (names, none)
+
+
+_axes((np.sum, np.mean), ("axis",), "flatten")
+_axes((np.concatenate, np.stack, np.expand_dims, np.cumsum, np.diff, np.flip, np.roll,
+       np.repeat), ("axis",), None)
+_axes((np.squeeze,), ("axis",), "same")
+_axes((np.swapaxes,), ("axis1", "axis2"), None)
+_axes((np.moveaxis,), ("source", "destination"), None)
+_axes((np.trace, np.diagonal), ("axis1", "axis2"), None)
+
+_SAME = {np.copy, np.asarray, operator.pos, np.positive}     # applied as they are
+
+
+def refuse(T, prim, why=""):
+    return TransformError(
+        f"Taylor mode with several directions (mixed partials, laplacian, biharmonic) has no "
+        f"batched form of {prim.name}{why}", T.src,
+        "Take the derivatives one direction at a time (derivative(f, wrt=k, order=K), "
+        "nested), or write the function with primitives Taylor mode batches (elementwise "
+        "functions, sum/mean, reshape, transpose, indexing, concatenate, stack, @, einsum).")
+
+
+def _kw(prim, args, kwargs) -> Dict:
+    """The call's keyword arguments with the signature's defaults filled in."""
+    out = dict(kwargs)
+    sig = prim.signature
+    if sig is not None:
+        for name, p in list(sig.parameters.items())[len(args):]:
+            if name not in out and p.default is not p.empty and p.kind != p.VAR_KEYWORD:
+                out[name] = ir.Const(p.default)
+    return out
+
+
+def lift(T, c, out):
+    """A stacked coefficient reshaped to broadcast against out's rank."""
+    return T.through(lambda b: T.call(np.reshape, b, T.call(tb.lift_shape, b, out)), c)
+
+
+def expand(T, c, out):
+    """A stacked coefficient broadcast to (D, *out.shape)."""
+    return T.through(lambda b: T.call(np.broadcast_to, b, T.call(tb.full_shape, b, out)), c)
+
+
+def zeros(T, a, D):
+    return T.call(tb.batched_zeros, a, ir.Const(D))
+
+
+def lift_args(T, args, flags, out):
+    """The stacked arguments of an elementwise call with several array arguments, lifted."""
+    arrays = [a for a in args if not (isinstance(a, ir.Const) and np.ndim(a.value) == 0)]
+    if len(arrays) < 2:
+        return list(args)
+    return [lift(T, a, out) if f else a for a, f in zip(args, flags)]
+
+
+def call(T, prim, args, primals, flags, kwargs, out, D):
+    """prim(*args, **kwargs) with args[i] stacked where flags[i] (primals: the call's own
+    arguments): its stacked result."""
+    fn = prim.fn
+    args = list(args)
+    if prim.elementwise:
+        return T.call(fn, *lift_args(T, args, flags, out), **kwargs)
+    if fn in _SAME or (prim.short == "astype" and not any(flags[1:])):
+        return T.call(fn, *args, **kwargs)
+    if fn in _AXIS_FIRST:
+        return _axis_call(T, prim, args, kwargs, D)
+    if fn is np.reshape or fn is np.broadcast_to:
+        kw = _kw(prim, args, kwargs)
+        if fn is np.reshape and getattr(kw.get("order"), "value", "C") != "C":
+            raise refuse(T, prim, " with order other than 'C'")
+        name = "shape"
+        shape = args.pop(1) if len(args) > 1 else kwargs.pop(name)
+        kwargs = {k: v for k, v in kwargs.items() if k != name}
+        return T.call(fn, args[0], _batched(T, tb.batch_shape, ir.Const(D), shape), **kwargs)
+    if fn is np.ravel:
+        return T.call(np.reshape, args[0], ir.Const((D, -1)))
+    if fn is np.transpose:
+        axes = args[1] if len(args) > 1 else kwargs.get("axes", ir.Const(None))
+        if isinstance(axes, ir.Const) and axes.value is None:
+            return T.call(np.transpose, args[0], T.call(tb.reversed_axes, args[0]))
+        return T.call(np.transpose, args[0], _batched(T, tb.batch_axes, axes))
+    if fn is operator.getitem:
+        return T.call(operator.getitem, args[0], _batched(T, tb.batch_index, args[1]))
+    if fn in (operator.matmul, np.matmul, np.dot):
+        return _matmul(T, args, primals, flags, out, fn is np.dot, D)
+    if fn is np.einsum:
+        return _einsum(T, prim, args, flags, kwargs)
+    if fn in _GRADS:
+        return _GRADS[fn](T, prim, args, flags, kwargs, D)
+    if fn in (padding.diff, padding.undiff, padding.diff_ends_grad):
+        return _diff(T, prim, args, primals, kwargs, D)
+    raise refuse(T, prim)
+
+
+# reverse mode's helpers (runtime.py), for Taylor mode over gradient code (hessian): each
+# is called on stand-ins of the stacked shapes (tb.stacked_like), which it reads only the
+# shape of, so that it works per direction
+def _unbroadcast(T, prim, args, flags, kwargs, D):
+    c, x = args
+    r = T.call(prim.fn, c, T.call(tb.stacked_like, c, x, ir.Const(True)))
+    return T.call(np.reshape, r, T.call(tb.stacked_shape, ir.Const(D), x))
+
+
+def _unreduce(T, prim, args, flags, kwargs, D):
+    kw = _kw(prim, args, kwargs)
+    c, x = args[:2]
+    axis = args[2] if len(args) > 2 else kw.get("axis", ir.Const(None))
+    keep = args[3] if len(args) > 3 else kw.get("keepdims", ir.Const(False))
+    if not isinstance(axis, ir.Const) or not isinstance(keep, ir.Const):
+        raise refuse(T, prim, " with axis= or keepdims= computed at run time")
+    if keep.value:
+        axis = ir.Const(None)
+    elif axis.value is None:
+        axis = T.call(tb.trailing_axes, x)
+    else:
+        axis = ir.Const(tuple(a + 1 if a >= 0 else a for a in np.atleast_1d(axis.value).tolist()))
+    return T.call(prim.fn, c, T.call(tb.stacked_like, c, x), axis=axis, keepdims=keep)
+
+
+def _getitem_grad(T, prim, args, flags, kwargs, D):
+    x, index, c = args
+    return T.call(prim.fn, T.call(tb.stacked_like, c, x), _batched(T, tb.grad_index, index), c)
+
+
+def _expand_like(T, prim, args, flags, kwargs, D):
+    c, like = args
+    return T.call(prim.fn, lift(T, c, like), T.call(tb.stacked_like, c, like))
+
+
+def _matmul_grad(T, prim, args, flags, kwargs, D):
+    g, x, y = args
+    c = g if flags[0] else (y if prim.fn is runtime.matmul_lhs_grad else x)
+    if prim.fn is runtime.matmul_lhs_grad:
+        return T.call(prim.fn, g, T.call(tb.matmul_grad_like, c, x, y), y)
+    return T.call(prim.fn, g, x, T.call(tb.matmul_grad_like, c, y, x))
+
+
+def _diff(T, prim, args, primals, kwargs, D):
+    """np.diff (padding.diff), its adjoint undiff and diff_ends_grad along a stacked axis,
+    without prepend or append (whose arrays would not be stacked: refused)."""
+    first = {padding.diff: 3, padding.diff_ends_grad: 2}.get(prim.fn)
+    if first is not None:
+        kw = _kw(prim, primals, kwargs)
+        for k, name in enumerate(("prepend", "append")):
+            v = primals[first + k] if len(primals) > first + k else kw.get(name)
+            if not (isinstance(v, ir.Const) and v.value is None):
+                raise refuse(T, prim, " with prepend= or append=")
+        args = args[:first]
+        kwargs = {k: v for k, v in kwargs.items() if k not in ("prepend", "append")}
+    if prim.fn is padding.diff_ends_grad:
+        return T.call(prim.fn, *args, **kwargs)       # (g, None, None): g as it is
+    kwargs = dict(kwargs, **dict(zip(("n", "axis"), args[1:3])))   # (by name: axis shifts)
+    return _axis_call(T, prim, args[:1], kwargs, D, (("axis",), None))
+
+
+_GRADS = {runtime.unbroadcast: _unbroadcast, runtime.unreduce: _unreduce,
+          runtime.getitem_grad: _getitem_grad, runtime.expand_like: _expand_like,
+          runtime.matmul_lhs_grad: _matmul_grad, runtime.matmul_rhs_grad: _matmul_grad}
+
+
+def _batched(T, helper, *args):
+    """helper(*args), computed now where the arguments are constants."""
+    if all(isinstance(a, ir.Const) for a in args):
+        return ir.Const(helper(*(a.value for a in args)))
+    return T.call(helper, *args)
+
+
+def _axis_call(T, prim, args, kwargs, D, how=None):
+    names, none = how or _AXIS_FIRST[prim.fn]
+    kw = _kw(prim, args, kwargs)
+    for name in names:
+        a = kw.get(name)
+        if not isinstance(a, ir.Const):
+            raise refuse(T, prim, f" with {name}= computed at run time")
+        v = a.value
+        if v is None:
+            if none == "flatten" and getattr(kw.get("keepdims"), "value", False) is not True:
+                kwargs = dict(kwargs, **{name: ir.Const(1)})
+                return T.call(prim.fn, T.call(np.reshape, args[0], ir.Const((D, -1))),
+                              *args[1:], **kwargs)
+            if none == "same":
+                continue
+            raise refuse(T, prim, f" with {name}=None")
+        shift = tuple(x + 1 if x >= 0 else x for x in np.atleast_1d(v).tolist())
+        kwargs = dict(kwargs, **{name: ir.Const(shift if isinstance(v, (tuple, list))
+                                                else shift[0])})
+    return T.call(prim.fn, *args, **kwargs)
+
+
+def _matmul(T, args, primals, flags, out, dot, D):
+    a, b = args[:2]
+    pa, pb = primals[:2]
+    if flags[0]:
+        a = T.call(np.reshape, a, T.call(tb.matmul_shape, a, pa, pb, ir.Const(True),
+                                         ir.Const(dot), ir.Const(not flags[1])))
+    if flags[1]:
+        b = T.call(np.reshape, b, T.call(tb.matmul_shape, b, pb, pa, ir.Const(False),
+                                         ir.Const(dot)))
+    r = T.call(np.matmul, a, b)
+    return T.call(np.reshape, r, T.call(tb.stacked_shape, ir.Const(D), out))
+
+
+def _einsum(T, prim, args, flags, kwargs):
+    spec = args[0]
+    if not (isinstance(spec, ir.Const) and isinstance(spec.value, str) and
+            "->" in spec.value):
+        raise refuse(T, prim, " without an explicit output ('ij,jk->ik')")
+    ins, res = spec.value.replace(" ", "").split("->")
+    letter = next(ch for ch in "ZYXWVUTSRQPONMLKJIHGFEDCBA" if ch not in spec.value)
+    ops = ins.split(",")
+    ops = [letter + o if f else o for o, f in zip(ops, flags[1:])]
+    return T.call(np.einsum, ir.Const(",".join(ops) + "->" + letter + res), *args[1:],
+                  **kwargs)
