@@ -24,6 +24,9 @@ each cause, checked against finite differences at orders 1 and 2.
   items were summed with `+` (TypeError: None + None); they are summed with add_grads.
 """
 
+import functools
+import operator
+
 import numpy as np
 import pytest
 
@@ -319,3 +322,23 @@ def sum_of_its_gradient(x):
 def test_third_order_through_a_loop_over_a_list_with_an_early_return():
     x = np.array([0.850, -0.512, 1.127])
     check_grads(sum_of_its_gradient, (x,), order=2, modes=("rev", "fwd"))
+
+
+# fuzz seed 35001, program 87 (laplacian, several directions): functools.reduce over a
+# list, lowered as loop_items(pack) then items[0], items[i]: loop_items' Taylor rule ran
+# one direction at a time, and c[d] of a list's coefficients (a list of its items'
+# stacked coefficients) is an item, not a direction: IndexError inside the generated
+# code.  Its rule takes the stacked coefficients as they are now (stacked_rule).
+
+def _reduced_product(x, y):
+    return functools.reduce(operator.mul, [x, x * y, 2])
+
+
+def test_laplacian_through_reduce_over_a_list():
+    x, y = np.array([0.39, -0.10, 0.38]), 0.71
+    got = s2sad.laplacian(_reduced_product)(x, y)
+    v = np.append(x, y)
+    traces = [np.trace(s2sad.hessian(lambda u, i=i: _reduced_product(u[:3], u[3])[i])(v))
+              for i in range(3)]          # the Laplacian of each output, one at a time
+    np.testing.assert_allclose(got, traces, rtol=1e-12)
+    np.testing.assert_allclose(got, 4.0 * y + 0.0 * x, rtol=1e-12)   # 2 x^2 y: 4 y

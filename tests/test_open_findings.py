@@ -3,11 +3,9 @@
 A finding that cannot be fixed at once goes here as a strict xfail with its minimized
 program and the precise reason; when it is fixed its test passes, the strict xfail fails,
 and the mark must go (the program kept as a regression test).  Findings 025, 026, seed 5's
-program 1224, seed 34's program 71 and seed 888's program 74 were fixed: tests/test_nested_findings.py.
+program 1224, seed 34's program 71, seed 888's program 74 and seed 35001's program 87
+were fixed: tests/test_nested_findings.py.
 """
-
-import functools
-import operator
 
 import numpy as np
 import pytest
@@ -32,18 +30,3 @@ def test_fractional_power_of_a_function_that_is_zero_everywhere():
         h = s2sad.jacobian(s2sad.grad(power_of_a_zero_function))(x)
     np.testing.assert_allclose(h, np.zeros((2, 2)))
 
-
-def reduced_product(x, y):
-    return functools.reduce(operator.mul, [x, np.array([1.0, 2.0, 3.0]), 2])
-
-
-@pytest.mark.xfail(strict=True, raises=IndexError, reason=(
-    "fuzz seed 35001 program 87 (laplacian, several directions): functools.reduce over a "
-    "list literal, lowered as loop_items(pack) then items[0], items[i], reads the stacked "
-    "Taylor coefficients of the list by item where they are by order (stack_t[item_index("
-    "stack_t, i)]: IndexError inside the generated code). A `for` loop over the same list "
-    "works; so does derivative(order=2). The same at the start of this session (116aa84)"))
-def test_laplacian_through_reduce_over_a_list():
-    x, y = np.array([0.39, -0.10, 0.38]), 0.71
-    got = s2sad.laplacian(reduced_product)(x, y)
-    np.testing.assert_allclose(got, np.zeros(3), atol=1e-12)

@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from .. import ir
+from .. import ir, registry
 from ..errors import MissingRuleError
 from ..registry import deftaylor
 from ..runtime import unreduce
@@ -41,6 +41,11 @@ def taylor_loop_items(T, seq, out):
     # seq's coefficients as they are, or for a dict none for each of its keys
     return [out] + [T.through(lambda c: T.call(loop_items_tangent, seq[0], c), c)
                     for c in seq[1:]]
+
+
+# its rule takes stacked directions as they are (a list's coefficient is a list of its
+# items' stacked coefficients: read one direction at a time, c[d] would be an item)
+registry.primitive(loop_items).stacked_rule = True
 
 
 @deftaylor(pow_base)

@@ -206,7 +206,8 @@ class TaylorTransform:
         """The result's vector from a Taylor rule (or a multilinear function's)."""
         prim = call.callee
         vecs = [v if v is not None else [None] * self.L.size for v in vecs]
-        if self.L.batched and prim.taylor is not None and not prim.elementwise:
+        if self.L.batched and prim.taylor is not None and not prim.elementwise and \
+                not getattr(prim, "stacked_rule", False):
             # a rule with no batched form: one direction at a time
             return apply_per_direction(self.T, self.L, rule, list(call.args), vecs, out,
                                        dict(call.kwargs))
