@@ -236,7 +236,7 @@ def _generated_line(mod, line):
 
 
 # file -> [(first line, last line, exception types, the except's line)]: the bodies of
-# the `try` statements s2sad lowered (resolve_values_stmts), their handlers left out
+# the `try` statements s2sad lowered (resolve_values), their handlers left out
 _HANDLED = {}
 
 

@@ -1,7 +1,7 @@
 """A model written as a list of layer objects, as published code writes it (HIPS
 autograd's convnet: `for layer in layers: cur = layer.forward_pass(cur, W)`): a loop over
 a list of objects of different classes, known when the code is transformed, runs its
-body once per object (resolve_values_stmts._objects_loop), each method the object's
+body once per object (resolve_values._objects_loop), each method the object's
 own; an object read from the list at a constant index, or bound to a name first, is
 that object.  Checked at orders 1 and 2 against finite differences."""
 

@@ -4,7 +4,7 @@ Input: a :class:`~s2sad.transforms.frontend.parse.Parsed` function.  Output: the
 unchanged, or an :class:`~s2sad.errors.UnsupportedSyntaxError` naming the
 file, line, column and construct, and saying what is supported.
 
-Accepted (a `try` statement too: resolve_values_stmts keeps its body, else and finally): one function or lambda with positional, default and keyword-only
+Accepted (a `try` statement too: resolve_values keeps its body, else and finally): one function or lambda with positional, default and keyword-only
 parameters (``*args``/``**kwargs`` in the functions it calls); assignments to
 names and tuple unpacking; augmented assignment
 of names; ``if``/``elif``/``else`` (a ``return`` may sit inside a branch);
@@ -15,7 +15,7 @@ conditional expressions, ``and``/``or``/``not`` and chained comparisons;
 operators, calls, attributes, subscripts, tuple and list literals,
 comprehensions and generator expressions, ``*xs`` in calls and assignment
 targets, ``assert``, calls as statements (lower_effects.py decides which),
-constants, f-strings; ``with`` (resolve_values_stmts keeps the body of one whose
+constants, f-strings; ``with`` (resolve_values keeps the body of one whose
 context changes no value: ``np.errstate``, ``warnings.catch_warnings``); ``obj.a = v`` (an attribute set on an object, run on the
 primal); ``*args`` and ``**kwargs`` (of the function being differentiated: empty,
 as a call with no more arguments leaves them); a docstring; a ``return`` at the end.
@@ -69,7 +69,7 @@ def fence(parsed, top=True):
             if isinstance(s, (gast.If, gast.For, gast.While)):
                 for branch in (s.body, s.orelse):
                     _statements(branch, refuse)
-            elif isinstance(s, gast.With):      # (resolve_values_stmts decides which)
+            elif isinstance(s, gast.With):      # (resolve_values decides which)
                 _statements(s.body, refuse)
             elif isinstance(s, gast.FunctionDef) and s is not root:
                 if s.decorator_list:

@@ -28,21 +28,25 @@ A name bound to a function value this way must be assigned once and only
 called; otherwise it is left as it is and the lowering refuses it.
 """
 
+import contextlib
 import copy
 import functools
 import operator
 import types
+import warnings
+from collections import Counter
 
 import gast
 import numpy as np
 
 from ... import values
 from ...errors import UnsupportedSyntaxError
-from ...rules.objects import missing_key
+from ...failures import note_handled
+from ...rules.objects import finite_in_try, missing_key
 from . import resolve_integrate as integrate
 from . import resolve_objects as objects
 from .resolve_lifted import lifted
-from .resolve_values_stmts import Scope, appended_lambdas, statement
+from .scopes import local_names, scope_nodes
 
 _ARRAY_ATTRIBUTES = set(dir(np.ndarray))
 
@@ -404,3 +408,502 @@ class _KeyedElems(list):
         super().__init__(exprs)
         self.keys = list(keys)
 
+# -- statements: scopes, and the rewrites that bind a name to a function value (a choice
+# from a sequence, a partial, a pullback) or unroll a loop over functions or objects ----
+
+
+class Scope:
+    """One function's scope: its local names, how often each is assigned, which are
+    only ever called, and the names rewritten so far (``bound``: name -> call(node) ->
+    the call that replaces it; ``sequences``: name -> its functions, as expressions)."""
+
+    def __init__(self, node, outer, parent=None):
+        own = local_names(node)
+        self.locals = frozenset(outer) | own
+        self.stores = Counter(n.id for n in scope_nodes(node) if isinstance(n, gast.Name)
+                              and isinstance(n.ctx, (gast.Store, gast.Del)))
+        for p in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
+            self.stores[p.id] += 1
+        self.uses = _uses(node)
+        inherited = getattr(parent, "bound", {}), getattr(parent, "sequences", {})
+        self.bound = {k: v for k, v in inherited[0].items() if k not in own}
+        self.sequences = {k: v for k, v in inherited[1].items() if k not in own}
+        # name -> the class of the object it holds (resolve_objects.class_of)
+        self.classes = {k: v for k, v in getattr(parent, "classes", {}).items()
+                        if k not in own}
+        # name -> (callee, args, keywords) of a frozen distribution (d = norm(0, 1))
+        self.frozen = {k: v for k, v in getattr(parent, "frozen", {}).items()
+                       if k not in own}
+        # name -> the free name of a class made in the code from constants
+        # (P = collections.namedtuple("P", "a b"): made now, P read as that class)
+        self.made = {k: v for k, v in getattr(parent, "made", {}).items() if k not in own}
+        # name -> the FunctionDef of a function defined once here (resolve_integrate)
+        self.defs = {k: v for k, v in getattr(parent, "defs", {}).items() if k not in own}
+
+    def once(self, name) -> bool:
+        """name is assigned once in this scope and read only as a callee."""
+        return self.stores[name] == 1 and all(u == "call" for u in self.uses.get(name, ()))
+
+
+def _uses(root):
+    """name -> how each Load of it is used: 'call' (the callee), 'index-call' (f[k](x)),
+    'index-assign' (g = f[k]), 'loop' (for a in f), 'len' (len(f)), 'method' (f.m(x)),
+    or 'value'."""
+    parents = {}
+    for n in gast.walk(root):
+        for c in gast.iter_child_nodes(n):
+            parents[id(c)] = n
+    out = {}
+    for n in gast.walk(root):
+        if not (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)):
+            continue
+        p = parents.get(id(n))
+        kind = "value"
+        if isinstance(p, gast.Call) and p.func is n:
+            kind = "call"
+        elif isinstance(p, gast.Subscript) and p.value is n:
+            pp = parents.get(id(p))
+            if isinstance(pp, gast.Call) and pp.func is p:
+                kind = "index-call"
+            elif isinstance(pp, gast.Assign) and pp.value is p and len(pp.targets) == 1 \
+                    and isinstance(pp.targets[0], gast.Name):
+                kind = "index-assign"
+        elif isinstance(p, gast.For) and p.iter is n:
+            kind = "loop"
+        elif isinstance(p, gast.Attribute) and p.value is n and \
+                isinstance(parents.get(id(p)), gast.Call) and parents[id(p)].func is p:
+            kind = "method"
+        elif isinstance(p, gast.Call) and isinstance(p.func, gast.Name) and \
+                p.func.id == "len" and p.args == [n]:
+            kind = "len"
+        out.setdefault(n.id, []).append(kind)
+    return out
+
+
+def _assign(name, value, where):
+    st = gast.Assign([gast.Name(name, gast.Store(), None, None)], value, None)
+    return gast.fix_missing_locations(gast.copy_location(st, where))
+
+
+def _jumps(body) -> bool:
+    """A break, continue or return in body (outside the functions nested in it)."""
+    stack = list(body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (gast.Break, gast.Continue, gast.Return)):
+            return True
+        if not isinstance(n, (gast.FunctionDef, gast.Lambda)):
+            stack.extend(gast.iter_child_nodes(n))
+    return False
+
+
+def statement(rw, st, scope):
+    """The statements st becomes, hoisted ones first."""
+    if isinstance(st, gast.Try):
+        return rw.block(_try_body(rw, st, scope), scope)
+    if isinstance(st, gast.With):
+        return rw.block(_with_body(rw, st, scope), scope)
+    done = objects.stores(rw, st, scope)
+    if done is not None:
+        return rw.block(done, scope)
+    held = objects.constructed(rw, st, scope)
+    if held is not None:
+        return rw.block(held, scope)
+    if isinstance(st, gast.FunctionDef):
+        st.args.defaults = [rw.expr(d, scope, []) for d in st.args.defaults]
+        st.args.kw_defaults = [d if d is None else rw.expr(d, scope, [])
+                               for d in st.args.kw_defaults]
+        inner = Scope(st, scope.locals, scope)
+        st.body = rw.block(st.body, inner)
+        # odeint(rhs, ...): rhs's code, lifted out (defined once, never assigned)
+        once = not scope.stores[st.name] and st.name not in scope.defs
+        scope.defs[st.name] = st if once and not st.decorator_list else None
+        return [st]
+    if isinstance(st, gast.For):
+        return _loop(rw, st, scope)
+    if isinstance(st, gast.While):
+        st.test = rw.expr(st.test, scope, [])
+        st.body, st.orelse = rw.block(st.body, scope), rw.block(st.orelse, scope)
+        return [st]
+    if isinstance(st, gast.If):
+        st.test = rw.expr(st.test, scope, [])
+        st.body, st.orelse = rw.block(st.body, scope), rw.block(st.orelse, scope)
+        return [st]
+    if isinstance(st, gast.Assign) and len(st.targets) == 1:
+        done = _binding(rw, st, scope)
+        if done is not None:
+            return done
+    return [rw.expr(st, scope, [])]
+
+
+# context managers that change no value the code computes: their body is run as it is
+# (np.errstate only where no setting is "raise" or "call": those change what runs)
+_QUIET_CONTEXTS = (np.errstate, warnings.catch_warnings, np.printoptions,
+                   contextlib.nullcontext)
+
+
+def _with_body(rw, st, scope):
+    """with np.errstate(divide="ignore"): body  =>  body (the warnings it would silence are
+    the primal's, printed or not; values are the same).  Any other `with` is refused."""
+    for item in st.items:
+        ctx = item.context_expr
+        ok, fn = rw.static(ctx.func, scope) if isinstance(ctx, gast.Call) else (False, None)
+        settings = [k.value for k in ctx.keywords] + list(ctx.args) if ok else []
+        if not ok or fn not in _QUIET_CONTEXTS or item.optional_vars is not None or \
+                fn is np.errstate and not all(
+                    isinstance(v, gast.Constant) and v.value in ("ignore", "warn", "print",
+                                                                  "log") for v in settings):
+            rw.fail(st, "a `with` statement", "s2sad differentiates the body of `with "
+                    "np.errstate(...)` (without 'raise'), `warnings.catch_warnings()` and "
+                    "`np.printoptions(...)`, which change no value; move other contexts out "
+                    "of the function.")
+    quiet = any(rw.static(i.context_expr.func, scope)[1] is warnings.catch_warnings
+                for i in st.items)
+    return [s for s in st.body if not (quiet and _warning_filter(rw, s, scope))]
+
+
+def _warning_filter(rw, st, scope) -> bool:
+    """warnings.simplefilter("ignore") in a `with warnings.catch_warnings():` body: left
+    out with the context (it only chooses which warnings print); "error", which makes a
+    warning an exception, is refused."""
+    call = st.value if isinstance(st, gast.Expr) else None
+    ok, fn = rw.static(call.func, scope) if isinstance(call, gast.Call) else (False, None)
+    if not ok or fn not in (warnings.simplefilter, warnings.filterwarnings):
+        return False
+    action = call.args[0] if call.args else next(
+        (k.value for k in call.keywords if k.arg == "action"), None)
+    if not (isinstance(action, gast.Constant) and action.value != "error"):
+        rw.fail(st, "a warnings filter that makes warnings errors (or one s2sad cannot read)",
+                "Filter them with a constant action other than 'error'.")
+    return True
+
+
+def _try_body(rw, st, scope):
+    """try: body except E: handler else: more finally: last  =>  body; more; last: the path
+    that raises nothing, differentiated; an exception an `except` would catch, raised
+    when the code runs, is refused at its line (failures.handled)."""
+    returns = any(isinstance(n, gast.Return) for n in gast.walk(
+        gast.Module(body=st.body, type_ignores=[])))
+    if returns and (st.orelse or st.finalbody):
+        rw.fail(st.orelse[0] if st.orelse else st.finalbody[0],
+                "an `else` or `finally` after a `try` body that returns",
+                "Return after the `try` statement instead.")
+    for h in st.handlers:
+        ok, types = rw.static(h.type, scope) if h.type is not None else (True, BaseException)
+        types = types if isinstance(types, tuple) else (types,)
+        if not ok or not all(isinstance(t, type) and issubclass(t, BaseException)
+                             for t in types):
+            rw.fail(h, "an `except` whose exception s2sad cannot tell when it transforms",
+                    "Name the exception classes: `except (ZeroDivisionError, ValueError):`.")
+        last = max(getattr(n, "end_lineno", None) or getattr(n, "lineno", st.lineno)
+                   for n in st.body)
+        note_handled(rw.parsed.filename, st.lineno, last, tuple(types), h.lineno)
+        if any(issubclass(ZeroDivisionError, t) or issubclass(t, ArithmeticError)
+               for t in types):
+            _checked_finite(rw, st.body, h.lineno)
+    return list(st.body) + list(st.orelse) + list(st.finalbody)
+
+
+def _checked_finite(rw, body, line):
+    """Each value a `try` body returns or assigns, through finite_in_try (rules/objects.py):
+    where Python's floats would raise, s2sad's NumPy scalars may give inf or nan."""
+    check = rw.cell(finite_in_try, "finite_in_try")
+
+    def checked(value):
+        return gast.copy_location(gast.Call(gast.Name(check, gast.Load(), None, None),
+                                            [value, gast.Constant(line, None)], []), value)
+    for n in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(n, (gast.FunctionDef, gast.Lambda)):
+            continue
+        if isinstance(n, (gast.Return, gast.Assign)) and n.value is not None:
+            n.value = checked(n.value)
+        elif isinstance(n, gast.AugAssign):
+            n.value = checked(n.value)
+
+
+def _loop(rw, st, scope):
+    """for a in acts: body  =>  a = acts0; body; a = acts1; body ... (acts known now)."""
+    elems = rw.function_sequence(st.iter, scope)
+    if elems is not None and isinstance(st.target, gast.Name) and not st.orelse:
+        if _jumps(st.body):
+            rw.fail(st, "break, continue or return in a loop over functions",
+                    "s2sad unrolls a loop over a list of functions; compute a flag instead.")
+        out = []
+        for e in elems:
+            out.append(_assign(st.target.id, copy.deepcopy(e), st))
+            out.extend(copy.deepcopy(st.body))
+        return rw.block(out, scope)
+    unrolled = _objects_loop(rw, st, scope)
+    if unrolled is not None:
+        return rw.block(unrolled, scope)
+    st.iter = rw.expr(st.iter, scope, [])
+    st.body, st.orelse = rw.block(st.body, scope), rw.block(st.orelse, scope)
+    return [st]
+
+
+def _objects_loop(rw, st, scope):
+    """for layer in LAYERS: body (layers of different classes, each with its methods)  =>
+    body with LAYERS[0]'s name for layer; body with LAYERS[1]'s; ...  Also for i, layer in
+    enumerate(LAYERS) (i = k first) and for layer, W in zip(LAYERS, weights) (W =
+    weights[k], weights read once).  None where the loop is not over such a sequence."""
+    it, target, index, other = st.iter, st.target, None, None
+    if isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and \
+            it.func.id in ("enumerate", "zip") and len(it.args) == 2 - (
+                it.func.id == "enumerate") and not it.keywords and \
+            isinstance(target, gast.Tuple) and len(target.elts) == 2 and \
+            rw.static(it.func, scope) in ((True, enumerate), (True, zip)):
+        if it.func.id == "enumerate":
+            index, target = target.elts
+        else:
+            target, other = target.elts
+            other = (other, it.args[1])
+        it = it.args[0]
+    items = objects.held_items(rw, it, scope)
+    if items is None or not isinstance(target, gast.Name) or st.orelse or \
+            isinstance(items, dict):
+        return None
+    if _jumps(st.body) or any(isinstance(n, gast.Name) and n.id == target.id and
+                              not isinstance(n.ctx, gast.Load)
+                              for n in gast.walk(gast.Module(st.body, []))):
+        rw.fail(st, "break, continue or return in a loop over objects, or a new value for "
+                    "its variable", "s2sad runs the body once per object (each may be of "
+                    "another class); compute a flag instead.")
+    out = []
+    if other is not None:
+        held = rw.fresh("items")
+        out.append(_assign(held, other[1], st))
+    for k, obj in enumerate(items):
+        name = rw.cell(obj, target.id)
+        if index is not None:
+            out.append(_assign_target(index, gast.Constant(k, None), st))
+        if other is not None:
+            out.append(_assign_target(other[0], gast.Subscript(
+                gast.Name(held, gast.Load(), None, None), gast.Constant(k, None),
+                gast.Load()), st))
+        for s in copy.deepcopy(st.body):
+            for n in gast.walk(s):
+                if isinstance(n, gast.Name) and n.id == target.id:
+                    n.id = name
+            out.append(s)
+    return out
+
+
+def _assign_target(target, value, where):
+    st = gast.Assign([copy.deepcopy(target)], value, None)
+    return gast.fix_missing_locations(gast.copy_location(st, where))
+
+
+def _binding(rw, st, scope):
+    """A name bound to a function value (see the module docstring), or None."""
+    target, value = st.targets[0], st.value
+    if isinstance(target, gast.Tuple) and len(target.elts) == 2 and \
+            all(isinstance(t, gast.Name) for t in target.elts):
+        return _pullback(rw, st, scope)
+    if not isinstance(target, gast.Name):
+        return None
+    name = target.id
+    if isinstance(value, gast.ListComp) and isinstance(value.elt, gast.Lambda):
+        value = _unrolled_lambdas(rw, value, scope) or value
+    if isinstance(value, (gast.List, gast.Tuple)) and scope.stores[name] == 1 and \
+            all(u in ("index-call", "index-assign", "loop", "len")
+                for u in scope.uses.get(name, ())) and value.elts and \
+            all(_function_expr(rw, e, scope) for e in value.elts):
+        pre, elems = [], []
+        for k, e in enumerate(value.elts):
+            elems.append(_frozen_defaults(rw, e, f"{name}_{k}", scope, pre, st))
+        scope.sequences[name] = elems
+        return pre
+    if not scope.once(name):
+        return None
+    if isinstance(value, gast.Subscript):
+        choice = rw.choice(value.value, value.slice, scope)
+        if choice is None:
+            return None
+        if isinstance(value.slice, gast.Constant):
+            scope.bound[name] = choice
+            return []
+        k = rw.fresh(f"{name}_index")
+        held = gast.Name(k, gast.Load(), None, None)
+        scope.bound[name] = rw.choice(value.value, held, scope)
+        return [_assign(k, rw.expr(value.slice, scope, []), st)]
+    if isinstance(value, gast.Call):
+        ok, fn = rw.static(value.func, scope)
+        if ok and fn is functools.partial and value.args:
+            return _partial(rw, st, name, value, scope)
+    return None
+
+
+def appended_lambdas(stmts, k, scope):
+    """fs = []; for i in range(3): fs.append(lambda y, i=i: y * i)  =>  fs = [lambda y, i=i:
+    y * i for i in range(3)]; i = 2 (a list of functions made in a loop, then called as
+    fs[k](x): _binding unrolls it).  Only where the lambda reads the loop variable through
+    its own parameters (a free one would be read late, when it is called) and the loop
+    runs over a range of constants; None otherwise."""
+    first, loop = stmts[k], stmts[k + 1] if k + 1 < len(stmts) else None
+    if not (isinstance(first, gast.Assign) and len(first.targets) == 1 and
+            isinstance(first.targets[0], gast.Name) and isinstance(first.value, gast.List)
+            and not first.value.elts and isinstance(loop, gast.For) and not loop.orelse and
+            isinstance(loop.target, gast.Name) and len(loop.body) == 1):
+        return None
+    name, var, st = first.targets[0].id, loop.target.id, loop.body[0]
+    call = st.value if isinstance(st, gast.Expr) else None
+    if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and
+            isinstance(call.func.value, gast.Name) and call.func.value.id == name and
+            call.func.attr == "append" and len(call.args) == 1 and not call.keywords and
+            isinstance(call.args[0], gast.Lambda)):
+        return None
+    lam = call.args[0]
+    own = {a.id for a in lam.args.posonlyargs + lam.args.args + lam.args.kwonlyargs}
+    it = loop.iter
+    if var in _loads(lam.body) - own or not (
+            isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and
+            it.func.id == "range" and not it.keywords and
+            all(isinstance(a, gast.Constant) and isinstance(a.value, int) for a in it.args)):
+        return None
+    values = range(*[a.value for a in it.args])
+    if not values:
+        return None
+    comp = gast.ListComp(lam, [gast.comprehension(
+        gast.Name(var, gast.Store(), None, None), it, [], 0)])
+    uses = scope.uses.get(name, [])
+    if "method" in uses:
+        uses.remove("method")           # the append, gone
+    return [_assign(name, gast.copy_location(comp, first), first),
+            _assign(var, gast.copy_location(gast.Constant(values[-1], None), loop), loop)]
+
+
+def _loads(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and
+            isinstance(n.ctx, gast.Load)}
+
+
+def _unrolled_lambdas(rw, comp, scope):
+    """[lambda y, i=i: y * i for i in range(3)]  =>  [lambda y, i=0: y * i, ...]: the
+    defaults take each value, the body's free i the last one (Python's late binding).
+    None unless the loop runs over constants known now."""
+    if len(comp.generators) != 1 or comp.generators[0].ifs or \
+            not isinstance(comp.generators[0].target, gast.Name):
+        return None
+    gen = comp.generators[0]
+    it = gen.iter
+    if isinstance(it, gast.Call) and rw.static(it.func, scope) == (True, range) and \
+            not it.keywords and all(rw.static(a, scope)[0] for a in it.args):
+        values = list(range(*[rw.static(a, scope)[1] for a in it.args]))
+    else:
+        ok, values = rw.static(it, scope)
+        if not ok or not isinstance(values, (tuple, list)):
+            return None
+    if not values or not all(isinstance(v, (int, float, str)) for v in values):
+        return None
+    var, lam = gen.target.id, comp.elt
+    own = {a.id for a in lam.args.posonlyargs + lam.args.args + lam.args.kwonlyargs}
+    elts = []
+    for v in values:
+        e = copy.deepcopy(lam)
+        e.args.defaults = [_substitute(d, var, v) for d in e.args.defaults]
+        if var not in own:
+            e.body = _substitute(e.body, var, values[-1])
+        elts.append(e)
+    return gast.copy_location(gast.List(elts, gast.Load()), comp)
+
+
+def _substitute(node, var, value):
+    """node with each read of the name var replaced by the constant value."""
+    if isinstance(node, gast.Name) and node.id == var and isinstance(node.ctx, gast.Load):
+        return gast.copy_location(gast.Constant(value, None), node)
+    for n in gast.walk(node):
+        for fname, child in gast.iter_fields(n):
+            if isinstance(child, gast.Name) and child.id == var and \
+                    isinstance(child.ctx, gast.Load):
+                setattr(n, fname, gast.copy_location(gast.Constant(value, None), child))
+            elif isinstance(child, list):
+                setattr(n, fname, [gast.copy_location(gast.Constant(value, None), c)
+                                   if isinstance(c, gast.Name) and c.id == var and
+                                   isinstance(c.ctx, gast.Load) else c for c in child])
+    return node
+
+
+def _function_expr(rw, e, scope) -> bool:
+    if isinstance(e, gast.Lambda):
+        return True
+    ok, v = rw.static(e, scope)
+    return ok and callable(v) and not isinstance(v, type)
+
+
+def _frozen_defaults(rw, e, hint, scope, pre, where):
+    """A lambda whose defaults that are not constants are held in names assigned now
+    (Python evaluates defaults where the lambda is made)."""
+    if not isinstance(e, gast.Lambda):
+        return e
+    defaults = []
+    for d in e.args.defaults:
+        if isinstance(d, gast.Constant):
+            defaults.append(d)
+            continue
+        k = rw.fresh(f"{hint}_default")
+        pre.append(_assign(k, rw.expr(d, scope, []), where))
+        defaults.append(gast.Name(k, gast.Load(), None, None))
+    e.args.defaults = defaults
+    return e
+
+
+def _hold(rw, expr, hint, scope, pre, where):
+    """expr's value now, in a fresh name (a constant stays itself)."""
+    if isinstance(expr, gast.Constant):
+        return expr
+    k = rw.fresh(hint)
+    pre.append(_assign(k, rw.expr(expr, scope, []), where))
+    return gast.Name(k, gast.Load(), None, None)
+
+
+def _partial(rw, st, name, call, scope):
+    """g = functools.partial(f, a, k=b)  =>  g(x) calls f(a, x, k=b), a and b as they are now."""
+    pre = []
+    f = _hold(rw, call.args[0], f"{name}_fn", scope, pre, st)
+    args = [_hold(rw, a, f"{name}_arg", scope, pre, st) for a in call.args[1:]]
+    kws = [(k.arg, _hold(rw, k.value, f"{name}_{k.arg}", scope, pre, st))
+           for k in call.keywords]
+
+    def bound(node):
+        given = {k.arg for k in node.keywords}
+        new = gast.Call(copy.deepcopy(f), copy.deepcopy(args) + node.args,
+                        [gast.keyword(k, copy.deepcopy(v)) for k, v in kws if k not in given]
+                        + node.keywords)
+        return gast.fix_missing_locations(gast.copy_location(new, node))
+    scope.bound[name] = bound
+    return pre
+
+
+def _pullback(rw, st, scope):
+    """y, pb = vjp(f, x) or fprop(f)(x)  =>  a = x; y = f(a); pb(d) calls P(a, d)."""
+    value = st.value
+    if not isinstance(value, gast.Call):
+        return None
+    out_name, pb = (t.id for t in st.targets[0].elts)
+    ok, fn = rw.static(value.func, scope)
+    role = getattr(fn, "__s2sad_inline__", None) if ok else None
+    if isinstance(role, tuple) and role[0] == "vjp" and value.args:
+        ok, target = rw.static(value.args[0], scope)
+        args, make = value.args[1:], (lambda n: role[1](target, n))
+    else:
+        if isinstance(value.func, gast.Call):
+            fn = rw.evaluated(value.func, scope)
+        if not callable(getattr(fn, "s2sad_pullback", None)):
+            return None
+        ok, target, args, make = True, fn.fn, value.args, fn.s2sad_pullback
+    if not ok or value.keywords or not scope.once(pb):
+        rw.fail(st, "this use of a pullback (vjp or fprop) inside a function being "
+                    "differentiated", "Write `y, pb = vjp(f, x)` with f known by name, "
+                    "positional arguments, and only call pb afterwards.")
+    pre = []
+    held = [_hold(rw, a, f"{pb}_arg", scope, pre, st) for a in args]
+    f = gast.Name(rw.cell(target, "f"), gast.Load(), None, None)
+    pre.append(_assign(out_name, gast.Call(f, copy.deepcopy(held), []), st))
+    p = rw.cell(make(len(args)), f"{pb}_code")
+
+    def bound(node):
+        new = gast.Call(gast.Name(p, gast.Load(), None, None), copy.deepcopy(held) + node.args,
+                        node.keywords)
+        return gast.fix_missing_locations(gast.copy_location(new, node))
+    scope.bound[pb] = bound
+    return pre
