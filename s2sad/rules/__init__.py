@@ -12,7 +12,7 @@ from . import arrange, padding  # noqa: F401
 from . import decompositions, scipy_special, scipy_linalg, scipy_optimize  # noqa: F401  (scipy's: if installed)
 from . import scipy_stats  # noqa: F401  (scipy.stats distributions: if installed)
 from . import scipy_integrate  # noqa: F401  (odeint, solve_ivp: if installed)
-from . import taylor, taylor_elementwise, taylor_linalg  # noqa: F401  (Taylor mode)
+from . import taylor, taylor_linalg  # noqa: F401  (Taylor mode)
 from . import taylor_reductions, taylor_select, taylor_helpers  # noqa: F401
 from . import sorting, statistics  # noqa: F401
 from . import averages, signal  # noqa: F401

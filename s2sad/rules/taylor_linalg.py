@@ -28,7 +28,7 @@ from ..runtime import array_namespace
 from .decompositions import (SINGULAR_VALUES, diag_matrix, lower_half, maybe_transpose,
                              pair_divide, require, residual_like, strict_lower, symmetric)
 from .scipy_linalg import sl, triangle
-from .taylor import _exp
+from .taylor import exp_series
 
 
 # ---------------------------------------------------------------------------------------
@@ -296,7 +296,7 @@ def _trace_mm(T, x, y):
 @deftaylor(np.linalg.det)
 def taylor_det(T, a, out):
     # det = exp(log det): d_k = (1/k) sum_j j l_j d_(k-j)
-    return _exp(T, _logdet(T, a, a[0], "det"), out)
+    return exp_series(T, _logdet(T, a, a[0], "det"), out)
 
 
 @deftaylor(np.linalg.slogdet)

@@ -5,7 +5,7 @@ geomspace, full, full_like.  The selections (max ... quantile, interp) are in ta
 
 Each rule composes the recurrences of rules/taylor.py (notation there): what is linear
 (centering, sums, linspace, gathers) is applied to each coefficient; products are Cauchy
-products; sqrt, exp, log and division reuse taylor_sqrt, _exp, _log and taylor_div.
+products; sqrt, exp, log and division reuse taylor_sqrt, exp_series, log_series and taylor_div.
 Options arrive as keyword atoms and pass through to the calls; one a rule does not
 handle (``dtype=``, ``where=``, ``ord=1`` ...) is refused at the user's line.  Conventions
 where forward mode makes a choice are forward mode's: std and norm at 0 follow sqrt's
@@ -26,7 +26,7 @@ from .averages import average_weights, cov_divisor, cov_rows, logspace_base
 from .padding import gradient
 from .shape import dtype_part
 from .signal import poly_powers, zeros_or_none
-from .taylor import _exp, _log, taylor_div, taylor_sqrt
+from .taylor import exp_series, log_series, taylor_div, taylor_sqrt
 
 try:
     from scipy import special as sc
@@ -94,7 +94,7 @@ def bilinear(T, f, a, b, k):
 
 
 def log_of_one(T, s):
-    """The coefficients of log(s) for s_0 = 1 (a normalized sum): _log without division."""
+    """The coefficients of log(s) for s_0 = 1 (a normalized sum): log_series without division."""
     y = [None]
     for k in range(1, T.K + 1):
         s_k = T.total(T.scale(j / k, T.mul(y[j], s[k - j])) for j in range(1, k))
@@ -252,8 +252,8 @@ deflinear(nonzero_factors)
 
 
 def _prod(T, x, out, reduce):
-    """y' = y L' with L = reduce(log x): _log's coefficients, reduced, then exp's."""
-    logs = _log(T, x, None, T.call(nonzero_factors, x[0]))
+    """y' = y L' with L = reduce(log x): log_series's coefficients, reduced, then exp's."""
+    logs = log_series(T, x, None, T.call(nonzero_factors, x[0]))
     L = [None] + [T.through(reduce, c) for c in logs[1:]]
     y = [out]
     for k in range(1, T.K + 1):
@@ -568,24 +568,24 @@ def taylor_logspace(T, start, stop, num, endpoint, base, out, **options):
         None if start[k] is None and stop[k] is None else line(k) for k in range(1, T.K + 1)]
     if active(base):
         b0 = T.call(logspace_base, base[0])
-        u = [T.call(np.log, b0)] + _log(T, base, None, b0)[1:]
+        u = [T.call(np.log, b0)] + log_series(T, base, None, b0)[1:]
         E = [None] + [T.cauchy(L, u, k) for k in range(1, T.K + 1)]
     else:
         lb = ir.Const(math.log(base[0].value)) if isinstance(base[0], ir.Const) else \
             T.call(np.log, base[0])
         E = [None] + [T.mul(c, lb) for c in L[1:]]
-    return _exp(T, E, out)
+    return exp_series(T, E, out)
 
 
 @deftaylor(np.geomspace)
 def taylor_geomspace(T, start, stop, out, **options):
     # exp(linspace(log start, log stop)): log's recurrences, linspace, exp's recurrence
     opts = options_of(T, "geomspace", options, ("num", "endpoint", "axis"))
-    ls, le = _log(T, start, None, start[0]), _log(T, stop, None, stop[0])
+    ls, le = log_series(T, start, None, start[0]), log_series(T, stop, None, stop[0])
     L = [None] + [None if ls[k] is None and le[k] is None else T.call(
         np.linspace, part(T, ls, k, start[0]), part(T, le, k, stop[0]), **opts)
         for k in range(1, T.K + 1)]
-    return _exp(T, L, out)
+    return exp_series(T, L, out)
 
 
 # -- full, full_like ----------------------------------------------------------------------------
