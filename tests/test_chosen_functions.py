@@ -161,3 +161,33 @@ def test_still_refused_at_the_users_line(fn, construct):
     with pytest.raises(s2sad.UnsupportedSyntaxError, match=construct) as e:
         s2sad.grad(fn)(W)
     assert __file__ in str(e.value)
+
+
+DRAWS = np.random.RandomState(0)
+
+
+def drawn_key(x):
+    return np.sum(ACTS[DRAWS.choice(["tanh", "sin"])](x) * x)
+
+
+def drawn_index(x):
+    return np.sum([np.sin, np.cos, np.tanh][DRAWS.randint(0, 3)](x) * x)
+
+
+@pytest.mark.parametrize("f", [drawn_key, drawn_index])
+@pytest.mark.parametrize("seed", range(4))
+def test_a_key_computed_by_a_call_is_computed_once(f, seed):
+    # the chain on the keys reads the key at each test: a draw there ran once per test
+    # (a KeyError, or another function than the plain call's); now once, as in Python
+    DRAWS.seed(seed)
+    plain = f(W)
+    DRAWS.seed(seed)
+    value, g = s2sad.value_and_grad(f)(W)
+    assert value == plain
+    DRAWS.seed(seed)
+    state = DRAWS.get_state()
+
+    def reseeded(x):
+        DRAWS.set_state(state)
+        return f(x)
+    check_grads(reseeded, (W,), order=2)

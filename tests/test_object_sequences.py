@@ -134,3 +134,13 @@ def test_refused_at_the_users_line(f):
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="a loop over objects") as e:
         s2sad.grad(f)(WEIGHTS, X)
     assert __file__ in str(e.value)
+
+
+def test_zip_with_fewer_weights_than_layers_stops_as_python_does():
+    # zip stops at the shorter sequence: the unrolled body runs for an object only where
+    # the weights have its item (it raised IndexError inside the generated code)
+    few = WEIGHTS[:2]
+    value, g = s2sad.value_and_grad(by_zip)(few, X)
+    assert value == pytest.approx(by_zip(few, X), rel=1e-14)
+    assert len(g) == 2
+    check_grads(lambda w0: by_zip([w0, few[1]], X), (few[0],), order=2)

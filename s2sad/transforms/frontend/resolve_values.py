@@ -313,7 +313,7 @@ class _Rewriter:
             return None
         if isinstance(elems, _KeyedElems):
             if not isinstance(index, gast.Constant):        # acts[mode]: mode at run time
-                return lambda call: self.keyed_chain(elems, index, call)
+                return lambda call: self.once(index, lambda k: self.keyed_chain(elems, k, call))
             if index.value not in elems.keys:
                 self.fail(index, f"the key {index.value!r}, which is not one of the dict's "
                                  f"keys ({', '.join(map(repr, elems.keys))})")
@@ -324,7 +324,7 @@ class _Rewriter:
                 self.fail(index, f"index {index.value} is out of range for the "
                                  f"{len(elems)} functions of this sequence")
             return lambda call: self.call_of(elems[index.value], call)
-        return lambda call: self.chain(elems, index, call)
+        return lambda call: self.once(index, lambda k: self.chain(elems, k, call))
 
     def function_sequence(self, seq, scope):
         """The elements (as expressions) of a list, tuple or dict of functions known now."""
@@ -372,6 +372,17 @@ class _Rewriter:
         new = gast.Call(copy.deepcopy(fn_expr), copy.deepcopy(call.args),
                         copy.deepcopy(call.keywords))
         return _at(new, call)
+
+    def once(self, index, make):
+        """make(index), where the chain make builds reads index at every test: an index
+        that is not a name or a constant (acts[rng.choice(keys)](x)) is computed once,
+        as the argument of a lambda called at once: (lambda key: make(key))(index)."""
+        if isinstance(index, (gast.Name, gast.Constant)):
+            return make(index)
+        k = self.fresh("key")
+        body = make(_name(k))
+        fn = gast.Lambda(gast.arguments([_param(k)], [], None, [], [], None, []), body)
+        return _at(gast.Call(fn, [index], []), body)
 
     def chain(self, elems, index, call):
         """e0(args) if range(n)[index] == 0 else e1(args) if ... else e_last(args)."""
@@ -674,17 +685,27 @@ def _objects_loop(rw, st, scope):
         out.append(_assign(held, other[1], st))
     for k, obj in enumerate(items):
         name = rw.cell(obj, target.id)
+        body = []
         if index is not None:
-            out.append(_assign_target(index, gast.Constant(k, None), st))
+            body.append(_assign_target(index, gast.Constant(k, None), st))
         if other is not None:
-            out.append(_assign_target(other[0], gast.Subscript(
+            body.append(_assign_target(other[0], gast.Subscript(
                 gast.Name(held, gast.Load(), None, None), gast.Constant(k, None),
                 gast.Load()), st))
         for s in copy.deepcopy(st.body):
             for n in gast.walk(s):
-                if isinstance(n, gast.Name) and n.id == target.id:
+                if isinstance(n, gast.Name) and n.id == target.id and \
+                        isinstance(n.ctx, gast.Load):
                     n.id = name
-            out.append(s)
+            body.append(s)
+        if other is not None:       # zip stops at the shorter: the k-th object's turn runs
+            # only where the other sequence has a k-th item
+            length = gast.Call(gast.Name("len", gast.Load(), None, None),
+                               [gast.Name(held, gast.Load(), None, None)], [])
+            test = gast.Compare(gast.Constant(k, None), [gast.Lt()], [length])
+            body = [gast.fix_missing_locations(gast.copy_location(
+                gast.If(test, body, []), st))]
+        out.extend(body)
     return out
 
 

@@ -503,8 +503,11 @@ class Lowering:
                 isinstance(index.value, slice):     # t[::-1] of a literal: its items
             items = self.out.packs[value.name][index.value]
             return ir.Pack(tuple(items), self.out.pack_kinds.get(value.name, "tuple"))
+        n = self.out.tuples.get(value.name) if isinstance(value, ir.Var) else None
         if (isinstance(value, ir.Var) and value.name in self.out.tuples
-                and isinstance(index, ir.Const) and isinstance(index.value, int)):
+                and isinstance(index, ir.Const) and isinstance(index.value, int)
+                and (n is None or -n <= index.value < n)):  # (out of range: an IndexError
+            # where the code runs, on a path that may never run: zip's unrolled turns)
             if value.name in self.out.packs and value.name not in self.out.mutated:
                 return self.out.packs[value.name][index.value]
             return ir.Item(value, index.value)

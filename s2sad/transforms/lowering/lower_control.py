@@ -50,6 +50,7 @@ from .lower_builtins import pack_arguments
 from .lower_nonlocal import called_mutations
 from ..names import all_identifiers
 from ..frontend.resolve import classify
+from ..frontend.resolve_objects import plain_object
 from .closures import Chosen, Closure, Functions, refuse_function
 from ..frontend.scopes import stored_names
 
@@ -281,10 +282,12 @@ class Control:
 
     def callable(self, v) -> bool:
         """Is v a function known when the code is transformed (a def, a lambda, a module's
-        function, one of several chosen when it runs)?"""
+        function, one of several chosen when it runs)?  Not an object or a class, which a
+        branch joins as a value (its attributes are read when the code runs)."""
         if isinstance(v, Closure):
             return not isinstance(v, Functions)
-        return isinstance(v, (ir.Const, ir.Var)) and self.low.out.value_of(v) is not None
+        obj = self.low.out.value_of(v) if isinstance(v, (ir.Const, ir.Var)) else None
+        return obj is not None and not plain_object(obj)
 
     def _chosen(self, name, a, b, blocks, outs, node) -> Chosen:
         """The function `name` holds after an If whose branches bound a and b: one of
