@@ -492,7 +492,10 @@ def _uses(root):
 
 
 def _assign(name, value, where):
-    st = gast.Assign([gast.Name(name, gast.Store(), None, None)], value, None)
+    """name = value (name: a string, or a target node, copied), at where's line."""
+    target = gast.Name(name, gast.Store(), None, None) if isinstance(name, str) else \
+        copy.deepcopy(name)
+    st = gast.Assign([target], value, None)
     return gast.fix_missing_locations(gast.copy_location(st, where))
 
 
@@ -687,9 +690,9 @@ def _objects_loop(rw, st, scope):
         name = rw.cell(obj, target.id)
         body = []
         if index is not None:
-            body.append(_assign_target(index, gast.Constant(k, None), st))
+            body.append(_assign(index, gast.Constant(k, None), st))
         if other is not None:
-            body.append(_assign_target(other[0], gast.Subscript(
+            body.append(_assign(other[0], gast.Subscript(
                 gast.Name(held, gast.Load(), None, None), gast.Constant(k, None),
                 gast.Load()), st))
         for s in copy.deepcopy(st.body):
@@ -707,11 +710,6 @@ def _objects_loop(rw, st, scope):
                 gast.If(test, body, []), st))]
         out.extend(body)
     return out
-
-
-def _assign_target(target, value, where):
-    st = gast.Assign([copy.deepcopy(target)], value, None)
-    return gast.fix_missing_locations(gast.copy_location(st, where))
 
 
 def _binding(rw, st, scope):
