@@ -1100,3 +1100,26 @@ def test_other_contexts_are_refused_at_the_users_line(f, what):
     with pytest.raises(S2SADError, match=what) as e:
         grad(f)(np.array([0.5, 1.5]))
     assert __file__ in str(e.value)
+
+
+# -- a slice of a sequence s2sad made, concatenated --------------------------------------
+# hs = tuple(states(...)) of a run-time length, then np.concatenate(hs[-2:] + (hs[0],)):
+# the slice was not known to be a tuple, so `+` was taken for NumPy's and refused where
+# the code ran ("adding tuples or lists is not differentiated").
+
+def _states(w, xs):
+    h = np.zeros(3)
+    for x in xs:
+        h = np.tanh(h * w + x)
+        yield h
+
+
+def _last_two_and_first(w, xs):
+    hs = tuple(_states(w, xs))
+    return np.sum(np.concatenate(hs[-2:] + (hs[0],)) ** 2)
+
+
+def test_a_slice_of_a_made_tuple_is_concatenated():
+    w = np.array([0.3, -0.5, 0.8])
+    xs = np.array([[0.1, 0.2, -0.3], [0.4, -0.1, 0.2], [-0.2, 0.3, 0.1], [0.5, 0.5, -0.5]])
+    check_grads(lambda w: _last_two_and_first(w, xs), (w,), order=2, modes=("rev", "fwd"))

@@ -15,6 +15,7 @@ is passed to each of them explicitly.
     a module constant D    =>  Const(2.0), guarded (a change transforms again)
 """
 
+import operator
 from typing import Any, Dict, List, Optional
 
 from ... import ir
@@ -77,7 +78,7 @@ class Output:
             self.packs[target] = value.items
             self.pack_kinds[target] = value.kind
         if isinstance(value, ir.Pack) or isinstance(value, ir.Call) and \
-                getattr(value.callee, "fn", None) in SEQUENCE_MAKERS:
+                getattr(value.callee, "fn", None) in SEQUENCE_MAKERS or _sliced(self, value):
             self.sequences.add(target)
         elif isinstance(value, ir.Call) and getattr(value.callee, "returns_tuple", False):
             self.tuples[target] = value.callee.tuple_length
@@ -161,3 +162,11 @@ class Output:
 
 def _literal(v) -> bool:
     return isinstance(v, (bool, int, float, complex, str)) or v is None
+
+
+def _sliced(out, value) -> bool:
+    """seq[a:b] of a list or tuple s2sad made (hs[-2:] of tuple(states)): one too."""
+    return isinstance(value, ir.Call) and getattr(value.callee, "fn", None) is \
+        operator.getitem and isinstance(value.args[0], ir.Var) and \
+        value.args[0].name in out.sequences and isinstance(value.args[1], ir.Const) and \
+        isinstance(value.args[1].value, slice)
