@@ -4,7 +4,7 @@
     python -m sphinx -W --keep-going -b html docs docs/_build/html
 
 The pages are Markdown (MyST); api.md pulls the docstrings of s2sad's public
-functions with autodoc.  tests/test_docs.py builds the site with -W.
+functions with autodoc.  tests/api/test_docs.py builds the site with -W.
 """
 
 import os

@@ -3,7 +3,11 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))
+# The tests import support modules (corpus, tables, ...) and one another (test_control_flow,
+# test_readme, ...) by bare name, across folders: put tests/ and each folder on sys.path.
+HERE = os.path.dirname(os.path.abspath(__file__))
+for _folder in ("", "support", "api", "backends", "programs", "regressions", "rules", "transforms"):
+    sys.path.insert(0, os.path.join(HERE, _folder))
 
 
 def pytest_addoption(parser):

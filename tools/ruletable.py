@@ -5,7 +5,7 @@
 
 The table lists every NumPy function, operator and Python builtin that has a
 derivative rule (or is declared to have a zero derivative), with the kind of
-rule in each mode.  tests/test_docs.py fails when docs/rules.md's table differs
+rule in each mode.  tests/api/test_docs.py fails when docs/rules.md's table differs
 from what this script writes, so a new rule only needs a re-run.
 """
 

@@ -1,0 +1,29 @@
+"""The examples run, and what they print agrees with their closed forms."""
+
+import pathlib
+import runpy
+
+import numpy as np
+
+EXAMPLES = pathlib.Path(__file__).parents[2] / "examples"
+
+
+def test_seed_examples(capsys):
+    runpy.run_path(str(EXAMPLES / "seeds.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    got = [line.split(":", 1)[1] for line in out.splitlines() if line.startswith("s2sad:")]
+    want = [line.split(":", 1)[1] for line in out.splitlines() if line.startswith("closed form:")]
+    assert len(got) == len(want) == 5
+    for g, w in zip(got, want):
+        nums = lambda s: np.array([float(t) for t in s.replace("(", " ").replace(")", " ")
+                                   .replace("[", " ").replace("]", " ").replace(",", " ").split()])
+        np.testing.assert_allclose(nums(g), nums(w), rtol=1e-7)
+    assert out.count("def grad") == 5          # each prints its generated code
+
+
+def test_newton_example_converges_with_the_sparse_hessian(capsys):
+    ns = runpy.run_path(str(EXAMPLES / "newton.py"))
+    k, g = ns["main"]()
+    out = capsys.readouterr().out
+    assert k <= 8 and np.max(np.abs(g)) < 1e-8, out
+    assert "hessian, sparse (the default)" in out
