@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 
 import s2sad  # noqa: E402
 from s2sad import jacobians  # noqa: E402
-from s2sad.transformed import Transformed, _synthetic  # noqa: E402
+from s2sad.transformed import Transformed, synthetic  # noqa: E402
 from s2sad.transforms.taylor_mode.taylor import Seeds  # noqa: E402
 
 
@@ -71,7 +71,7 @@ def order2_hessian(fn, n):
     V = np.zeros((len(iu), n))
     V[np.arange(len(iu)), iu] += 1
     V[np.arange(len(iu)), ju] += 1
-    ns = _synthetic("bench: order2", "def along(x, V):\n    return _f(x)\n", {"_f": fn})
+    ns = synthetic("bench: order2", "def along(x, V):\n    return _f(x)\n", {"_f": fn})
     D = len(iu)
     t = Transformed(ns["along"], "derivative",
                     Seeds("stack", (0,), 2, [(1,)] * D, [1] * D, "order2", (1,)))

@@ -17,10 +17,11 @@ import contextvars
 import inspect
 
 from . import failures
-from .calls import (_container_hint, _definite_result, _describe, _output_problem, _target,
-                    _type_name, _CONTAINER)
+from .calls import (container_kind_hint, definite_result, describe, output_problem, target_of,
+                    type_name, CONTAINER)
+from .ir.spec import CONTAINERS, DIFFERENTIATED, NOT_DIFFERENTIATED, Arg
 from .errors import ArgumentError, OutputError, reduce_gradients_hint
-from .pipeline import _lower, _name_of
+from .pipeline import lower_function, name_of
 from .transforms.taylor_mode.taylor import Seeds
 
 # the public transform that s2sad is making a derivative for, where it makes one itself
@@ -63,7 +64,7 @@ def call_name(t) -> str:
     while t.made_for is not None and getattr(fn, "made_for", None) is not None:
         fn = fn.fn                          # parts of one call: the user's function
     named = getattr(fn, "_call_name", None)
-    inner = named() if named is not None else _name_of(fn)
+    inner = named() if named is not None else name_of(fn)
     if t.made_for is not None:
         return f"s2sad.{t.made_for}({inner}{w})"
     return f"s2sad.{t.kind}({inner}{w}{a})"
@@ -74,7 +75,7 @@ def jvp_of(fn) -> str:
     ``s2sad.hvp(f, wrt=0)`` for the gradient hvp made (see made_for)."""
     if getattr(fn, "made_for", None) is not None:
         return fn._call_name()
-    return f"jvp of {_describe(fn)}"
+    return f"jvp of {describe(fn)}"
 
 
 def container_hint(t) -> str:
@@ -83,7 +84,7 @@ def container_hint(t) -> str:
         return (f"{t.made_for} takes the derivatives of one output (an array or a number): "
                 "differentiate a function that returns one of the items, or their sum; "
                 "for a cotangent per item use vjp.")
-    return _container_hint(t.kind)
+    return container_kind_hint(t.kind)
 
 
 def several_gradients(fn):
@@ -105,44 +106,44 @@ def check_spec(t, spec, args=None, kwargs=None):
     if t.wrt is None or t.kind not in ("grad", "value_and_grad"):
         return          # derivative: its transform refuses (a TransformError)
     w = t.wrt
-    if spec is not None and type(w) is int and 0 <= w < len(spec) and spec[w] in "dcks":
+    if spec is not None and type(w) is int and 0 <= w < len(spec) and spec[w] in DIFFERENTIATED:
         return          # the common case, first
     params = t.params()
     n = len(params)
     chosen = [t.wrt] if isinstance(t.wrt, int) else list(t.wrt)
     for i in chosen:
         if not -n <= i < n:
-            code = getattr(_target(t.fn), "__code__", None)
+            code = getattr(target_of(t.fn), "__code__", None)
             if code is not None and code.co_flags & inspect.CO_VARARGS:
                 star = code.co_varnames[code.co_argcount + code.co_kwonlyargcount]
                 raise ArgumentError(
                     f"{call_name(t)}: wrt={t.wrt!r} is not a parameter index of "
-                    f"{_describe(t.fn)}, which takes {n} named positional parameter"
+                    f"{describe(t.fn)}, which takes {n} named positional parameter"
                     f"{'' if n == 1 else 's'} and *{star}", hint="s2sad differentiates "
                     f"named parameters (and takes *{star} only empty): give each input "
                     f"its own parameter (def f(x, y, *{star})).")
             raise ArgumentError(
                 f"{call_name(t)}: wrt={t.wrt!r} is not a parameter index of "
-                f"{_describe(t.fn)}, which takes {n} positional parameter"
+                f"{describe(t.fn)}, which takes {n} positional parameter"
                 f"{'' if n == 1 else 's'} ({', '.join(params)})")
     if spec is None:
         return
     for i in chosen:
         i %= n
-        c = spec[i] if i < len(spec) else "-"
-        if c == "-":
+        c = spec[i] if i < len(spec) else Arg.DEFAULT
+        if c == Arg.DEFAULT:
             raise ArgumentError(
                 f"{call_name(t)}: wrt={t.wrt!r} names parameter {i} ({params[i]}) of "
-                f"{_describe(t.fn)}, but the call passes no argument for it")
-        if c in "nm":
+                f"{describe(t.fn)}, but the call passes no argument for it")
+        if c in NOT_DIFFERENTIATED:
             if args is not None:
                 v = args[i] if i < len(args) else (kwargs or {}).get(params[i])
-                what = _type_name(v)
+                what = type_name(v)
             else:
                 what = "a value that is not a float (an int, say)"
             raise ArgumentError(
                 f"{call_name(t)}: wrt={t.wrt!r} names parameter {i} ({params[i]}) of "
-                f"{_describe(t.fn)}, but the call passes {what}, which is not "
+                f"{describe(t.fn)}, but the call passes {what}, which is not "
                 "differentiable (floats, complex numbers and float arrays are)",
                 hint="Leave it out of wrt, or pass a float (2.0, not 2; an array of dtype "
                      "float).")
@@ -153,29 +154,55 @@ def check_result(t, spec):
     (grad, value_and_grad) or not a number (a string, None)."""
     if t.kind not in GRADIENTS:
         return
-    _, func, _ = _lower(t.fn, spec)
+    _, func, _ = lower_function(t.fn, spec)
     n = len(func.params) - len(getattr(func, "kwonly", []))
-    cparams = {func.params[i] for i, c in enumerate((spec or "")[:n]) if c in "ck"}
-    what, desc = _definite_result(func, cparams)
-    if what is None or (what == _CONTAINER and t.kind == "grad_all"):
+    cparams = {func.params[i] for i, c in enumerate((spec or "")[:n]) if c in CONTAINERS}
+    what, desc = definite_result(func, cparams)
+    if what is None or (what == CONTAINER and t.kind == "grad_all"):
         return
     # the user's line (the target may be code s2sad generated: a gradient's return)
     loc = failures.user_location(getattr(func.body[-1], "src", None))
-    if what == _CONTAINER:
+    if what == CONTAINER:
         several = several_gradients(t.fn)
         desc, hint = several if several is not None else (desc, container_hint(t))
-        raise OutputError(f"{call_name(t)}: {_describe(t.fn)} returns {desc}", loc, hint)
-    raise OutputError(f"{call_name(t)}: {_describe(t.fn)} returns {desc}, which is not a "
+        raise OutputError(f"{call_name(t)}: {describe(t.fn)} returns {desc}", loc, hint)
+    raise OutputError(f"{call_name(t)}: {describe(t.fn)} returns {desc}, which is not a "
                       "number or an array: there is nothing to differentiate", loc)
 
 
 def check_value(t, value):
     """value_and_grad's value is one array or number."""
-    problem = _output_problem(value)
+    problem = output_problem(value)
     if problem is None:
         return
     if isinstance(value, (tuple, list, dict)):
-        raise OutputError(f"{call_name(t)}: {_describe(t.fn)} returned {problem}",
+        raise OutputError(f"{call_name(t)}: {describe(t.fn)} returned {problem}",
                           hint=container_hint(t))
-    raise OutputError(f"{call_name(t)}: {_describe(t.fn)} returned {problem}, which is not "
+    raise OutputError(f"{call_name(t)}: {describe(t.fn)} returned {problem}, which is not "
                       "a number or an array: there is nothing to differentiate")
+
+
+def check_wrt(wrt):
+    """wrt as None, an int or a tuple of ints, or an ArgumentError."""
+    if wrt is None or (isinstance(wrt, int) and not isinstance(wrt, bool)):
+        return wrt
+    if isinstance(wrt, (tuple, list)) and wrt and \
+            all(isinstance(i, int) and not isinstance(i, bool) for i in wrt):
+        return tuple(wrt)
+    raise ArgumentError(f"wrt must be an argument index (an int) or a non-empty tuple of "
+                        f"them, got {wrt!r}")
+
+
+def check_has_aux(has_aux):
+    if not isinstance(has_aux, bool):
+        raise ArgumentError(f"has_aux must be True or False, got {has_aux!r}")
+    return has_aux
+
+
+def check_one_index(wrt, what):
+    """wrt is one argument index (an int), or an ArgumentError naming `what`."""
+    if not isinstance(wrt, int) or isinstance(wrt, bool):
+        several = " (for several arguments, take one per argument)" \
+            if isinstance(wrt, (tuple, list)) else ""
+        raise ArgumentError(f"{what} takes one argument index (an int), got wrt={wrt!r}"
+                            f"{several}")

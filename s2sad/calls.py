@@ -9,6 +9,7 @@ number, a cotangent or tangent of another structure or shape.
 
 import contextlib
 import contextvars
+import dis
 import functools
 import inspect
 import linecache
@@ -20,6 +21,8 @@ from . import failures, ir, registry, runtime
 from .errors import (ArgumentError, CotangentError, Location, OptionError, S2SADError,
                      TangentError, UnsupportedSyntaxError)
 from .containers import flatten, is_record, rebuild
+from .ir.spec import Arg
+from .runtime import list_append, make_dict, zeros_like_tree
 from .transforms.frontend import parse
 
 
@@ -41,13 +44,14 @@ _FLOATS = (float, np.float64, np.float32)
 
 _NOT_DIFFERENTIABLE = (int, bool, str, type(None))
 
+# the spec's letters, as plain strings (call_spec is on every call's path)
+_ARRAY, _FLOAT, _CONSTANT, _CONTAINER, _DICT, _PLAIN_DICT, _DEFAULT = (
+    a.value for a in (Arg.ARRAY, Arg.FLOAT, Arg.CONSTANT, Arg.CONTAINER, Arg.DICT,
+                      Arg.PLAIN_DICT, Arg.DEFAULT))
+
 
 def call_spec(params, args, kwargs) -> str:
-    """For each positional parameter: 'd' passed and differentiable, 's' a Python float
-    (differentiable, and a number: its code drops broadcasting), 'n' passed and not (an
-    int, a bool, an integer array), 'c' a tuple, list or record of arrays, 'k' a dict of
-    them and 'm' a dict without (a `for` loop over a dict runs through its keys), '-' not
-    passed (its default is used)."""
+    """The call's spec (s2sad.ir.spec): one Arg per positional parameter."""
     out = []
     for i, p in enumerate(params):
         if i < len(args):
@@ -55,37 +59,37 @@ def call_spec(params, args, kwargs) -> str:
         elif p in kwargs:
             a = kwargs[p]
         else:
-            out.append("-")
+            out.append(_DEFAULT)
             continue
         t = type(a)                      # fast paths for the common cases
         if t is float:                   # a Python number: its code knows it is 0-d
-            out.append("s")
+            out.append(_FLOAT)
             continue
         if t in _FLOATS:
-            out.append("d")
+            out.append(_ARRAY)
             continue
         if t in _NOT_DIFFERENTIABLE:
-            out.append("n")
+            out.append(_CONSTANT)
             continue
         if t is np.ndarray:
-            out.append("d" if a.dtype.kind in "fc" else "n")
+            out.append(_ARRAY if a.dtype.kind in "fc" else _CONSTANT)
             continue
         if is_record(a):                 # a namedtuple or dataclass: its fields
             a = flatten(a)
         elif isinstance(a, dict):
-            out.append("k" if _any_differentiable(a) else "m")    # a dict
+            out.append(_DICT if any_differentiable(a) else _PLAIN_DICT)
             continue
         if isinstance(a, (tuple, list, dict)):
-            out.append("c" if _any_differentiable(a) else "n")    # a container
+            out.append(_CONTAINER if any_differentiable(a) else _CONSTANT)
             continue
-        out.append("d" if _differentiable(a) else "n")
+        out.append(_ARRAY if differentiable(a) else _CONSTANT)
     return "".join(out)
 
 
 _HOST = (float, int, bool, np.ndarray, np.float64, np.float32, type(None))
 
 
-_forced: contextvars.ContextVar = contextvars.ContextVar("s2sad_backend", default=None)
+forced_backend: contextvars.ContextVar = contextvars.ContextVar("s2sad_backend", default=None)
 
 
 @contextlib.contextmanager
@@ -104,11 +108,11 @@ def backend(name: str) -> Iterator[None]:
         raise OptionError(f"backend must be 'numpy' or 'cupy', got {name!r}")
     if name == "cupy":
         _import_cupy()
-    token = _forced.set(name)
+    token = forced_backend.set(name)
     try:
         yield
     finally:
-        _forced.reset(token)
+        forced_backend.reset(token)
 
 
 def _import_cupy():
@@ -120,9 +124,9 @@ def _import_cupy():
     return cupy
 
 
-def _backend(args):
+def backend_of(args):
     """numpy, or cupy when the arguments are CuPy arrays; mixing them is an error."""
-    forced = _forced.get()
+    forced = forced_backend.get()
     if forced is None and all(type(a) in _HOST for a in args):
         return np                        # the common case, first
     found, libs = {}, {}
@@ -159,7 +163,7 @@ def _first(d):
     return next(iter(d.values()))
 
 
-def _differentiable(a) -> bool:
+def differentiable(a) -> bool:
     if isinstance(a, bool) or isinstance(a, int):
         return False
     dt = getattr(a, "dtype", None)
@@ -168,15 +172,15 @@ def _differentiable(a) -> bool:
     return isinstance(a, (float, complex))
 
 
-def _any_differentiable(a) -> bool:
+def any_differentiable(a) -> bool:
     if isinstance(a, dict):
-        return any(_any_differentiable(v) for v in a.values())
+        return any(any_differentiable(v) for v in a.values())
     if isinstance(a, (tuple, list)):
-        return any(_any_differentiable(v) for v in a)
-    return _differentiable(a)
+        return any(any_differentiable(v) for v in a)
+    return differentiable(a)
 
 
-def _finish(g, a):
+def finish(g, a):
     """A gradient shaped, typed and owned like its argument a (a container: alike)."""
     if type(a) is float:                 # the common cases, first
         return None if g is None else float(g) if type(g) in (float, np.float64) else \
@@ -185,17 +189,17 @@ def _finish(g, a):
             g.shape == a.shape and g.dtype == a.dtype and g.flags.writeable:
         return g
     if isinstance(a, dict):
-        return {k: _finish(None if g is None else g[k], v) for k, v in a.items()}
+        return {k: finish(None if g is None else g[k], v) for k, v in a.items()}
     if isinstance(a, (tuple, list)):
-        parts = [_finish(None if g is None else gk, v)
+        parts = [finish(None if g is None else gk, v)
                  for gk, v in zip(g if g is not None else [None] * len(a), a)]
         if is_record(a):
             return rebuild(a, parts)
         return type(a)(parts) if type(a) in (tuple, list) else parts
     if is_record(a):            # a dataclass: its gradient is a dict of its fields'
-        return rebuild(a, {k: _finish(None if g is None else g[k], getattr(a, k))
+        return rebuild(a, {k: finish(None if g is None else g[k], getattr(a, k))
                            for k in flatten(a)})
-    if not _differentiable(a):
+    if not differentiable(a):
         return None
     if g is None:
         return None
@@ -223,7 +227,7 @@ def _finish(g, a):
     return g
 
 
-def _target(fn):
+def target_of(fn):
     """The user's function behind fn (through functions s2sad made and partials)."""
     for _ in range(100):
         if isinstance(fn, registry.Derived):
@@ -235,7 +239,7 @@ def _target(fn):
     return fn
 
 
-def _describe(fn) -> str:
+def describe(fn) -> str:
     """How messages name the user's function: ``f (/path/model.py:12)``."""
     if isinstance(fn, registry.Derived):       # s2sad.grad(f), not its generated name
         call_name = getattr(fn, "_call_name", None)
@@ -243,7 +247,7 @@ def _describe(fn) -> str:
     else:
         name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or \
             type(fn).__name__
-    code = getattr(_target(fn), "__code__", None)
+    code = getattr(target_of(fn), "__code__", None)
     if code is None:
         return name
     return f"{name} ({code.co_filename}:{code.co_firstlineno})"
@@ -259,21 +263,21 @@ def _def_location(fn) -> Optional[Location]:
     return Location(code.co_filename, line, 0, text)
 
 
-_FunctionType = type(_target)
+_FunctionType = type(target_of)
 
 
 _NOT_PLAIN = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | \
     inspect.CO_ITERABLE_COROUTINE
 
 
-def _refuse_target(fn, kind: str) -> None:
+def refuse_target(fn, kind: str) -> None:
     """Refuse, when the derivative is made, what s2sad cannot differentiate at all."""
     if type(fn) is _FunctionType and not fn.__code__.co_flags & _NOT_PLAIN:
         return              # the common case, first: a plain function or lambda
     if not callable(fn):
         raise ArgumentError(f"s2sad.{kind} needs a function, got {type(fn).__name__} "
                             f"{_short(fn)}")
-    t = _target(fn)
+    t = target_of(fn)
     if inspect.isclass(t):
         raise ArgumentError(
             f"s2sad.{kind}({t.__qualname__}): {t.__qualname__} is a class; s2sad "
@@ -284,9 +288,9 @@ def _refuse_target(fn, kind: str) -> None:
         return              # a bound method: its object is a constant (parse.py)
     if inspect.ismethod(t) and registry.lookup(registry.canonical(t)) is None:
         owner = f"the class {t.__self__.__name__}" if inspect.isclass(t.__self__) else \
-            f"{_a(type(t.__self__).__name__)} object"
+            f"{article(type(t.__self__).__name__)} object"
         raise ArgumentError(
-            f"s2sad.{kind}({_describe(t)}): {t.__name__} is a method bound to {owner}; "
+            f"s2sad.{kind}({describe(t)}): {t.__name__} is a method bound to {owner}; "
             "s2sad differentiates functions whose inputs are their parameters",
             hint=f"Write {t.__name__} as a function that takes the arrays it reads as "
                  f"arguments (def {t.__name__}(x, ...)), and differentiate that.")
@@ -304,7 +308,6 @@ def _refuse_target(fn, kind: str) -> None:
 
 def _yield_location(fn) -> Optional[Location]:
     """Where fn's first `yield` is (from its bytecode's positions), if Python records it."""
-    import dis
     loc = _def_location(fn)
     try:
         for ins in dis.get_instructions(fn.__code__):
@@ -323,7 +326,7 @@ def _short(v) -> str:
     return r if len(r) <= 60 else r[:57] + "..."
 
 
-def _a(word: str) -> str:
+def article(word: str) -> str:
     return ("an " if word[:1].lower() in "aeiou" else "a ") + word
 
 
@@ -337,20 +340,20 @@ def _kind(v) -> str:
     return type(v).__name__
 
 
-def _type_name(v) -> str:
+def type_name(v) -> str:
     """What a value is, for messages: 'an int (2)', 'an array of dtype int64 (shape (3,))'."""
     if v is None:
         return "None"
     if isinstance(v, (tuple, list, dict)):
-        return _a(_kind(v)) + ("" if _any_differentiable(v) else
+        return article(_kind(v)) + ("" if any_differentiable(v) else
                                " with no float or float array in it")
     dt = getattr(v, "dtype", None)
     if dt is not None and getattr(v, "ndim", 0):
         return f"an array of dtype {dt} (shape {tuple(v.shape)})"
-    return f"{_a(type(v).__name__)} ({_short(v)})"
+    return f"{article(type(v).__name__)} ({_short(v)})"
 
 
-def _numeric(v) -> bool:
+def numeric(v) -> bool:
     """A number or a numeric array (what a derivative's output can be)."""
     if isinstance(v, (bool, int, float, complex, np.number, np.bool_)):
         return True
@@ -358,30 +361,30 @@ def _numeric(v) -> bool:
     return dt is not None and getattr(dt, "kind", "O") in "biufc"
 
 
-def _output_problem(v) -> Optional[str]:
+def output_problem(v) -> Optional[str]:
     """Why v cannot be differentiated as one output ('a tuple', 'a str (...)'), or None."""
     if isinstance(v, (tuple, list, dict)):
-        return _a(_kind(v))
-    if not _numeric(v):
-        return "None" if v is None else _type_name(v)
+        return article(_kind(v))
+    if not numeric(v):
+        return "None" if v is None else type_name(v)
     return None
 
 
-def _container_hint(kind: str) -> str:
+def container_kind_hint(kind: str) -> str:
     return (f"{kind} differentiates one output (an array or a number). If the function "
             f"returns (output, aux), use {kind}(f, has_aux=True): the output is "
             "differentiated and aux is returned as it is. For a cotangent per output "
             "use vjp; to differentiate the sum of the outputs, return the sum.")
 
 
-_CONTAINER = "container"
+CONTAINER = "container"
 
 
-def _definite_result(func, container_params) -> Tuple[Optional[str], str]:
+def definite_result(func, container_params) -> Tuple[Optional[str], str]:
     """What the lowered function's result is on every path, when the code shows it:
     ('container', 'a tuple'), ('nonnumeric', 'a str'), or (None, '') where it is an
     array or a number or is known only at run time."""
-    kinds = _ResultKinds({p: (_CONTAINER, "a tuple, list or dict") for p in container_params})
+    kinds = _ResultKinds({p: (CONTAINER, "a tuple, list or dict") for p in container_params})
     kinds.block(func.body)
     return kinds.atom(func.result) or (None, "")
 
@@ -394,10 +397,10 @@ class _ResultKinds:
 
     def const(self, v):
         if isinstance(v, (tuple, list, dict)):
-            return _CONTAINER, _a(type(v).__name__)
-        if v is None or isinstance(v, (str, bytes)) or not _numeric(v) and \
+            return CONTAINER, article(type(v).__name__)
+        if v is None or isinstance(v, (str, bytes)) or not numeric(v) and \
                 not isinstance(v, np.ndarray):
-            return "nonnumeric", "None" if v is None else _type_name(v)
+            return "nonnumeric", "None" if v is None else type_name(v)
         return None
 
     def atom(self, a):
@@ -408,18 +411,17 @@ class _ResultKinds:
         return None
 
     def value(self, v):
-        from .runtime import list_append, make_dict
         fn = getattr(getattr(v, "callee", None), "fn", None)
         if isinstance(v, ir.Pack):
-            return _CONTAINER, _a(v.kind)
+            return CONTAINER, article(v.kind)
         if isinstance(v, (ir.Var, ir.Const)):
             return self.atom(v)
         if isinstance(v, ir.Call) and fn is make_dict:
-            return _CONTAINER, "a dict"
+            return CONTAINER, "a dict"
         if isinstance(v, ir.Call) and fn is list_append:
-            return _CONTAINER, "a list"
+            return CONTAINER, "a list"
         if isinstance(v, ir.Call) and getattr(v.callee, "returns_tuple", False):
-            return _CONTAINER, "a tuple"
+            return CONTAINER, "a tuple"
         return None
 
     def set(self, name, k):
@@ -457,29 +459,28 @@ class _ResultKinds:
                     self.kinds.pop(name, None)
 
 
-def _check_cotangent(p, d, where: str, desc: str):
+def check_cotangent(p, d, where: str, desc: str):
     """d, a cotangent for the output p: the same structure and shapes (None: zeros)."""
-    from .runtime import zeros_like_tree
     if d is None:
         return zeros_like_tree(p)
     if isinstance(p, dict):
         if not isinstance(d, dict) or set(d) != set(p):
             got = f"a dict with the keys {sorted(map(repr, d))}" if isinstance(d, dict) \
-                else _type_name(d)
+                else type_name(d)
             raise CotangentError(f"{where} must be a dict with the keys "
                                  f"{sorted(map(repr, p))}, like the result of {desc}; got "
                                  f"{got}")
-        return {k: _check_cotangent(p[k], d[k], f"{where}[{k!r}]", desc) for k in p}
+        return {k: check_cotangent(p[k], d[k], f"{where}[{k!r}]", desc) for k in p}
     if isinstance(p, (tuple, list)):
         if not isinstance(d, (tuple, list)) or len(d) != len(p):
-            got = f"{_a(_kind(d))} of {len(d)} items" \
-                if isinstance(d, (tuple, list)) else _type_name(d)
+            got = f"{article(_kind(d))} of {len(d)} items" \
+                if isinstance(d, (tuple, list)) else type_name(d)
             raise CotangentError(f"{where} must be a tuple of {len(p)} items, like the result "
                                  f"of {desc}; got {got}")
-        return tuple(_check_cotangent(a, b, f"{where}[{k}]", desc)
+        return tuple(check_cotangent(a, b, f"{where}[{k}]", desc)
                      for k, (a, b) in enumerate(zip(p, d)))
-    if isinstance(d, (tuple, list, dict)) or not _numeric(d):
-        got = _a(_kind(d)) if isinstance(d, (tuple, list, dict)) else _type_name(d)
+    if isinstance(d, (tuple, list, dict)) or not numeric(d):
+        got = article(_kind(d)) if isinstance(d, (tuple, list, dict)) else type_name(d)
         raise CotangentError(f"{where} is {got}, but the result of {desc} there is "
                              f"{_output_shape(p)}: a cotangent has its output's structure "
                              "and shape")
@@ -493,16 +494,16 @@ def _check_cotangent(p, d, where: str, desc: str):
 
 def _output_shape(p) -> str:
     if isinstance(p, (tuple, list, dict)):
-        return _a(_kind(p))
+        return article(_kind(p))
     return f"an array of shape {tuple(np.shape(p))}" if getattr(p, "ndim", 0) else \
         f"a number ({type(p).__name__})"
 
 
-def _checking_bprop(bprop, out, desc: str):
+def checking_bprop(bprop, out, desc: str):
     """fprop's bprop, refusing a cotangent that does not fit the output."""
     @failures.public
     def bprop_checked(dout):
-        _check_cotangent(out, dout, "the cotangent", desc)
+        check_cotangent(out, dout, "the cotangent", desc)
         try:
             return bprop(dout)
         except Exception as e:      # as a call of generated code (see failures.at_run_time)
@@ -516,7 +517,7 @@ def _checking_bprop(bprop, out, desc: str):
     return bprop_checked
 
 
-def _check_tangent(p, d, where):
+def check_tangent(p, d, where):
     """A tangent has its primal's structure and shapes (None stands for zeros)."""
     if d is None:
         return
@@ -524,22 +525,21 @@ def _check_tangent(p, d, where):
         if not isinstance(d, dict) or set(d) != set(p):
             raise TangentError(f"{where} must be a dict with the keys {sorted(p)}, like its primal")
         for k in p:
-            _check_tangent(p[k], d[k], f"{where}[{k!r}]")
+            check_tangent(p[k], d[k], f"{where}[{k!r}]")
         return
     if isinstance(p, (tuple, list)):
         if not isinstance(d, (tuple, list)) or len(d) != len(p):
             raise TangentError(f"{where} must be a tuple or list of {len(p)} items, like its "
                              f"primal")
         for k, (a, b) in enumerate(zip(p, d)):
-            _check_tangent(a, b, f"{where}[{k}]")
+            check_tangent(a, b, f"{where}[{k}]")
         return
-    if _differentiable(p) and np.shape(p) != np.shape(d):
+    if differentiable(p) and np.shape(p) != np.shape(d):
         raise TangentError(f"{where} has shape {np.shape(d)}, but its primal has shape "
                          f"{np.shape(p)}")
 
 
-def _positional_defaults(fn, params) -> dict:
-    import inspect
+def positional_defaults(fn, params) -> dict:
     target = fn.fn if isinstance(fn, registry.Derived) else fn
     try:
         sig = inspect.signature(target)

@@ -43,6 +43,7 @@ import os
 import sys
 import traceback
 
+from .ir.spec import all_arrays
 from .export import (LOADED_MODULE_PREFIX, ExportError, export_source, generated_dependencies,
                      signature)
 
@@ -401,7 +402,7 @@ def _spec(spec, n):
     """The spec s2sad takes (one letter per positional parameter): missing letters are d."""
     if spec is None:
         return None
-    return (spec + "d" * n)[:n] if n else spec
+    return (spec + all_arrays(n))[:n] if n else spec
 
 
 def generated_module(t, spec, fn):

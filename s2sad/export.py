@@ -39,6 +39,9 @@ from .export_text import (free_names, import_statement, is_s2sad_name, literal,
 # imported by name, so `--globals import` cannot import from it.
 LOADED_MODULE_PREFIX = "_s2sad_cli_"
 
+# what functools.lru_cache and functools.cache return (a function, for export)
+CACHED_FUNCTION = type(functools.lru_cache(maxsize=None)(len))
+
 
 _MISSING = object()
 
@@ -196,7 +199,7 @@ class _Exporter:
                               and type(old) is type(obj)):
                 return False
             raise ExportError(f"cannot export: the name {name!r} would mean two things, "
-                              f"{_describe(old)} and {what}; rename one of them")
+                              f"{describe(old)} and {what}; rename one of them")
         self.bound[name] = obj
         return True
 
@@ -236,7 +239,7 @@ class _Exporter:
         generated = getattr(obj, "__s2sad_module__", None)
         if generated is not None and isinstance(obj, types.FunctionType):
             self.add_generated(generated)
-        elif not isinstance(obj, (types.FunctionType, type, functools._lru_cache_wrapper)) \
+        elif not isinstance(obj, (types.FunctionType, type, CACHED_FUNCTION)) \
                 or not self._add_definition(obj, context):
             return False
         self.alias(name, obj, obj.__name__)
@@ -448,7 +451,7 @@ class _Exporter:
                 value = namespace[n]
                 if _is_helper_home(namespace.get("__name__")) and not isinstance(
                         value, (types.ModuleType, types.FunctionType, type,
-                                functools._lru_cache_wrapper)) and n not in self.bound:
+                                CACHED_FUNCTION)) and n not in self.bound:
                     self.add_s2sad_constant(n, value, what, fallback=True)
                 else:
                     self.need(n, value, what)
@@ -532,7 +535,7 @@ def _s2sad_file(modname) -> str:
     return modname.replace(".", "/") + ".py"
 
 
-def _describe(obj) -> str:
+def describe(obj) -> str:
     """What a name of the export is bound to, in a few words (for a clash of names)."""
     if isinstance(obj, types.ModuleType):
         return f"the module {obj.__name__}"

@@ -9,13 +9,14 @@ was made for assumed) and the guards of the generated code (the globals it read,
 closure cells), calls the generated function and finishes the gradients, each in one
 line of straight code.  A dict of weights is covered where its values are NumPy
 arrays and Python numbers, one of them floats (plain_dict: the dict the code was made
-for, spec "k").  Anything else (another type, a guard that no longer holds) answers
+for, Arg.DICT).  Anything else (another type, a guard that no longer holds) answers
 MISS, and the call takes the general way.
 """
 
 import numpy as np
 
-from .calls import _finish, _forced
+from .ir.spec import Arg
+from .calls import finish, forced_backend
 
 MISS = object()        # the runner's answer for a call it does not cover
 
@@ -26,14 +27,14 @@ def runner(art, f, n, types, kind, wrt, with_value, check_value, finish_grads, o
     check_value(value) for value_and_grad; finish_grads(grads, art, args) where the
     gradients are not one per float argument; on_error(e) raises what an error of the
     generated code means."""
-    env = {"MISS": MISS, "f": f, "art": art, "fin": _finish, "check_value": check_value,
+    env = {"MISS": MISS, "f": f, "art": art, "fin": finish, "check_value": check_value,
            "finish_grads": finish_grads, "on_error": on_error, "f64": np.float64,
-           "_missing": _GONE, "forced": _forced.get, "plain_dict": plain_dict}
+           "_missing": _GONE, "forced": forced_backend.get, "plain_dict": plain_dict}
     names = [f"a{i}" for i in range(n)]
     tests = [f"type({a}) is not T{i}" for i, a in enumerate(names)]
     tests.append("forced() not in (None, 'numpy')")    # s2sad.backend("cupy") around it
-    # an array: of floats (spec "d") or not ("n"), as where the code was made
-    tests += [f"({a}.dtype.kind in 'fc') is not {art.spec[i] == 'd'}"
+    # an array: of floats (Arg.ARRAY) or not (Arg.CONSTANT), as where the code was made
+    tests += [f"({a}.dtype.kind in 'fc') is not {art.spec[i] == Arg.ARRAY}"
               for i, a in enumerate(names) if types[i] is np.ndarray]
     tests += [f"not plain_dict({a})" for i, a in enumerate(names) if types[i] is dict]
     env.update({f"T{i}": t for i, t in enumerate(types)})
@@ -67,7 +68,7 @@ _GONE = object()
 
 def plain_dict(d) -> bool:
     """Is d a dict of NumPy arrays and Python numbers, one at least of floats (the spec
-    "k" of call_spec)?"""
+    Arg.DICT of call_spec)?"""
     floats = False
     for v in d.values():
         t = type(v)

@@ -39,13 +39,13 @@ from typing import Any, Dict
 import numpy as np
 
 from . import blind, registry, sparsity
-from .calls import _output_problem, _refuse_target, call_spec, positional_params
+from .calls import output_problem, refuse_target, call_spec, positional_params
 from .errors import ArgumentError, InternalError, OptionError, S2SADError
-from .pipeline import _key, _name_of
+from .pipeline import cache_key, name_of
 from .runtime import array_namespace
 from .rules import scipy_integrate
 from .call_checks import made_for, made_for_now
-from .transformed import Transformed, _fresh, _identifier, _synthetic
+from .transformed import Transformed, fresh_name, identifier, synthetic
 from .transforms.taylor_mode.taylor import Seeds
 
 
@@ -81,7 +81,7 @@ def readable(kind):
         def public(fn, wrt=0, **options):
             if isinstance(wrt, list):
                 wrt = tuple(wrt)
-            _refuse_target(fn, kind)
+            refuse_target(fn, kind)
             with made_for(kind):        # the derivatives it makes are named by kind
                 if isinstance(wrt, tuple):
                     if not wrt:
@@ -103,17 +103,17 @@ class Jacobian(registry.Derived):
         self.fn, self.wrt, self.kind = fn, _indices(wrt, kind), kind
         self.made_for = made_for_now()      # a part of a hessian (see made_for), or None
         functools.update_wrapper(self, fn, updated=())
-        self.__name__ = f"{kind}_{_name_of(fn)}"
+        self.__name__ = f"{kind}_{name_of(fn)}"
         self._options = options or {}
         self._made: Dict[Any, Any] = {}
 
     def __repr__(self):
-        return f"<s2sad.{self.kind}({_name_of(self.fn)}, wrt={self.wrt!r})>"
+        return f"<s2sad.{self.kind}({name_of(self.fn)}, wrt={self.wrt!r})>"
 
     def __call__(self, *args, **kwargs):
         if kwargs:
             raise ArgumentError(
-                f"{self._call_name()} takes the arguments of {_name_of(self.fn)} by position; "
+                f"{self._call_name()} takes the arguments of {name_of(self.fn)} by position; "
                 f"it was passed {', '.join(f'{k}=' for k in kwargs)}",
                 hint="Pass every argument by position (f(x, 2.0), not f(x, y=2.0)).")
         if not isinstance(self.wrt, tuple):
@@ -128,7 +128,7 @@ class Jacobian(registry.Derived):
 
     def _call_name(self) -> str:
         """How messages name the call: ``s2sad.hessian(f, wrt=(0, 1))``."""
-        return f"s2sad.{self.kind}({_name_of(self.fn)}, wrt={self.wrt!r})"
+        return f"s2sad.{self.kind}({name_of(self.fn)}, wrt={self.wrt!r})"
 
     def _one(self, i, j):
         """The top-level function for one entry (a Hessian block H_ij for j not None)."""
@@ -159,7 +159,7 @@ class Jacobian(registry.Derived):
         """The readable source (see the module docstring)."""
         ps = self.params()
         args = ", ".join(ps)
-        base = _identifier(_name_of(self.fn))
+        base = identifier(name_of(self.fn))
         ns = {"np": np}
         one = lambda i, j=None: self._entry(i, j, ns)           # noqa: E731
         if not isinstance(self.wrt, tuple):
@@ -170,7 +170,7 @@ class Jacobian(registry.Derived):
             ret = "(" + "".join("(" + "".join(f"{one(i, j)}({args}), " for j in self.wrt)
                                 + "), " for i in self.wrt) + ")"
         text = f"def {self.kind}_{base}({args}):\n    return {ret}\n"
-        return _synthetic(f"{self.kind}: {base}", text, ns)[f"{self.kind}_{base}"]
+        return synthetic(f"{self.kind}: {base}", text, ns)[f"{self.kind}_{base}"]
 
     def _entry(self, i, j, ns):
         """The name, in ns, of the readable Jacobian for one entry."""
@@ -189,10 +189,10 @@ def _readable_jacobian(fn, i, k):
     ps = _params(fn, k)
     if not -k <= i < k:
         raise ArgumentError(f"jacobian: wrt={i} is not an index of the {k} arguments of "
-                            f"{_name_of(fn)}")
+                            f"{name_of(fn)}")
     i %= k
     args = ", ".join(ps)
-    base = _identifier(_name_of(fn))
+    base = identifier(name_of(fn))
     kk = "k" if "k" not in ps else "entry_k"
     text = (f"def pick_{base}({args}, {kk}):\n"
             f"    return np.ravel(_s2sad_f({args}))[{kk}]\n\n\n"
@@ -202,7 +202,7 @@ def _readable_jacobian(fn, i, k):
             f"    for {kk} in range(np.size(out)):\n"
             f"        rows.append(np.ravel(_s2sad_row({args}, {kk})))\n"
             f"    return np.reshape(np.stack(rows), np.shape(out) + np.shape({ps[i]}))\n")
-    ns = _synthetic(f"jacobian: {base}", text, {"_s2sad_f": fn, "np": np})
+    ns = synthetic(f"jacobian: {base}", text, {"_s2sad_f": fn, "np": np})
     ns["_s2sad_row"] = Transformed(ns[f"pick_{base}"], "grad", i)
     return ns[f"jacobian_{base}"]
 
@@ -215,17 +215,17 @@ def pullback_code(fn, n: int, wrt=None, array=False):
     those of wrt, a tuple of their positions, where given; array: fn's result read as an
     array, np.asarray(fn(*args)), as SciPy reads a right-hand side that returns a list)."""
     wrt = tuple(range(n)) if wrt is None else tuple(wrt)
-    key = (_key(fn), n, wrt, array)
+    key = (cache_key(fn), n, wrt, array)
     p = _pullbacks.get(key)
     if p is None:
         ps = _params(fn, n)
         d = "dout" if "dout" not in ps else "cotangent"
-        base = _identifier(_name_of(fn))
+        base = identifier(name_of(fn))
         args = ", ".join(ps)
         call = f"np.asarray(_s2sad_f({args}))" if array else f"_s2sad_f({args})"
         text = (f"def contract_{base}({args}, {d}):\n"
                 f"    return np.sum({call} * {d})\n")
-        ns = _synthetic(f"pullback: {base}", text, {"_s2sad_f": fn, "np": np})
+        ns = synthetic(f"pullback: {base}", text, {"_s2sad_f": fn, "np": np})
         p = _pullbacks[key] = Transformed(ns[f"contract_{base}"], "grad", wrt)
     return p
 
@@ -288,11 +288,11 @@ def _stacked(fn, i: int, k: int, D: int, what: str, shapes=(), value=True):
     shape (D, *args[i].shape); J V has shape (D, *out.shape).  shapes: those of args and V
     that the code is made for (None: any); value False: None for fn(*args), not computed."""
     ps = _params(fn, k)
-    v = _fresh("basis", set(ps))
-    base = _identifier(_name_of(fn))
+    v = fresh_name("basis", set(ps))
+    base = identifier(name_of(fn))
     text = (f"def along_{base}({', '.join(ps + [v])}):\n"
             f"    return _s2sad_f({', '.join(ps)})\n")
-    ns = _synthetic(f"jacobian: {base}", text, {"_s2sad_f": fn})
+    ns = synthetic(f"jacobian: {base}", text, {"_s2sad_f": fn})
     # popped: kept in its own globals, the wrapper would keep the cache entry it keys alive
     return Transformed(ns.pop(f"along_{base}"), "derivative",
                        Seeds("stack" if value else "columns", (i,), 1, [(1,)] * D, [1] * D,
@@ -532,7 +532,7 @@ class NotANumber(Exception):
 def number_output(value):
     """hessian's check, in its stacked code, that the function returned one number (a
     Python or NumPy number, or a 0-d array)."""
-    if _output_problem(value) is not None or np.ndim(value) != 0:
+    if output_problem(value) is not None or np.ndim(value) != 0:
         raise NotANumber()
 
 
@@ -545,13 +545,25 @@ def number_valued(fn, k: int):
     """fn of k arguments, written as source s2sad reads, that checks its result is one
     number (number_output) before returning it."""
     ps = _params(fn, k)
-    base = _fresh(_identifier(_name_of(fn)), set(ps))
-    value, checked = _fresh("value", set(ps)), _fresh("is_number", set(ps))
+    base = fresh_name(identifier(name_of(fn)), set(ps))
+    value, checked = fresh_name("value", set(ps)), fresh_name("is_number", set(ps))
     args = ", ".join(ps)
     text = (f"def {base}({args}):\n"
             f"    {value} = _s2sad_f({args})\n"
             f"    {checked} = _s2sad_number_output({value})\n"
             f"    return {value}\n")
-    ns = _synthetic(f"hessian: {base}", text, {"_s2sad_f": fn,
+    ns = synthetic(f"hessian: {base}", text, {"_s2sad_f": fn,
                                                "_s2sad_number_output": number_output})
     return ns.pop(base)     # not in its own globals: see stacked_columns
+
+
+def ran_sources(obj):
+    """The sources of the generated code a jacobian or hessian has run so far."""
+    if isinstance(obj, (Transformed, Shown)):
+        yield obj.source
+    elif isinstance(obj, Jacobian):
+        for part in obj.parts():
+            yield from ran_sources(part)
+    elif hasattr(obj, "__s2sad_parts__"):
+        for part in obj.__s2sad_parts__():
+            yield from ran_sources(part)

@@ -1,10 +1,10 @@
 """The driver: the one place that knows the order of s2sad's passes.
 
-``_lower(fn, spec)`` reads a function into the functional form (parse → generators →
+``lower_function(fn, spec)`` reads a function into the functional form (parse → generators →
 fence → resolve → lower); ``_transform`` applies one transform to it (``_code``:
 reverse, a flat gradient or fprop/bprop, or forward, jvp or derivative; ``_taylor``:
 Taylor mode); ``_finish`` checks and simplifies the result and writes its code
-(validate → optimize → validate → codegen).  ``_artifact`` caches the generated module
+(validate → optimize → validate → codegen).  ``get_artifact`` caches the generated module
 per function, kind and call (thread-safe, with guards: a global the code relies on that
 is rebound makes it transform again).
 
@@ -23,6 +23,7 @@ import numpy as np
 
 from . import failures, generated, ir, registry
 from .errors import TransformError
+from .ir.spec import CONTAINERS, DIFFERENTIATED, NUMBERS, Arg, all_arrays
 from .transforms import names
 from .transforms.forward_mode import forward
 from .transforms.frontend import fence, generators, parse, resolve
@@ -37,10 +38,10 @@ from .transforms.taylor_mode import taylor
 _cache: Dict[Any, Any] = {}
 
 
-_cache_lock = threading.RLock()
+cache_lock = threading.RLock()
 
 
-class _Artifact:
+class Artifact:
     """A transform's result: the generated module and what it assumed."""
 
     def __init__(self, module, guards):
@@ -76,11 +77,11 @@ class _Artifact:
 _MISSING = object()
 
 
-def _name_of(fn) -> str:
+def name_of(fn) -> str:
     if isinstance(fn, registry.Derived):
         return fn.__name__
     if isinstance(fn, functools.partial):
-        return _name_of(fn.func)
+        return name_of(fn.func)
     n = getattr(fn, "__name__", "f")
     return "lambda_" if n == "<lambda>" else n
 
@@ -88,7 +89,7 @@ def _name_of(fn) -> str:
 def _slots(spec: str, wrt, n: int, base: str):
     """The gradients to return: a parameter index, or None (a non-differentiable argument)."""
     if wrt is None:
-        chosen = [i for i in range(n) if spec[i] != "-"]
+        chosen = [i for i in range(n) if spec[i] != Arg.DEFAULT]
     else:
         chosen = [wrt] if isinstance(wrt, int) else list(wrt)
         for i in chosen:
@@ -97,13 +98,13 @@ def _slots(spec: str, wrt, n: int, base: str):
                                      f"takes {n} positional parameters")
         chosen = [i % n for i in chosen]
         for i in chosen:
-            if spec[i] == "-":
+            if spec[i] == Arg.DEFAULT:
                 raise TransformError(f"wrt={wrt!r} names parameter {i} of {base}, but no "
                                      "argument was passed for it")
-    return [i if spec[i] in "dcks" else None for i in chosen]
+    return [i if spec[i] in DIFFERENTIATED else None for i in chosen]
 
 
-def _lower(fn, spec=None):
+def lower_function(fn, spec=None):
     """The front end: fn's source, checked, resolved and in functional form."""
     parsed = parse.parse(fn, spec)
     parsed.spec = spec
@@ -116,24 +117,24 @@ def _lower(fn, spec=None):
     return parsed, func, out
 
 
-def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Artifact:
-    parsed, func, out = _lower(fn, spec)
+def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> Artifact:
+    parsed, func, out = lower_function(fn, spec)
     # simplify the primal first: fused loops and shared subexpressions (the levels of a
     # nested derivative inlined side by side) are differentiated once, not once each
     n = len(func.params) - len(getattr(func, "kwonly", []))   # positional parameters
     if spec is None:
-        spec = "d" * n
+        spec = all_arrays(n)
     # the parameters the call passes floats in (arrays of them)
-    floats = {p for p, c in zip(func.params, spec) if c in "ds"}
+    floats = {p for p, c in zip(func.params, spec) if c in NUMBERS}
     optimize.optimize(func, inexact=floats, in_place=False)
-    spec = (spec + "-" * n)[:n]
-    func.containers = {func.params[i] for i, c in enumerate(spec) if c in "ck"}
-    base = _name_of(fn)
+    spec = (spec + Arg.DEFAULT * n)[:n]
+    func.containers = {func.params[i] for i, c in enumerate(spec) if c in CONTAINERS}
+    base = name_of(fn)
     slots = _slots(spec, None if kind in ("fprop", "jvp") or isinstance(wrt, taylor.Seeds)
                    else wrt, n, base)
     g, header = _code(fn, func, out, kind, wrt, with_value, spec, slots, parsed)
     # a Python float argument is a number: what is computed from numbers alone is too
-    g.shape_of.update({func.params[i]: optimize.SCALAR for i, c in enumerate(spec) if c == "s"})
+    g.shape_of.update({func.params[i]: optimize.SCALAR for i, c in enumerate(spec) if c == Arg.FLOAT})
     g.inexact = floats
     module = _finish([g], g.shape_of, out, parsed, header)
     inner = generated.MODULES.get(parsed.filename)
@@ -144,7 +145,7 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Ar
     if kind == "jvp" and module.defaults:
         module.defaults = tuple(module.defaults) + (None,) * n     # the tangents
     module.kwdefaults = getattr(fnobj, "__kwdefaults__", None) or {}
-    art = _Artifact(module, module.guards)
+    art = Artifact(module, module.guards)
     art.params = list(func.params[:n])
     art.spec = spec
     return art
@@ -152,11 +153,11 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> _Ar
 
 def _code(fn, func, out, kind, wrt, with_value, spec, slots, parsed):
     """(the derivative's function, its header comment) for one kind of transform."""
-    n, base = len(spec), _name_of(fn)
+    n, base = len(spec), name_of(fn)
     if isinstance(wrt, taylor.Seeds):
         return _taylor(func, out, wrt, spec, base, parsed)
     if kind == "jvp":
-        g = forward.jvp_function(func, out, [i if spec[i] in "dcks" else None for i in range(n)],
+        g = forward.jvp_function(func, out, [i if spec[i] in DIFFERENTIATED else None for i in range(n)],
                                  out.names.fresh(f"jvp_{base}"))
         header = f"{g.name}(*args, *tangents) -> (result, tangent of the result): forward " \
                  f"mode. From {_where(parsed)}."
@@ -172,7 +173,7 @@ def _code(fn, func, out, kind, wrt, with_value, spec, slots, parsed):
         g = forward.derivative_function(func, out, slots[0], out.names.fresh(f"grad_{base}"))
         pa, pb = func.params[a], func.params[b]
         header = f"{g.name}: the gradient with respect to {pb} of the gradient of " \
-                 f"{_name_of(fn.fn)} with respect to {pa}, written as the forward-mode " \
+                 f"{name_of(fn.fn)} with respect to {pa}, written as the forward-mode " \
                  f"derivative of {base} (its gradient with respect to {pb}) for a tangent " \
                  f"of ones in {pa}: second derivatives commute. From {_where(parsed)}."
     elif kind == "fprop":
@@ -196,7 +197,7 @@ def _taylor(func, out, seeds, spec, base, parsed):
     mode, wrt, K, directions, weights, what, vparams, shapes = seeds
     n = len(spec)
     for i in wrt:
-        if not -n <= i < n or spec[i % n] not in "dcks":
+        if not -n <= i < n or spec[i % n] not in DIFFERENTIATED:
             raise TransformError(f"{what}: argument {i} of {base} is not a differentiable "
                                  "value (a float or a float array) that the call passes")
     name = out.names.fresh(f"{'taylor' if mode == 'jet' else 'd'}_{base}")
@@ -234,8 +235,8 @@ def _finish(functions, shape_of, out, parsed, header):
 
 def _cached(cache, fn, make):
     """make(fn) -> (artifact, value), once per function while its guards hold."""
-    key = _key(fn)
-    with _cache_lock:
+    key = cache_key(fn)
+    with cache_lock:
         hit = cache.get(key)
         if hit is not None and hit[0].valid():
             return hit[1]
@@ -265,7 +266,7 @@ _dead: list = []
 _entries: Dict[Any, list] = {}      # weak reference -> [(cache, key)] stored under it
 
 
-def _key(fn):
+def cache_key(fn):
     try:
         return weakref.ref(fn, _dead.append)
     except TypeError:
@@ -292,9 +293,9 @@ def _store(cache, key, value):
         _entries.setdefault(ref, []).append((cache, key))
 
 
-def _artifact(fn, kind, wrt, with_value, spec) -> _Artifact:
-    key = (_key(fn), kind, wrt, with_value, spec)
-    with _cache_lock:
+def get_artifact(fn, kind, wrt, with_value, spec) -> Artifact:
+    key = (cache_key(fn), kind, wrt, with_value, spec)
+    with cache_lock:
         art = _cache.get(key)
         if art is not None and art.valid():
             return art
@@ -314,13 +315,13 @@ def split_pair(fn):
 
 
 def _split_pair(fn):
-    parsed, func, out = _lower(fn)
+    parsed, func, out = lower_function(fn)
     n = len(func.params) - len(getattr(func, "kwonly", []))
     # made once for every call: a parameter may hold an array at one call and a list of
     # tuples at another (a recursive flatten), so zeros and sums are the trees' (which
     # are NumPy's for an array)
     func.containers = set(func.params[:n])
-    base = _name_of(fn)
+    base = name_of(fn)
     fwd_name, bwd_name = out.names.fresh(f"fwd_{base}"), out.names.fresh(f"bwd_{base}")
     f = reverse.fprop_function(func, out, fwd_name, list(range(n)),
                                self_ref=(parsed.fn, fwd_name, bwd_name))
@@ -329,7 +330,7 @@ def _split_pair(fn):
               f"gradients: {base} is recursive, so it is called, not inlined. From "
               f"{_where(parsed)}.")
     module = _finish([fwd, bwd], f.shape_of, out, parsed, header)
-    art = _Artifact(module, module.guards)
+    art = Artifact(module, module.guards)
     pair = (module.function(np), module.sibling(bwd_name, np))
     return art, pair
 
@@ -344,15 +345,15 @@ def jvp_recursive(fn):
 
 
 def _jvp_recursive(fn):
-    parsed, func, out = _lower(fn)
+    parsed, func, out = lower_function(fn)
     n = len(func.params) - len(getattr(func, "kwonly", []))
     func.containers = set(func.params[:n])      # as in _split_pair
-    base = _name_of(fn)
+    base = name_of(fn)
     name = out.names.fresh(f"jvp_{base}")
     g = forward.jvp_function(func, out, list(range(n)), name, self_ref=(parsed.fn, name))
     header = (f"{name}(*args, *tangents) -> (result, tangent): {base} is recursive, so "
               f"its forward-mode code is called, not inlined. From {_where(parsed)}.")
     module = _finish([g], g.shape_of, out, parsed, header)
-    art = _Artifact(module, module.guards)
+    art = Artifact(module, module.guards)
     f = module.function(np)
     return art, f

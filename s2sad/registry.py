@@ -164,7 +164,7 @@ _PRIMS: Dict[int, Primitive] = {}
 _KEEP = []  # keep registered objects alive so ids stay unique
 
 
-def _numpy_name(fn) -> Optional[str]:
+def numpy_name(fn) -> Optional[str]:
     """The dotted name under which NumPy exports fn, if it does."""
     if getattr(fn, "__module__", None) == "builtins":
         return None             # str, float: Python's own (np.float is gone, np.str warns)
@@ -194,8 +194,8 @@ def primitive(fn, name: Optional[str] = None) -> Primitive:
         return p
     if fn in OPERATORS:
         p = Primitive(fn, name or fn.__name__, OPERATOR, OPERATORS[fn])
-    elif name is None and _numpy_name(fn):
-        p = Primitive(fn, _numpy_name(fn), NUMPY)
+    elif name is None and numpy_name(fn):
+        p = Primitive(fn, numpy_name(fn), NUMPY)
     else:
         mod = getattr(fn, "__module__", "") or ""
         printing = HELPER if mod.startswith("s2sad.") else USER

@@ -42,7 +42,7 @@ def unbroadcast(g, x):
             raise S2SADError("adding tuples or lists (concatenation) is not differentiated; "
                              "build the list with append")
         if isinstance(x, (tuple, list)) and hasattr(g, "shape"):
-            return as_items(unbroadcast(g, _ShapeOf(np.shape(x))), x)
+            return as_items(unbroadcast(g, ShapeOf(np.shape(x))), x)
         return g
     shape = _shape(x)
     gshape = _shape(g)
@@ -63,7 +63,7 @@ def unbroadcast(g, x):
     return g
 
 
-class _ShapeOf:
+class ShapeOf:
     """Stands for an array of a shape (a list that NumPy read as an array)."""
 
     def __init__(self, shape):
@@ -160,13 +160,13 @@ def unreduce(g, x, axis=None, keepdims=False):
     return as_items(g, x) if isinstance(x, (tuple, list)) else g
 
 
-def _is_basic_index(index):
+def is_basic_index(index):
     parts = index if isinstance(index, tuple) else (index,)
     return all(p is None or p is Ellipsis or isinstance(p, (slice, int, np.integer))
                for p in parts)
 
 
-def _is_mask(index):
+def is_mask(index):
     return getattr(index, "dtype", None) == bool
 
 
@@ -229,7 +229,7 @@ def getitem_grad(x, index, g):
     xp = np if sliced else array_namespace(x, g)
     z = xp.zeros(_shape(x), dtype=g.dtype if hasattr(g, "dtype") else
                  np.result_type(getattr(x, "dtype", x), g))
-    if sliced or _is_basic_index(index) or _is_mask(index):
+    if sliced or is_basic_index(index) or is_mask(index):
         z[index] = g
     else:
         scatter_add(z, index, g)
@@ -472,7 +472,7 @@ def written(g, index):
     repeats a position, NumPy keeps the last write, so the earlier ones get zero (the
     part of value's gradient that reached x)."""
     part = g[index]
-    if isinstance(g, (tuple, list, dict)) or _is_basic_index(index) or _is_mask(index):
+    if isinstance(g, (tuple, list, dict)) or is_basic_index(index) or is_mask(index):
         return part
     xp = array_namespace(g)
     shape = np.shape(part)

@@ -13,22 +13,24 @@ import itertools
 import linecache
 import types
 import weakref
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
 from . import call_checks, failures, fastcall, registry
 from .call_checks import made_for_now
-from .calls import (_a, _backend, _check_tangent, _checking_bprop, _describe, _finish,
-                    _output_problem, _positional_defaults, _refuse_target, _type_name,
-                    call_spec, positional_params)
+from .calls import (article, backend_of, call_spec, check_cotangent, check_tangent,
+                    checking_bprop, describe, finish, numeric, output_problem,
+                    positional_defaults, positional_params, refuse_target, type_name)
 from .containers import flatten
+from .ir.spec import DIFFERENTIATED, NUMBERS, Arg, all_arrays
 from .errors import ArgumentError, InternalError, OutputError, S2SADError
-from .pipeline import _Artifact, _artifact, _cache_lock, _key, _lower, _name_of
+from .runtime import as_cotangent, ones_like_tree, zeros_like_tree
+from .pipeline import Artifact, get_artifact, cache_lock, lower_function, name_of
 from .transforms.taylor_mode.taylor import Seeds
 
 
-def _raise_from_run(e: BaseException):
+def raise_from_run(e: BaseException):
     """Raise what an error of generated code means (see failures.at_run_time): the
     user's own error with a note naming their line, or an S2SADError."""
     err = failures.at_run_time(e)
@@ -40,7 +42,7 @@ def _raise_from_run(e: BaseException):
 _synthetic_ids = itertools.count(1)
 
 
-def _synthetic(what: str, text: str, namespace: dict) -> dict:
+def synthetic(what: str, text: str, namespace: dict) -> dict:
     """Run source s2sad wrote (kept in linecache, so s2sad can read it again)."""
     filename = f"<s2sad {what} {next(_synthetic_ids)}>"
     lines = text.splitlines(True)
@@ -59,12 +61,12 @@ def _synthetic(what: str, text: str, namespace: dict) -> dict:
     return namespace
 
 
-def _identifier(name: str) -> str:
+def identifier(name: str) -> str:
     out = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "f"
     return out if not out[0].isdigit() else "f_" + out
 
 
-def _fresh(base: str, taken) -> str:
+def fresh_name(base: str, taken) -> str:
     name, k = base, 1
     while name in taken:
         name, k = f"{base}_{k}", k + 1
@@ -82,7 +84,7 @@ def _signature_text(fn, what: str):
     if sig is not None:
         for p in sig.parameters.values():
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                raise ArgumentError(f"{what}: {_describe(fn)} takes *args or **kwargs; give "
+                raise ArgumentError(f"{what}: {describe(fn)} takes *args or **kwargs; give "
                                     "each input its own parameter")
             if p.kind == p.KEYWORD_ONLY:
                 kwonly.append((p.name, p.default))
@@ -117,8 +119,8 @@ def aux_item(out, k, where):
 
 def _aux_got(out) -> str:
     if isinstance(out, (tuple, list)):
-        return f"{_a(type(out).__name__)} of {len(out)} items"
-    return _type_name(out)
+        return f"{article(type(out).__name__)} of {len(out)} items"
+    return type_name(out)
 
 
 registry.defnondiff(aux_item)
@@ -130,7 +132,7 @@ class _AuxParts:
     derivative, ``wrapper``: a Python function s2sad reads and differentiates again."""
 
     def __init__(self, t: "Transformed"):
-        self.desc = _describe(t.fn)
+        self.desc = describe(t.fn)
         self.fprop = Transformed(t.fn, "fprop")
         self._t = t
         self._wrapper = None
@@ -138,7 +140,7 @@ class _AuxParts:
     @property
     def wrapper(self):
         if self._wrapper is None:
-            with _cache_lock:
+            with cache_lock:
                 if self._wrapper is None:
                     self._wrapper = self._write()
         return self._wrapper
@@ -151,10 +153,10 @@ class _AuxParts:
     def _write(self):
         t = self._t
         fn = t.fn
-        what = f"s2sad.{t.kind}({_name_of(fn)}, has_aux=True)"
+        what = f"s2sad.{t.kind}({name_of(fn)}, has_aux=True)"
         sig, call, ns, taken = _signature_text(fn, what)
-        base = _identifier(_name_of(fn))
-        o = _fresh("out", taken)
+        base = identifier(name_of(fn))
+        o = fresh_name("out", taken)
         w = repr(self.desc)
         pick = lambda k: f"{o}[_s2sad_item({o}, {k}, {w})]"     # noqa: E731
         if t.with_value:
@@ -168,7 +170,7 @@ class _AuxParts:
                 f"    {o} = _s2sad_f({call})\n"
                 f"    return {ret}\n")
         ns.update(_s2sad_f=fn, _s2sad_item=aux_item)
-        ns = _synthetic(f"has_aux: {base}", text, ns)
+        ns = synthetic(f"has_aux: {base}", text, ns)
         ns["_s2sad_grad"] = Transformed(ns[f"output_of_{base}"], "grad", t.wrt)
         self._source = text
         return ns[f"{t.kind}_aux_{base}"]
@@ -180,7 +182,7 @@ class Transformed(registry.Derived):
     def __init__(self, fn, kind, wrt=None, with_value=False, has_aux=False):
         self.made_for = made_for_now()      # hessian, jacobian, hvp: see made_for
         fn = registry.source_of(fn) or fn  # scipy.stats.norm.logpdf: the code s2sad reads
-        _refuse_target(fn, self.made_for or kind)
+        refuse_target(fn, self.made_for or kind)
         self.fn = fn
         self.kind = kind
         self.wrt = wrt
@@ -195,18 +197,18 @@ class Transformed(registry.Derived):
         self._fast = None           # the runner of calls with numbers and arrays: _fast_path
         self._runners = None        # every runner made, per kind of call
         self._through = None        # grad(grad(f, a), b): grad(f, b) (see _over_gradient)
-        self.__name__ = f"{kind}_{_name_of(fn)}"
+        self.__name__ = f"{kind}_{name_of(fn)}"
 
     def __repr__(self):
         w = "" if self.wrt is None else f", wrt={self.wrt!r}"
         a = ", has_aux=True" if self.has_aux else ""
-        return f"<s2sad.{self.kind}({_name_of(self.fn)}{w}{a})>"
+        return f"<s2sad.{self.kind}({name_of(self.fn)}{w}{a})>"
 
     def params(self):
         if self._params is None:
             ps = positional_params(self.fn)
             if self.kind == "jvp":      # jvp_f(*args, *tangents): as many as its code takes
-                _, func, _ = _lower(self.fn)
+                _, func, _ = lower_function(self.fn)
                 ps = list(func.params[:len(func.params) - len(getattr(func, "kwonly", []))])
                 ps = ps + [f"d{p}" for p in ps]
             self._params = ps
@@ -214,12 +216,12 @@ class Transformed(registry.Derived):
 
     def _aux_parts(self) -> _AuxParts:
         if self._aux is None:
-            with _cache_lock:
+            with cache_lock:
                 if self._aux is None:
                     self._aux = _AuxParts(self)
         return self._aux
 
-    def artifact(self, spec: Optional[str] = None) -> _Artifact:
+    def artifact(self, spec: Optional[str] = None) -> Artifact:
         """The transform for a call whose arguments have the given spec (see call_spec)."""
         if self.has_aux:            # the code that runs at the top level: f's fprop
             return self._aux_parts().fprop.artifact(spec)
@@ -238,12 +240,12 @@ class Transformed(registry.Derived):
         through = self._over_gradient(spec)
         if through is not None:
             try:
-                return _artifact(through, "grad_of_grad", (self.fn.wrt, self.wrt), False, spec)
+                return get_artifact(through, "grad_of_grad", (self.fn.wrt, self.wrt), False, spec)
             except InternalError:   # a bug of s2sad's: shown, not hidden behind the fallback
                 raise
             except S2SADError:      # forward mode refuses what reverse mode may take
                 pass
-        return _artifact(self.fn, self.kind, self.wrt, self.with_value, spec)
+        return get_artifact(self.fn, self.kind, self.wrt, self.with_value, spec)
 
     def _over_gradient(self, spec):
         """For grad(grad(f, wrt=a), wrt=b) with a and b floats or float arrays: grad(f,
@@ -262,8 +264,8 @@ class Transformed(registry.Derived):
         if not (-n <= inner.wrt < n and -n <= self.wrt < n):
             return None
         a, b = inner.wrt % n, self.wrt % n
-        kinds = spec if spec is not None else "d" * n
-        if len(kinds) < n or kinds[a] not in "ds" or kinds[b] not in "ds":
+        kinds = spec if spec is not None else all_arrays(n)
+        if len(kinds) < n or kinds[a] not in NUMBERS or kinds[b] not in NUMBERS:
             return None
         if a == b:
             return inner
@@ -290,7 +292,7 @@ class Transformed(registry.Derived):
         every argument passed and an array)."""
         if self.has_aux:
             parts = self._aux_parts()
-            return (f"# {self!r} runs fprop_{_name_of(self.fn)} once and its bprop with a "
+            return (f"# {self!r} runs fprop_{name_of(self.fn)} once and its bprop with a "
                     "cotangent of ones for the output and zeros for aux.\n# Inside another "
                     "derivative, s2sad differentiates this instead:\n#\n" +
                     "".join(f"#   {line}\n" if line.strip() else "#\n"
@@ -321,8 +323,8 @@ class Transformed(registry.Derived):
         if msg is None and error is not None:
             msg = str(error)
         if msg is not None:
-            shown = f"{_describe(self.fn)}, whose signature is {sig}" if sig else \
-                _describe(self.fn)
+            shown = f"{describe(self.fn)}, whose signature is {sig}" if sig else \
+                describe(self.fn)
             raise ArgumentError(f"{self._call_name()} was called with arguments that do not "
                                 f"fit {shown}: {msg}")
 
@@ -353,14 +355,14 @@ class Transformed(registry.Derived):
                 return jvp(self.fn, args[:n], tangents)
         params = self.params()
         spec = call_spec(params, args, kwargs)
-        xp = _backend(args)
+        xp = backend_of(args)
         if xp is not np:        # its Python floats become 0-d arrays (below): code for arrays
-            spec = spec.replace("s", "d")
+            spec = spec.replace(Arg.FLOAT, Arg.ARRAY)
         self._last_spec = spec
         if self.wrt is not None:
             call_checks.check_spec(self, spec, args, kwargs)
         art = self.artifact(spec)
-        if len(args) > len(params) or "-" in spec:
+        if len(args) > len(params) or Arg.DEFAULT in spec:
             self._check_binding(args, kwargs)
         f = art.function(xp)
         if xp is not np:        # Python floats become 0-d device arrays (ints stay counts)
@@ -370,13 +372,13 @@ class Transformed(registry.Derived):
         except TypeError as e:
             if e.__traceback__ is not None and e.__traceback__.tb_next is None:
                 self._check_binding(args, kwargs, e)    # the call itself did not fit
-            _raise_from_run(e)
+            raise_from_run(e)
         except Exception as e:
-            _raise_from_run(e)
+            raise_from_run(e)
         if self.kind == "fprop":
             out, bprop = result
             out = _as_called(self.fn, out, args, kwargs)
-            return out, _checking_bprop(bprop, out, _describe(self.fn))
+            return out, checking_bprop(bprop, out, describe(self.fn))
         if not kwargs and len(args) == len(params) and xp is np:
             self._fast_path(args, art, f)
         if self.kind in ("derivative", "jvp"):
@@ -406,12 +408,11 @@ class Transformed(registry.Derived):
             run = self._runners[key] = fastcall.runner(
                 art, f, len(args), types, self.kind, self.wrt, self.with_value,
                 functools.partial(call_checks.check_value, self), self._finish_grads,
-                _raise_from_run)
+                raise_from_run)
         self._fast = run
 
     def _call_aux(self, args, kwargs):
         """grad(f, has_aux=True)(*args): one forward and one backward pass of f."""
-        from .runtime import as_cotangent, ones_like_tree, zeros_like_tree
         parts = self._aux_parts()
         params = self.params()
         spec = call_spec(params, args, kwargs)
@@ -422,7 +423,7 @@ class Transformed(registry.Derived):
             raise OutputError(f"{self._call_name()}: {parts.desc} must return a pair "
                               f"(output, aux); it returned {_aux_got(out)}")
         value, aux = out
-        problem = _output_problem(value)
+        problem = output_problem(value)
         if problem is not None:
             hint = "Differentiate one output: return (output, aux) with output an array " \
                 "or a number." if isinstance(value, (tuple, list, dict)) else ""
@@ -433,14 +434,14 @@ class Transformed(registry.Derived):
             grads = getattr(bprop, "__wrapped__", bprop)(
                 as_cotangent((seed, zeros_like_tree(aux))))
         except Exception as e:
-            _raise_from_run(e)
+            raise_from_run(e)
         n = len(params)
-        passed = {i: k for k, i in enumerate(i for i, c in enumerate(spec) if c != "-")}
+        passed = {i: k for k, i in enumerate(i for i, c in enumerate(spec) if c != Arg.DEFAULT)}
         values = [args[i] if i < len(args) else kwargs.get(p) for i, p in enumerate(params)]
 
         def one(i):
             i %= n
-            return _finish(grads[passed[i]], values[i])
+            return finish(grads[passed[i]], values[i])
         if self.wrt is None:
             g = tuple(one(i) for i in sorted(passed))
         elif isinstance(self.wrt, int):
@@ -452,14 +453,14 @@ class Transformed(registry.Derived):
         return g, aux
 
     def _finish_grads(self, grads, art, values):
-        """Gradients shaped and typed like their arguments (see _finish)."""
+        """Gradients shaped and typed like their arguments (see finish)."""
         if isinstance(self.wrt, int):
-            return _finish(grads, values[self.wrt % len(values)])
+            return finish(grads, values[self.wrt % len(values)])
         if self.wrt is None:
-            chosen = [i for i, c in enumerate(art.spec) if c != "-"]
+            chosen = [i for i, c in enumerate(art.spec) if c != Arg.DEFAULT]
         else:
             chosen = [i % len(values) for i in self.wrt]
-        return tuple(_finish(g, values[i]) for g, i in zip(grads, chosen))
+        return tuple(finish(g, values[i]) for g, i in zip(grads, chosen))
 
 
 def _as_called(fn, out, args, kwargs=None):
@@ -509,7 +510,7 @@ def jvp(fn: Any, primals: Any, tangents: Any) -> Any:
         raise ArgumentError(f"jvp needs one tangent per primal: got {len(primals)} primals and "
                         f"{len(tangents)} tangents")
     fn = registry.source_of(fn) or fn  # scipy.stats.norm.logpdf: the code s2sad reads
-    with _cache_lock:
+    with cache_lock:
         t = _jvp_transform(fn)
     params = positional_params(fn)
     n_given = len(primals)
@@ -517,24 +518,23 @@ def jvp(fn: Any, primals: Any, tangents: Any) -> Any:
         raise ArgumentError(f"{call_checks.jvp_of(fn)} takes {len(params)} primals, got "
                             f"{len(primals)}")
     if len(primals) < len(params):      # parameters left at their defaults: no tangent
-        defaults = _positional_defaults(fn, params)
+        defaults = positional_defaults(fn, params)
         missing = [p for p in params[len(primals):] if p not in defaults]
         if missing:
             raise ArgumentError(f"{call_checks.jvp_of(fn)}: no primal for "
                                 f"{', '.join(missing)}")
-    spec = call_spec(params, primals, {})      # '-' for a parameter left at its default
+    spec = call_spec(params, primals, {})      # Arg.DEFAULT for a parameter left at its default
     if len(primals) < len(params):
         rest = tuple(defaults[p] for p in params[len(primals):])
         primals, tangents = primals + rest, tangents + (None,) * len(rest)
-    from .runtime import zeros_like_tree
-    tangents = tuple(zeros_like_tree(p) if d is None and spec[i] in "dcks" else d
+    tangents = tuple(zeros_like_tree(p) if d is None and spec[i] in DIFFERENTIATED else d
                      for i, (p, d) in enumerate(zip(primals, tangents)))
     for i, (p, d) in enumerate(zip(primals, tangents)):
-        if spec[i] in "dcks":
-            _check_tangent(p, d, f"tangent {i}")
+        if spec[i] in DIFFERENTIATED:
+            check_tangent(p, d, f"tangent {i}")
     t._last_spec = spec
     art = t.artifact(spec)
-    f = art.function(_backend(primals + tangents))
+    f = art.function(backend_of(primals + tangents))
     n = len(art.params)        # a primitive's options are not parameters of its code
     if len(primals) > n:
         if len(primals) > n_given and n_given > n:
@@ -543,7 +543,7 @@ def jvp(fn: Any, primals: Any, tangents: Any) -> Any:
     try:
         out, tangent = f(*map(flatten, primals), *map(flatten, tangents))
     except Exception as e:
-        _raise_from_run(e)
+        raise_from_run(e)
     return _as_called(fn, out, primals), _as_called(fn, tangent, primals)
 
 
@@ -556,3 +556,34 @@ def _star_arguments(sig, bound):
             return (f"it passes values in {star}{name}, which s2sad differentiates only "
                     f"empty; give each input its own parameter (def f(x, y, {star}{name}))")
     return None
+
+
+@failures.public
+def vjp(fn: Any, *args: Any) -> Tuple[Any, Callable]:
+    """``(out, bprop)`` at args: ``bprop(dout)`` returns every argument's gradient.
+
+    ``dout`` has the structure and shapes of ``out`` (a tuple for a tuple, a
+    dict with the same keys for a dict; None stands for zeros); anything else
+    is a CotangentError, never broadcast.
+    """
+    t = Transformed(fn, "fprop")
+    out, bprop = t(*args)
+    bprop = getattr(bprop, "__wrapped__", bprop)
+    desc = describe(fn)
+    if out is None or isinstance(out, (str, bytes)) or \
+            not isinstance(out, (tuple, list, dict)) and not numeric(out):
+        raise OutputError(f"s2sad.vjp({name_of(fn)}): {desc} returned {type_name(out)}, "
+                          "which is not a number or an array: there is nothing to "
+                          "differentiate")
+
+    @failures.public
+    def pullback(dout):
+        dout = check_cotangent(out, dout, "the cotangent", desc)
+        try:
+            grads = bprop(as_cotangent(dout))
+        except Exception as e:
+            raise_from_run(e)
+        return tuple(finish(g, a) for g, a in zip(grads, args))
+    pullback.__name__ = f"vjp_{name_of(fn)}"
+    pullback.__wrapped__ = bprop
+    return out, pullback

@@ -39,7 +39,7 @@ import operator
 import numpy as np
 
 from .. import registry
-from ..runtime import (Cotangent, CotangentDict, _is_basic_index, _is_mask, add_grads,
+from ..runtime import (Cotangent, CotangentDict, is_basic_index, is_mask, add_grads,
                        getitem_grad, matmul_lhs_grad, matmul_rhs_grad, zeros_like_tree)
 
 
@@ -137,7 +137,7 @@ def add_at(acc, x, index, g):
     gives the same array (acc of x's shape and of the dtype getitem_grad's zeros would have,
     an index that names each entry once)."""
     if type(acc) is np.ndarray and type(x) is np.ndarray and acc.shape == x.shape and \
-            acc.flags.writeable and (_is_basic_index(index) or _is_mask(index)) and \
+            acc.flags.writeable and (is_basic_index(index) or is_mask(index)) and \
             (type(g) in (float, int, complex) or isinstance(g, (np.ndarray, np.generic))):
         dtype = g.dtype if hasattr(g, "dtype") else np.result_type(x.dtype, g)
         if dtype == acc.dtype:

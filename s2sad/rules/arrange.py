@@ -14,7 +14,7 @@ from .. import registry
 from ..registry import defbprop, defbprop_varargs, deflinear, defnondiff, defview
 from ..runtime import Cotangent, array_namespace, split_as, unbroadcast, unsplit
 from .linalg import diagonal_grad
-from .shape import _atleast_rule, _c_shape, _unconcat, transpose_inverse
+from .shape import atleast_rule, c_shape, unconcat, transpose_inverse
 
 
 # -- helpers --------------------------------------------------------------------------
@@ -54,12 +54,12 @@ def _d_shape(shape):
 
 def uncolumn_stack(g, tup):
     """The adjoint of np.column_stack: g split into pieces shaped like the arrays of tup."""
-    return _unconcat(g, tup, _c_shape, 1)
+    return unconcat(g, tup, c_shape, 1)
 
 
 def undstack(g, tup):
     """The adjoint of np.dstack: g split into pieces shaped like the arrays of tup."""
-    return _unconcat(g, tup, _d_shape, 2)
+    return unconcat(g, tup, _d_shape, 2)
 
 
 def select_mask(condlist, i):
@@ -208,7 +208,7 @@ def bprop_asarray(a, out, dout, dtype=None, copy=None):
     return (unbroadcast(dout, a),)
 
 
-defbprop_varargs(np.atleast_3d)(_atleast_rule("atleast_3d"))
+defbprop_varargs(np.atleast_3d)(atleast_rule("atleast_3d"))
 
 # np.row_stack (deprecated in NumPy 2) is np.vstack
 if hasattr(np, "row_stack"):

@@ -30,7 +30,7 @@ from ..runtime import array_namespace, unbroadcast
 # einsum
 # ---------------------------------------------------------------------------------------
 
-_LABELS = string.ascii_letters
+LABELS = string.ascii_letters
 
 
 def _einsum_fail(subscripts, why):
@@ -104,10 +104,10 @@ def _einsum_terms(subscripts, shapes):
     if len(terms) != len(shapes):
         _einsum_fail(subscripts, f"{len(terms)} terms for {len(shapes)} operands")
     for t in terms + [rhs]:
-        if t != "#" and t.replace("...", "", 1).strip(_LABELS):
+        if t != "#" and t.replace("...", "", 1).strip(LABELS):
             _einsum_fail(subscripts, f"bad term {t!r}")
     used = set(s) - {".", ",", "-", ">", "#"}
-    fresh = [c for c in _LABELS if c not in used]
+    fresh = [c for c in LABELS if c not in used]
     ops = [(t, shp) for t, shp in zip(terms, shapes) if t != "#"]
     ell = 0
     for t, shp in ops:

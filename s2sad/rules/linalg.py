@@ -28,8 +28,8 @@ from ..errors import DerivativeError, S2SADError
 from ..registry import (defbprop, defjvp, deflinear, defmultilinear,
                         defnondiff, defview)
 from ..runtime import array_namespace, matmul_lhs_grad, unbroadcast, unreduce
-from .einsum import (_LABELS, einsum_expand, einsum_expand_spec, einsum_flip, einsum_grad_spec,  # noqa: F401
-                     einsum_skip)
+from .einsum import (LABELS, einsum_expand, einsum_expand_spec, einsum_flip,  # noqa: F401
+                     einsum_grad_spec, einsum_skip)
 from .ufuncs import conj_sign
 
 
@@ -153,7 +153,7 @@ def kron_spec(a, b, i):
     """The einsum of (kron's gradient reshaped by kron_shape, the other operand) for operand i."""
     na, nb = np.ndim(a), np.ndim(b)
     nd = max(na, nb)
-    A, B = _LABELS[:nd], _LABELS[nd:2 * nd]
+    A, B = LABELS[:nd], LABELS[nd:2 * nd]
     d = "".join(x + y for x, y in zip(A, B))
     if i == 0:
         return f"{d},{B[nd - nb:]}->{A}"

@@ -31,7 +31,7 @@ from ..runtime import array_namespace, astype, dtype_of, unreduce
 
 # -- helpers --------------------------------------------------------------------------
 
-def _reduced_axes(ndim, axis):
+def reduced_axes(ndim, axis):
     """The sorted, non-negative axes that `axis` (None, int or tuple) names."""
     if axis is None:
         return tuple(range(ndim))
@@ -43,7 +43,7 @@ def group_axes(a, axis=None):
     """a with the axes named by `axis` moved to the end and merged into one: (kept..., n)."""
     xp = array_namespace(a)
     shape = np.shape(a)
-    red = _reduced_axes(len(shape), axis)
+    red = reduced_axes(len(shape), axis)
     kept = tuple(i for i in range(len(shape)) if i not in red)
     n = 1
     for i in red:
@@ -56,7 +56,7 @@ def ungroup_axes(g, a, axis=None):
     """The inverse of group_axes: g, shaped (kept..., n), back to the shape of a."""
     xp = array_namespace(g)
     shape = np.shape(a)
-    red = _reduced_axes(len(shape), axis)
+    red = reduced_axes(len(shape), axis)
     kept = tuple(i for i in range(len(shape)) if i not in red)
     t = xp.reshape(g, tuple(shape[i] for i in kept + red))
     inverse = tuple(int(i) for i in np.argsort(np.array(kept + red, dtype=np.intp)))

@@ -250,7 +250,7 @@ def bprop_repeat(a, out, dout, repeats=None, axis=None):
     return (unrepeat(dout, a, repeats, axis),)
 
 
-def _atleast_rule(name):
+def atleast_rule(name):
     def factory(n):
         if n != 1:
             raise RuleError(f"np.{name} of {n} arrays returns a list, which s2sad does not "
@@ -261,8 +261,8 @@ def _atleast_rule(name):
     return factory
 
 
-defbprop_varargs(np.atleast_1d)(_atleast_rule("atleast_1d"))
-defbprop_varargs(np.atleast_2d)(_atleast_rule("atleast_2d"))
+defbprop_varargs(np.atleast_1d)(atleast_rule("atleast_1d"))
+defbprop_varargs(np.atleast_2d)(atleast_rule("atleast_2d"))
 
 
 # -- np.r_[...] and np.c_[...] ----------------------------------------------------------
@@ -286,7 +286,7 @@ def _r_shape(shape):
     return (1,) if len(shape) == 0 else tuple(shape)
 
 
-def _c_shape(shape):
+def c_shape(shape):
     # np.c_ makes 0-d and 1-d items columns: () -> (1, 1), (n,) -> (n, 1)
     return (1, 1) if len(shape) == 0 else (shape[0], 1) if len(shape) == 1 else tuple(shape)
 
@@ -301,11 +301,11 @@ def r_concat(items):
 def c_concat(items):
     """np.c_[items[0], items[1], ...] for arrays and numbers: numbers, 0-d and 1-d
     arrays become columns, and everything is concatenated along the last axis."""
-    xp, parts = _concat_parts(items, _c_shape)
+    xp, parts = _concat_parts(items, c_shape)
     return xp.concatenate(parts, axis=-1)
 
 
-def _unconcat(g, items, shape_of, axis):
+def unconcat(g, items, shape_of, axis):
     xp = array_namespace(g)
     cuts, total = [], 0
     for a in items[:-1]:
@@ -317,12 +317,12 @@ def _unconcat(g, items, shape_of, axis):
 
 def r_unconcat(g, items):
     """The adjoint of r_concat: g split along its first axis into pieces shaped like items."""
-    return _unconcat(g, items, _r_shape, 0)
+    return unconcat(g, items, _r_shape, 0)
 
 
 def c_unconcat(g, items):
     """The adjoint of c_concat: g split along its last axis into pieces shaped like items."""
-    return _unconcat(g, items, _c_shape, -1)
+    return unconcat(g, items, c_shape, -1)
 
 
 for _f in (r_unconcat, c_unconcat):

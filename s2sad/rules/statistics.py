@@ -28,7 +28,7 @@ from .. import registry
 from ..errors import S2SADError
 from ..registry import defbprop, defelementwise, defindex, defjvp, deflinear
 from ..runtime import array_namespace, astype, dtype_of, expand_like, unbroadcast, unreduce
-from .reductions import _reduced_axes
+from .reductions import reduced_axes
 
 # -- cumprod ------------------------------------------------------------------------------
 # x is a reshaped to out's shape (flattened for axis=None, where cumprod runs over a 1-D x

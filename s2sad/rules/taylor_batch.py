@@ -15,7 +15,7 @@ import numpy as np
 from .. import registry
 from ..errors import ArgumentError, DerivativeError
 from ..registry import defnondiff
-from ..runtime import _ShapeOf, array_namespace, dtype_of
+from ..runtime import ShapeOf, array_namespace, dtype_of
 
 
 def lift_shape(c, ref):
@@ -101,13 +101,13 @@ def stacked_like(c, x, lifted=False):
     """A stand-in (shape only) for a stacked coefficient of x: (D, *x.shape), or with
     lifted (D, 1.., *x.shape) at c's rank, what runtime.unbroadcast sums c down to."""
     if type(c) is np.ndarray and type(x) is np.ndarray and not lifted:
-        return _ShapeOf(c.shape[:1] + x.shape)      # the common case, first
+        return ShapeOf(c.shape[:1] + x.shape)      # the common case, first
     if isinstance(x, (tuple, list, dict)) or (lifted and np.ndim(c) - 1 < np.ndim(x)):
         raise DerivativeError("Taylor mode with several directions has no batched form of "
                               "this gradient of a broadcast, tuple or list")
     shape = np.shape(x)
     pad = (1,) * (np.ndim(c) - 1 - len(shape)) if lifted else ()
-    return _ShapeOf(np.shape(c)[:1] + pad + shape)
+    return ShapeOf(np.shape(c)[:1] + pad + shape)
 
 
 def matmul_grad_like(c, x, y):
@@ -144,7 +144,7 @@ def getitem_grads(x, *pairs):
     gs = pairs[1::2]
     g0 = gs[0]
     if all(type(g) is np.ndarray and g.dtype is g0.dtype for g in gs):    # the common case
-        z = np.zeros(x.shape if type(x) in (np.ndarray, _ShapeOf) else np.shape(x), g0.dtype)
+        z = np.zeros(x.shape if type(x) in (np.ndarray, ShapeOf) else np.shape(x), g0.dtype)
     else:
         z = array_namespace(*gs).zeros(np.shape(x), dtype=np.result_type(*gs))
     z[pairs[0]] = g0             # (z is zeros: the first is written, not added)

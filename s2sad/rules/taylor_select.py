@@ -18,7 +18,7 @@ from .. import ir, registry
 from ..errors import MissingRuleError
 from ..registry import defnondiff, deftaylor
 from ..runtime import array_namespace, astype, dtype_of, unreduce
-from .reductions import _reduced_axes, group_axes
+from .reductions import reduced_axes, group_axes
 from .signal import interp_segments
 from .sorting import quantile_ends
 from .taylor_reductions import active, const_option, lin, options_of
@@ -110,7 +110,7 @@ def quantile_picks(a, q, axis=None, method="linear", keepdims=False, per=1):
     xp = array_namespace(a)
     a = xp.asarray(a)
     dtype = a.dtype if np.issubdtype(a.dtype, np.inexact) else np.float64
-    red = _reduced_axes(a.ndim, axis)
+    red = reduced_axes(a.ndim, axis)
     t = group_axes(a, axis)
     n = np.shape(t)[-1]
     pos = group_axes(xp.reshape(xp.arange(a.size), a.shape), axis)

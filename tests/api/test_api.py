@@ -821,7 +821,7 @@ def user_rules():
     yield
     for fn in [f for f, _ in USER_RULES] + [a_flag]:
         registry._PRIMS.pop(id(fn), None)
-    with api._cache_lock:
+    with api.cache_lock:
         api._cache.clear()
 
 
@@ -930,10 +930,10 @@ def test_backend_rejects_unknown_names_and_missing_cupy():
 
 def test_backend_is_restored_after_the_block():
     import s2sad
-    from s2sad.calls import _forced
+    from s2sad.calls import forced_backend
     with s2sad.backend("numpy"):
-        assert _forced.get() == "numpy"
-    assert _forced.get() is None
+        assert forced_backend.get() == "numpy"
+    assert forced_backend.get() is None
 
 
 def _rec(x, n):

@@ -102,3 +102,33 @@ def test_no_import_circle_among_the_passes():
 def test_no_import_inside_a_function_of_the_passes():
     inner = {m: lines for m, (_, lines) in _transform_imports().items() if lines}
     assert not inner, inner
+
+
+def _private_imports():
+    """(module, name) for each private name (_x) that a module of s2sad imports from
+    another of its modules, or reads as an attribute of one it imported."""
+    import ast
+    for path in sorted((ROOT / "s2sad").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        modules = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.level or
+                                                     (node.module or "").startswith("s2sad")):
+                for a in node.names:
+                    if a.name.startswith("_") and not a.name.startswith("__"):
+                        yield path.name, a.name
+                    modules.add(a.asname or a.name)
+            elif isinstance(node, ast.Import):
+                modules.update(a.asname or a.name for a in node.names
+                               if a.name.startswith("s2sad"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                    node.value.id in modules and node.attr.startswith("_") and \
+                    not node.attr.startswith("__"):
+                yield path.name, f"{node.value.id}.{node.attr}"
+
+
+def test_no_private_name_crosses_a_module():
+    # where a name is needed elsewhere it is public, in the module that owns it
+    found = sorted(set(_private_imports()))
+    assert not found, found

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import s2sad
-import s2sad.api as api
+import s2sad.matrices as api
 from s2sad import jacobians
 
 

@@ -14,7 +14,7 @@ real for a real one).  Consequences: for holomorphic f, ``g = u * f'(z)`` (no co
 for a real-valued f of z, ``grad(f)(z)`` is ``conj`` of the steepest-ascent direction
 (``grad(np.abs)(3+4j) == 0.6-0.8j``, ``grad(|z|^2) == 2 conj(z)``); for a real argument,
 Re(g v) = Re(g) v, so its gradient is the real part of its complex cotangent (the
-api casts it: calls._finish).
+api casts it: calls.finish).
 Forward mode returns ``J v`` itself, real where the result is real.
 
 check_complex_vjp / check_complex_jvp below test exactly that identity, and forward
@@ -285,7 +285,7 @@ FFT_PROGRAMS = [
 @pytest.mark.parametrize("f,args", PROGRAMS, ids=[p[0].__name__ for p in PROGRAMS])
 def test_real_inputs_complex_values(f, args):
     with warnings.catch_warnings():
-        # calls._finish casts a complex cotangent to a real argument's dtype with NumPy's
+        # calls.finish casts a complex cotangent to a real argument's dtype with NumPy's
         # ComplexWarning (the value is right: the real part)
         warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
         check_grads(f, args, order=2)

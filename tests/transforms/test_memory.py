@@ -37,7 +37,7 @@ def _use(i, x):
 def _sizes():
     for _ in range(3):          # entries die in rounds: a cache entry, then its module
         gc.collect()
-        with pipeline._cache_lock:
+        with pipeline.cache_lock:
             pipeline.release_collected()
     return len(generated.MODULES), len(pipeline._cache), len(linecache.cache)
 

@@ -150,7 +150,7 @@ def test_code_is_kept_for_a_bounded_number_of_shapes():
 def test_known_shapes_stop_at_values():
     """On IR: a value a mask or an int argument indexes has no known shape."""
     from s2sad import pipeline
-    _, func, _ = pipeline._lower(masked)
+    _, func, _ = pipeline.lower_function(masked)
     known = specialize.Known(func, [(6,)])
     shapes = {k: v for k, v in known.shape.items()}
     assert shapes["x"] == (6,)

@@ -28,6 +28,7 @@ import gast
 import numpy as np
 
 from ... import generated, registry
+from ...ir.spec import Arg
 from ...errors import Location, SourceUnavailableError
 
 
@@ -132,7 +133,7 @@ def _synthesize(prim, name: str, keywords: Dict[str, Any], spec=None) -> Parsed:
 
     Its parameters are the rule's inputs less the keywords a functools.partial fixes, with
     the primitive's own defaults (``diff(a, n=1, axis=-1, prepend=None, append=None)``).
-    An input the call leaves out (spec '-') is left out of the primitive's call too, so it
+    An input the call leaves out (Arg.DEFAULT) is left out of the primitive's call too, so it
     binds as ``np.diff(a)`` written by hand does; inputs after a gap are passed by name.
     """
     pairs = _primitive_inputs(prim, keywords)
@@ -140,7 +141,7 @@ def _synthesize(prim, name: str, keywords: Dict[str, Any], spec=None) -> Parsed:
     passed = dict(zip(params, spec or ""))
     args, gap = [], False
     for rname, p in pairs:
-        if p is None or passed.get(p) == "-":
+        if p is None or passed.get(p) == Arg.DEFAULT:
             gap = True
         else:
             args.append(f"{rname}={p}" if gap else p)

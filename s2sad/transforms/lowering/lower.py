@@ -40,6 +40,7 @@ import gast
 import numpy as np
 
 from ... import ir, registry, runtime
+from ...ir.spec import NUMBERS
 from ...errors import TransformError, UnsupportedSyntaxError
 from ...rules import binding
 from ...rules.builtins import python_float
@@ -724,7 +725,7 @@ def lower(parsed, res) -> tuple:
     func.kwonly = [p.id for p in a.kwonlyargs]
     func.defaults = _defaults(parsed)
     # the parameters the call passes floats in (what `[1, 2] * x` broadcasts with)
-    func.float_params = {p for p, c in zip(params, parsed.spec or "") if c in "ds"}
+    func.float_params = {p for p, c in zip(params, parsed.spec or "") if c in NUMBERS}
     check_inplace(func, out.inplace, names)
     ir.validate(func)
     return func, out

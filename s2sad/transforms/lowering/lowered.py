@@ -19,6 +19,7 @@ import operator
 from typing import Any, Dict, List, Optional
 
 from ... import ir
+from ...ir.spec import CONTAINERS, DICTS
 from ...rules.builtins import as_tuple, concat_items
 from ...runtime import list_append, make_dict
 
@@ -68,8 +69,8 @@ class Output:
     def note_params(self, params, spec):
         """The parameters the call passes containers in, and those it passes dicts in
         (a `for` loop over one runs through its keys)."""
-        self.container_params = {p for p, c in zip(params, spec) if c in "ck"}
-        self.dict_params = {p for p, c in zip(params, spec) if c in "km"}
+        self.container_params = {p for p, c in zip(params, spec) if c in CONTAINERS}
+        self.dict_params = {p for p, c in zip(params, spec) if c in DICTS}
 
     def note(self, target, value):
         """The facts about a name that follow from the value it is bound to."""

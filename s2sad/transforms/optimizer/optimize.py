@@ -56,7 +56,7 @@ from . import specialize
 from .optimize_acc import accumulate_in_place, merge_item_grads
 from .optimize_cse import coalesce_copies, cse
 from .optimize_dce import dce
-from .optimize_flow import _copy_block, fuse_loops, hoist_reads, merge_equal_flows
+from .optimize_flow import copy_block, fuse_loops, hoist_reads, merge_equal_flows
 from .optimize_tape import TapeShapes, prune_tapes, pushed_items
 
 # the shape symbol of a number or a 0-d array (not an identifier, so no variable's name)
@@ -276,7 +276,7 @@ class _Simplifier:
         while hyp:
             saved = dict(self.shape)
             self.shape.update({c: sym for c, (sym, _) in hyp.items()})
-            self.block(_copy_block(L.cond) + _copy_block(L.body))
+            self.block(copy_block(L.cond) + copy_block(L.body))
             ok = {c: h for c, h in hyp.items() if self.key(nxt[c]) == h[1]}
             self.shape.clear()
             self.shape.update(saved)
@@ -293,7 +293,7 @@ class _Simplifier:
         while hyp:
             shape, inexact = dict(self.shape), set(self.inexact)
             self.inexact |= hyp
-            self.block(_copy_block(L.cond) + _copy_block(L.body))
+            self.block(copy_block(L.cond) + copy_block(L.body))
             ok = {c for c in hyp if self.is_inexact(nxt[c])}
             self.shape.clear()
             self.shape.update(shape)

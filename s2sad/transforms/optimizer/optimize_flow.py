@@ -20,18 +20,18 @@ from .optimize_cse import atom_key, cse_block
 
 
 # -- equal loop-carried values and branch results ------------------------------------------
-def _copy_block(stmts):
+def copy_block(stmts):
     """A copy of the statements (expressions are immutable and shared)."""
     out = []
     for s in stmts:
         if isinstance(s, ir.Assign):
             out.append(ir.Assign(s.target, s.value, s.src, s.bwd, s.deriv))
         elif isinstance(s, ir.If):
-            out.append(ir.If(s.test, _copy_block(s.body), _copy_block(s.orelse), list(s.outs),
+            out.append(ir.If(s.test, copy_block(s.body), copy_block(s.orelse), list(s.outs),
                              s.src))
         elif isinstance(s, ir.Loop):
-            out.append(ir.Loop(list(s.carried), _copy_block(s.body), s.iter, s.index,
-                               _copy_block(s.cond), s.test, s.stop, s.src, s.checkpoint))
+            out.append(ir.Loop(list(s.carried), copy_block(s.body), s.iter, s.index,
+                               copy_block(s.cond), s.test, s.stop, s.src, s.checkpoint))
         else:
             out.append(s)      # Def, Return: not rewritten here
     return out
@@ -50,7 +50,7 @@ def _loop_classes(L: ir.Loop):
     nxt = {c: n for c, _, n in L.carried}
     while True:
         m = {c: ir.Var(g[0]) for g in classes for c in g[1:]}
-        body = _copy_block(L.body)
+        body = copy_block(L.body)
         subst_block(body, m)
         found: Dict[str, ir.Atom] = {}
         cse_block(body, {}, found)

@@ -273,7 +273,7 @@ def _scatters(s, defs, known, reads):
         if fn is tb.getitem_grads:
             parts.append(d.value.args)
         elif fn is runtime.getitem_grad and isinstance(d.value.args[1], ir.Const) and \
-                runtime._is_basic_index(d.value.args[1].value) and not d.value.kwargs:
+                runtime.is_basic_index(d.value.args[1].value) and not d.value.kwargs:
             parts.append(d.value.args)
         else:
             return None

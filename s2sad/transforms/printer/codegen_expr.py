@@ -107,7 +107,7 @@ class Printer:
             return "(" + ", ".join(self.const(x) for x in v) + ("," if len(v) == 1 else "") + ")"
         if isinstance(v, np.generic) and type(v).__name__ in dir(np):
             return f"xp.{type(v).__name__}({v.item()!r})"
-        nn = registry._numpy_name(v) if callable(v) or isinstance(v, type) else None
+        nn = registry.numpy_name(v) if callable(v) or isinstance(v, type) else None
         if nn:
             return "xp." + nn
         if isinstance(v, np.dtype):

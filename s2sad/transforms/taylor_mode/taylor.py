@@ -39,8 +39,9 @@ from ...rules.builtins import check_one_value
 from ...ir import analysis
 from . import taylor_batched
 from ..inline import refuse_varied_options
-from .taylor_emit import (Emitter, Layout, _number, _parts, apply_per_direction, apply_rule,
-                          expand, missing_taylor, multilinear_rule, zeros_for)
+from .taylor_emit import (Emitter, Layout, apply_per_direction, apply_rule, expand,
+                          factor_parts, is_number, missing_taylor, multilinear_rule,
+                          zeros_for)
 
 
 class TaylorTransform:
@@ -216,7 +217,7 @@ class TaylorTransform:
         res = apply_rule(self.T, self.L, rule, list(call.args), vecs, out,
                          dict(call.kwargs))
         if prim.elementwise and len(call.args) > 1:
-            res = [c if all(v[s] is not None or _number(a) for v, a in zip(vecs, call.args))
+            res = [c if all(v[s] is not None or is_number(a) for v, a in zip(vecs, call.args))
                    else self.expand(c, out, s) for s, c in enumerate(res)]
         return res
 
@@ -235,7 +236,7 @@ class TaylorTransform:
     def lifted(self, args, vecs, out):
         """The stacked coefficients of an elementwise call's array arguments, reshaped to
         broadcast against its result (when it has several array arguments)."""
-        if sum(not _number(a) for a in args) < 2:
+        if sum(not is_number(a) for a in args) < 2:
             return vecs
         return [[taylor_batched.lift(self.T, c, out) if c is not None and self.L.stacked(k)
                  else c for k, c in enumerate(v)] for v in vecs]
@@ -269,7 +270,7 @@ class TaylorTransform:
                     out.name not in self.tuples:
                 # linear in it: its pending factor stays pending (not on a list or a tuple,
                 # which a number does not scale)
-                factor, args[act[0]] = _parts(args[act[0]])
+                factor, args[act[0]] = factor_parts(args[act[0]])
             if st and not self._item_of_a_container(prim, call):
                 flags = [i in idx for i in range(len(args))]
                 r = taylor_batched.call(self.T, prim, args, call.args, flags,

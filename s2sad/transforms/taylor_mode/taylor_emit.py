@@ -33,7 +33,7 @@ from ...errors import MissingRuleError, TransformError
 from . import taylor_batched
 
 
-def _number(a) -> bool:
+def is_number(a) -> bool:
     return isinstance(a, ir.Const) and isinstance(a.value, (int, float, complex)) and \
         not isinstance(a.value, bool)
 
@@ -49,7 +49,7 @@ class Scaled:
         self.c, self.a, self.done = c, a, None
 
 
-def _parts(a):
+def factor_parts(a):
     return (a.c, a.a) if isinstance(a, Scaled) else (1, a)
 
 
@@ -109,13 +109,13 @@ class Emitter:
         """f(a) for f linear in a: the pending factor of a stays pending."""
         if a is None:
             return None
-        c, b = _parts(a)
+        c, b = factor_parts(a)
         return self.scale(c, f(b))
 
     def add(self, a, b):
         if a is None or b is None:
             return b if a is None else a
-        (ca, a1), (cb, b1) = _parts(a), _parts(b)
+        (ca, a1), (cb, b1) = factor_parts(a), factor_parts(b)
         if ca == cb:
             return self.scale(ca, self.call(operator.add, a1, b1))
         if ca == -cb:
@@ -133,20 +133,20 @@ class Emitter:
     def mul(self, a, b):
         if a is None or b is None:
             return None
-        (ca, a1), (cb, b1) = _parts(a), _parts(b)
+        (ca, a1), (cb, b1) = factor_parts(a), factor_parts(b)
         return self.scale(ca * cb, self.call(operator.mul, a1, b1))
 
     def div(self, a, b):
         if a is None:
             return None
-        (ca, a1), (cb, b1) = _parts(a), _parts(b)
+        (ca, a1), (cb, b1) = factor_parts(a), factor_parts(b)
         return self.scale(ca / cb, self.call(operator.truediv, a1, b1))
 
     def scale(self, c, a):
         """c * a for a number c known now: nothing for 0, a itself for 1 (pending)."""
         if a is None or c == 0:
             return None
-        c0, b = _parts(a)
+        c0, b = factor_parts(a)
         c = c * c0
         return b if c == 1 else Scaled(c, b)
 
@@ -287,7 +287,8 @@ def multilinear_rule(prim, idx):
                 args = list(primals)
                 factor = 1                  # pending factors: linear in each argument
                 for i, o in zip(act, orders):
-                    factor, args[i] = factor * _parts(lists[i][o])[0], _parts(lists[i][o])[1]
+                    c, args[i] = factor_parts(lists[i][o])
+                    factor = factor * c
                 if any(a is None for a in args):
                     continue
                 if T.batched and not prim.elementwise:
@@ -317,7 +318,7 @@ def missing_taylor(prim, src) -> MissingRuleError:
 
 def zeros_for(T: Emitter, atom):
     """A materialized zero coefficient for atom (a number for a number)."""
-    if _number(atom):
+    if is_number(atom):
         return ir.Const(0.0)
     if isinstance(atom, ir.Const):
         return ir.Const(np.zeros_like(atom.value))
