@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 from scipy.integrate import odeint, solve_ivp  # noqa: E402
 
 import s2sad  # noqa: E402
-from s2sad.rules import scipy_integrate  # noqa: E402
+from s2sad.rules.scipy import integrate as scipy_integrate  # noqa: E402
 
 ROUNDS = 9
 

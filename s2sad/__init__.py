@@ -16,7 +16,7 @@ from .errors import (ArgumentError, CotangentError, DerivativeError, InternalErr
                      SourceUnavailableError, TangentError, TransformError,
                      UnsupportedSyntaxError)
 from .registry import defbprop, defjvp, defnondiff
-from .values import stop_gradient
+from .runtime import stop_gradient
 from .checkpoint import checkpointed
 from .api import (backend, derivative, fprop, grad, grad_all, hessian, hvp, jacobian, jvp, source,
                   value_and_grad, vjp)

@@ -1,7 +1,7 @@
 """Records as parameters: namedtuples and dataclasses.
 
 A namedtuple is a tuple, and generated code reads it as one (``p.w`` is
-``values.field(p, p, "w")``, which finds w's position).  A dataclass is passed to
+``runtime.field(p, p, "w")``, which finds w's position).  A dataclass is passed to
 generated code as a dict of its fields (``flatten``), read the same way.  Their
 gradients come back in their own type (``rebuild``): a namedtuple of the fields'
 gradients, or the dataclass with each field replaced by its gradient.

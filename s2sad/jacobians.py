@@ -41,9 +41,10 @@ import numpy as np
 from . import blind, registry, sparsity
 from .calls import output_problem, refuse_target, call_spec, positional_params
 from .errors import ArgumentError, InternalError, OptionError, S2SADError
-from .pipeline import cache_key, name_of
+from .cache import key_of
+from .pipeline import name_of
 from .runtime import array_namespace
-from .rules import scipy_integrate
+from .rules.scipy import integrate as scipy_integrate
 from .call_checks import made_for, made_for_now
 from .transformed import Transformed, fresh_name, identifier, synthetic
 from .transforms.taylor_mode.taylor import Seeds
@@ -215,7 +216,7 @@ def pullback_code(fn, n: int, wrt=None, array=False):
     those of wrt, a tuple of their positions, where given; array: fn's result read as an
     array, np.asarray(fn(*args)), as SciPy reads a right-hand side that returns a list)."""
     wrt = tuple(range(n)) if wrt is None else tuple(wrt)
-    key = (cache_key(fn), n, wrt, array)
+    key = (key_of(fn), n, wrt, array)
     p = _pullbacks.get(key)
     if p is None:
         ps = _params(fn, n)

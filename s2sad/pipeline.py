@@ -4,9 +4,8 @@
 fence → resolve → lower); ``_transform`` applies one transform to it (``_code``:
 reverse, a flat gradient or fprop/bprop, or forward, jvp or derivative; ``_taylor``:
 Taylor mode); ``_finish`` checks and simplifies the result and writes its code
-(validate → optimize → validate → codegen).  ``get_artifact`` caches the generated module
-per function, kind and call (thread-safe, with guards: a global the code relies on that
-is rebound makes it transform again).
+(validate → optimize → validate → codegen).  ``get_artifact`` is the entry: the
+generated module per function, kind and call spec, from :mod:`s2sad.cache` or made.
 
 The passes never import this module or the API: a pass that needs another
 function transformed (a recursive call's generated pair) gets a callable from
@@ -15,13 +14,11 @@ here, through the lowering's output (``out.split_pair``, ``out.jvp_recursive``).
 
 import functools
 import os
-import threading
-import weakref
 from typing import Any, Dict, Optional
 
 import numpy as np
 
-from . import failures, generated, ir, registry
+from . import cache, failures, generated, ir, registry
 from .errors import TransformError
 from .ir.spec import CONTAINERS, DIFFERENTIATED, NUMBERS, Arg, all_arrays
 from .transforms import names
@@ -33,48 +30,6 @@ from .transforms.optimizer.optimize_release import release_shapes
 from .transforms.printer import codegen
 from .transforms.reverse_mode import reverse, reverse_control
 from .transforms.taylor_mode import taylor
-
-
-_cache: Dict[Any, Any] = {}
-
-
-cache_lock = threading.RLock()
-
-
-class Artifact:
-    """A transform's result: the generated module and what it assumed."""
-
-    def __init__(self, module, guards):
-        self.module = module
-        seen, self.guards = set(), []
-        for g in guards:                # each checked at every call: once is enough
-            key = (g[0], id(g[1]), g[2], id(g[3]))
-            if key not in seen:
-                seen.add(key)
-                self.guards.append(g)
-        self.functions = {}
-
-    def valid(self) -> bool:
-        for kind, container, name, obj in self.guards:
-            if kind == "cell":
-                try:
-                    if container.cell_contents is not obj:
-                        return False
-                except ValueError:
-                    return False
-            elif container.get(name, _MISSING) is not obj:
-                return False
-        return True
-
-    def function(self, xp):
-        f = self.functions.get(xp.__name__)
-        if f is None:
-            f = self.module.function(xp)
-            self.functions[xp.__name__] = f
-        return f
-
-
-_MISSING = object()
 
 
 def name_of(fn) -> str:
@@ -117,7 +72,7 @@ def lower_function(fn, spec=None):
     return parsed, func, out
 
 
-def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> Artifact:
+def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> cache.Artifact:
     parsed, func, out = lower_function(fn, spec)
     # simplify the primal first: fused loops and shared subexpressions (the levels of a
     # nested derivative inlined side by side) are differentiated once, not once each
@@ -134,7 +89,8 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> Art
                    else wrt, n, base)
     g, header = _code(fn, func, out, kind, wrt, with_value, spec, slots, parsed)
     # a Python float argument is a number: what is computed from numbers alone is too
-    g.shape_of.update({func.params[i]: optimize.SCALAR for i, c in enumerate(spec) if c == Arg.FLOAT})
+    g.shape_of.update({func.params[i]: optimize.SCALAR for i, c in enumerate(spec)
+                       if c == Arg.FLOAT})
     g.inexact = floats
     module = _finish([g], g.shape_of, out, parsed, header)
     inner = generated.MODULES.get(parsed.filename)
@@ -145,7 +101,7 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> Art
     if kind == "jvp" and module.defaults:
         module.defaults = tuple(module.defaults) + (None,) * n     # the tangents
     module.kwdefaults = getattr(fnobj, "__kwdefaults__", None) or {}
-    art = Artifact(module, module.guards)
+    art = cache.Artifact(module, module.guards)
     art.params = list(func.params[:n])
     art.spec = spec
     return art
@@ -157,8 +113,8 @@ def _code(fn, func, out, kind, wrt, with_value, spec, slots, parsed):
     if isinstance(wrt, taylor.Seeds):
         return _taylor(func, out, wrt, spec, base, parsed)
     if kind == "jvp":
-        g = forward.jvp_function(func, out, [i if spec[i] in DIFFERENTIATED else None for i in range(n)],
-                                 out.names.fresh(f"jvp_{base}"))
+        slots = [i if spec[i] in DIFFERENTIATED else None for i in range(n)]
+        g = forward.jvp_function(func, out, slots, out.names.fresh(f"jvp_{base}"))
         header = f"{g.name}(*args, *tangents) -> (result, tangent of the result): forward " \
                  f"mode. From {_where(parsed)}."
     elif kind == "derivative":
@@ -233,19 +189,6 @@ def _finish(functions, shape_of, out, parsed, header):
     return module
 
 
-def _cached(cache, fn, make):
-    """make(fn) -> (artifact, value), once per function while its guards hold."""
-    key = cache_key(fn)
-    with cache_lock:
-        hit = cache.get(key)
-        if hit is not None and hit[0].valid():
-            return hit[1]
-        with failures.transforming(fn):
-            hit = make(fn)
-        _store(cache, key, hit)
-        return hit[1]
-
-
 def _where(parsed) -> str:
     mod = generated.MODULES.get(parsed.filename)
     if mod is not None:
@@ -257,51 +200,15 @@ def _where(parsed) -> str:
     return f"{name}:{line}"
 
 
-# A cache holds a function's generated code only while the function lives: its key is a
-# weak reference, and when the function is collected the reference's callback queues it in
-# _dead; the next cache access drops its entries (not the callback itself: a collection can
-# run in the middle of a dict operation).  The generated modules then die with their last
-# user (generated.MODULES holds them weakly), and their linecache text with them.
-_dead: list = []
-_entries: Dict[Any, list] = {}      # weak reference -> [(cache, key)] stored under it
-
-
-def cache_key(fn):
-    try:
-        return weakref.ref(fn, _dead.append)
-    except TypeError:
-        return fn
-
-
-def release_collected():
-    """Drop the cache entries of functions that were collected (lock held, or at rest)."""
-    while _dead:
-        try:
-            stored = _entries.pop(_dead.pop(), ())
-        except TypeError:           # a reference that died before anything hashed it
-            stored = ()
-        for c, k in stored:
-            c.pop(k, None)
-
-
-def _store(cache, key, value):
-    """cache[key] = value, remembered under the key's weak reference (lock held)."""
-    release_collected()
-    cache[key] = value
-    ref = key[0] if isinstance(key, tuple) else key
-    if isinstance(ref, weakref.ref):
-        _entries.setdefault(ref, []).append((cache, key))
-
-
-def get_artifact(fn, kind, wrt, with_value, spec) -> Artifact:
-    key = (cache_key(fn), kind, wrt, with_value, spec)
-    with cache_lock:
-        art = _cache.get(key)
+def get_artifact(fn, kind, wrt, with_value, spec) -> cache.Artifact:
+    key = (cache.key_of(fn), kind, wrt, with_value, spec)
+    with cache.LOCK:
+        art = cache.ARTIFACTS.get(key)
         if art is not None and art.valid():
             return art
         with failures.transforming(fn):
             art = _transform(fn, kind, wrt, with_value, spec)
-        _store(_cache, key, art)
+        cache.store(cache.ARTIFACTS, key, art)
         return art
 
 
@@ -311,7 +218,7 @@ _split_cache: Dict[Any, tuple] = {}
 def split_pair(fn):
     """(fwd_fn, bwd_fn) for a recursive function: fwd_fn(*args) -> (out, saved) and
     bwd_fn(saved, dout) -> one gradient per argument (see reverse_control.RecursiveCalls)."""
-    return _cached(_split_cache, fn, _split_pair)
+    return cache.cached(_split_cache, fn, _split_pair)
 
 
 def _split_pair(fn):
@@ -330,7 +237,7 @@ def _split_pair(fn):
               f"gradients: {base} is recursive, so it is called, not inlined. From "
               f"{_where(parsed)}.")
     module = _finish([fwd, bwd], f.shape_of, out, parsed, header)
-    art = Artifact(module, module.guards)
+    art = cache.Artifact(module, module.guards)
     pair = (module.function(np), module.sibling(bwd_name, np))
     return art, pair
 
@@ -341,7 +248,7 @@ _jvp_rec_cache: Dict[Any, tuple] = {}
 def jvp_recursive(fn):
     """jvp_fn(*args, *tangents) -> (out, tangent): the forward-mode code of a recursive
     function, generated once and called where fn is called (see forward.py, recursive_call)."""
-    return _cached(_jvp_rec_cache, fn, _jvp_recursive)
+    return cache.cached(_jvp_rec_cache, fn, _jvp_recursive)
 
 
 def _jvp_recursive(fn):
@@ -354,6 +261,6 @@ def _jvp_recursive(fn):
     header = (f"{name}(*args, *tangents) -> (result, tangent): {base} is recursive, so "
               f"its forward-mode code is called, not inlined. From {_where(parsed)}.")
     module = _finish([g], g.shape_of, out, parsed, header)
-    art = Artifact(module, module.guards)
+    art = cache.Artifact(module, module.guards)
     f = module.function(np)
     return art, f

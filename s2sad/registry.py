@@ -383,7 +383,7 @@ def defjvp(*fns):
 
 
 def deftaylor(*fns):
-    """Register a Taylor-mode rule (s2sad/rules/taylor*.py): ``rule(T, *coefficient lists,
+    """Register a Taylor-mode rule (s2sad/rules/taylor/): ``rule(T, *coefficient lists,
     out, **options)`` maps each input's normalized Taylor coefficients ``[x0, x1, ..., xK]``
     (None: zero) to the output's ``[out, y1, ..., yK]``, building code with the emitter T
     (T.K, T.mul, T.add, T.call...); it runs when the code is transformed."""

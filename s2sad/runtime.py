@@ -1,7 +1,7 @@
 """Helpers that generated code calls, each a primitive with rules of its own.
 
 Rules use these where plain NumPy would need a branch on shapes or types.
-Because every helper has a bprop (in :mod:`s2sad.rules.helpers`), the code
+Because every helper has a bprop (in :mod:`s2sad.rules.runtime.helpers`), the code
 that calls them can be differentiated again: that is what keeps higher
 orders working.  Helpers find the array library from their arguments, so the
 same generated code runs on NumPy and CuPy.
@@ -11,6 +11,7 @@ import numpy as np
 
 from .backends import array_namespace, backend_of, register_backend, scatter_add  # noqa: F401
 from .cotangents import Linear
+from .errors import DerivativeError, S2SADError, UnsupportedSyntaxError, several_outputs
 
 _SCALARS = (int, float, complex, bool)
 
@@ -38,7 +39,6 @@ def unbroadcast(g, x):
         # the gradient of a container (or a tape) is one already; a length that differs means the
         # container was concatenated (list + list), whose gradient would be wrong here
         if isinstance(x, (tuple, list)) and isinstance(g, (tuple, list)) and len(g) != len(x):
-            from .errors import S2SADError
             raise S2SADError("adding tuples or lists (concatenation) is not differentiated; "
                              "build the list with append")
         if isinstance(x, (tuple, list)) and hasattr(g, "shape"):
@@ -250,7 +250,6 @@ def loop_length(seq):
     """len(seq) for a `for` loop over seq, which s2sad runs as seq[0], seq[1], ...: a dict
     (whose iteration yields its keys) is refused."""
     if isinstance(seq, dict):
-        from .errors import UnsupportedSyntaxError
         raise UnsupportedSyntaxError(
             "a `for` loop over a dict", None,
             "Loop over `d.keys()` or `d.items()` (or pass the dict as an argument).")
@@ -262,7 +261,6 @@ def ones_like_single(x):
     array or number: a tuple, list or dict is refused (grad would otherwise
     differentiate the sum of its items)."""
     if isinstance(x, (tuple, list, dict)):
-        from .errors import several_outputs
         raise several_outputs(x, isinstance(x, (Cotangent, CotangentDict)))
     return ones_like_tree(x)
 
@@ -362,7 +360,6 @@ def option_value(v, keyword, function):
     and is refused rather than given a zero derivative."""
     if isinstance(v, (float, complex)) or getattr(getattr(v, "dtype", None), "kind", "") \
             in ("f", "c"):
-        from .errors import DerivativeError
         raise DerivativeError(
             f"the keyword argument {keyword}= of {function} depends on a differentiated "
             "input, and its rule takes it as an option, without a derivative",
@@ -453,12 +450,10 @@ def setitem(x, index, value):
         items[index] = value
         return Cotangent(items)
     if isinstance(x, tuple):
-        from .errors import S2SADError
         raise S2SADError("item assignment into a tuple: tuples cannot be changed")
     xp = array_namespace(x, value)
     y = xp.array(x, copy=True)          # NumPy's rule: the array keeps its dtype
     if y.dtype.kind in "biu" and np.result_type(getattr(value, "dtype", value)).kind in "fc":
-        from .errors import S2SADError
         raise S2SADError(
             f"assigning floats into an array of dtype {y.dtype}: NumPy truncates them, "
             "and a derivative through that would be zero", None,
@@ -599,3 +594,32 @@ def matmul_rhs_grad(g, x, y):
         r = xp.matmul(xp.swapaxes(x, -1, -2), g)
     return unbroadcast(r, y)
 
+
+# -- values: stop_gradient, and a field of a record (their rules: rules/runtime/values.py)
+def stop_gradient(x):
+    """x itself, whose derivative s2sad takes as zero at every order, in reverse and
+    forward mode: ``y = x + stop_gradient(f(x) - x)`` has f's value and x's derivative."""
+    return x
+
+
+def _field_key(record, name):
+    """Where the field name of record is: its key (a dataclass, passed as a dict of its
+    fields) or its index (a namedtuple); refused for anything else."""
+    if isinstance(record, dict) and name in record:
+        return name
+    if isinstance(record, tuple) and name in getattr(record, "_fields", ()):
+        return record._fields.index(name)
+    raise UnsupportedSyntaxError(
+        f"the attribute `.{name}` of {type(record).__name__}", None,
+        "s2sad reads attributes of namedtuples and frozen dataclasses passed as arguments; "
+        "array attributes are T, shape, ndim, size and dtype.")
+
+
+def field(x, record, name):
+    """record.name read from x, which is record or a gradient shaped like it."""
+    return x[_field_key(record, name)]
+
+
+def field_grad(x, record, name, g):
+    """Zeros shaped like x with g at record's field name (the adjoint of field)."""
+    return getitem_grad(x, _field_key(record, name), g)

@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
-from . import call_checks, failures, fastcall, registry
+from . import cache, call_checks, failures, fastcall, registry
 from .call_checks import made_for_now
 from .calls import (article, backend_of, call_spec, check_cotangent, check_tangent,
                     checking_bprop, describe, finish, numeric, output_problem,
@@ -26,7 +26,7 @@ from .containers import flatten
 from .ir.spec import DIFFERENTIATED, NUMBERS, Arg, all_arrays
 from .errors import ArgumentError, InternalError, OutputError, S2SADError
 from .runtime import as_cotangent, ones_like_tree, zeros_like_tree
-from .pipeline import Artifact, get_artifact, cache_lock, lower_function, name_of
+from .pipeline import get_artifact, lower_function, name_of
 from .transforms.taylor_mode.taylor import Seeds
 
 
@@ -140,7 +140,7 @@ class _AuxParts:
     @property
     def wrapper(self):
         if self._wrapper is None:
-            with cache_lock:
+            with cache.LOCK:
                 if self._wrapper is None:
                     self._wrapper = self._write()
         return self._wrapper
@@ -216,12 +216,12 @@ class Transformed(registry.Derived):
 
     def _aux_parts(self) -> _AuxParts:
         if self._aux is None:
-            with cache_lock:
+            with cache.LOCK:
                 if self._aux is None:
                     self._aux = _AuxParts(self)
         return self._aux
 
-    def artifact(self, spec: Optional[str] = None) -> Artifact:
+    def artifact(self, spec: Optional[str] = None) -> cache.Artifact:
         """The transform for a call whose arguments have the given spec (see call_spec)."""
         if self.has_aux:            # the code that runs at the top level: f's fprop
             return self._aux_parts().fprop.artifact(spec)
@@ -510,7 +510,7 @@ def jvp(fn: Any, primals: Any, tangents: Any) -> Any:
         raise ArgumentError(f"jvp needs one tangent per primal: got {len(primals)} primals and "
                         f"{len(tangents)} tangents")
     fn = registry.source_of(fn) or fn  # scipy.stats.norm.logpdf: the code s2sad reads
-    with cache_lock:
+    with cache.LOCK:
         t = _jvp_transform(fn)
     params = positional_params(fn)
     n_given = len(primals)

@@ -196,7 +196,7 @@ class LoopStatements:
 
     def s_matvec_loop(self, scope, indent, nest, loop):
         """An RNN's step in a counted loop: the matrix parameter M times vectors (its
-        gradient's outer products are batched: rules/accumulate.py), an item of x read at
+        gradient's outer products are batched: rules/runtime/accumulate.py), an item of x read at
         the loop's index (its gradient added into its slot)."""
         if scope.vars.get("M") != "m":
             return None

@@ -62,7 +62,7 @@ def bind(prim, args, kwargs, loc=None):
 
 
 # id(fn) -> how(args, kwargs, loc): the (primitive, args, kwargs) of another primitive's
-# call that a call of fn is, or None (rules/decompositions.py: svd(a, compute_uv=False))
+# call that a call of fn is, or None (rules/numpy/decompositions.py: svd(a, compute_uv=False))
 REWRITES = {}
 
 

@@ -420,17 +420,17 @@ def test_transform_is_cached(monkeypatch):
 
 
 def test_cache_does_not_grow_on_repeated_calls():
-    from s2sad import pipeline as api
+    from s2sad import cache
 
     def f(x, y):
         return x * y + np.exp(x)
     g = grad_all(f)
     g(1.0, 2.0)
-    size = len(api._cache)
+    size = len(cache.ARTIFACTS)
     for i in range(5):
         g(float(i), 2.0)
         grad_all(f)(1.0, float(i))
-    assert len(api._cache) == size
+    assert len(cache.ARTIFACTS) == size
 
 
 def test_one_transform_serves_every_dtype_and_shape(monkeypatch):
@@ -814,15 +814,15 @@ USER_RULES = [(my_square, _bprop_my_square), (opaque_sin, _bprop_opaque_sin),
 
 @pytest.fixture
 def user_rules():
-    from s2sad import pipeline as api, registry
+    from s2sad import cache, registry
     for fn, rule in USER_RULES:
         assert s2sad.defbprop(fn)(rule) is rule      # the decorator returns the rule
     s2sad.defnondiff(a_flag)
     yield
     for fn in [f for f, _ in USER_RULES] + [a_flag]:
         registry._PRIMS.pop(id(fn), None)
-    with api.cache_lock:
-        api._cache.clear()
+    with cache.LOCK:
+        cache.ARTIFACTS.clear()
 
 
 def test_user_primitive_with_custom_rule(user_rules):

@@ -86,7 +86,7 @@ PARAMS = [("x", "v"), ("y", "f")]
 WRONG_TAYLOR = WRONG_RULE.replace("\n\ndef f(x, y):", """
 
 from s2sad.registry import deftaylor
-from s2sad.rules.taylor import taylor_sin
+from s2sad.rules.taylor.elementwise import taylor_sin
 
 
 @deftaylor(mysin)

@@ -34,7 +34,7 @@ import s2sad
 from s2sad import ir
 from s2sad.check import check_grads
 from s2sad.ir import analysis, tapes
-from s2sad.rules.einsum import einsum_skip
+from s2sad.rules.numpy.einsum import einsum_skip
 from s2sad.runtime import tape_new, tape_pop, tape_push
 from s2sad.transforms.lowering import lower
 from s2sad.transforms.frontend import parse, resolve
@@ -185,7 +185,7 @@ def test_a_string_popped_from_a_tape_is_not_active():
 
 
 def test_an_einsum_refusal_shows_the_users_subscripts():
-    from s2sad.rules.einsum import einsum_grad_spec
+    from s2sad.rules.numpy.einsum import einsum_grad_spec
     with pytest.raises(s2sad.S2SADError) as e:
         einsum_grad_spec(0, "ij,jk->ik", np.ones((2, 2)), np.ones((2, 2)))
     assert "'ij,jk->ik'" in str(e.value) and "#" not in str(e.value)

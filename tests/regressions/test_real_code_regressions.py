@@ -26,7 +26,7 @@
 * Casts to an integer or boolean dtype (x.astype(int), np.array(x, dtype=int),
   np.asarray(x, dtype=bool)) passed the derivative through, silently: d/dx of
   sum(x.astype(int) * 2.0) was 2, not 0, and forward mode truncated the tangent.  Their
-  values are piecewise constant: rules/casts.py gives them a zero derivative, and reads a
+  values are piecewise constant: rules/numpy/casts.py gives them a zero derivative, and reads a
   dtype known only when the code runs.
 * flatten helpers for nested parameters (lists of (W, b) tuples) that append to a new
   list `out = []` in a loop over `value`, with an inner loop where an item is itself a
@@ -46,7 +46,7 @@
   [v])]`, refused as "a list comprehension whose list another name may see").
 * `type(example)(parts)` in an unflatten helper (rebuild a list or tuple of the kind
   example is) was refused as a call of a function chosen at run time.  It is now
-  same_kind(example, parts) (rules/containers_kind.py): list(parts) or tuple(parts), any
+  same_kind(example, parts) (rules/python/containers_kind.py): list(parts) or tuple(parts), any
   other kind refused where it runs (a namedtuple's call would put all of parts in its
   first field).  On the way: forward mode over the gradient of the recursive unflatten
   made np.zeros_like of the global EXAMPLE's items and of what the recursive call

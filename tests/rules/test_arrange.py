@@ -1,4 +1,4 @@
-"""s2sad/rules/arrange.py and s2sad/rules/padding.py beyond the rule table: list results
+"""s2sad/rules/numpy/arrange.py and s2sad/rules/numpy/padding.py beyond the rule table: list results
 (split, gradient), select's first-true choice, pad's modes and constants, np.diff's ends,
 np.array of lists, the rules inside loops and closures, and what is refused.
 
@@ -13,7 +13,7 @@ import pytest
 import s2sad
 from s2sad.check import check_grads, check_jvp
 from s2sad.errors import S2SADError
-from s2sad.rules import arrange, padding  # noqa: F401  (their rules, as tests/support/tables/ does)
+from s2sad.rules.numpy import arrange, padding  # noqa: F401  (their rules, as tests/support/tables/ does)
 from s2sad.transformed import Transformed
 
 RNG = np.random.default_rng(7)

@@ -15,7 +15,7 @@ import pytest
 import s2sad
 from s2sad.check import check_grads
 from s2sad.errors import S2SADError
-from s2sad.rules import linalg
+from s2sad.rules.numpy import linalg
 
 
 def norm2(x):

@@ -29,12 +29,13 @@ import pytest
 
 import s2sad  # noqa: F401  (registers every rule)
 from s2sad import registry, runtime
-from s2sad.rules import helpers as H
-from s2sad.rules import indexing as IX
-from s2sad.rules import linalg as L
-from s2sad.rules import reductions as R
-from s2sad.rules import shape as S
-from s2sad.rules import arrange as A_, averages as AV, signal as SG, taylor_batch as TB
+from s2sad.rules.runtime import helpers as H
+from s2sad.rules.numpy import indexing as IX
+from s2sad.rules.numpy import linalg as L
+from s2sad.rules.numpy import reductions as R
+from s2sad.rules.numpy import shape as S
+from s2sad.rules.numpy import arrange as A_, averages as AV, signal as SG
+from s2sad.rules.taylor import batch as TB
 
 
 @dataclass
@@ -109,14 +110,14 @@ TABLE = [
     (runtime.ones_like_single, Entry("piecewise", args(X))),
     (runtime.loop_length, Entry("int", args(X))),
     # 1 where y == 0 (and x == 0 for a float y): 0 and 1 away from those points
-    ("s2sad.rules.arith:zero_power", Entry("piecewise", args(X, Y))),
-    ("s2sad.rules.taylor_reductions:norm_vector_axis", Entry("int", args(_a(3, 2), 0))),
-    ("s2sad.rules.taylor_select:quantile_picks", Entry("piecewise", args(
+    ("s2sad.rules.numpy.arith:zero_power", Entry("piecewise", args(X, Y))),
+    ("s2sad.rules.taylor.reductions:norm_vector_axis", Entry("int", args(_a(3, 2), 0))),
+    ("s2sad.rules.taylor.select:quantile_picks", Entry("piecewise", args(
         _a(3, 4), lambda rng: rng.random(2), axis=1))),      # indices and the weight's parts
-    ("s2sad.rules.taylor_linalg:is_wide", Entry("bool", args(_a(2, 3)))),
-    ("s2sad.rules.taylor_linalg:shift_power", Entry("piecewise", args(_a(3, 3), 1, 3))),
-    ("s2sad.rules.scipy_linalg:trans_flag", Entry("int", args("T", X))),   # 0 or 1
-    ("s2sad.rules.arith:fmod_quotient", Entry("piecewise", args(
+    ("s2sad.rules.taylor.linalg:is_wide", Entry("bool", args(_a(2, 3)))),
+    ("s2sad.rules.taylor.linalg:shift_power", Entry("piecewise", args(_a(3, 3), 1, 3))),
+    ("s2sad.rules.scipy.linalg:trans_flag", Entry("int", args("T", X))),   # 0 or 1
+    ("s2sad.rules.numpy.arith:fmod_quotient", Entry("piecewise", args(
         lambda rng: 3 * rng.normal(size=(3, 2)), POS, X))),     # fmod's whole quotient
     (runtime.zeros_like_tree, Entry("piecewise", args(X))),
     (runtime.ones_like, Entry("piecewise", args(X))),          # the gradient seed: ones
@@ -167,7 +168,7 @@ TABLE = [
     (SG.convolve_window, Entry("meta", args(_a(5), _a(3), "same"))),
     (SG.ediff1d_parts, Entry("meta", args(_a(5), _a(2), _a(1)))),
     (SG.meshgrid_axes, Entry("meta", args(3, 0, 3))),
-    # Taylor mode's stacked directions (s2sad/rules/taylor_batch.py)
+    # Taylor mode's stacked directions (s2sad/rules/taylor/batch.py)
     (TB.lift_shape, Entry("meta", args(_a(3, 2), _a(4, 1, 2)))),
     (TB.full_shape, Entry("meta", args(_a(3, 2), _a(4, 2)))),
     (TB.stacked_shape, Entry("meta", args(3, X))),
@@ -202,7 +203,7 @@ TABLE = [
     # refused, not declared non-differentiable
     (zip, Entry("structural", reason="structural: handled by the loop lowering")),
     (enumerate, Entry("structural", reason="structural: handled by the loop lowering")),
-    # -- Python's builtins and the container helpers (s2sad/rules/builtins.py)
+    # -- Python's builtins and the container helpers (s2sad/rules/python/builtins.py)
     (int, Entry("int", args(lambda rng: 3 * rng.normal()))),
     (bool, Entry("bool", args(FLOAT))),
     (round, Entry("piecewise", args(lambda rng: 3 * rng.normal()))),
@@ -211,36 +212,36 @@ TABLE = [
     (operator.is_, Entry("bool", args(FLOAT, None))),
     (operator.is_not, Entry("bool", args(FLOAT, None))),
     (operator.invert, Entry("int", args(3))),
-    ("s2sad.rules.builtins:sort_order", Entry("int", args(_a(4)))),
-    ("s2sad.rules.builtins:insert_position", Entry("int", args(4, -1))),
-    ("s2sad.rules.builtins:keys_of", Entry("structural", reason="the keys of a dict")),
+    ("s2sad.rules.python.builtins:sort_order", Entry("int", args(_a(4)))),
+    ("s2sad.rules.python.builtins:insert_position", Entry("int", args(4, -1))),
+    ("s2sad.rules.python.builtins:keys_of", Entry("structural", reason="the keys of a dict")),
     # -- strings (f-strings, str(), "{}".format()): a string has no float value
     *[(f, Entry("structural", reason="a string: no float value to differentiate"))
-      for f in (str, repr, format, "s2sad.rules.objects:formatted",
-                "s2sad.rules.objects:format_string", "s2sad.rules.objects:percent_format")],
-    ("s2sad.rules.objects:raise_exception", Entry("structural", reason=(
+      for f in (str, repr, format, "s2sad.rules.python.objects:formatted",
+                "s2sad.rules.python.objects:format_string", "s2sad.rules.python.objects:percent_format")],
+    ("s2sad.rules.python.objects:raise_exception", Entry("structural", reason=(
         "`raise`: it returns nothing, it raises the user's exception"))),
-    ("s2sad.rules.objects:missing_key", Entry("structural", reason=(
+    ("s2sad.rules.python.objects:missing_key", Entry("structural", reason=(
         "a dict of functions indexed by a key that is none of its keys: it raises KeyError, "
         "as the plain call does; it returns nothing"))),
     *[(f, Entry("structural", reason="run for its effect (print, log, assert): returns None"))
-      for f in (print, "s2sad.rules.builtins:check_assert", "s2sad.rules.builtins:log_call",
+      for f in (print, "s2sad.rules.python.builtins:check_assert", "s2sad.rules.python.builtins:log_call",
                 "warnings:warn")],
-    ("s2sad.rules.builtins:check_rebound", Entry("structural", args(FLOAT, "x"), reason=(
+    ("s2sad.rules.python.builtins:check_rebound", Entry("structural", args(FLOAT, "x"), reason=(
         "a check run for its effect before x += v (refuses an array, list or dict another "
         "name may hold); it returns None"))),
-    ("s2sad.rules.builtins:check_changed_in_place", Entry("structural", args(X, "x"), reason=(
+    ("s2sad.rules.python.builtins:check_changed_in_place", Entry("structural", args(X, "x"), reason=(
         "a check run for its effect before a helper's x += v of its caller's value (refuses "
         "a number, which += replaces); it returns None"))),
-    ("s2sad.rules.builtins:check_one_value", Entry("structural", args(X), reason=(
+    ("s2sad.rules.python.builtins:check_one_value", Entry("structural", args(X), reason=(
         "a check run for its effect before Taylor mode's coefficients of a result (refuses "
         "a tuple, list or dict); it returns None"))),
     # -- the math module's rounding and predicates: ints and booleans of a float
     *[(f, Entry("int", args(FLOAT))) for f in (math.floor, math.ceil, math.trunc)],
     *[(f, Entry("bool", args(FLOAT))) for f in (math.isnan, math.isinf, math.isfinite)],
-    ("s2sad.rules.taylor:real_sign", Entry("piecewise", args(X))),
+    ("s2sad.rules.taylor.elementwise:real_sign", Entry("piecewise", args(X))),
     # -- casts to an integer or boolean dtype known when the code is transformed
-    ("s2sad.rules.casts:integral", Entry("int", args(X, lambda rng: np.dtype(int)))),
+    ("s2sad.rules.numpy.casts:integral", Entry("int", args(X, lambda rng: np.dtype(int)))),
     # -- writes through views (transforms/lowering/lower_views.py)
     (IX.positions_of, Entry("int", args(X))),
     (IX.unravel, Entry("int", args(lambda rng: np.arange(4), X))),
@@ -474,7 +475,7 @@ def test_the_check_finds_functions_that_vary(name, fn, make):
 
 
 def test_string_methods_give_strings():
-    from s2sad.rules.objects import method_caller
+    from s2sad.rules.python.objects import method_caller
     fmt = method_caller("format", string=True)
     assert _string_method(registry.lookup(fmt)) and registry.lookup(fmt).nondiff
     assert fmt("{:.2f} {}", 1.2345, np.float64(2.0)) == "1.23 2.0"

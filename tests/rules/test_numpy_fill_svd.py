@@ -1,6 +1,6 @@
 """np.full, np.full_like, np.linalg.svd(a, compute_uv=False) and np.real_if_close, as a user
 calls them: gradients, Hessians, forward mode and Taylor mode against closed forms (their
-rules: s2sad/rules/shape.py, decompositions.py, ufuncs.py; rows in tests/support/tables)."""
+rules: s2sad/rules/numpy/shape.py, decompositions.py, ufuncs.py; rows in tests/support/tables)."""
 
 import warnings
 

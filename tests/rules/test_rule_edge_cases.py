@@ -151,7 +151,7 @@ def test_einsum_sublist_label_out_of_range_is_an_error():
 
 # -- r_concat and c_concat: np.r_[...] and np.c_[...] with rules ---------------------------------
 
-from s2sad.rules.shape import c_concat, r_concat  # noqa: E402
+from s2sad.rules.numpy.shape import c_concat, r_concat  # noqa: E402
 
 F32 = np.arange(3.0, dtype=np.float32)
 R_CASES = [

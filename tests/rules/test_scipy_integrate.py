@@ -1,4 +1,4 @@
-"""scipy.integrate.odeint and solve_ivp (s2sad/rules/scipy_integrate.py).
+"""scipy.integrate.odeint and solve_ivp (s2sad/rules/scipy/integrate.py).
 
 What a user types: ``s2sad.grad(loss)(theta)`` where ``loss`` solves an ODE whose
 right-hand side is their own Python function.  The derivatives are checked against an

@@ -1,4 +1,4 @@
-"""scipy.stats distributions (s2sad/rules/scipy_stats.py): values against SciPy's own,
+"""scipy.stats distributions (s2sad/rules/scipy/stats.py): values against SciPy's own,
 derivatives of order 1 and 2 in both modes against central differences of SciPy's own
 functions (check_grads runs the function untransformed, so SciPy's code is the
 reference), the call forms (plain, frozen, a frozen name, the method itself), the tails,
@@ -13,7 +13,7 @@ import s2sad
 from s2sad import registry
 from s2sad.check import check_grads
 from s2sad.errors import MissingRuleError, UnsupportedSyntaxError
-from s2sad.rules import scipy_stats as SST
+from s2sad.rules.scipy import stats as SST
 from taylor_check import check_taylor
 
 st = pytest.importorskip("scipy.stats")

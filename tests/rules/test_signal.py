@@ -1,4 +1,4 @@
-"""What the rule table cannot state for rules/averages.py and rules/signal.py: values
+"""What the rule table cannot state for rules/numpy/averages.py and rules/numpy/signal.py: values
 outside interp's range, derivatives through a loop and a closure at order 2, forward mode
 on returned=True, and the refusals (complex correlate, linspace retstep)."""
 
@@ -8,7 +8,7 @@ import pytest
 import s2sad
 from s2sad.check import check_grads, check_jvp
 from s2sad.errors import S2SADError
-from s2sad.rules import averages, signal  # noqa: F401  (registers the rules)
+from s2sad.rules.numpy import averages, signal  # noqa: F401  (registers the rules)
 
 
 def test_interp_outside_the_range_takes_the_end_values_or_left_right():

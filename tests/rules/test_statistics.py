@@ -1,5 +1,5 @@
 """What the rule table (tests/support/tables/statistics.py) cannot say about the rules of
-s2sad/rules/sorting.py and s2sad/rules/statistics.py: the conventions at ties, cumprod at
+s2sad/rules/numpy/sorting.py and s2sad/rules/numpy/statistics.py: the conventions at ties, cumprod at
 zeros, sinc at 0, quantile's methods against NumPy's own values, refusals, and the rules
 used inside loops and closures at order 2, in reverse and forward mode."""
 

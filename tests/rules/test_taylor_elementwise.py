@@ -1,4 +1,4 @@
-"""Taylor-mode rules of the elementwise functions (rules/taylor.py):
+"""Taylor-mode rules of the elementwise functions (rules/taylor/elementwise.py):
 each against nested forward mode (its jvp rule) at orders 1..4,
 along a random direction and along ones, and reverse over Taylor against finite
 differences (tests/support/taylor_check.py); at kinks and ties, the forward rules' branch; mixed

@@ -1,4 +1,4 @@
-"""Taylor mode through linear algebra (s2sad/rules/taylor_linalg.py): each rule's orders
+"""Taylor mode through linear algebra (s2sad/rules/taylor/linalg.py): each rule's orders
 1..4 along a random direction and along ones against nested forward mode (independent
 jvp rules), and reverse over Taylor against finite differences (tests/support/taylor_check.py);
 the differentiated argument in each position, 1-D and 2-D right-hand sides, stacks of

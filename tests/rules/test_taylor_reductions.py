@@ -1,5 +1,5 @@
 """Taylor-mode rules of reductions, statistics, selections and grids
-(rules/taylor_reductions.py, rules/taylor_select.py): each against nested forward mode
+(rules/taylor/reductions.py, rules/taylor/select.py): each against nested forward mode
 (the jvp rules) at orders 1..4 along a random direction and along ones, and reverse over
 Taylor against finite differences (tests/support/taylor_check.py), on 2-D inputs with the options
 axis/keepdims/ddof; ties as forward mode; what has no rule is refused at the user's line."""

@@ -1,7 +1,7 @@
 """The documented values of elementwise derivatives where finite differences do not hold.
 
 At kinks and ties (abs at 0, maximum at x1 == x2, clip at a bound) a
-function has no derivative, and s2sad/rules/ufuncs.py picks one; these tests
+function has no derivative, and s2sad/rules/numpy/ufuncs.py picks one; these tests
 pin those choices.  The smooth cases are checked against finite differences
 by tests/rules/test_rules.py (rows in tests/support/tables/ufuncs.py).
 """

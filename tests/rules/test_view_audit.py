@@ -36,14 +36,14 @@ import numpy as np
 import pytest
 
 import s2sad
-from s2sad.rules.accumulate import add_into
+from s2sad.rules.runtime.accumulate import add_into
 from s2sad import registry, runtime
 from s2sad.check import check_grads
-from s2sad import values as V
-from s2sad.rules import builtins as B
-from s2sad.rules import indexing as IX
-from s2sad.rules.containers_kind import same_kind
-from s2sad.rules.decompositions import svd_values
+from s2sad import runtime as V
+from s2sad.rules.python import builtins as B
+from s2sad.rules.numpy import indexing as IX
+from s2sad.rules.python.containers_kind import same_kind
+from s2sad.rules.numpy.decompositions import svd_values
 from s2sad.transforms.lowering import inplace
 from s2sad.transforms.frontend.resolve import ATTRIBUTES, METHODS
 

@@ -1,4 +1,4 @@
-"""Loop accumulators added to in place (transforms/optimizer/optimize_acc.py, rules/accumulate.py).
+"""Loop accumulators added to in place (transforms/optimizer/optimize_acc.py, rules/runtime/accumulate.py).
 
 `dW = dW + g` in a backward loop becomes `dW = add_into(dW, g)` where nothing but that
 addition sees the accumulator: the gradients stay exact (checked against hand-written
@@ -143,7 +143,7 @@ def test_the_callers_array_is_not_written():
     (np.zeros(3), 2.5),
 ])
 def test_add_into_is_plus(acc, g):
-    from s2sad.rules.accumulate import add_into
+    from s2sad.rules.runtime.accumulate import add_into
     want = acc + g
     got = add_into(acc.copy(), g)
     assert got.dtype == want.dtype and got.shape == want.shape

@@ -1,5 +1,5 @@
 """A loop's gradient of a matrix in `W @ h` (or `h @ W`) for vectors: the outer products
-batched (rules/accumulate.py add_lhs_grad / add_rhs_grad, transforms/optimizer/optimize_acc.py).
+batched (rules/runtime/accumulate.py add_lhs_grad / add_rhs_grad, transforms/optimizer/optimize_acc.py).
 
 The backward loop writes `dW_terms = add_lhs_grad(dW_terms, g, W, h)` and, after it,
 `dW = summed(dW_terms)`: the gradient is the hand-written one's (to rounding: the terms
@@ -12,7 +12,7 @@ import pytest
 
 import s2sad
 from s2sad.check import check_grads
-from s2sad.rules.accumulate import BATCH, add_into, add_lhs_grad, add_rhs_grad, summed
+from s2sad.rules.runtime.accumulate import BATCH, add_into, add_lhs_grad, add_rhs_grad, summed
 from s2sad.runtime import matmul_lhs_grad, matmul_rhs_grad
 from test_accumulate import rnn, rnn_by_hand      # h = tanh(W h + U x_t), and by hand
 
@@ -133,7 +133,7 @@ def _steps():
     """(what adds a term with the helper, what adds it with add_into) for terms adding to
     the gradient of one (4, 3) matrix M: outer products of vectors mixed with terms that
     are not (a batch of rows, another dtype, a whole array, a row)"""
-    from s2sad.rules.accumulate import add_at
+    from s2sad.rules.runtime.accumulate import add_at
     from s2sad.runtime import getitem_grad
     M = RNG.standard_normal((4, 3))
     out = []
@@ -239,7 +239,7 @@ def test_items_and_masked_rows_against_finite_differences(order):
 ])
 @pytest.mark.parametrize("g_kind", ["array", "float32"])
 def test_add_at_adds_what_add_into_adds(index, g_kind):
-    from s2sad.rules.accumulate import add_at
+    from s2sad.rules.runtime.accumulate import add_at
     from s2sad.runtime import getitem_grad
     x = RNG.standard_normal((4, 3))
     g = RNG.standard_normal(np.shape(x[index]))
@@ -256,7 +256,7 @@ def test_add_at_adds_what_add_into_adds(index, g_kind):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_add_at_of_one_entry(g, dtype):
     """the gradient of x[i] of a vector: a number (a Python or NumPy one)"""
-    from s2sad.rules.accumulate import add_at
+    from s2sad.rules.runtime.accumulate import add_at
     from s2sad.runtime import getitem_grad
     x = RNG.standard_normal(5).astype(dtype)
     start = RNG.standard_normal(5).astype(dtype)
@@ -267,7 +267,7 @@ def test_add_at_of_one_entry(g, dtype):
 
 
 def test_add_at_leaves_a_read_only_accumulator_alone():
-    from s2sad.rules.accumulate import add_at
+    from s2sad.rules.runtime.accumulate import add_at
     acc = np.zeros((3, 2))
     acc.flags.writeable = False
     out = add_at(acc, np.ones((3, 2)), 1, np.ones(2))

@@ -1,5 +1,5 @@
 """The gradient of a dict (tuple, list) of weights read item by item: one container
-(rules/accumulate.py item_grads, transforms/optimizer/optimize_acc.py merge_item_grads).
+(rules/runtime/accumulate.py item_grads, transforms/optimizer/optimize_acc.py merge_item_grads).
 
 `getitem_grad(p, "b4", dp_b4) + getitem_grad(p, "W4", dp_W4) + ...` made a dict of zeros
 per read and added them (k reads: k * k arrays): the gradient of a dict-of-weights MLP
@@ -12,7 +12,7 @@ import pytest
 
 import s2sad
 from s2sad.check import check_grads
-from s2sad.rules.accumulate import item_grads
+from s2sad.rules.runtime.accumulate import item_grads
 from s2sad.runtime import getitem_grad
 
 RNG = np.random.default_rng(11)

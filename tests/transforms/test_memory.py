@@ -11,7 +11,7 @@ import linecache
 import numpy as np
 
 import s2sad
-from s2sad import generated, pipeline
+from s2sad import cache, generated
 
 
 def _make(i):
@@ -37,9 +37,9 @@ def _use(i, x):
 def _sizes():
     for _ in range(3):          # entries die in rounds: a cache entry, then its module
         gc.collect()
-        with pipeline.cache_lock:
-            pipeline.release_collected()
-    return len(generated.MODULES), len(pipeline._cache), len(linecache.cache)
+        with cache.LOCK:
+            cache.release_collected()
+    return len(generated.MODULES), len(cache.ARTIFACTS), len(linecache.cache)
 
 
 def test_short_lived_functions_release_their_generated_code():

@@ -1,5 +1,5 @@
 """Pass 3a (run by resolve_values): calls of scipy.integrate's ODE solvers, rewritten into
-the primitives of rules/scipy_integrate.py::
+the primitives of rules/scipy/integrate.py::
 
     odeint(func, y0, t, args=(p,), rtol=1e-8)  =>  odeint_(func, y0, t, (p,), {'rtol': 1e-8})
     solve_ivp(fun, span, y0, t_eval=ts)        =>  solve_ivp_(fun, span, y0, ts, (), {})
@@ -18,8 +18,8 @@ import inspect
 
 import gast
 
-from ...rules import scipy_integrate as integrate
-from ...values import field
+from ...rules.scipy import integrate
+from ...runtime import field
 from .resolve_lifted import compiled_def, compiled_lambda, free_names
 
 _REFUSED = {"odeint": ("full_output", "Dfun"),

@@ -19,7 +19,7 @@ lowering knows.  Rewrites, one line each::
 The class of a local is known where it is the `self` of a method s2sad inlines
 (parse.MethodOf: exactly that class), or a name assigned once from ``C(...)``.
 A method s2sad cannot see (a C method: ``rs.randn``, ``rng.normal``) is left as
-it is: the lowering calls it at run time (rules/objects.py), a constant of the
+it is: the lowering calls it at run time (rules/python/objects.py), a constant of the
 differentiation unless a derivative would flow through it.
 """
 
@@ -34,8 +34,8 @@ import gast
 import numpy as np
 
 from ... import registry
-from ...rules.containers_kind import same_kind
-from ...rules.objects import attribute, format_string, formatted, record, set_attribute
+from ...rules.python.containers_kind import same_kind
+from ...rules.python.objects import attribute, format_string, formatted, record, set_attribute
 from .parse import MethodOf, library_function
 
 _LIBRARIES = ("numpy", "scipy", "cupy", "dask", "s2sad")     # (and the standard library)
@@ -429,7 +429,7 @@ def replaced(rw, node, scope):
 def rebuilt(rw, node, scope):
     """type(x)(items), a container of x's kind (the flatten/unflatten idiom `return
     type(example)(parts)`)  =>  same_kind(x, items), which makes the list or tuple
-    where the code runs and refuses any other kind there (rules/containers_kind.py);
+    where the code runs and refuses any other kind there (rules/python/containers_kind.py);
     None for any other call."""
     func = node.func
     if not (isinstance(func, gast.Call) and isinstance(func.func, gast.Name) and

@@ -39,10 +39,10 @@ from collections import Counter
 import gast
 import numpy as np
 
-from ... import values
+from ...runtime import field
 from ...errors import UnsupportedSyntaxError
 from ...failures import note_handled
-from ...rules.objects import finite_in_try, missing_key
+from ...rules.python.objects import finite_in_try, missing_key
 from . import resolve_integrate as integrate
 from . import resolve_objects as objects
 from .resolve_lifted import lifted
@@ -202,7 +202,7 @@ class _Rewriter:
                 isinstance(node.value, gast.Name) and node.value.id in scope.locals and \
                 node.attr not in _ARRAY_ATTRIBUTES:
             rec = node.value
-            return _at(gast.Call(_name(self.cell(values.field, "field")),
+            return _at(gast.Call(_name(self.cell(field, "field")),
                                  [rec, copy.deepcopy(rec), gast.Constant(node.attr, None)], []),
                        node)
         for fname, value in gast.iter_fields(node):
@@ -619,7 +619,7 @@ def _try_body(rw, st, scope):
 
 
 def _checked_finite(rw, body, line):
-    """Each value a `try` body returns or assigns, through finite_in_try (rules/objects.py):
+    """Each value a `try` body returns or assigns, through finite_in_try (rules/python/objects.py):
     where Python's floats would raise, s2sad's NumPy scalars may give inf or nan."""
     check = rw.cell(finite_in_try, "finite_in_try")
 

@@ -20,9 +20,8 @@ import numpy as np
 
 from ... import ir, registry, runtime
 from ...errors import UnsupportedSyntaxError
-from ...rules.builtins import (as_tuple, check_rebound, copy_of, dict_copy, item_of,
-                               without)
-from ...rules.containers_kind import same_kind
+from ...rules.python.builtins import as_tuple, check_rebound, copy_of, dict_copy, item_of, without
+from ...rules.python.containers_kind import same_kind
 
 
 def _opaque(p) -> bool:

@@ -43,9 +43,9 @@ from ... import ir, registry, runtime
 from ...ir.spec import NUMBERS
 from ...errors import TransformError, UnsupportedSyntaxError
 from ...rules import binding
-from ...rules.builtins import python_float
-from ...rules.objects import method_caller, percent_format, raise_exception, spread_call
-from ...rules.shape import c_concat, r_concat
+from ...rules.python.builtins import python_float
+from ...rules.python.objects import method_caller, percent_format, raise_exception, spread_call
+from ...rules.numpy.shape import c_concat, r_concat
 from ..frontend import resolve
 from . import lower_builtins, lower_comprehension, lower_effects, lower_nonlocal, lower_views
 from .inplace import check_inplace, refuse_alias
@@ -656,7 +656,7 @@ class Lowering:
         if fn is None or isinstance(receiver, ir.Const) and not isinstance(
                 receiver.value, (np.ndarray, np.generic)):
             # any other method (rng.normal, "{}".format): run as it is, on the primal
-            # (rules/objects.py: refused where a derivative would flow through it)
+            # (rules/python/objects.py: refused where a derivative would flow through it)
             string = isinstance(receiver, ir.Const) and isinstance(receiver.value, str)
             return self.prim_call(registry.primitive(method_caller(name, string)),
                                   [receiver] + args, kwargs, node)

@@ -34,9 +34,9 @@ import numpy as np
 
 from ... import ir, registry
 from ...errors import UnsupportedSyntaxError
-from ...rules.accumulate import add_at, add_lhs_grad, add_rhs_grad, item_grads, summed
-from ...rules.builtins import (check_assert, concat_items, copy_of, dict_copy, item_of,
-                              keys_of, python_float, without)
+from ...rules.runtime.accumulate import add_at, add_lhs_grad, add_rhs_grad, item_grads, summed
+from ...rules.python.builtins import (check_assert, concat_items, copy_of, dict_copy, item_of,
+                                      keys_of, python_float, without)
 from ...runtime import getitem_grad, make_dict, matmul_lhs_grad, matmul_rhs_grad
 from . import lower_templates as templates
 from ..frontend import parse, resolve
@@ -324,7 +324,7 @@ def _pow(low, node):
 
 
 def _as_python_float(low, value, node):
-    """python_float(value): a math function's result, a Python float (rules/builtins.py)."""
+    """python_float(value): a math function's result, a Python float (rules/python/builtins.py)."""
     return ir.Call(registry.primitive(python_float), (low.temp(value, node),))
 
 

@@ -44,8 +44,8 @@ from ...errors import UnsupportedSyntaxError
 from . import lower_effects, lower_nonlocal, lower_views
 from ..frontend import fence, generators, parse, resolve
 from .inplace import name_shared_literals
-from ...rules.builtins import keys_of, loop_items
-from ...rules.objects import raise_exception
+from ...rules.python.builtins import keys_of, loop_items
+from ...rules.python.objects import raise_exception
 from .lower_builtins import pack_arguments
 from .lower_nonlocal import called_mutations
 from ..names import all_identifiers

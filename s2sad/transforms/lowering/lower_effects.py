@@ -36,8 +36,8 @@ import numpy as np
 
 from ... import ir, registry, runtime
 from ...errors import UnsupportedSyntaxError
-from ...rules.builtins import EFFECTS, check_assert, log_call
-from ...rules.objects import method_caller, raise_exception
+from ...rules.python.builtins import EFFECTS, check_assert, log_call
+from ...rules.python.objects import method_caller, raise_exception
 from . import lower_builtins
 from . import lower_templates as templates
 from ..frontend.fence import is_append

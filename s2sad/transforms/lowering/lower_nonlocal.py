@@ -34,7 +34,7 @@ import types
 import gast
 
 from ... import ir, registry
-from ...rules.builtins import check_changed_in_place
+from ...rules.python.builtins import check_changed_in_place
 from ...errors import UnsupportedSyntaxError
 from ..frontend import parse
 from .closures import Closure

@@ -21,11 +21,12 @@ A template that reads items by position reads them from ``loop_items(items)``, w
 Python iterates: a dict's keys (``sorted(d)``, ``max(d)``), anything else itself.
 
 These functions are never called: their source is lowered.  They call only
-primitives with rules (the helpers of s2sad/rules/builtins.py) and each other
+primitives with rules (the helpers of s2sad/rules/python/builtins.py) and each other
 never (an inlined template is not resolved to another template).
 """
 
-from ...rules.builtins import as_tuple, dict_copy, insert_position, keys_of, loop_items, sort_order
+from ...rules.python.builtins import (as_tuple, dict_copy, insert_position, keys_of, loop_items,
+                                      sort_order)
 
 
 def sum_(items, start=0):

@@ -42,7 +42,7 @@ import numpy as np
 
 from ... import ir, registry, runtime
 from ...errors import UnsupportedSyntaxError
-from ...rules.indexing import check_row_views, positions_of, row_index, unravel
+from ...rules.numpy.indexing import check_row_views, positions_of, row_index, unravel
 from .inplace import rebinds
 from ..frontend.scopes import scope_nodes
 

@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional
 
 from ... import ir
 from ...ir.spec import CONTAINERS, DICTS
-from ...rules.builtins import as_tuple, concat_items
+from ...rules.python.builtins import as_tuple, concat_items
 from ...runtime import list_append, make_dict
 
 # calls whose result is a list or a tuple (what `+` concatenates; lower_builtins)

@@ -51,7 +51,7 @@ from typing import Dict
 import numpy as np
 
 from ... import ir, registry, runtime
-from ...rules.arith import zero_power
+from ...rules.numpy.arith import zero_power
 from . import specialize
 from .optimize_acc import accumulate_in_place, merge_item_grads
 from .optimize_cse import coalesce_copies, cse

@@ -1,6 +1,6 @@
 """Loop accumulators added to in place: ``acc = acc + g`` => ``acc = add_into(acc, g)``.
 
-Where nothing but that addition ever sees the accumulator's value (rules/accumulate.py):
+Where nothing but that addition ever sees the accumulator's value (rules/runtime/accumulate.py):
 it starts as a fresh zeros array, made in the loop's own block, that nothing else reads;
 the loop reads it in that one addition only (not in its test, another carried name, a
 nested function); and nothing reads the sum but the loop.  After the loop its final
@@ -28,7 +28,8 @@ import numpy as np
 
 from ... import ir, registry
 from ...ir.analysis import reads_of
-from ...rules.accumulate import add_at, add_into, add_lhs_grad, add_rhs_grad, item_grads, summed
+from ...rules.runtime.accumulate import (add_at, add_into, add_lhs_grad, add_rhs_grad, item_grads,
+                                         summed)
 from ...runtime import getitem_grad, matmul_lhs_grad, matmul_rhs_grad, zeros_like_tree
 
 _ADD = registry.primitive(operator.add)

@@ -32,7 +32,7 @@ import numpy as np
 
 from ... import ir, registry, runtime
 from ...ir.analysis import containers, subst_block
-from ...rules.helpers import SHAPE_ARGS
+from ...rules.runtime.helpers import SHAPE_ARGS
 from ..printer.codegen_names import fold_plan
 from .optimize import SCALAR
 

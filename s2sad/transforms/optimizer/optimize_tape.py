@@ -6,36 +6,8 @@ Input: an :class:`ir.Function`.  One line::
     for ...: t = tape_push(t, (a, b))      (the only push the popped tape can hold)
     for ...: t2, (a2, b2) = tape_pop(t2)   =>  a2 has a's shape symbol, b2 has b's
 
-Why it is sound.  A shape symbol names a shape that holds in one iteration of
-the loop whose body defines it (:mod:`optimize` reads symbols inside a loop per
-iteration).  One pop takes one push's values, all from the same iteration of
-the pushing loop, so the symbols of a, b in that iteration hold for a2, b2 in
-the iteration of the popping loop that pops them.  What it takes:
-
-- the popped tape can hold only the values of that one push (``tape_new``,
-  ``tape_push``, ``tape_pop``, copies, loops' carried names and Ifs' outs
-  followed back; anything else, a parameter or a zeros_like_tree, and nothing is
-  known);
-- the pop is in a loop's body, not inside an If, popping a carried tape that the
-  loop carries on to the popped rest: one pop per iteration;
-- no other pop of the same push in a loop nested in or around this one, or in
-  the same loop, and neither loop in the other: two pops of one push in one
-  scope could take values of different iterations;
-- a loop's carried name c holds the iteration's value in the body and the final
-  one after it: the simplifier gives the final value a symbol of its own
-  (``end:c``), so ``c`` means the iteration's shape wherever it is read, and the
-  transform points its adjoints in the backward body at the popped c.
-
-A loop that runs back over another (the backward loop K of a forward loop I):
-a name c that K carries, whose start value has the shape of I's carried h at the
-end (``end:h``), and whose next value has the shape of the h that K pops in that
-iteration, has, in K's body, the shape of I's next value of h in the iteration K
-pops (``for ...: dh = matmul_lhs_grad(g, h_popped, W)``: dh is as wide as the
-layer output popped with it).  By induction over K's iterations: K starts from I's
-whole tape, begun empty (``tape_new``), and pops it once per iteration, so K's
-iteration m pops I's iteration n-1-m, and h at the start of I's iteration j+1 is
-h's next value in iteration j.  The simplifier assumes the symbols and keeps each
-only where K's body, read with them assumed, gives c's next value the one needed.
+Why these facts hold, and what they take: docs/architecture.md, "Why the tape
+shapes hold".
 """
 
 from typing import Dict, Optional

@@ -15,7 +15,7 @@ branch or a loop computes, a container's items.  So no rewrite reads a shape
 that values decide.  One line each::
 
     lift_shape(c, y), stacked_shape(D, y), grad_index(k), ...  =>  a constant
-                               (the shape helpers of rules/taylor_batch.py)
+                               (the shape helpers of rules/taylor/batch.py)
     xp.reshape(c, s), xp.broadcast_to(c, s)  =>  c          where c has shape s already
     number_output(v)           =>  None       where v is known to be 0-d (hessian's check)
     reshape(W @ reshape(c, (D, n, 1)), (D, m))  =>  c @ W.T    (W: (m, n), c: (D, n);
@@ -37,7 +37,8 @@ from typing import Dict, Optional, Tuple
 import numpy as np
 
 from ... import ir, registry, runtime
-from ...rules import padding, taylor_batch as tb
+from ...rules.numpy import padding
+from ...rules.taylor import batch as tb
 
 # primitives whose result's shape its arguments' shapes decide, with the number of leading
 # positional arguments that are arrays (the others, and keywords, must be constants)
@@ -49,7 +50,7 @@ _SHAPED = {np.sum: 1, np.mean: 1, np.prod: 1, np.max: 1, np.min: 1, np.amax: 1, 
            np.ones_like: 1, np.zeros_like: 1, operator.getitem: 1,
            padding.diff: 1, padding.undiff: 1}     # (np.diff's primitive and its adjoint)
 _FOLDS = {np.reshape, np.broadcast_to}
-# the helpers of rules/taylor_batch.py that compute shapes, axes or indices from shapes
+# the helpers of rules/taylor/batch.py that compute shapes, axes or indices from shapes
 # (and the positions of their arguments that are arrays, read for their shapes: the others
 # are values, an index say, that must be constants)
 _OF_SHAPES = {tb.lift_shape: (0, 1), tb.full_shape: (0, 1), tb.stacked_shape: (1,),

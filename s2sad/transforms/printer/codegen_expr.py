@@ -183,7 +183,7 @@ class Printer:
 
     def as_written(self, p, e, fold):
         """(text, precedence) of a call printed as Python writes it: obj.a, obj.m(x),
-        f(*xs) (rules/objects.py); None for any other call."""
+        f(*xs) (rules/python/objects.py); None for any other call."""
         if getattr(p, "attribute", False) and isinstance(e.args[1], ir.Const):
             return f"{self.wrap(e.args[0], fold, PREC['atom'])}.{e.args[1].value}", PREC["atom"]
         kws = [f"{k}={self.expr(a, fold)[0]}" for k, a in e.kwargs]

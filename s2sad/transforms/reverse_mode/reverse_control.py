@@ -40,7 +40,7 @@ from typing import Dict, List
 
 from ... import ir, registry, runtime
 from ...errors import TransformError
-from ...rules.helpers import SHAPE_ARGS
+from ...rules.runtime.helpers import SHAPE_ARGS
 from ...ir.analysis import subst_block
 from ..inline import plus
 from .reverse_checkpoint import Checkpointing

@@ -32,10 +32,10 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from ... import ir, registry
-from ...rules import taylor_batch as runtime_batch
+from ...rules.taylor import batch as runtime_batch
 from ...errors import TransformError
 from ...runtime import zeros_like_tree
-from ...rules.builtins import check_one_value
+from ...rules.python.builtins import check_one_value
 from ...ir import analysis
 from . import taylor_batched
 from ..inline import refuse_varied_options

@@ -24,7 +24,8 @@ import numpy as np
 
 from ... import ir, registry, runtime
 from ...errors import TransformError
-from ...rules import padding, taylor_batch as tb
+from ...rules.numpy import padding
+from ...rules.taylor import batch as tb
 
 _AXIS_FIRST = {}            # fn -> (kwarg names that are axes, what axis=None means)
 

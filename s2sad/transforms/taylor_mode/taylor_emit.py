@@ -2,7 +2,7 @@
 
 Taylor mode (transforms/taylor_mode/taylor.py) gives each value it differentiates a vector
 of normalized Taylor coefficients ``x_k = x^(k) / k!`` (None: zero, known at
-transform time).  A rule (``registry.deftaylor``, rules/taylor*.py) is a Python
+transform time).  A rule (``registry.deftaylor``, rules/taylor/) is a Python
 function that runs while the code is transformed: it gets ``T``, an
 :class:`Emitter`, and each input's coefficient list ``[x0, x1, ..., xK]``
 (``x0`` the primal), and returns ``[out, y1, ..., yK]``.  Every ``T.mul``,
@@ -312,7 +312,7 @@ def missing_taylor(prim, src) -> MissingRuleError:
     return MissingRuleError(
         f"no Taylor-mode rule for {prim.name}", src,
         f"Taylor mode (s2sad.taylor, derivative(order=K), laplacian, biharmonic) needs one: "
-        f"register it with s2sad.registry.deftaylor({prim.name}) in s2sad/rules/taylor*.py, "
+        f"register it with s2sad.registry.deftaylor({prim.name}) in s2sad/rules/taylor/, "
         "or take nested first-order derivatives (derivative(derivative(f))) instead.")
 
 

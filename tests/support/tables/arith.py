@@ -1,4 +1,4 @@
-"""Rows for s2sad/rules/arith.py: operators and their NumPy names."""
+"""Rows for s2sad/rules/numpy/arith.py: operators and their NumPy names."""
 
 import math
 import operator
@@ -6,7 +6,7 @@ import operator
 import numpy as np
 
 from rule_table import BINARY_SHAPES, Row
-from s2sad.rules.arith import pow_base
+from s2sad.rules.numpy.arith import pow_base
 
 
 def _pow_case(rng):

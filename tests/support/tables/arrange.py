@@ -1,12 +1,12 @@
-"""Rows for s2sad/rules/arrange.py and s2sad/rules/padding.py: diag, tril/triu, append,
+"""Rows for s2sad/rules/numpy/arrange.py and s2sad/rules/numpy/padding.py: diag, tril/triu, append,
 the split family, roll, rollaxis, flips, rot90, column_stack, dstack, atleast_3d, select,
 np.array/np.asarray, pad, diff, gradient, and their helpers."""
 
 import numpy as np
 
 from rule_table import Row
-from s2sad.rules import arrange as A
-from s2sad.rules import padding as P
+from s2sad.rules.numpy import arrange as A
+from s2sad.rules.numpy import padding as P
 
 
 def _case(*shapes, **opts):

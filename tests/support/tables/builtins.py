@@ -1,13 +1,13 @@
-"""Rows for s2sad/rules/builtins.py: float() and the helpers that lower the methods of
+"""Rows for s2sad/rules/python/builtins.py: float() and the helpers that lower the methods of
 lists and dicts (each checked at orders 1 and 2 like any rule)."""
 
 import collections
 
 from rule_table import Row
-from s2sad.rules.builtins import (as_tuple, concat_items, copy_of, dict_copy, item_of,
-                                  items_between, items_padded, loop_items, loop_items_grad,
-                                  loop_items_tangent, python_float, with_zero, without)
-from s2sad.rules.objects import finite_in_try, record
+from s2sad.rules.python.builtins import (as_tuple, concat_items, copy_of, dict_copy, item_of,
+                                         items_between, items_padded, loop_items, loop_items_grad,
+                                         loop_items_tangent, python_float, with_zero, without)
+from s2sad.rules.python.objects import finite_in_try, record
 
 Pair = collections.namedtuple("Pair", "a b")
 

@@ -1,10 +1,10 @@
-"""Rows for s2sad/rules/casts.py: casts to a dtype known only when the code runs (a
+"""Rows for s2sad/rules/numpy/casts.py: casts to a dtype known only when the code runs (a
 dtype computed in the function), whose rules read it: through to float, zero to int."""
 
 import numpy as np
 
 from rule_table import Row
-from s2sad.rules import casts as C
+from s2sad.rules.numpy import casts as C
 
 ALSO = (C.cast_to, C.inexact_part)
 

@@ -1,6 +1,6 @@
-"""Rows for np.arange (its rules: s2sad/rules/helpers.py), which was declared
+"""Rows for np.arange (its rules: s2sad/rules/runtime/helpers.py), which was declared
 non-differentiable although its values, start + i * step, vary with start and step;
-and for r_concat and c_concat (s2sad/rules/shape.py), np.r_[...] and np.c_[...].
+and for r_concat and c_concat (s2sad/rules/numpy/shape.py), np.r_[...] and np.c_[...].
 
 The drawn points keep (stop - start) / step half-way between two integers, so that the
 number of values does not change under the finite differences.
@@ -9,7 +9,7 @@ number of values does not change under the finite differences.
 import numpy as np
 
 from rule_table import Row
-from s2sad.rules import shape as S
+from s2sad.rules.numpy import shape as S
 
 
 def _start_step(k=5, stop=3.0):

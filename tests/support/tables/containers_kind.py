@@ -1,9 +1,9 @@
-"""Rows for s2sad/rules/containers_kind.py: same_kind(x, items), what `type(x)(items)`
+"""Rows for s2sad/rules/python/containers_kind.py: same_kind(x, items), what `type(x)(items)`
 becomes (a list or a tuple of the kind of x), linear in items, checked at orders 1 and 2.
 The kind is the first argument, x; a sequence of strings has nothing to differentiate."""
 
 from rule_table import Row
-from s2sad.rules.containers_kind import same_kind
+from s2sad.rules.python.containers_kind import same_kind
 
 
 def _items(rng):

@@ -1,4 +1,4 @@
-"""Rows for s2sad/rules/decompositions.py: slogdet, matrix_power, eigh, eigvalsh, eig, svd,
+"""Rows for s2sad/rules/numpy/decompositions.py: slogdet, matrix_power, eigh, eigvalsh, eig, svd,
 svdvals, cholesky, qr, pinv, lstsq and their helpers.
 
 Eigen and singular vectors are defined up to sign: each row differentiates a function that
@@ -8,7 +8,7 @@ does not depend on it (products that rebuild a matrix, squares of the vectors' e
 import numpy as np
 
 from rule_table import Row
-from s2sad.rules import decompositions as D
+from s2sad.rules.numpy import decompositions as D
 
 
 def _swap(x):

@@ -1,4 +1,4 @@
-"""Rows for the runtime helpers in s2sad/runtime.py (their rules: s2sad/rules/helpers.py).
+"""Rows for the runtime helpers in s2sad/runtime.py (their rules: s2sad/rules/runtime/helpers.py).
 
 Helpers are called by generated code; their rules are what make a second
 derivative possible, so each is checked to order 2 like any NumPy rule.
@@ -7,8 +7,8 @@ derivative possible, so each is checked to order 2 like any NumPy rule.
 import numpy as np
 
 from rule_table import Row
-from s2sad import runtime, values
-from s2sad.rules.helpers import cast_cotangent
+from s2sad import runtime
+from s2sad.rules.runtime.helpers import cast_cotangent
 
 
 def _case(*shapes, **opts):
@@ -95,10 +95,10 @@ ROWS = [
 # it against the same function with the stopped value a constant); field reads a record's field
 _REC = {"w": np.arange(1.0, 4.0), "b": 0.5}
 ROWS += [
-    Row(lambda x: np.sin(x) * values.stop_gradient(1.0 + 0.0 * x), also=(values.stop_gradient,),
+    Row(lambda x: np.sin(x) * runtime.stop_gradient(1.0 + 0.0 * x), also=(runtime.stop_gradient,),
         id="stop_gradient"),
-    Row(lambda w: values.field({"w": w, "b": 1.0}, _REC, "w") * w, also=(values.field,),
+    Row(lambda w: runtime.field({"w": w, "b": 1.0}, _REC, "w") * w, also=(runtime.field,),
         id="field"),
-    Row(lambda g: values.field(values.field_grad(_REC, _REC, "w", g), _REC, "w") * g,
-        make=_case((3,)), also=(values.field_grad,), id="field_grad"),
+    Row(lambda g: runtime.field(runtime.field_grad(_REC, _REC, "w", g), _REC, "w") * g,
+        make=_case((3,)), also=(runtime.field_grad,), id="field_grad"),
 ]

@@ -1,4 +1,4 @@
-"""Rows for s2sad/rules/indexing.py: x[...] (operator.getitem), np.take, np.take_along_axis.
+"""Rows for s2sad/rules/numpy/indexing.py: x[...] (operator.getitem), np.take, np.take_along_axis.
 
 Each getitem row is a lambda with one kind of index: ints, negative ints,
 slices (negative steps too), None, Ellipsis, integer arrays with repeated
@@ -12,7 +12,7 @@ import numpy as np
 from s2sad import runtime
 
 from rule_table import Row
-from s2sad.rules import indexing
+from s2sad.rules.numpy import indexing
 
 G = (operator.getitem,)
 IDX = np.array([0, 2, 0, 3])

@@ -1,10 +1,10 @@
-"""Rows for s2sad/rules/linalg.py: dot, vdot, inner, outer, tensordot, einsum, trace,
+"""Rows for s2sad/rules/numpy/linalg.py: dot, vdot, inner, outer, tensordot, einsum, trace,
 diagonal, kron, cross, linalg.norm/det/inv/solve, and their helpers."""
 
 import numpy as np
 
 from rule_table import Row
-from s2sad.rules import linalg
+from s2sad.rules.numpy import linalg
 
 
 def _case(*shapes, **opts):

@@ -1,10 +1,10 @@
-"""Rows for s2sad/rules/reductions.py: sum, mean, max/min, prod, var, std, cumsum,
+"""Rows for s2sad/rules/numpy/reductions.py: sum, mean, max/min, prod, var, std, cumsum,
 their helpers, and the array-method spellings (x.sum(axis=0), x.mean(), ...)."""
 
 import numpy as np
 
 from rule_table import Row
-from s2sad.rules import reductions as R
+from s2sad.rules.numpy import reductions as R
 
 # axis variants for a (3, 2) input
 AXES_2D = [{}, {"axis": 0}, {"axis": 1}, {"axis": -1}, {"axis": (0, 1)}, {"axis": (-2,)},

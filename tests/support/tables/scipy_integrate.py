@@ -1,4 +1,4 @@
-"""Rows for s2sad/rules/scipy_integrate.py (odeint, solve_ivp): none without SciPy.
+"""Rows for s2sad/rules/scipy/integrate.py (odeint, solve_ivp): none without SciPy.
 
 Each row is a whole solve with a right-hand side s2sad differentiates, at tolerances
 tight enough (1e-13) that finite differences of the solution check its derivative;
@@ -8,7 +8,7 @@ order 1 only, since second derivatives of a solve are refused (tests/rules/test_
 import numpy as np
 
 from rule_table import Row
-from s2sad.rules import scipy_integrate as SI
+from s2sad.rules.scipy import integrate as SI
 
 try:
     from scipy.integrate import odeint, solve_ivp

@@ -1,9 +1,9 @@
-"""Rows for s2sad/rules/scipy_special.py and scipy_linalg.py: none without SciPy."""
+"""Rows for s2sad/rules/scipy/special.py and scipy_linalg.py: none without SciPy."""
 
 import numpy as np
 
 from rule_table import Row
-from s2sad.rules import scipy_special as SS
+from s2sad.rules.scipy import special as SS
 
 try:
     from scipy import linalg as sl, special as sc
@@ -71,7 +71,7 @@ def _wellcond(*shape):
 
 
 if sc is not None:
-    from s2sad.rules import scipy_linalg as SL
+    from s2sad.rules.scipy import linalg as SL
     ROWS += [
         Row(lambda a, b: sl.solve_triangular(a, b), make=_case(_wellcond(3, 3), _normal(3)),
             also=(sl.solve_triangular,), id="solve_triangular-upper"),

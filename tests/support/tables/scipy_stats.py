@@ -1,11 +1,11 @@
-"""Rows for s2sad/rules/scipy_stats.py's primitives (a distribution function in x, its
+"""Rows for s2sad/rules/scipy/stats.py's primitives (a distribution function in x, its
 shape parameters held constant, as the sources pass them): none without SciPy."""
 
 from rule_table import Row
 
 try:
     from scipy import stats
-    from s2sad.rules import scipy_stats as SST
+    from s2sad.rules.scipy import stats as SST
 except ImportError:          # pragma: no cover - SciPy is optional
     stats = None
 

@@ -1,10 +1,10 @@
-"""Rows for s2sad/rules/shape.py: reshape, transpose, concatenate, stack and friends,
+"""Rows for s2sad/rules/numpy/shape.py: reshape, transpose, concatenate, stack and friends,
 their helpers, and the array-method and attribute spellings (x.T, x.reshape(3, 2), ...)."""
 
 import numpy as np
 
 from rule_table import Row
-from s2sad.rules import shape as S
+from s2sad.rules.numpy import shape as S
 
 
 def _case(*shapes, **opts):

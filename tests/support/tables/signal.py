@@ -1,4 +1,4 @@
-"""Rows for s2sad/rules/averages.py and s2sad/rules/signal.py (average, cov, corrcoef,
+"""Rows for s2sad/rules/numpy/averages.py and s2sad/rules/numpy/signal.py (average, cov, corrcoef,
 trapezoid, linspace, logspace, geomspace, interp, convolve, correlate, polyval, vander,
 ediff1d, unwrap, meshgrid, broadcast_arrays) and np.cross with axes and 2-vectors.
 
@@ -10,8 +10,8 @@ table cannot state are in tests/rules/test_signal.py.
 import numpy as np
 
 from rule_table import Row
-from s2sad.rules import averages as AV, signal as SG  # noqa: F401  (registers the rules)
-from s2sad.rules import linalg as LA
+from s2sad.rules.numpy import averages as AV, signal as SG  # noqa: F401  (registers the rules)
+from s2sad.rules.numpy import linalg as LA
 
 
 def _make(*shapes, lo=-2.0, hi=2.0, extra=(), **opts):

@@ -1,4 +1,4 @@
-"""Rows for s2sad/rules/sorting.py and s2sad/rules/statistics.py: sort, partition,
+"""Rows for s2sad/rules/numpy/sorting.py and s2sad/rules/numpy/statistics.py: sort, partition,
 quantile, percentile, median, ptp, cumprod, the nan-reductions, nan_to_num, sinc.
 
 Non-smooth functions (sort, partition, quantiles, ptp, nanmax/nanmin) are checked at
@@ -9,8 +9,8 @@ sinc at 0 are in tests/rules/test_statistics.py.
 import numpy as np
 
 from rule_table import Row
-from s2sad.rules import sorting  # noqa: F401  (registers its rules before rules/__init__ does)
-from s2sad.rules import statistics as ST
+from s2sad.rules.numpy import sorting  # noqa: F401  (registers its rules before rules/__init__ does)
+from s2sad.rules.numpy import statistics as ST
 
 
 def _case(*shapes, lo=-2.0, hi=2.0, **opts):

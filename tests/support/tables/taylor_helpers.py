@@ -1,11 +1,11 @@
-"""Rows for the helpers Taylor-mode rules emit (rules/taylor_linalg.py,
+"""Rows for the helpers Taylor-mode rules emit (rules/taylor/linalg.py,
 taylor_reductions.py): each has reverse and forward rules, so that the code
 Taylor mode writes is differentiated again."""
 
 import numpy as np
 
 from rule_table import Row
-from s2sad.rules import taylor_linalg as TL, taylor_reductions as TR
+from s2sad.rules.taylor import linalg as TL, reductions as TR
 
 
 def _case(*shapes, **opts):

@@ -1,4 +1,4 @@
-"""Rows for s2sad/rules/ufuncs.py: elementwise math.
+"""Rows for s2sad/rules/numpy/ufuncs.py: elementwise math.
 
 Every input is drawn away from singularities, branch cuts and kinks, so that
 central differences are valid: log on (0.5, 3), arcsin on (-0.8, 0.8), abs
@@ -11,7 +11,7 @@ tests/rules/test_ufunc_conventions.py, since finite differences do not hold ther
 import numpy as np
 
 from rule_table import BINARY_SHAPES, UNARY_SHAPES, Row
-from s2sad.rules.ufuncs import clip_bound, conj_sign
+from s2sad.rules.numpy.ufuncs import clip_bound, conj_sign
 
 
 def _draw(rng, sample, shape):

@@ -1,10 +1,10 @@
-"""Rows for s2sad/rules/windows.py: sliding_window_view (the windows of a convolution)
+"""Rows for s2sad/rules/numpy/windows.py: sliding_window_view (the windows of a convolution)
 and its adjoint window_sum, each checked at orders 1 and 2 like any rule."""
 
 import numpy as np
 
 from rule_table import Row
-from s2sad.rules.windows import window_sum
+from s2sad.rules.numpy.windows import window_sum
 
 view = np.lib.stride_tricks.sliding_window_view
 

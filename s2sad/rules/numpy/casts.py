@@ -1,0 +1,128 @@
+"""Casts to another dtype: ``np.array(x, dtype=d)``, ``np.asarray(x, dtype=d)`` and
+``x.astype(d)`` (binding.REWRITES rewrites their calls here when they name a dtype).
+
+* To an integer or boolean dtype the values are piecewise constant: their derivative is
+  zero at every order and in every mode.  With d known when the code is transformed
+  (``int``, ``np.int32``, ``"bool"``) the call becomes ``integral(x, d)``, which has no
+  derivative at all.  Before, np.array's and astype's rules passed the derivative
+  through the cast (and forward mode truncated the tangent to an integer).
+* With d known only when the code runs (``dtype=x.dtype``), the call becomes
+  ``cast_to(x, d)``, a copy of x in d whose rules look at d: the derivative through to an
+  inexact dtype (its real part for a real result), zero to an integral one.
+* Casts to a float or complex dtype known now keep the rules of np.array, np.asarray and
+  astype (rules/numpy/arrange.py, rules/runtime/helpers.py).
+"""
+
+import numpy as np
+
+from ...errors import TransformError
+from ...ir import Const, Var
+from ...registry import defbprop, defjvp, defnondiff, deftaylor, defview, primitive
+from ...runtime import array_namespace, astype, dtype_of, unbroadcast
+from .. import binding
+
+
+def integral(x, dtype):
+    """x as an array of an integer or boolean dtype (cast_to, without a derivative)."""
+    return cast_to(x, dtype)
+
+
+def cast_to(x, dtype):
+    """x as an array of dtype, known when the code runs."""
+    return np.array(x, dtype=dtype) if not hasattr(x, "astype") else x.astype(dtype)
+
+
+def inexact_part(g, like):
+    """g as the derivative of a cast to like's dtype: zero where like holds integers or
+    booleans, else g in like's dtype (its real part where like is real)."""
+    dtype = _dtype(like)
+    xp = array_namespace(g)
+    if dtype.kind in "biu":
+        return xp.zeros(np.shape(g), dtype=np.result_type(float, _dtype(g)))
+    if dtype.kind != "c" and np.iscomplexobj(g):
+        g = xp.real(g)
+    return astype(g, dtype)
+
+
+def _dtype(x):
+    """x's dtype: an array's, a number's, or that of the array a list of numbers makes."""
+    if isinstance(x, (list, tuple)):
+        return np.asarray(x).dtype
+    return np.dtype(dtype_of(x))
+
+
+defnondiff(integral)
+# np.asarray(x, dtype=d) is x itself where x has dtype d already: an in-place update of
+# the result while x is read (or the other way) is refused, as for np.asarray
+defview(integral, cast_to)
+
+
+@defbprop(cast_to)
+def bprop_cast_to(x, dtype, out, dout):
+    # zero where the result is integral, then in x's dtype
+    return (unbroadcast(inexact_part(inexact_part(dout, out), x), x), None)
+
+
+@defjvp(cast_to)
+def jvp_cast_to(x, dtype, out, dx, ddtype):
+    return (inexact_part(dx, out), None)
+
+
+@defbprop(inexact_part)
+def bprop_inexact_part(g, like, out, dout):
+    return (inexact_part(inexact_part(dout, like), g), None)
+
+
+@defjvp(inexact_part)
+def jvp_inexact_part(g, like, out, dg, dlike):
+    return (inexact_part(dg, like), None)
+
+
+@deftaylor(cast_to)
+def taylor_cast_to(T, x, dtype, out):
+    return [out] + [T.through(lambda b: T.call(inexact_part, b, out), c) for c in x[1:]]
+
+
+@deftaylor(inexact_part)
+def taylor_inexact_part(T, g, like, out):
+    return [out] + [T.through(lambda b: T.call(inexact_part, b, like[0]), c) for c in g[1:]]
+
+
+def _integral_dtype(value) -> bool:
+    try:
+        return np.dtype(value).kind in "biu"
+    except TypeError:
+        return False
+
+
+# the builtin types as dtypes: names the lowering leaves as they are (free names)
+_BUILTIN_TYPES = {"float": float, "complex": complex, "int": int, "bool": bool}
+
+
+def _cast_call(dtype_at, others):
+    """The rewrite of a cast's call (binding.rewrite): dtype_at, where its dtype may be
+    passed positionally; others, the options that keep the call as it is when given."""
+    def how(args, kwargs, loc):
+        dtype = kwargs.get("dtype", args[dtype_at] if len(args) > dtype_at else None)
+        if dtype is None or isinstance(dtype, Const) and dtype.value is None:
+            return None
+        if isinstance(dtype, Var) and dtype.name in _BUILTIN_TYPES:    # dtype=float
+            dtype = Const(_BUILTIN_TYPES[dtype.name])
+        extra = [k for k in kwargs if k != "dtype"] + (
+            ["the arguments after dtype"] if len(args) > dtype_at + 1 else [])
+        if isinstance(dtype, Const) and not _integral_dtype(dtype.value):
+            return None                     # float, complex: the function's own rules
+        if extra and not set(extra) <= set(others):
+            raise TransformError(
+                f"a cast to an integer dtype, or one known only when the code runs, with "
+                f"{', '.join(extra)}", loc, "Leave out the other options, or cast in a "
+                "second call (np.array(x, ndmin=2).astype(int)).")
+        if isinstance(dtype, Const):
+            return primitive(integral), [args[0], dtype], {}
+        return primitive(cast_to), [args[0], dtype], {}
+    return how
+
+
+binding.REWRITES[id(np.array)] = _cast_call(1, ("copy", "order"))
+binding.REWRITES[id(np.asarray)] = _cast_call(1, ("copy", "order"))
+binding.REWRITES[id(astype)] = _cast_call(1, ("copy", "order", "casting"))

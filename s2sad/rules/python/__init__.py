@@ -1,0 +1,9 @@
+"""Rules of Python itself: builtins on numbers and containers, objects and strings.
+
+    builtins          Python's builtins on numbers, math.*, and the helpers the lowering
+                      of list and dict methods calls
+    objects           attributes, methods, f-strings and %-formatting, exceptions
+    containers_kind   type(x)(items): a list or a tuple of the same kind as x
+"""
+
+from . import builtins, objects, containers_kind  # noqa: F401

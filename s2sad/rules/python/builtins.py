@@ -1,0 +1,325 @@
+"""Rules for Python's builtins on numbers, and the helpers that lower the methods of
+lists and dicts (transforms/lowering/lower_builtins.py and lower_templates.py use them).
+
+Most builtins are not primitives: ``sum``, ``min``, ``max``, ``sorted``,
+``any`` ... are lowered to the loops they run (lower_templates.py), so their
+derivatives are those of indexing and arithmetic.  What is left here:
+
+* ``float(x)``: the identity for the derivative (x a number or a one-element array);
+* ``int``, ``bool``, ``round``, ``isinstance``, ``in``, ``is``, ``~``: integer or
+  boolean values, or piecewise constant (``round``): non-differentiable;
+* ``print`` and ``check_assert`` (an ``assert``): run on the primal, their results
+  unused (``effect``: dead-code elimination keeps them, the optimizer never merges
+  or folds them);
+* ``loop_items(seq)``, what a ``for`` loop over a container argument runs through
+  (a dict's keys, anything else itself), and its adjoint and tangent;
+* the container helpers: ``keys_of(d)``, ``sort_order``, ``insert_position``
+  (indices, non-differentiable), and ``without``/``with_zero`` (``lst.pop(i)``:
+  the list or dict without one item; the adjoint puts a zero back), ``as_tuple``,
+  ``copy_of``, ``dict_copy`` (the identity on the values they hold).
+"""
+
+import builtins
+import functools
+import logging
+import operator
+import warnings
+
+import numpy as np
+
+from ... import registry
+from ...registry import defbprop, defelementwise, defindex, defjvp, deflinear, defnondiff, defview
+from ...runtime import Cotangent, CotangentDict, as_items, getitem_grad, zeros_like_tree
+
+
+@defbprop(float)
+def bprop_float(x, out, dout):
+    # float(x) is x as a Python number: the gradient has x's shape (() or one element);
+    # of a complex NumPy x it is Re x (NumPy warns): the cotangent of Re, real dout
+    return (np.real(dout) * np.ones_like(x),)
+
+
+@defjvp(float)
+def jvp_float(x, out, dx):
+    # Re dx: float() of a Python complex tangent would be a TypeError
+    return (float(np.real(dx)),)
+
+
+deflinear(float)
+
+
+def python_float(v):
+    """What a function of Python's math module returns, a Python float, from the NumPy
+    function s2sad runs in its place (math.sin(x) runs as np.sin(x)): a NumPy number
+    becomes a float; an array (stacked tangents, a CuPy value) stays as it is."""
+    return float(v) if isinstance(v, (np.floating, np.integer)) else v
+
+
+@defbprop(python_float)
+def bprop_python_float(v, out, dout):
+    return (dout,)
+
+
+@defjvp(python_float)
+def jvp_python_float(v, out, dv):
+    return (dv,)
+
+
+deflinear(python_float)
+defelementwise(python_float)
+registry.primitive(python_float).name_through = True    # named after its argument
+
+
+def check_assert(test, message=None):
+    """`assert test, message`: raise AssertionError where test is false."""
+    if not test:
+        raise AssertionError(*(() if message is None else (message,)))
+
+
+def check_rebound(old, name):
+    """Before `x += v` where another name may refer to x's value: fine for a number (or a
+    tuple, a string), which `+=` replaces; refused for an array, list or dict, which
+    Python changes in place where s2sad's code makes a new one."""
+    if not isinstance(old, (int, float, complex, np.generic, tuple, str)):
+        from ...errors import UnsupportedSyntaxError
+        raise UnsupportedSyntaxError(
+            f"the in-place update of `{name}` while another name still refers to the same "
+            f"{'array' if hasattr(old, 'shape') else type(old).__name__}", None,
+            f"NumPy would change it for both names; write `{name} = {name} + ...` to make "
+            "a new one.")
+
+
+def check_changed_in_place(old, name):
+    """Before a function's `x op= v` of the value its caller's `name` holds: s2sad's code
+    changes `name` too, as Python does for an array or a list; refused for a number (or a
+    tuple, a string), which `op=` replaces in the function only."""
+    if isinstance(old, (int, float, complex, np.generic, tuple, str)):
+        from ...errors import UnsupportedSyntaxError
+        raise UnsupportedSyntaxError(
+            f"`op=` of the {type(old).__name__} `{name}` in a function it is passed to (it "
+            f"makes a new value for the function's name alone; s2sad would change `{name}` "
+            "too)", None, "In the function, write `x = x + ...` and return the new value.")
+
+
+def check_one_value(out):
+    """Before Taylor mode's coefficients of a function's result: refused for a tuple, a
+    list or a dict (the result of a branch or a loop, not known when the code was made)."""
+    if isinstance(out, (tuple, list, dict)):
+        from ...errors import DerivativeError
+        kind = "dict" if isinstance(out, dict) else "list" if isinstance(out, list) else \
+            "tuple"                 # (a tuple or dict of gradients too, whatever its class)
+        raise DerivativeError(
+            f"Taylor mode takes derivatives of one array or number; this function returned "
+            f"a {kind}", None, "Differentiate a function that returns one of its items.")
+
+
+def log_call(logger, method, *args, **kwargs):
+    """logger.<method>(*args, **kwargs): a log record (logger None: the logging module)."""
+    getattr(logging if logger is None else logger, method)(*args, **kwargs)
+
+
+def keys_of(d):
+    """list(d.keys()) of a dict.  s2sad reads .keys(), .values(), .items() and .get() of a
+    value it cannot see when it transforms the code as a dict's; anything else is refused
+    where the code runs (an object with methods of those names runs them in Python)."""
+    if not isinstance(d, dict):
+        from ...errors import UnsupportedSyntaxError
+        raise UnsupportedSyntaxError(
+            f"a dict's method (.keys(), .values(), .items() or .get()) of a "
+            f"{type(d).__name__}", None,
+            "s2sad reads these methods as a dict's where it cannot tell the value's type "
+            "when it transforms the code: call the method on an object the function reads "
+            "(a global, self), or pass a dict.")
+    return list(d)
+
+
+def loop_items(seq):
+    """What `for v in seq` runs through as seq[0], seq[1], ...: a dict's keys (a tuple),
+    anything else (a list, a tuple, an array) itself."""
+    return tuple(seq) if isinstance(seq, dict) else seq
+
+
+def loop_items_grad(seq, g):
+    """The adjoint of loop_items: g, or for a dict (its keys have no gradient) zeros."""
+    return zeros_like_tree(seq) if isinstance(seq, dict) else g
+
+
+def loop_items_tangent(seq, t):
+    """The tangent of loop_items: t, or for a dict none for each key."""
+    return (None,) * len(seq) if isinstance(seq, dict) else t
+
+
+@defbprop(loop_items)
+def bprop_loop_items(seq, out, dout):
+    return (loop_items_grad(seq, dout),)
+
+
+@defjvp(loop_items)
+def jvp_loop_items(seq, out, dseq):
+    return (loop_items_tangent(seq, dseq),)
+
+
+@defbprop(loop_items_grad)
+def bprop_loop_items_grad(seq, g, out, dout):
+    return (None, loop_items_tangent(seq, dout))
+
+
+@defbprop(loop_items_tangent)
+def bprop_loop_items_tangent(seq, t, out, dout):
+    return (None, loop_items_grad(seq, dout))
+
+
+deflinear(loop_items_grad, loop_items_tangent, args=(1,))
+defview(loop_items)                                 # a list, tuple or array: itself
+defview(loop_items_grad, loop_items_tangent, args=(1,))
+
+
+def dict_copy(x):
+    """dict(x) of a dict x: a new dict with the same values."""
+    if not isinstance(x, dict):
+        raise TypeError(f"dict() of a {type(x).__name__}: s2sad builds a dict from a dict, "
+                        "keywords, a list of (key, value) pairs or zip(keys, values)")
+    return CotangentDict(x) if isinstance(x, CotangentDict) else dict(x)
+
+
+def copy_of(x):
+    """x.copy() of an array, list or dict (np.copy of a number)."""
+    return x.copy() if hasattr(x, "copy") else np.copy(x)
+
+
+def as_tuple(x):
+    """tuple(x) of a list s2sad built."""
+    return Cotangent(x) if isinstance(x, Cotangent) else tuple(x)
+
+
+def concat_items(a, b):
+    """a + b of two tuples or two lists; of gradients of them (Cotangent, which adds item
+    by item), their items one after the other."""
+    if isinstance(a, Cotangent) or isinstance(b, Cotangent):
+        return Cotangent(tuple(a) + tuple(b))
+    return a + b
+
+
+def items_between(g, x, start, stop):
+    """The items start:stop of g, a gradient of the sequence x (None: none flowed)."""
+    if g is None:
+        return Cotangent(zeros_like_tree(e) for e in x[start:stop])
+    return Cotangent(as_items(g, x)[start:stop])
+
+
+def items_padded(g, x, start):
+    """g, a gradient of the items x[start:start + len(g)], as one of all of x: zeros
+    around it (the adjoint of items_between)."""
+    n = len(g) if g is not None else 0
+    return Cotangent([zeros_like_tree(e) for e in x[:start]] +
+                     [g[k] if g is not None else zeros_like_tree(x[start + k])
+                      for k in range(n)] +
+                     [zeros_like_tree(e) for e in x[start + n:]])
+
+
+@defbprop(concat_items)
+def bprop_concat_items(a, b, out, dout):
+    return (items_between(dout, out, 0, len(a)), items_between(dout, out, len(a), len(out)))
+
+
+@defbprop(items_between)
+def bprop_items_between(g, x, start, stop, out, dout):
+    return (items_padded(dout, x, start), None, None, None)
+
+
+@defbprop(items_padded)
+def bprop_items_padded(g, x, start, out, dout):
+    return (items_between(dout, x, start, start + len(g)), None, None)
+
+
+def sort_order(keys, reverse=False):
+    """The indices that sort keys, as sorted() orders them (stable; reverse=True keeps
+    equal keys in their order)."""
+    return sorted(range(len(keys)), key=keys.__getitem__, reverse=reverse)
+
+
+def insert_position(n, index):
+    """Where lst.insert(index, v) puts v in a list of n items."""
+    index = operator.index(index)
+    return min(max(index + n if index < 0 else index, 0), n)
+
+
+def without(x, index):
+    """A copy of the list or dict x without x[index] (what x.pop(index) leaves)."""
+    if isinstance(x, dict):
+        rest = [(k, v) for k, v in x.items() if k != index]
+        if len(rest) == len(x):
+            raise KeyError(index)
+        return type(x)(rest) if isinstance(x, CotangentDict) else dict(rest)
+    items = list(x)
+    del items[index]
+    return Cotangent(items) if isinstance(x, tuple) else items
+
+
+def with_zero(g, x, index):
+    """g, the gradient of without(x, index), with a zero put back at index: shaped like x."""
+    if isinstance(x, dict):
+        return CotangentDict((k, zeros_like_tree(v) if k == index else g[k])
+                             for k, v in x.items())
+    items = list(g)
+    pos = index % len(x)
+    items.insert(pos, zeros_like_tree(x[pos]))
+    return Cotangent(items)
+
+
+def item_of(x, index):
+    """x[index] of a list or dict, which does not see later changes to x (`lst.pop(i)`'s
+    value: unlike x[i] of an array, never a view)."""
+    return x[index]
+
+
+@defbprop(item_of)
+def bprop_item_of(x, index, out, dout):
+    return (getitem_grad(x, index, dout), None)
+
+
+@defbprop(without)
+def bprop_without(x, index, out, dout):
+    return (with_zero(dout, x, index), None)
+
+
+@defbprop(with_zero)
+def bprop_with_zero(g, x, index, out, dout):
+    return (without(dout, index), None, None)
+
+
+@defbprop(as_tuple, copy_of, dict_copy)
+def bprop_identity(x, out, dout):
+    return (dout,)
+
+
+deflinear(without, with_zero, as_tuple, copy_of, dict_copy, item_of)
+deflinear(concat_items, args=(0, 1))
+deflinear(items_between, items_padded, args=(0,))
+defindex(item_of)
+# printed like a user's function: its result holds x's item, not x, for the alias check
+registry.primitive(item_of).printing = registry.USER
+
+defnondiff(int, bool, builtins.round, isinstance, operator.contains, operator.is_,
+           operator.is_not, operator.invert, keys_of, sort_order, insert_position)
+
+# lowered by transforms/lowering/lower_builtins.py (a call that reaches the K-transform is refused)
+for _f in (list, tuple, dict, reversed, sorted, set, frozenset, sum, min, max, any, all,
+           map, filter, zip, functools.reduce):
+    registry.primitive(_f)
+
+# their results are lists, tuples or dicts (or hold them): zero adjoints are tree zeros
+for _f in (keys_of, without, with_zero, as_tuple, dict_copy, copy_of, item_of, loop_items,
+           loop_items_grad, loop_items_tangent, concat_items, items_between, items_padded):
+    registry.primitive(_f).makes_container = True
+
+# a new container holding the items of its argument, not the argument (the alias check)
+for _f in (copy_of, dict_copy, as_tuple):
+    registry.primitive(_f).copies = True
+
+# calls run for what they do, not for their value: kept on the primal, never merged
+EFFECTS = (print, check_assert, log_call, warnings.warn)
+defnondiff(*EFFECTS, check_rebound, check_changed_in_place, check_one_value)
+for _f in EFFECTS + (check_rebound, check_changed_in_place, check_one_value):
+    registry.primitive(_f).effect = True
+    registry.primitive(_f).pure = False

@@ -1,0 +1,10 @@
+"""Rules of SciPy's functions, registered when SciPy imports (it is optional).
+
+    special     erf, erfinv, expit, logit, gammaln, digamma, polygamma, log_ndtr, logsumexp
+    linalg      solve_triangular, cholesky, expm, solve, inv, det
+    stats       the distributions, as NumPy code s2sad transforms
+    integrate   odeint and solve_ivp: adjoint and sensitivity equations
+    optimize    scipy.optimize's test functions, as NumPy code
+"""
+
+from . import special, linalg, optimize, stats, integrate  # noqa: F401

@@ -1,0 +1,169 @@
+"""Shape helpers for Taylor mode's stacked directions (transforms/taylor_mode/taylor_batched.py).
+
+With D > 1 directions, an order-k coefficient of a value of shape s is one array
+of shape (D, *s): the directions stacked along a leading axis, so that one NumPy
+call serves them all.  Elementwise code broadcasts it against the primal; what
+needs an axis moved (a reduction, a reshape, an index, a matmul with a vector)
+is written with ordinary primitives whose shape or index argument one of these
+helpers computes at run time.  Each returns shapes, axes or indices (integers),
+so each is declared non-differentiable; the code around them is made of
+primitives with rules, and differentiates and nests as usual.
+"""
+
+import numpy as np
+
+from ... import registry
+from ...errors import ArgumentError, DerivativeError
+from ...registry import defnondiff
+from ...runtime import ShapeOf, array_namespace, dtype_of
+
+
+def lift_shape(c, ref):
+    """c (D, *s) reshaped for broadcasting against a result of ref's rank: (D, 1.., *s)."""
+    if type(c) is np.ndarray and type(ref) is np.ndarray and c.ndim == ref.ndim + 1:
+        return c.shape                  # the common case, first: already at ref's rank
+    s = np.shape(c)
+    return s[:1] + (1,) * (np.ndim(ref) + 1 - len(s)) + s[1:]
+
+
+def full_shape(c, ref):
+    """The shape of a stacked coefficient of ref: (D, *ref.shape)."""
+    return np.shape(c)[:1] + np.shape(ref)
+
+
+def stacked_shape(d, ref):
+    """(d, *ref.shape): the shape of a stacked coefficient of ref for d directions."""
+    return (d,) + np.shape(ref)
+
+
+def batch_shape(d, shape):
+    """(d, *shape) for a shape given as NumPy takes it (an int or a tuple)."""
+    return (d,) + (tuple(shape) if np.ndim(shape) else (shape,))
+
+
+def batch_index(index):
+    """x[index] of each direction of a stacked coefficient: c[(:, *index)]."""
+    return (slice(None),) + (index if isinstance(index, tuple) else (index,))
+
+
+def item_index(c, index):
+    """The index of seq[index] in seq's stacked coefficient c where seq may be a list or an
+    array (an item of a list of arrays): a list's, tuple's or dict's coefficient holds one
+    stacked coefficient per item (index itself), an array's is stacked (batch_index)."""
+    return index if isinstance(c, (tuple, list, dict)) else batch_index(index)
+
+
+def batch_axes(axes):
+    """A permutation of a primal's axes as one of its stacked coefficient's."""
+    return (0,) + tuple(a + 1 if a >= 0 else a for a in axes)
+
+
+def reversed_axes(c):
+    """np.transpose(x)'s order of axes, for x's stacked coefficient c."""
+    return (0,) + tuple(range(np.ndim(c) - 1, 0, -1))
+
+
+def matmul_shape(c, p, q, lhs, dot=False, alone=False):
+    """The shape for c, the stacked coefficient of matmul's operand p (the other is q), that
+    broadcasts the directions right: a vector gets its matrix axis, and the batch axes of
+    the two operands are aligned.  dot: np.dot, which is matmul up to 2-D only.  alone: q
+    is not stacked; a left operand times a matrix is then one 2-D product, rows (D*N, H)."""
+    if dot and not (1 <= np.ndim(p) <= 2 and 1 <= np.ndim(q) <= 2):
+        raise DerivativeError("Taylor mode with several directions takes np.dot of vectors "
+                              "and matrices only; use np.matmul (@) or np.einsum")
+    core = np.shape(p)
+    if lhs and alone and np.ndim(q) == 2 and len(core) >= 1:
+        return (-1, core[-1])
+    if len(core) == 1:
+        core = (1,) + core if lhs else core + (1,)
+    n = max(len(core), np.ndim(q), 2)
+    return np.shape(c)[:1] + (1,) * (n - len(core)) + core
+
+
+def batched_zeros(x, d):
+    """A zero stacked coefficient for x: shape (d, *x.shape), a container's item by item."""
+    if isinstance(x, (tuple, list)):
+        return type(x)(batched_zeros(v, d) for v in x)
+    if isinstance(x, dict):
+        return {k: batched_zeros(v, d) for k, v in x.items()}
+    xp = array_namespace(x)
+    return xp.zeros((d,) + np.shape(x), dtype=dtype_of(x))
+
+
+def seed_directions(x, column):
+    """The order-1 coefficient of x along D directions: column[d] * ones, stacked."""
+    xp = array_namespace(x)
+    col = xp.asarray(column, dtype=dtype_of(x))
+    return xp.reshape(col, (len(column),) + (1,) * np.ndim(x)) * xp.ones_like(x)
+
+
+def stacked_like(c, x, lifted=False):
+    """A stand-in (shape only) for a stacked coefficient of x: (D, *x.shape), or with
+    lifted (D, 1.., *x.shape) at c's rank, what runtime.unbroadcast sums c down to."""
+    if type(c) is np.ndarray and type(x) is np.ndarray and not lifted:
+        return ShapeOf(c.shape[:1] + x.shape)      # the common case, first
+    if isinstance(x, (tuple, list, dict)) or (lifted and np.ndim(c) - 1 < np.ndim(x)):
+        raise DerivativeError("Taylor mode with several directions has no batched form of "
+                              "this gradient of a broadcast, tuple or list")
+    shape = np.shape(x)
+    pad = (1,) * (np.ndim(c) - 1 - len(shape)) if lifted else ()
+    return ShapeOf(np.shape(c)[:1] + pad + shape)
+
+
+def matmul_grad_like(c, x, y):
+    """stacked_like(c, x) for the gradient of x @ y with respect to x (or y): operands of
+    one rank >= 2, the batch axes of the two operands aligned."""
+    if not np.ndim(x) == np.ndim(y) >= 2:
+        raise DerivativeError("Taylor mode with several directions takes the gradient of "
+                              "a @ b for operands of one rank, 2 or more")
+    return stacked_like(c, x)
+
+
+def trailing_axes(x):
+    """The axes of x's stacked coefficient after the directions' axis: 1, ..., x.ndim."""
+    return tuple(range(1, np.ndim(x) + 1))
+
+
+def grad_index(index):
+    """batch_index(index) with a boolean mask as its integer indices (what scatter-add
+    takes)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    out = []
+    for p in parts:
+        if getattr(p, "dtype", None) == bool:
+            out.extend(p.nonzero())
+        else:
+            out.append(p)
+    return batch_index(tuple(out))
+
+
+def getitem_grads(x, *pairs):
+    """getitem_grad(x, i, g) + getitem_grad(x, j, h) + ... for basic indices i, j (slices,
+    integers): one array of zeros of x's shape, each g added at its index.  Code made for
+    known shapes writes it (transforms/optimizer/specialize.py); it has no rules of its own."""
+    gs = pairs[1::2]
+    g0 = gs[0]
+    if all(type(g) is np.ndarray and g.dtype is g0.dtype for g in gs):    # the common case
+        z = np.zeros(x.shape if type(x) in (np.ndarray, ShapeOf) else np.shape(x), g0.dtype)
+    else:
+        z = array_namespace(*gs).zeros(np.shape(x), dtype=np.result_type(*gs))
+    z[pairs[0]] = g0             # (z is zeros: the first is written, not added)
+    for index, g in zip(pairs[2::2], gs[1:]):
+        z[index] += g
+    return z
+
+
+def check_shapes(shapes, *args):
+    """The code that calls this was made for arguments of these shapes (None: any): others
+    are refused."""
+    for a, s in zip(args, shapes):
+        if s is not None and getattr(a, "shape", None) != s and np.shape(a) != s:
+            got = tuple(None if t is None else np.shape(b) for b, t in zip(args, shapes))
+            raise ArgumentError(f"this code was made for arguments of shapes {shapes} "
+                                f"(None: any); it was called with {got}")
+
+
+defnondiff(check_shapes, lift_shape, full_shape, stacked_shape, batch_shape, batch_index,
+           item_index, batch_axes, reversed_axes, matmul_shape, batched_zeros, seed_directions,
+           stacked_like, matmul_grad_like, trailing_axes, grad_index)
+registry.primitive(check_shapes).effect = True     # never dropped
