@@ -31,7 +31,7 @@ import types
 
 import numpy as np
 
-from . import registry
+from . import __version__, registry
 from .export_text import (free_names, import_statement, is_s2sad_name, literal,
                           without_binding_notes, without_s2sad_decorators)
 
@@ -120,7 +120,6 @@ def _header(module, target, command, output) -> str:
 
 
 def _version() -> str:
-    from . import __version__
     return __version__
 
 

@@ -29,7 +29,7 @@ import os
 import types
 
 from . import generated
-from .errors import DerivativeError, InternalError, Location, S2SADError
+from .errors import DerivativeError, InternalError, Location, S2SADError, UnsupportedSyntaxError
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
@@ -253,14 +253,14 @@ def handled(e, user):
     around it would catch it (the path s2sad did not differentiate); None otherwise."""
     if user is None:
         return None
-    for first, last, types, line in _HANDLED.get(user.filename, ()):
-        if first <= user.line <= last and isinstance(e, types):
-            from .errors import UnsupportedSyntaxError
+    for first, last, caught, line in _HANDLED.get(user.filename, ()):
+        if first <= user.line <= last and isinstance(e, caught):
             return UnsupportedSyntaxError(
                 f"an exception that the `except` at line {line} catches ({type(e).__name__}: "
-                f"{e}), raised where the code runs,", user, "s2sad differentiates a `try` body along the path that raises "
-                "nothing: test the value instead (`np.where(x == 0, np.nan, 1 / x)`, or an "
-                "`if`), so that both paths are code s2sad sees.")
+                f"{e}), raised where the code runs,", user,
+                "s2sad differentiates a `try` body along the path that raises nothing: test "
+                "the value instead (`np.where(x == 0, np.nan, 1 / x)`, or an `if`), so that "
+                "both paths are code s2sad sees.")
     return None
 
 

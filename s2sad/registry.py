@@ -26,7 +26,7 @@ from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
-from .errors import MissingRuleError, RuleError
+from .errors import MissingRuleError, RuleError, TransformError
 
 # printing kinds
 NUMPY, OPERATOR, HELPER, USER = "numpy", "operator", "helper", "user"
@@ -440,7 +440,6 @@ def data_index(obj) -> bool:
 
 def active_index_error(prim, position, src):
     """The refusal for an index of prim that depends on a differentiated input."""
-    from .errors import TransformError
     what = "the index of a subscript x[i]" if prim.symbol == "[]" else \
         f"argument {position} of {prim.name}, an index,"
     return TransformError(

@@ -242,7 +242,7 @@ class Gen(LoopStatements, FunctionStatements, DataStatements, AliasStatements,
 
     def s_augassign(self, scope, indent, nest, loop):
         names = [n for n, t in scope.vars.items() if t == "f" and n not in _PARAM_NAMES]
-        names += [n for n in scope.fresh if n in scope.vars]
+        names += [n for n in scope.vars if n in scope.fresh]      # (in a fixed order)
         if not names:
             return None
         n = self.rng.choice(names)

@@ -14,7 +14,7 @@ class DataStatements:
     """s_* methods for arrays changed in place, lists, dicts and tuples."""
 
     def fresh_array(self, scope, indent):
-        names = [n for n in scope.fresh if scope.vars.get(n) in ("v", "m")]
+        names = [n for n, t in scope.vars.items() if n in scope.fresh and t in ("v", "m")]
         if names and self.rng.random() < 0.5:
             return [], self.rng.choice(names)
         t = self.rng.choice(["v", "v", "m"])
@@ -118,7 +118,7 @@ class DataStatements:
 
     def s_param_rebind(self, scope, indent, nest, loop):
         """x = x * 0.5 + ...: a parameter rebound to a new value of its type."""
-        names = [n for n in scope.params if scope.vars.get(n) in ("f", "v", "u", "m")]
+        names = [n for n, t in scope.vars.items() if n in scope.params and t in ("f", "v", "u", "m")]
         if not names:
             return None
         n = self.rng.choice(names)

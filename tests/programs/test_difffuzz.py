@@ -11,6 +11,7 @@ taken out here, never by loosening the oracle.  Run the full fuzzer with
 
 import contextlib
 import io
+import os
 
 import numpy as np
 import pytest
@@ -191,6 +192,24 @@ def test_generator_is_deterministic_and_honours_exclude():
         p = generate(0, i, config)
         assert not p.constructs & config.exclude
         assert "% 0." not in p.source and "while " not in p.source and "lambda" not in p.source
+
+
+def test_a_seed_and_index_name_one_program_in_every_process():
+    # the generator must not depend on string hashing (a set's order): a finding is
+    # reproduced by its seed and index, and campaigns run in worker processes
+    import hashlib
+    import subprocess
+    import sys
+    code = ("import hashlib; from s2sad.fuzz.gen import GenConfig, generate; "
+            "print([hashlib.md5(generate(34001, i, GenConfig(real_code=1)).source.encode())"
+            ".hexdigest()[:8] for i in range(60)])")
+    runs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(h)},
+                           timeout=300).stdout for h in (0, 2, 5)}
+    assert len(runs) == 1 and runs != {""}, runs
+    here = [hashlib.md5(generate(34001, i, GenConfig(real_code=1)).source.encode()).hexdigest()[:8]
+            for i in range(60)]
+    assert runs == {f"{here}\n"}
 
 
 def test_classify_internal_errors_as_crashes():

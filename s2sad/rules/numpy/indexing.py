@@ -15,6 +15,7 @@ from ...registry import defbprop, defindex, deflinear, defnondiff, defview
 from ...backends import scatter_add
 from ...runtime import (array_namespace, getitem_grad, setitem, setitem_grad, unbroadcast, written,
                         zeros_like_tree)
+from ...errors import UnsupportedSyntaxError
 
 
 @defbprop(operator.getitem)
@@ -142,7 +143,6 @@ def row_index(z, k, index=()):
     and for np.newaxis in index."""
     parts = index if isinstance(index, tuple) else (index,)
     if isinstance(z, (list, tuple, dict)) or any(p is None for p in parts):
-        from ...errors import UnsupportedSyntaxError
         what = "an item of a list the loop runs over" if isinstance(z, (list, tuple, dict)) \
             else "a row with np.newaxis in its index"
         raise UnsupportedSyntaxError(
@@ -157,7 +157,6 @@ def check_row_views(z):
     of z (an array of 2 or more dimensions).  The items of a list, or the numbers a 1-D
     array yields (copies), are refused: s2sad would write them back into z."""
     if isinstance(z, (list, tuple, dict)) or np.ndim(z) < 2:
-        from ...errors import UnsupportedSyntaxError
         what = "the items of a list" if isinstance(z, (list, tuple, dict)) else \
             "a 1-D array (its elements are copies, not views)"
         raise UnsupportedSyntaxError(
@@ -170,7 +169,6 @@ def positions_of(z):
     """np.arange(z.size) in z's shape: a view of it says which elements of z it holds.
     A list or tuple is refused: its slice is a copy, not a view."""
     if not hasattr(z, "shape"):
-        from ...errors import UnsupportedSyntaxError
         raise UnsupportedSyntaxError(
             "writing into a slice of a list (a copy in Python, where s2sad would change the "
             "list)", None, "Make the copy explicit: `w = list(lst[1:])`.")

@@ -30,6 +30,7 @@ import numpy as np
 from ... import registry
 from ...registry import defbprop, defelementwise, defindex, defjvp, deflinear, defnondiff, defview
 from ...runtime import Cotangent, CotangentDict, as_items, getitem_grad, zeros_like_tree
+from ...errors import DerivativeError, UnsupportedSyntaxError
 
 
 @defbprop(float)
@@ -81,7 +82,6 @@ def check_rebound(old, name):
     tuple, a string), which `+=` replaces; refused for an array, list or dict, which
     Python changes in place where s2sad's code makes a new one."""
     if not isinstance(old, (int, float, complex, np.generic, tuple, str)):
-        from ...errors import UnsupportedSyntaxError
         raise UnsupportedSyntaxError(
             f"the in-place update of `{name}` while another name still refers to the same "
             f"{'array' if hasattr(old, 'shape') else type(old).__name__}", None,
@@ -94,7 +94,6 @@ def check_changed_in_place(old, name):
     changes `name` too, as Python does for an array or a list; refused for a number (or a
     tuple, a string), which `op=` replaces in the function only."""
     if isinstance(old, (int, float, complex, np.generic, tuple, str)):
-        from ...errors import UnsupportedSyntaxError
         raise UnsupportedSyntaxError(
             f"`op=` of the {type(old).__name__} `{name}` in a function it is passed to (it "
             f"makes a new value for the function's name alone; s2sad would change `{name}` "
@@ -105,7 +104,6 @@ def check_one_value(out):
     """Before Taylor mode's coefficients of a function's result: refused for a tuple, a
     list or a dict (the result of a branch or a loop, not known when the code was made)."""
     if isinstance(out, (tuple, list, dict)):
-        from ...errors import DerivativeError
         kind = "dict" if isinstance(out, dict) else "list" if isinstance(out, list) else \
             "tuple"                 # (a tuple or dict of gradients too, whatever its class)
         raise DerivativeError(
@@ -123,7 +121,6 @@ def keys_of(d):
     value it cannot see when it transforms the code as a dict's; anything else is refused
     where the code runs (an object with methods of those names runs them in Python)."""
     if not isinstance(d, dict):
-        from ...errors import UnsupportedSyntaxError
         raise UnsupportedSyntaxError(
             f"a dict's method (.keys(), .values(), .items() or .get()) of a "
             f"{type(d).__name__}", None,

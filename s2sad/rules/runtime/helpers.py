@@ -14,6 +14,7 @@ from ...runtime import (RETURNS_TUPLE, add_grads, expand_like, as_cotangent, lis
                         loop_length, tape_new, tape_pop, tape_push, tape_keep, dtype_of,
                         getitem_grad, matmul_lhs_grad, matmul_rhs_grad, split_as, tuple_cotangent,
                         tuple_items, unbroadcast, unreduce, unstack, as_items, unsplit)
+from ...errors import S2SADError
 
 
 @defbprop(unbroadcast)
@@ -220,7 +221,6 @@ def arange_index(out):
     """0, 1, ..., len(out) - 1 in out's dtype: np.arange's result is start + index * step.
     Refuses a complex np.arange, whose length jumps with its arguments in NumPy."""
     if np.iscomplexobj(out):
-        from ...errors import S2SADError
         raise S2SADError("the derivative of np.arange with complex arguments is not supported")
     return array_namespace(out).arange(np.size(out)).astype(dtype_of(out))
 

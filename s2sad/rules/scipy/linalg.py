@@ -15,6 +15,7 @@ from ...registry import defbprop, defjvp, deflinear, defnondiff
 from ...runtime import array_namespace, matmul_lhs_grad, unbroadcast
 from ..numpy.decompositions import (frechet_block, lower_half, maybe_transpose, require, symmetric,
                                     symmetric_adj, upper_right)
+from ...errors import DerivativeError
 
 try:
     from scipy import linalg as sl
@@ -33,7 +34,6 @@ def trans_flag(trans, a):
     real a (a complex one is refused)."""
     t = {0: 0, "N": 0, "n": 0, 1: 1, "T": 1, "t": 1, 2: 2, "C": 2, "c": 2}.get(trans)
     if t == 2 and np.iscomplexobj(a) or t is None:
-        from ...errors import DerivativeError
         raise DerivativeError(f"solve_triangular with trans={trans!r}", None,
                               "s2sad differentiates trans 0, 1 ('N', 'T'), and 2 ('C') for a "
                               "real matrix.")
