@@ -211,7 +211,7 @@ class RealCodeStatements:
         t = self.scaler()
         k = self.rng.choice(["2.0", "0.5", "1.5"])
         if self.rng.random() < 0.1 and self.ok("class_inside_diff"):
-            self.used.add("class_inside_diff")          # a differentiated field: refused
+            self.used.add("class_inside_diff")          # a differentiated field (a dict: resolve_built.py)
             k = self.e("f", scope, 1)
         r = self.name("r")
         if self.rng.random() < 0.5:

@@ -29,7 +29,7 @@ import numpy as np
 
 from ... import generated, registry
 from ...ir.spec import Arg
-from ...errors import Location, SourceUnavailableError
+from ...errors import Location, SourceUnavailableError, UnsupportedSyntaxError
 
 
 @dataclass
@@ -71,6 +71,8 @@ class Parsed:
     spec: Any = None
     # parameters known to hold an object of exactly this class (a method's `self`)
     classes: Dict[str, type] = field(default_factory=dict)
+    # parameters holding objects built inside the code (resolve_built.py): name -> kind
+    objects: Dict[str, tuple] = field(default_factory=dict)
 
     def location(self, node) -> Location:
         line = getattr(node, "lineno", None) or getattr(self.node, "lineno", 1)
@@ -196,6 +198,11 @@ def _input_defaults(prim, pairs) -> tuple:
     return tuple(out)
 
 
+# the kinds of a value built inside the code from a user's class (resolve_built.py): one
+# object, kept as a dict of its attributes, or a list of them
+BUILT_OBJECT, BUILT_LIST = "obj", "list"
+
+
 @dataclass(frozen=True)
 class MethodOf:
     """The function of a method of cls, called with an object of exactly cls first
@@ -204,6 +211,10 @@ class MethodOf:
 
     cls: type
     fn: Any
+    # the parameters that hold objects built inside the differentiated code (dicts of
+    # their attributes, resolve_built.py): ((name, ("obj" | "list", class)), ...)
+    objects: tuple = ()
+    new: bool = False       # fn is cls.__init__, called as cls(...): it makes the object
 
 
 def _first_parameter(parsed, what):
@@ -225,11 +236,41 @@ def _bound(parsed, obj) -> Parsed:
     return parsed
 
 
+def _constructor(parsed, cls):
+    """cls.__init__'s Parsed made the function cls(...) is: self = {} first, its
+    attributes set into it, `return self` at every return."""
+    node = parsed.node
+    params = node.args.posonlyargs if node.args.posonlyargs else node.args.args
+    s = params.pop(0).id
+    for n in gast.walk(node):
+        if isinstance(n, gast.Return):
+            if n.value is not None and not (isinstance(n.value, gast.Constant) and
+                                            n.value.value is None):
+                raise UnsupportedSyntaxError(f"`__init__` of {cls.__name__} returns a value",
+                                             parsed.location(n), "")
+            n.value = gast.Name(s, gast.Load(), None, None)
+            n.s2sad_built = True
+    first = node.body[0]
+    init = gast.Assign([gast.Name(s, gast.Store(), None, None)], gast.Dict([], []), None)
+    init.s2sad_built = True
+    ret = gast.Return(gast.Name(s, gast.Load(), None, None))
+    ret.s2sad_built = True
+    node.body = [gast.fix_missing_locations(gast.copy_location(init, first))] + node.body + \
+        [gast.fix_missing_locations(gast.copy_location(ret, node.body[-1]))]
+    parsed.objects[s] = (BUILT_OBJECT, cls)
+    parsed.self_name = s
+
+
 def _method(fn, spec):
     """The Parsed of a method (MethodOf, or a method bound to its object); None for
     anything else."""
     if isinstance(fn, MethodOf):
         parsed = parse(fn.fn, spec)
+        if fn.objects or fn.new or fn.cls is None:
+            parsed.objects = dict(fn.objects)
+            if fn.new:
+                _constructor(parsed, fn.cls)
+            return parsed
         parsed.classes[_first_parameter(parsed, parsed.name)[0].id] = fn.cls
         return parsed
     if isinstance(fn, types.MethodType) and type(fn.__func__) is types.FunctionType:

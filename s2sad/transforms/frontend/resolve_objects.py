@@ -6,6 +6,9 @@ lowering knows.  Rewrites, one line each::
     obj.a = v, obj.a += v                         =>  set_attribute(obj, "a", v)   (an effect)
     obj.m(x) (obj global, m a method in Python)   =>  M(x), M = obj.m: inlined, self = obj
     self.m(x), C(...).m(x), c.m(x) (c = C(...))   =>  M(self, x), M = MethodOf(C, C.m)
+    m = C(W, b); m(x), m.a, m.a = v   (C a plain class of the user's; resolve_built.py, run
+                                      first)  =>  m = NEW(W, b): a dict of its attributes
+                                      made by __init__'s body; m["a"], F(m, x) inlined
     C.m(self, x), a @staticmethod, a @classmethod =>  the function itself, inlined
     f"a {x:.2f}"                                  =>  format_string(("a ", formatted(x, ".2f")))
     P(a, b=c)  (P a namedtuple class)             =>  record(P, (a, c))   differentiable
@@ -44,7 +47,7 @@ _VALUES = (types.ModuleType, np.ndarray, np.generic, numbers.Number, str, bytes,
            np.ufunc, functools.partial)
 
 
-def _library(obj) -> bool:
+def is_library(obj) -> bool:
     """Defined by NumPy, SciPy, s2sad or Python's standard library (logging.Logger,
     random.Random): called as it is, never read as the user's Python."""
     mod = (getattr(obj, "__module__", None) or "").split(".")[0]
@@ -56,16 +59,16 @@ def plain_object(value) -> bool:
     class (a namedtuple's too), or such a class itself; not an array, number, container,
     function or module."""
     if isinstance(value, type):
-        return not _library(value)
+        return not is_library(value)
     if isinstance(value, tuple):
         return hasattr(value, "_fields")
-    return not isinstance(value, _VALUES) and not _library(type(value))
+    return not isinstance(value, _VALUES) and not is_library(type(value))
 
 
 def user_function(f) -> bool:
     """A Python function of the user's: not a library's, nor one the standard library
     wrote into the user's class (a namedtuple's _make and _replace)."""
-    return type(f) is types.FunctionType and not _library(f) and not library_function(f)
+    return type(f) is types.FunctionType and not is_library(f) and not library_function(f)
 
 
 def method_of(cls, name):
@@ -106,7 +109,7 @@ def class_of(rw, node, scope):
         return scope.classes.get(node.id)
     if isinstance(node, gast.Call):
         ok, cls = rw.static(made_name(rw, node.func, scope) or node.func, scope)
-        if ok and isinstance(cls, type) and not _library(cls):
+        if ok and isinstance(cls, type) and not is_library(cls):
             return cls
     return None
 

@@ -44,6 +44,7 @@ from ...errors import UnsupportedSyntaxError
 from ...failures import note_handled
 from ...rules.python.objects import finite_in_try, missing_key
 from . import resolve_integrate as integrate
+from . import resolve_built as built
 from . import resolve_objects as objects
 from .resolve_lifted import lifted
 from .scopes import local_names, scope_nodes
@@ -54,6 +55,7 @@ _ARRAY_ATTRIBUTES = set(dir(np.ndarray))
 def rewrite(parsed):
     """Rewrite parsed's tree in place; see the module docstring."""
     rw = _Rewriter(parsed)
+    built.rewrite(rw, parsed)       # objects of the user's classes built inside: dicts
     scope = Scope(parsed.node, frozenset())
     scope.classes.update(parsed.classes)
     rw.block_of(parsed.node, scope)

@@ -86,7 +86,7 @@ def called_mutations(low, node) -> set:
         if fn_node is None:
             continue
         out |= {a.id for i, a in enumerate(call.args) if isinstance(a, gast.Name) and
-                i in mutated_params(fn_node)}
+                i in mutated_params(fn_node) | _changed_objects(low, call, fn_node)}
         if id(fn_node) in seen:
             continue
         seen.add(id(fn_node))
@@ -111,12 +111,38 @@ def _callee(low, call, defined, closure_type):
         return value.node, value.owner
     target = low.res.targets.get(id(call))
     if target is not None and target.kind == "user" and \
-            isinstance(target.value, types.FunctionType):
+            isinstance(target.value, (types.FunctionType, parse.MethodOf)):
         try:
             return parse.parse(target.value).node, None
         except Exception:        # no source: its call is refused elsewhere
             return None, None
     return None, None
+
+
+def _changed_objects(low, call, fn_node) -> set:
+    """The positions of a method's (or function's) parameters that hold objects built
+    inside the code (dicts of their attributes, resolve_built.py) and that it may change:
+    it sets one of their attributes or calls one of their methods."""
+    target = low.res.targets.get(id(call))
+    fn = getattr(target, "value", None)
+    if not isinstance(fn, parse.MethodOf) or not fn.objects or \
+            not isinstance(fn_node, gast.FunctionDef):
+        return set()
+    held = {name for name, _ in fn.objects}
+    changed = set()
+    for n in scope_nodes(fn_node):
+        if isinstance(n, gast.Attribute) and not isinstance(n.ctx, gast.Load) or \
+                isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) or \
+                isinstance(n, gast.Call) and isinstance(n.func, gast.Name):
+            base = n.func if isinstance(n, gast.Call) else n
+            while isinstance(base, (gast.Attribute, gast.Subscript)):
+                base = base.value
+            if isinstance(base, gast.Name) and base.id in held:
+                changed.add(base.id)
+        if isinstance(n, gast.Call):        # passed on: g(self, x) may change it
+            changed |= {a.id for a in n.args if isinstance(a, gast.Name) and a.id in held}
+    params = [p.id for p in fn_node.args.posonlyargs + fn_node.args.args]
+    return {i for i, p in enumerate(params) if p in changed}
 
 
 def mutated_params(fn_node) -> set:

@@ -41,4 +41,5 @@ PROGRAMS = [
     ("ode_fit", "ode_fit", "example"),
     ("gp_fit", "gp_fit", "example"),
     ("layer_objects", "layer_objects", "example"),
+    ("mlp_built_inside", "mlp_built_inside", "example"),
 ]
