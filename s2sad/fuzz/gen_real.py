@@ -41,6 +41,7 @@ REAL_STATEMENTS = [
     (0.7, "functools_reduce", "s_functools_reduce"), (0.7, "filter", "s_filter"),
     (0.7, "sorted_key", "s_sorted_key"), (0.6, "zeros_star", "s_zeros_star"),
     (1.2, "fn_container", "s_fn_container"), (0.8, "generator", "s_generator"),
+    (1.0, "built_object", "s_built_object"),
 ]
 # every construct this module names (for per-construct counts)
 REAL_CONSTRUCTS = [c for _, c, _ in REAL_STATEMENTS] + [
@@ -224,6 +225,45 @@ class RealCodeStatements:
                  self.pad(indent, f"{r2} = {s}.apply({r} * 0.5) * ({s}.calls + 0.5)")]
         scope.vars.update({r: t, r2: t})
         return lines
+
+    def layer_classes(self):
+        """The module's classes Layer (a __call__) and Cell (a step that sets self.h), whose
+        objects the function builds from differentiated values."""
+        self.piece("Layer", "class Layer:\n"
+                   "    def __init__(self, w, c):\n        self.w = w\n        self.c = c * 1.0\n\n"
+                   "    def __call__(self, a):\n        return np.tanh(a * self.w + self.c)\n")
+        self.piece("Cell", "class Cell:\n"
+                   "    def __init__(self, w):\n        self.w = w\n        self.h = w * 0.0\n\n"
+                   "    def step(self, a):\n"
+                   "        self.h = np.tanh(self.h * 0.5 + a * self.w)\n        return self.h\n")
+        self.piece("use_layer", "def use_layer(m, a):\n    return m(a) * m.w + m.c\n")
+
+    def s_built_object(self, scope, indent, nest, loop):
+        """Objects of the user's classes built inside f from differentiated values: a layer
+        called, a list of layers looped over, a cell stepped in a loop, an object passed to
+        a function (resolve_built.py)."""
+        self.layer_classes()
+        t = self.rng.choice(["f", "v"])
+        w, c, r = self.e("f", scope, 1), self.e("f", scope, 1), self.name("r")
+        x = self.e(t, scope, 2)
+        form = self.rng.choice(["call", "list", "cell", "passed"])
+        if form == "call":
+            m = self.name("layer")
+            lines = [f"{m} = Layer({w}, {c})", f"{r} = {m}({x}) + {m}.w"]
+        elif form == "list":
+            ms, m = self.name("layers"), self.name("layer")
+            lines = [f"{ms} = [Layer({w}, {c}), Layer({c} * 0.5, {w})]", f"{r} = {x}",
+                     f"for {m} in {ms}:", f"    {r} = {m}({r})"]
+        elif form == "cell":
+            m, i = self.name("cell"), self.name("i")
+            lines = [f"{m} = Cell({w})", f"{r} = {x}",
+                     f"for {i} in range(2):", f"    {r} = {m}.step({r})",
+                     f"{r} = {r} + {m}.h"]
+        else:
+            m = self.name("layer")
+            lines = [f"{m} = Layer({w}, {c})", f"{r} = use_layer({m}, {x})"]
+        scope.vars[r] = t
+        return [self.pad(indent, line) for line in lines]
 
     def s_namedtuple(self, scope, indent, nest, loop):
         """A namedtuple type (made inside or at module level) holding differentiated values."""
