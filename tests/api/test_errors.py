@@ -162,8 +162,8 @@ def uses_from_import(x):
 
 
 def uses_set_item_of_item(x):
-    y = np.zeros((2, 2)) + x
-    y[0][1] = 1.0             # MARK
+    y = np.zeros((2, 2, 2)) + x
+    y[0][1][0] = 1.0          # MARK (two levels, y[0][1] = v, are written as Python does)
     return y
 
 
@@ -228,7 +228,7 @@ REFUSED = [
     (uses_del, ["`del`"], "del y", None),
     (uses_import, ["import"], "import math", None),
     (uses_from_import, ["import"], "from math import", None),
-    (uses_set_item_of_item, ["an element of an element"], "y[0][1] = 1.0", None),
+    (uses_set_item_of_item, ["an element of an element"], "y[0][1][0] = 1.0", None),
     (uses_set_item_through_alias, ["another name still refers"], "y[0] = 1.0", None),
     (uses_attribute_assignment, ["attribute"], "y.flags", None),
     (uses_code_after_return, ["code after a `return`"], "z = y + 1", None),

@@ -249,6 +249,9 @@ TABLE = [
         "the index (k, *i) of a write through row k of a loop: integers and slices"))),
     (IX.check_row_views, Entry("structural", args(_a(3, 2)), reason=(
         "a check run for its effect (refuses a list or a 1-D array); it returns None"))),
+    (IX.check_item_write, Entry("structural", args(_a(3, 2), 1), reason=(
+        "a check run for its effect (x[k][j] = v: refuses a copy of an array's item and a "
+        "tuple's item); it returns None"))),
     # -- code made for the arguments' shapes (transforms/optimizer/specialize.py), and hessian's
     (TB.check_shapes, Entry("structural", args(((3, 2),), X), reason=(
         "a check run for its effect (refuses arguments of other shapes than the code was "

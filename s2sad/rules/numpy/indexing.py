@@ -13,8 +13,8 @@ import numpy as np
 from ... import registry
 from ...registry import defbprop, defindex, deflinear, defnondiff, defview
 from ...backends import scatter_add
-from ...runtime import (array_namespace, getitem_grad, setitem, setitem_grad, unbroadcast, written,
-                        zeros_like_tree)
+from ...runtime import (array_namespace, getitem_grad, is_basic_index, setitem, setitem_grad,
+                        unbroadcast, written, zeros_like_tree)
 from ...errors import UnsupportedSyntaxError
 
 
@@ -165,6 +165,19 @@ def check_row_views(z):
             "range(len(z))).")
 
 
+def check_item_write(x, k):
+    """`x[k][j] = v`, written as x = setitem(x, k, setitem(x[k], j, v)): right where x[k]
+    is the object Python writes into, x's own item (a list's or dict's) or a view of the
+    array x (a basic index).  Refused where the code runs for a fancy or boolean index of
+    an array (x[k] is a copy: Python leaves x as it is) and for a tuple (no item to set)."""
+    if isinstance(x, tuple) or not isinstance(x, (list, dict)) and not is_basic_index(k):
+        what = "an item of a tuple" if isinstance(x, tuple) else \
+            "an array indexed by an array or a mask (a copy in Python, which the write leaves unchanged)"
+        raise UnsupportedSyntaxError(
+            f"assignment to an element of {what} (`x[i][j] = ...`)", None,
+            "Index once: x[i, j] = v.")
+
+
 def positions_of(z):
     """np.arange(z.size) in z's shape: a view of it says which elements of z it holds.
     A list or tuple is refused: its slice is a copy, not a view."""
@@ -180,6 +193,8 @@ def unravel(positions, z):
     return np.unravel_index(positions, np.shape(z))
 
 
-defnondiff(row_index, check_row_views, positions_of, unravel)
+defnondiff(row_index, check_row_views, check_item_write, positions_of, unravel)
 registry.primitive(check_row_views).effect = True       # run on the primal, never dropped
 registry.primitive(check_row_views).pure = False
+registry.primitive(check_item_write).effect = True
+registry.primitive(check_item_write).pure = False

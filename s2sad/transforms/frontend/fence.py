@@ -151,8 +151,9 @@ def _check_target(t, refuse):
             _check_target(e.value if isinstance(e, gast.Starred) else e, refuse)
         return
     if isinstance(t, gast.Subscript):
-        if isinstance(t.value, gast.Name):
-            return                          # x[i] = v: a new version of x
+        if isinstance(t.value, gast.Name) or isinstance(t.value, gast.Subscript) and \
+                isinstance(t.value.value, gast.Name):
+            return                          # x[i] = v, x[k][j] = v: new versions of x
         refuse(t, "assignment to an element of an element (`x[i][j] = ...`)",
                "Index once: x[i, j] = v.")
     if isinstance(t, gast.Attribute):

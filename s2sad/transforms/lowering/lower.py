@@ -45,6 +45,7 @@ from ...errors import TransformError, UnsupportedSyntaxError
 from ...rules import binding
 from ...rules.python.builtins import python_float
 from ...rules.python.objects import method_caller, percent_format, raise_exception, spread_call
+from ...rules.numpy.indexing import check_item_write
 from ...rules.numpy.shape import c_concat, r_concat
 from ..frontend import resolve
 from . import lower_builtins, lower_comprehension, lower_effects, lower_nonlocal, lower_views
@@ -322,6 +323,9 @@ class Lowering:
     def aug_set_element(self, s):
         """x[i] += v  =>  x = setitem(x, i, x[i] + v)"""
         op = self.aug_op(s)
+        if isinstance(s.target.value, gast.Subscript):     # x[k][j] += v: one read of x[k]
+            self.set_item_element(s.target, None, s, op, self.atom(s.value, s))
+            return
         x = self.atom(s.target.value)
         index = self.index(s.target.slice)
         current = self.temp(ir.Call(registry.primitive(operator.getitem), (x, index)), s)
@@ -332,11 +336,32 @@ class Lowering:
     def set_element(self, target, value, node, x=None, index=None):
         """x[i] = v  =>  x = setitem(x, i, v): a new version of x, and an in-place update
         for the alias check (another name for the old x would see the change in NumPy)."""
+        if isinstance(target.value, gast.Subscript):
+            self.set_item_element(target, value, node)
+            return
         if x is None:
             x = self.read(target.value)
             index = self.index(target.slice)
         self.update(target.value.id, x,
                     ir.Call(registry.primitive(runtime.setitem), (x, index, value)), node)
+
+    def set_item_element(self, target, value, node, op=None, rhs=None):
+        """x[k][j] = v  =>  check_item_write(x, k); cur = x[k]; new = setitem(cur, j, v);
+        x = setitem(x, k, new): the item written into and set back, as `x[k] op= v` is (the
+        alias check refuses it where another name holds the item; check_item_write, where
+        the code runs, a copy of an array's or a tuple's item).  x[k][j] op= rhs: v is
+        cur[j] op rhs."""
+        inner = target.value
+        x = self.read(inner.value)
+        k = self.index(inner.slice)
+        self.temp(ir.Call(registry.primitive(check_item_write), (x, k)), node, "effect")
+        current = self.temp(ir.Call(registry.primitive(operator.getitem), (x, k)), node)
+        j = self.index(target.slice)
+        if op is not None:
+            old = self.temp(ir.Call(registry.primitive(operator.getitem), (current, j)), node)
+            value = self.temp(ir.Call(registry.primitive(op), (old, rhs)), node)
+        new = self.temp(ir.Call(registry.primitive(runtime.setitem), (current, j, value)), node)
+        self.set_element(inner, new, node, x, k)
 
     def assign(self, target, atom, node):
         if isinstance(target, gast.Name):

@@ -42,4 +42,5 @@ PROGRAMS = [
     ("gp_fit", "gp_fit", "example"),
     ("layer_objects", "layer_objects", "example"),
     ("mlp_built_inside", "mlp_built_inside", "example"),
+    ("min_char_rnn", "min_char_rnn", "example"),
 ]
