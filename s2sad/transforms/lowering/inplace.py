@@ -67,6 +67,34 @@ def _viewed(value) -> list:
     return [a for a in args if isinstance(a, ir.Var)]
 
 
+def advanced_indices(order) -> set:
+    """The names that hold an index NumPy reads as advanced whatever the values: a
+    range, np.arange, a list constant, a tuple holding one (``s[range(n), y]``).  An
+    array indexed by one is a copy, not a view."""
+    out = set()
+
+    def advanced(a):
+        return isinstance(a, ir.Var) and a.name in out or \
+            isinstance(a, ir.Const) and isinstance(a.value, (list, np.ndarray))
+    for s in order:
+        if not isinstance(s, ir.Assign):
+            continue
+        v = s.value
+        if _fn(v) in (range, np.arange) or isinstance(v, ir.Pack) and v.kind == "tuple" and \
+                any(advanced(a) for a in v.items):
+            out.add(s.target)
+    return out
+
+
+def _copied(value, advanced, cont) -> bool:
+    """`t = x[i]` with i an advanced index of an array x (not a container): a copy."""
+    return _fn(value) is operator.getitem and len(value.args) == 2 and \
+        getattr(value.args[0], "name", None) not in cont and (
+            isinstance(value.args[1], ir.Var) and value.args[1].name in advanced or
+            isinstance(value.args[1], ir.Const) and isinstance(value.args[1].value,
+                                                               (list, np.ndarray)))
+
+
 def _indexed(value) -> bool:
     """`t = c[i]` with c a variable: of a list, tuple or dict the object c holds."""
     return isinstance(value, ir.Call) and getattr(value.callee, "fn", None) is \
@@ -92,6 +120,7 @@ def _alias_roots(order, carried=True):
     (carried a set of loops' ids: theirs only; a loop that ends before keeps its own)."""
     ident: Dict[str, set] = {}
     cont = containers(order)
+    advanced = advanced_indices(order)
     holds: Dict[str, set] = {}
 
     def get(table, name):
@@ -119,14 +148,16 @@ def _alias_roots(order, carried=True):
                 if s.index is not None:
                     join(s.index, (s.iter,))
             elif isinstance(s, ir.Assign):
-                _assign_roots(s, ident, holds, get, cont)
+                _assign_roots(s, ident, holds, get, cont, advanced)
         if sum(len(v) for v in ident.values()) + sum(len(v) for v in holds.values()) == before:
             break
     return ident, holds
 
 
-def _assign_roots(s, ident, holds, get, cont=()):
+def _assign_roots(s, ident, holds, get, cont=(), advanced=frozenset()):
     v, t = s.value, s.target
+    if _copied(v, advanced, cont):      # s[range(n), y]: a new array
+        return
     i, h = set(ident.get(t, {t})), set(holds.get(t, {t}))
     if getattr(getattr(v, "callee", None), "fn", None) in (operator.add, operator.mul):
         for a in v.args:            # [a] * 2, [a] + [b], (a,) * 2: a list of the same items
