@@ -37,6 +37,9 @@ class Artifact:
                         return False
                 except ValueError:
                     return False
+            elif kind in ("items", "attr"):
+                if not guard_holds(kind, container, name, obj):
+                    return False
             elif container.get(name, _MISSING) is not obj:
                 return False
         return True
@@ -50,6 +53,15 @@ class Artifact:
 
 
 _MISSING = object()
+
+
+def guard_holds(kind, container, name, obj) -> bool:
+    """An "items" guard: the list, tuple or dict container still holds the objects obj
+    (a loop over it was unrolled); an "attr" guard: container.name is still obj."""
+    if kind == "attr":
+        return getattr(container, name, _MISSING) is obj
+    items = list(container.values()) if isinstance(container, dict) else container
+    return len(items) == len(obj) and all(a is b for a, b in zip(items, obj))
 
 
 # A cache holds a function's generated code only while the function lives: its key is a

@@ -15,6 +15,7 @@ MISS, and the call takes the general way.
 
 import numpy as np
 
+from . import cache
 from .ir.spec import Arg
 from .calls import finish, forced_backend
 
@@ -90,6 +91,9 @@ def _guard_tests(guards, env):
         if kind == "cell":
             env[f"C{i}"] = container
             tests.append(f"C{i}.cell_contents is not O{i}")
+        elif kind in ("items", "attr"):
+            env[f"G{i}"], env["holds"] = container, cache.guard_holds
+            tests.append(f"not holds({kind!r}, G{i}, {name!r}, O{i})")
         else:
             env[f"G{i}"] = container
             tests.append(f"G{i}.get({name!r}, _missing) is not O{i}")

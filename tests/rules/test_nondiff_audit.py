@@ -221,6 +221,10 @@ TABLE = [
                 "s2sad.rules.python.objects:format_string", "s2sad.rules.python.objects:percent_format")],
     ("s2sad.rules.python.objects:raise_exception", Entry("structural", reason=(
         "`raise`: it returns nothing, it raises the user's exception"))),
+    ("s2sad.rules.python.objects:same_items", Entry("structural", args(
+        lambda rng: [1.0], lambda rng: (1.0,)), reason=(
+        "a check run for its effect (a loop unrolled for a list of objects: refuses the list "
+        "if it holds others where the code runs); it returns None"))),
     ("s2sad.rules.python.objects:missing_key", Entry("structural", reason=(
         "a dict of functions indexed by a key that is none of its keys: it raises KeyError, "
         "as the plain call does; it returns nothing"))),

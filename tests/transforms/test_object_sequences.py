@@ -144,3 +144,64 @@ def test_zip_with_fewer_weights_than_layers_stops_as_python_does():
     assert value == pytest.approx(by_zip(few, X), rel=1e-14)
     assert len(g) == 2
     check_grads(lambda w0: by_zip([w0, few[1]], X), (few[0],), order=2)
+
+
+# -- the list passed to a helper, and a list that changes ----------------------------------
+def forward_all(network, h, weights):
+    for layer, W in zip(network, weights):
+        h = layer.forward(h, W)
+    return h
+
+
+def through_a_helper(weights, x):
+    return np.sum(forward_all(LAYERS, x, weights) ** 2)      # the layers known in the helper
+
+
+def test_a_list_of_layers_passed_to_a_helper():
+    g = s2sad.grad(through_a_helper)(WEIGHTS, X)
+    fd = _plain_grad(lambda w: through_a_helper(w, X), WEIGHTS)
+    assert np.allclose(g[0], fd[0], rtol=1e-6, atol=1e-8)
+    assert np.allclose(g[2], fd[1], rtol=1e-6, atol=1e-8)
+    check_grads(lambda w0, w2: through_a_helper([w0, WEIGHTS[1], w2], X),
+                (WEIGHTS[0], WEIGHTS[2]), order=2)
+
+
+GROWN = [Dense(3, 4), Scale(0.5)]
+
+
+def appends_then_loops(weights, x):
+    GROWN.append(Scale(2.0))            # the loop below was unrolled for the two objects
+    h = x                               # GROWN held: refused where the code runs
+    for layer, W in zip(GROWN, weights):
+        h = layer.forward(h, W)
+    return np.sum(h)
+
+
+def test_a_list_changed_while_the_code_runs_is_refused():
+    del GROWN[2:]
+    try:
+        with pytest.raises(s2sad.UnsupportedSyntaxError, match="changed while the code ran"):
+            s2sad.grad(appends_then_loops)(WEIGHTS, X)
+    finally:
+        del GROWN[2:]
+
+
+def loops(weights, x):
+    h = x
+    for layer, W in zip(GROWN, weights):
+        h = layer.forward(h, W)
+    return np.sum(h ** 2)
+
+
+def test_a_list_changed_between_calls_is_transformed_again():
+    # (the loop was unrolled for two layers; the code was used for three, silently)
+    del GROWN[2:]
+    g = s2sad.grad(loops)
+    g(WEIGHTS, X)
+    GROWN.append(Scale(3.0))
+    try:
+        got = g(WEIGHTS, X)
+        fd = _plain_grad(lambda w: loops(w, X), WEIGHTS)
+        assert np.allclose(got[0], fd[0], rtol=1e-6, atol=1e-8)
+    finally:
+        del GROWN[2:]

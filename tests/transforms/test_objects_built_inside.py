@@ -347,3 +347,27 @@ def test_what_python_would_share_differently_is_refused(f, marker):
     with pytest.raises(s2sad.UnsupportedSyntaxError) as e:
         s2sad.grad(f)(W, np.array([0.3, 0.7]))
     assert f":{_line(f, marker)}:" in str(e.value)
+
+
+# -- an object built inside never goes, as a dict, into a list it did not make ---------------
+KEPT = []
+
+
+def keeps(k, x):
+    KEPT.append(Scaler(2.0))            # the user's list: the object stays a real one
+    return np.sum(x * k)
+
+
+def keeps_a_derivative(k, x):
+    KEPT.append(Scaler(k))              # a differentiated value into the user's list
+    return np.sum(x * k)
+
+
+def test_an_object_stored_in_a_global_list_stays_a_real_object():
+    del KEPT[:]
+    g = s2sad.grad(keeps)(1.5, np.array([0.5, -1.0]))
+    assert np.isclose(g, -0.5)
+    assert len(KEPT) == 1 and isinstance(KEPT[0], Scaler) and KEPT[0].k == 2.0
+    with pytest.raises(s2sad.UnsupportedSyntaxError):
+        s2sad.grad(keeps_a_derivative)(1.5, np.array([0.5, -1.0]))
+    del KEPT[:]

@@ -166,6 +166,19 @@ def _spread_refusal(src):
         "itself.")
 
 
+def same_items(seq, held):
+    """A loop over seq (a list, tuple or dict of the user's objects) is unrolled for the
+    objects it held when the code was made (resolve_values.py): refused where the code
+    runs if seq holds others now (an object appended, removed or replaced while it ran)."""
+    items = list(seq.values()) if isinstance(seq, dict) else seq
+    if len(items) != len(held) or any(a is not b for a, b in zip(items, held)):
+        raise UnsupportedSyntaxError(
+            "a loop over a list of objects that changed while the code ran (an object "
+            "appended, removed or replaced)", None,
+            "s2sad unrolls the loop for the objects the list holds when it transforms the "
+            "code: change the list outside the differentiated function.")
+
+
 def missing_key(key):
     """What a dict of functions indexed by a key that is none of its keys does: raise
     KeyError(key), as the plain call does (resolve_values: a chain on the keys)."""
@@ -194,10 +207,12 @@ def format_string(parts):
 
 
 defnondiff(formatted, format_string, percent_format, str, repr, format, raise_exception,
-           missing_key)
+           missing_key, same_items)
 registry.primitive(raise_exception).effect = True
 registry.primitive(raise_exception).pure = False
 registry.primitive(missing_key).effect = True
+registry.primitive(same_items).effect = True
+registry.primitive(same_items).pure = False
 registry.primitive(missing_key).pure = False
 for _f, _refuse in ((attribute, _attribute_refusal), (set_attribute, _set_refusal)):
     registry.primitive(_f).pure = False

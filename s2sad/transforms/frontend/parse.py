@@ -215,6 +215,19 @@ class MethodOf:
     # their attributes, resolve_built.py): ((name, ("obj" | "list", class)), ...)
     objects: tuple = ()
     new: bool = False       # fn is cls.__init__, called as cls(...): it makes the object
+    # parameters the call passes an object (or a list of them) held at transform time,
+    # made free names that hold it: ((name, Held(value)), ...)  (resolve_values.py)
+    held: tuple = ()
+
+
+class Held:
+    """A value a call passes for a parameter, known when the code is transformed (a
+    global list of layer objects): compared by identity."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
 
 
 def _first_parameter(parsed, what):
@@ -261,6 +274,18 @@ def _constructor(parsed, cls):
     parsed.self_name = s
 
 
+def _held_parameter(parsed, name, value):
+    """The parameter `name` made a free name that holds value (its argument, dropped from
+    the call): as a bound method's `self` is (_bound)."""
+    a = parsed.node.args
+    for params in (a.posonlyargs, a.args):
+        for i, p in enumerate(params):
+            if p.id == name:
+                del params[i]
+                parsed.world.cells[name] = types.CellType(value)
+                return
+
+
 def _method(fn, spec):
     """The Parsed of a method (MethodOf, or a method bound to its object); None for
     anything else."""
@@ -270,6 +295,8 @@ def _method(fn, spec):
             parsed.objects = dict(fn.objects)
             if fn.new:
                 _constructor(parsed, fn.cls)
+            for name, held in fn.held:
+                _held_parameter(parsed, name, held.value)
             return parsed
         parsed.classes[_first_parameter(parsed, parsed.name)[0].id] = fn.cls
         return parsed

@@ -225,6 +225,11 @@ class _Pass:
 
     def _kinds(self):
         stores = self._stores()
+        # a list appended to holds objects built here only where it is made here: a
+        # global's or a closure's list (a free name) is the user's, and a dict in it
+        # would be seen there
+        bound = {name for name, how, _ in stores if how != "append"} | set(self.fixed)
+        stores = [st for st in stores if st[1] != "append" or st[0] in bound]
         self.env = dict(self.fixed)
         for _ in range(8):
             found = {}

@@ -141,6 +141,7 @@ def held_object(rw, node, scope):
         ok, base = held_object(rw, node.value, scope)      # self.parser.get(v, name)
         value = getattr(base, node.attr, None) if ok else None
         if ok and plain_object(value) and not isinstance(value, type):
+            rw.parsed.guards.append(("attr", base, node.attr, value))
             return True, value
     if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant):
         items = held_items(rw, node.value, scope)
@@ -159,12 +160,16 @@ def held_items(rw, node, scope):
     elif isinstance(node, gast.Attribute):
         ok, base = held_object(rw, node.value, scope)
         value = getattr(base, node.attr, None) if ok else None
+        if ok:
+            rw.parsed.guards.append(("attr", base, node.attr, value))
     else:
         ok, value = False, None
     items = list(value.values()) if isinstance(value, dict) else value
     if not ok or not isinstance(items, (list, tuple)) or not items or \
             not all(plain_object(v) and not isinstance(v, type) for v in items):
         return None
+    # the code is made for these objects, in this order: a change transforms it again
+    rw.parsed.guards.append(("items", value, None, tuple(items)))
     return value
 
 

@@ -42,9 +42,10 @@ import numpy as np
 from ...runtime import field
 from ...errors import UnsupportedSyntaxError
 from ...failures import note_handled
-from ...rules.python.objects import finite_in_try, missing_key
+from ...rules.python.objects import finite_in_try, missing_key, same_items
 from . import resolve_integrate as integrate
 from . import resolve_built as built
+from .parse import Held, MethodOf, parse
 from . import resolve_objects as objects
 from .resolve_lifted import lifted
 from .scopes import local_names, scope_nodes
@@ -246,6 +247,10 @@ class _Rewriter:
         if made is not None:
             return self.expr(made, scope, pre)
         ok, fn = self.static(func, scope)
+        if ok and objects.user_function(fn):
+            bound = self.held_arguments(node, fn, scope)
+            if bound is not None:       # predict(LAYERS, x): LAYERS known in predict
+                return self.expr(bound, scope, pre)
         if ok and fn in (functools.partial, operator.itemgetter, operator.attrgetter):
             made = self.function_of(fn, node, scope, pre)
             if made is not None:
@@ -256,6 +261,37 @@ class _Rewriter:
         if isinstance(role, tuple) and role[0] == "jvp":
             return self.expr(self.jvp_call(node, role[1], scope), scope, pre)
         return node
+
+    def held_arguments(self, node, fn, scope):
+        """g(LAYERS, x), LAYERS a global list of the user's objects (or one object) and g
+        the user's function  =>  G(x), G = MethodOf(None, g, held=...): g's parameter a
+        free name holding LAYERS, so that its loops over the layers and calls of their
+        methods are known where g is inlined.  None where no argument is such a value
+        (or its parameter has a default, or g assigns it)."""
+        if any(isinstance(a, gast.Starred) for a in node.args):
+            return None
+        code = fn.__code__
+        params = code.co_varnames[:code.co_argcount]
+        plain = len(params) - len(fn.__defaults__ or ())
+        held = {}
+        for i, a in enumerate(node.args[:plain]):
+            if not isinstance(a, (gast.Name, gast.Attribute)):
+                continue
+            items = objects.held_items(self, a, scope)
+            ok, obj = (True, items) if items is not None else objects.held_object(self, a, scope)
+            if ok and not isinstance(obj, type):
+                held[i] = obj
+        if not held:
+            return None
+        assigned = {n.id for n in gast.walk(parse(fn).node) if isinstance(n, gast.Name) and
+                    isinstance(n.ctx, (gast.Store, gast.Del))}
+        held = {i: v for i, v in held.items() if params[i] not in assigned}
+        if not held:
+            return None
+        made = MethodOf(None, fn, held=tuple((params[i], Held(v)) for i, v in held.items()))
+        call = gast.Call(_at(_name(self.cell(made, fn.__name__)), node.func),
+                         [a for i, a in enumerate(node.args) if i not in held], node.keywords)
+        return _at(call, node)
 
     def function_of(self, maker, node, scope, pre):
         """functools.partial(f, a, k=b), operator.itemgetter(i, j), operator.attrgetter("a")
@@ -684,7 +720,9 @@ def _objects_loop(rw, st, scope):
         rw.fail(st, "break, continue or return in a loop over objects, or a new value for "
                     "its variable", "s2sad runs the body once per object (each may be of "
                     "another class); compute a flag instead.")
-    out = []
+    check = gast.Call(_name(rw.cell(same_items, "same_items")),
+                      [copy.deepcopy(it), _name(rw.cell(tuple(items), "held_objects"))], [])
+    out = [_at(gast.Expr(check), st)]       # the objects it was unrolled for, where it runs
     if other is not None:
         held = rw.fresh("items")
         out.append(_assign(held, other[1], st))
