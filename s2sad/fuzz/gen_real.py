@@ -41,7 +41,8 @@ REAL_STATEMENTS = [
     (0.7, "functools_reduce", "s_functools_reduce"), (0.7, "filter", "s_filter"),
     (0.7, "sorted_key", "s_sorted_key"), (0.6, "zeros_star", "s_zeros_star"),
     (1.2, "fn_container", "s_fn_container"), (0.8, "generator", "s_generator"),
-    (1.0, "built_object", "s_built_object"),
+    (1.0, "built_object", "s_built_object"), (0.8, "item_element", "s_item_element"),
+    (0.6, "fancy_copy", "s_fancy_copy"),
 ]
 # every construct this module names (for per-construct counts)
 REAL_CONSTRUCTS = [c for _, c, _ in REAL_STATEMENTS] + [
@@ -263,6 +264,34 @@ class RealCodeStatements:
             m = self.name("layer")
             lines = [f"{m} = Layer({w}, {c})", f"{r} = use_layer({m}, {x})"]
         scope.vars[r] = t
+        return [self.pad(indent, line) for line in lines]
+
+    def s_item_element(self, scope, indent, nest, loop):
+        """xs[k][j] = v into a dict or list of fresh arrays (min-char-rnn's one-hot), or
+        z[i][j] = v of a fresh 2-D array; then a read of the container."""
+        d, r = self.name("xs"), self.name("r")
+        v, w = self.e("f", scope, 1), self.e("v", scope, 2)
+        form = self.rng.choice(["dict", "list", "array"])
+        op = self.rng.choice(["=", "=", "+="])
+        if form == "dict":
+            lines = [f"{d} = {{}}", f"for k in range(2):", f"    {d}[k] = np.zeros(3)",
+                     f"    {d}[k][k + 1] {op} {v}", f"{r} = {d}[0] * {w} + {d}[1]"]
+        elif form == "list":
+            lines = [f"{d} = [{w} * 1.0, np.ones(3)]", f"{d}[1][0] {op} {v}",
+                     f"{r} = {d}[0] + {d}[1]"]
+        else:
+            lines = [f"{d} = np.outer({w}, {w}) * 1.0", f"{d}[1][2] {op} {v}",
+                     f"{r} = {d}[1] + {d}[2]"]
+        scope.vars[r] = "v"
+        return [self.pad(indent, line) for line in lines]
+
+    def s_fancy_copy(self, scope, indent, nest, loop):
+        """c = z[range(2), [0, 2]] (a copy), then z changed in place, then both read."""
+        z, c, r = self.name("z"), self.name("c"), self.name("r")
+        lines = [f"{z} = np.outer({self.e('v', scope, 2)}, np.ones(3)) * 1.0",
+                 f"{c} = {z}[{self.rng.choice(['range(2)', 'np.arange(2)', '[0, 1]'])}, [0, 2]]",
+                 f"{z} -= {self.e('f', scope, 1)}", f"{r} = np.sum({z}, axis=0) * {c}[1]"]
+        scope.vars[r] = "v"
         return [self.pad(indent, line) for line in lines]
 
     def s_namedtuple(self, scope, indent, nest, loop):

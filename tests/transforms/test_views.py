@@ -288,6 +288,12 @@ def softmax_loss(scores):
     return np.sum(np.log(np.sum(np.exp(scores), axis=1))) - np.sum(correct)
 
 
+def pairs_then_shift(s):
+    c = s[[0, 1], [0, 2]]               # a tuple of lists: a copy
+    s -= 1.0
+    return np.sum(s ** 2) * c[1]
+
+
 def write_into_a_copy(s):
     d = s[[0, 1]]                       # a copy: writing into it leaves s as it is
     d[0] = 5.0 * d[1]
@@ -296,7 +302,8 @@ def write_into_a_copy(s):
     return np.sum(s ** 2) + np.sum(d ** 2) + np.sum(e)
 
 
-@pytest.mark.parametrize("f", [softmax_loss, write_into_a_copy, copy_by_fancy_index])
+@pytest.mark.parametrize("f", [softmax_loss, write_into_a_copy, copy_by_fancy_index,
+                               pairs_then_shift])
 def test_an_advanced_index_is_a_copy(f):
     S = np.random.RandomState(0).randn(4, 3) if f is not copy_by_fancy_index else X[0]
     value, _ = s2sad.value_and_grad(f)(np.copy(S))

@@ -75,7 +75,7 @@ def advanced_indices(order) -> set:
 
     def advanced(a):
         return isinstance(a, ir.Var) and a.name in out or \
-            isinstance(a, ir.Const) and isinstance(a.value, (list, np.ndarray))
+            isinstance(a, ir.Const) and _advanced_constant(a.value)
     for s in order:
         if not isinstance(s, ir.Assign):
             continue
@@ -86,13 +86,19 @@ def advanced_indices(order) -> set:
     return out
 
 
+def _advanced_constant(index) -> bool:
+    """A constant index NumPy reads as advanced: a list or an array, or a tuple holding
+    one (z[[0, 1], [0, 2]])."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(p, (list, np.ndarray)) for p in parts)
+
+
 def _copied(value, advanced, cont) -> bool:
     """`t = x[i]` with i an advanced index of an array x (not a container): a copy."""
     return _fn(value) is operator.getitem and len(value.args) == 2 and \
         getattr(value.args[0], "name", None) not in cont and (
             isinstance(value.args[1], ir.Var) and value.args[1].name in advanced or
-            isinstance(value.args[1], ir.Const) and isinstance(value.args[1].value,
-                                                               (list, np.ndarray)))
+            isinstance(value.args[1], ir.Const) and _advanced_constant(value.args[1].value))
 
 
 def _indexed(value) -> bool:
