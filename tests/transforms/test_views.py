@@ -320,3 +320,27 @@ def a_row_then_an_update(s):
 def test_a_basic_index_is_still_a_view():
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="another name still refers"):
         s2sad.grad(a_row_then_an_update)(np.ones((3, 2)))
+
+
+# -- np.fill_diagonal, the one NumPy function that changes its argument s2sad follows --------
+def tsne_q(Y):
+    inv = 1.0 / (1.0 + np.sum((Y[:, None] - Y[None]) ** 2, -1))
+    np.fill_diagonal(inv, 0.)            # t-SNE's Student-t kernel, its diagonal zeroed
+    return np.sum(np.log(inv + 1e-3)) + np.sum(inv)
+
+
+def kernel_with_jitter(A, v):
+    B = A @ A.T
+    C = B                               # a second name: NumPy changes it too
+    np.fill_diagonal(B, v ** 2)
+    return np.sum(np.sin(C))
+
+
+def test_fill_diagonal():
+    Y = np.random.RandomState(0).randn(4, 2)
+    assert np.isclose(s2sad.value_and_grad(tsne_q)(Y)[0], tsne_q(Y))
+    check_grads(tsne_q, (Y,), order=2, modes=("rev", "fwd"))
+    A = np.random.RandomState(1).randn(3, 2)
+    assert np.isclose(s2sad.value_and_grad(kernel_with_jitter)(A, 0.7)[0],
+                      kernel_with_jitter(A, 0.7))
+    check_grads(kernel_with_jitter, (A, 0.7), order=2, modes=("rev", "fwd"))

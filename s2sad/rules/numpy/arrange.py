@@ -11,6 +11,7 @@ of derivative works.  np.pad, np.diff and np.gradient are in rules/numpy/padding
 import numpy as np
 
 from ... import registry
+from ...errors import S2SADError
 from ...registry import defbprop, defbprop_varargs, deflinear, defnondiff, defview
 from ...runtime import Cotangent, array_namespace, split_as, unbroadcast, unsplit
 from .linalg import diagonal_grad
@@ -108,7 +109,27 @@ def bprop_select_grad(g, condlist, choicelist, out, dout):
     return (np.select(condlist, dout, 0), None, None)
 
 
+def filled_diagonal(a, val, wrap=False):
+    """np.fill_diagonal(a, val, wrap) as a new array (the lowering writes the statement
+    np.fill_diagonal(a, val) as a = filled_diagonal(a, val), an update of a in place
+    that the alias check reads).  val is one number."""
+    if np.ndim(val) != 0:
+        raise S2SADError("np.fill_diagonal with an array of values (s2sad differentiates it "
+                         "with one number: np.fill_diagonal(a, 0.0))")
+    xp = array_namespace(a)
+    out = xp.array(a, copy=True)
+    xp.fill_diagonal(out, val, wrap=wrap)
+    return out
+
+
 # -- rules ----------------------------------------------------------------------------
+
+@defbprop(filled_diagonal)
+def bprop_filled_diagonal(a, val, out, dout, wrap=False):
+    # the diagonal comes from val, the rest from a
+    rest = filled_diagonal(dout, 0.0, wrap)
+    return rest, np.sum(dout - rest)
+
 
 @defbprop(np.diag)
 def bprop_diag(v, out, dout, k=0):
@@ -220,6 +241,7 @@ deflinear(np.diag, np.tril, np.triu, np.split, np.array_split, np.hsplit, np.vsp
           np.dsplit, np.roll, np.rollaxis, np.flipud, np.fliplr, np.rot90, np.column_stack,
           np.dstack, np.array, np.asarray, undiag, uncolumn_stack, undstack, select_grad)
 deflinear(np.append, args=(0, 1))
+deflinear(filled_diagonal, args=(0, 1))
 deflinear(np.select, args=(1, 2))
 deflinear(np.atleast_3d, args=None)
 

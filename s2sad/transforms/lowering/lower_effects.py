@@ -36,6 +36,7 @@ import numpy as np
 
 from ... import ir, registry, runtime
 from ...errors import UnsupportedSyntaxError
+from ...rules.numpy.arrange import filled_diagonal
 from ...rules.python.builtins import EFFECTS, check_assert, log_call
 from ...rules.python.objects import method_caller, raise_exception
 from . import lower_builtins
@@ -94,6 +95,9 @@ def expression(low, s):
         _effect(low, method_caller(call.func.attr, effect=True),
                 [low.atom(call.func.value)] + args, kwargs, s)
         return
+    if getattr(getattr(target, "value", None), "fn", None) is np.fill_diagonal:
+        _fill_diagonal(low, call, s)
+        return
     name = getattr(call.func, "attr", None) or getattr(call.func, "id", "this call")
     if name in MUTATORS:
         raise UnsupportedSyntaxError(
@@ -105,6 +109,19 @@ def expression(low, s):
         "s2sad runs unused calls only where it knows they change nothing it "
         "differentiates: print, logging, warnings.warn, assert and your own functions. "
         "Assign the result, or remove the call.")
+
+
+def _fill_diagonal(low, call, s):
+    """np.fill_diagonal(a, v)  =>  a = filled_diagonal(a, v): a new version of a, an
+    update in place for the alias check (another name for a would see it in NumPy)."""
+    args, kwargs = lower_builtins.arguments(low, call)
+    if not isinstance(call.args[0] if call.args else None, gast.Name) or len(args) < 2:
+        raise UnsupportedSyntaxError(
+            "`fill_diagonal(...)` of anything but a variable", low.loc(s),
+            "Name the array first: `a = ...; np.fill_diagonal(a, 0.0)`.")
+    name = call.args[0].id
+    low.update(name, args[0], ir.Call(registry.primitive(filled_diagonal), tuple(args),
+                                      tuple(kwargs.items())), s)
 
 
 def _outside_object(low, target, call) -> bool:

@@ -76,6 +76,10 @@ PADS = [1, (2, 1), ((1, 0), (2, 3))]
 ROWS = [
     # diag both ways, tril, triu
     Row(np.diag, shapes=[(3,)], options=[{}, {"k": 1}, {"k": -2}], id="diag-vector"),
+    Row(A.filled_diagonal, nargs=2, shapes=[((3, 3), ()), ((4, 3), ()), ((2, 2, 2), ())],
+        id="filled_diagonal"),
+    Row(lambda a, v: A.filled_diagonal(a, v, wrap=True), make=_case((5, 2), ()),
+        also=(A.filled_diagonal,), id="filled_diagonal-wrap"),
     Row(np.diag, shapes=[(3, 4), (4, 3)], options=[{}, {"k": 1}, {"k": -1}], id="diag-matrix"),
     Row(np.tril, shapes=[(3, 4), (2, 3, 3), (3,)], options=[{}, {"k": -1}, {"k": 2}],
         id="tril"),
