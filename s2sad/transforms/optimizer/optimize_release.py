@@ -75,9 +75,17 @@ def release_shapes(func: ir.Function, names) -> None:
         last = _printed_at(func, fold, last)
         if any(i > last for i in spots):
             inserts.append((last, v, names.fresh(v + "_like")))
+    # every read of v after its last value read is a shape read: of the stand-in (one
+    # pass over the body, the stand-ins known so far: quadratic per stand-in before)
+    starts = sorted(inserts)
+    active, k = {}, 0
+    for i, st in enumerate(func.body):
+        while k < len(starts) and starts[k][0] < i:
+            active[starts[k][1]] = ir.Var(starts[k][2])
+            k += 1
+        if active:
+            subst_block([st], active)
     for last, v, like in sorted(inserts, reverse=True):
-        after = func.body[last + 1:]
-        subst_block(after, {v: ir.Var(like)})   # every read there is a shape read
         src = getattr(func.body[last], "src", None)
         bwd = getattr(func.body[last], "bwd", False)
         func.body.insert(last + 1, ir.Assign(like, ir.Call(_LIKE, (ir.Var(v),)), src, bwd))
