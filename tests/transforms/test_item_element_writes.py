@@ -131,3 +131,14 @@ def test_three_levels_stay_refused():
         return np.sum(z)
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="element of an element"):
         s2sad.grad(f)(0.5)
+
+
+def test_an_element_of_an_arrays_element_is_a_number_as_in_python():
+    def f(x):
+        z = x * np.ones(3)
+        z[0][0] = 1.0                   # z[0] is a number: Python raises TypeError
+        return np.sum(z)
+    with pytest.raises(TypeError, match="does not support item assignment"):
+        f(0.5)
+    with pytest.raises(TypeError, match="does not support item assignment"):
+        s2sad.grad(f)(0.5)

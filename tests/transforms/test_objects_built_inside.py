@@ -371,3 +371,32 @@ def test_an_object_stored_in_a_global_list_stays_a_real_object():
     with pytest.raises(s2sad.UnsupportedSyntaxError):
         s2sad.grad(keeps_a_derivative)(1.5, np.array([0.5, -1.0]))
     del KEPT[:]
+
+
+# -- a class's attribute, and the object's own of the same name -----------------------------
+class Defaults:
+    scale = 2.0                         # the class's, until an object sets its own
+
+    def __init__(self, k):
+        self.k = k
+
+    def get(self):
+        return self.scale * self.k
+
+
+def shadowed_outside(k):
+    c = Defaults(k)
+    c.scale = 3.0 * k                   # read back by get(): the object's own
+    return c.get() + c.scale
+
+
+def class_value(k):
+    return Defaults(k).get()
+
+
+@pytest.mark.parametrize("f", [shadowed_outside, class_value])
+def test_an_objects_attribute_hides_its_classs(f):
+    value, g = s2sad.value_and_grad(f)(1.5)
+    assert np.isclose(value, f(1.5))
+    assert np.isclose(g, (f(1.5 + 1e-6) - f(1.5 - 1e-6)) / 2e-6)
+    check_grads(f, (1.5,), order=2)

@@ -176,6 +176,9 @@ def check_item_write(x, k):
         raise UnsupportedSyntaxError(
             f"assignment to an element of {what} (`x[i][j] = ...`)", None,
             "Index once: x[i, j] = v.")
+    if not isinstance(x, (list, dict)) and np.ndim(x[k]) == 0:
+        # an element of an array is a number, as in Python: it takes no item assignment
+        raise TypeError(f"'{type(x[k]).__name__}' object does not support item assignment")
 
 
 def positions_of(z):

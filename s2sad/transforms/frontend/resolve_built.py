@@ -552,12 +552,15 @@ class _Pass:
             new = gast.Call(self.cell(fn, f"{cls.__name__}_{e.attr}"), [self.typed(e.value)],
                             [])
             return gast.fix_missing_locations(gast.copy_location(new, e))
-        if e.attr not in stored_attrs(self.rw, cls) and raw is not _MISSING:
-            if callable(raw) or hasattr(raw, "__get__"):
-                self.fail(e, f"the method `.{e.attr}` of an object of the class "
-                             f"{cls.__name__} built inside the differentiated function, "
-                             "used without calling it", "Call it: m.f(x).")
-            new = self.cell(raw, e.attr)               # a class constant
+        function = raw is not _MISSING and (callable(raw) or hasattr(raw, "__get__"))
+        if function and e.attr not in stored_attrs(self.rw, cls):
+            self.fail(e, f"the method `.{e.attr}` of an object of the class "
+                         f"{cls.__name__} built inside the differentiated function, "
+                         "used without calling it", "Call it: m.f(x).")
+        if raw is not _MISSING and not function:     # the class's value, unless the object
+            # set its own (in a method, or where the code sets m.a): m.get("a", the class's)
+            new = gast.Call(gast.Attribute(self.typed(e.value), "get", gast.Load()),
+                            [gast.Constant(e.attr, None), self.cell(raw, e.attr)], [])
             return gast.fix_missing_locations(gast.copy_location(new, e))
         new = gast.Subscript(self.typed(e.value), gast.Constant(e.attr, None), gast.Load())
         return gast.fix_missing_locations(gast.copy_location(new, e))
