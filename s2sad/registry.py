@@ -215,11 +215,21 @@ def _public_path(module: str) -> str:
     return ".".join(p for p in (module or "").split(".") if not p.startswith("_"))
 
 
+_OWN: Dict[int, object] = {}               # id -> the sources s2sad supplies
+
+
+def own_source(fn) -> bool:
+    """Whether fn is a source s2sad supplies (implement, implement_method): its lines are
+    s2sad's, so a message about one names the user's call instead."""
+    return id(fn) in _OWN
+
+
 def implement(fn, source) -> None:
     """Differentiate calls of fn (a library function whose own code s2sad cannot read,
     such as scipy.optimize.rosen) as calls of source, a Python function of NumPy calls
     that s2sad transforms like the user's own code: every mode and order follows."""
     _SOURCES[id(fn)] = source
+    _OWN[id(source)] = source
     _KEEP.append(fn)
     _IMPLEMENTED[f"{_public_path(getattr(fn, '__module__', ''))}.{fn.__name__}"] = source
 
@@ -237,6 +247,7 @@ def implement_method(obj, name, source) -> None:
     """Differentiate calls of obj's method name (scipy.stats.norm.logpdf: a new bound
     method at each access) as calls of source, as implement does."""
     _METHOD_SOURCES[id(obj), name] = source
+    _OWN[id(source)] = source
     _KEEP.append(obj)
     owner = getattr(obj, "name", None) or type(obj).__name__
     _IMPLEMENTED[f"{_public_path(type(obj).__module__)}.{owner}.{name}"] = source

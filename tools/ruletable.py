@@ -20,12 +20,23 @@ sys.path.insert(0, ROOT)        # the s2sad of this checkout, installed or not
 NAME = "docs/rules.md"
 
 
+def _special_ufunc(p) -> bool:
+    """Whether p is one of scipy.special's ufuncs (erf, gammainc: no __module__)."""
+    try:
+        from scipy import special
+    except ImportError:
+        return False
+    return getattr(special, getattr(p.fn, "__name__", ""), None) is p.fn
+
+
 def _label(p):
     from s2sad import registry
     if getattr(p, "public", None):          # scipy.integrate.odeint: rules of s2sad's own
         return f"`{p.public}`"
     if p.printing == registry.NUMPY:
         return f"`np.{p.name}`"
+    if _special_ufunc(p):
+        return f"`scipy.special.{p.fn.__name__}`"
     if p.printing == registry.OPERATOR:
         sym = {"-u": "-x", "+u": "+x", "[]": "x[i]", "not": "not x"}.get(p.symbol)
         return f"`{sym or 'a ' + p.symbol + ' b'}`"
@@ -38,7 +49,8 @@ def _public(p) -> bool:
     if p.printing in (registry.NUMPY, registry.OPERATOR) or getattr(p, "public", None):
         return True
     mod = (getattr(p.fn, "__module__", None) or "").split(".")[0]
-    return p.printing == registry.USER and mod in ("builtins", "math", "scipy")
+    return p.printing == registry.USER and (mod in ("builtins", "math", "scipy") or
+                                            _special_ufunc(p))
 
 
 def _modes(p):

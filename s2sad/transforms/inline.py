@@ -48,6 +48,7 @@ def rule_ir(rule: registry.Rule) -> ir.Function:
     if rule._ir is None:
         try:
             parsed = parse.parse(rule.fn)
+            parsed.rule = True
             fence.fence(parsed)
             res = resolve.resolve(parsed)
             func, out = lower.lower(parsed, res)

@@ -7,4 +7,4 @@
     optimize    scipy.optimize's test functions, as NumPy code
 """
 
-from . import special, linalg, optimize, stats, integrate  # noqa: F401
+from . import special, incomplete, linalg, optimize, stats, integrate  # noqa: F401

@@ -12,15 +12,20 @@ norm(loc, scale); d.logpdf(x)`` are ``norm.logpdf(x, loc, scale)``
 distribution            methods                                     no derivative in
 ======================  ==========================================  ======================
 norm(loc, scale)        logpdf pdf cdf logcdf sf logsf
-t(df, loc, scale)       logpdf pdf cdf logcdf sf logsf              df (cdf ... logsf)
-gamma(a, loc, scale)    logpdf pdf cdf logcdf sf logsf              a (cdf ... logsf)
-beta(a, b, loc, scale)  logpdf pdf cdf logcdf sf logsf              a, b (cdf ... logsf)
-chi2(df, loc, scale)    logpdf pdf cdf logcdf sf logsf              df (cdf ... logsf)
+t(df, loc, scale)       logpdf pdf cdf logcdf sf logsf
+gamma(a, loc, scale)    logpdf pdf cdf logcdf sf logsf
+beta(a, b, loc, scale)  logpdf pdf cdf logcdf sf logsf
+chi2(df, loc, scale)    logpdf pdf cdf logcdf sf logsf
 multivariate_normal     logpdf pdf: x, mean, cov (its Cholesky      allow_singular=True
 (mean, cov)             factor; a 0-d or 1-d cov as SciPy's)
 dirichlet(alpha)        logpdf pdf: x, alpha
 poisson(mu, loc)        logpmf pmf cdf: mu                          k, loc (logpmf, pmf)
 ======================  ==========================================  ======================
+
+The distribution functions (cdf ... logsf) of t, gamma, beta and chi2 call
+scipy.special's stdtr, gammainc(c) and betainc(c), whose rules (incomplete.py) give their
+derivatives in x and in the shape parameters (df, a, b), at every order in reverse and
+forward mode; Taylor mode takes x only.
 
 SciPy's conventions: outside the support logpdf is -inf and pdf 0, below it a cdf is 0 and
 above it 1 (constants, whose derivative is 0); an invalid parameter (scale <= 0, a <= 0,
@@ -33,12 +38,6 @@ derivative does not exist and is nan.
 
 Refused, by name, where a derivative would flow:
 
-* a distribution function (cdf, logcdf, sf, logsf) in a shape parameter: gamma's cdf in
-  a is the regularized incomplete gamma function, whose derivative in a has no closed
-  form.  The parameter goes through an identity without a rule (``held_fixed``), which
-  s2sad refuses with its own message; the function itself is a primitive with rules in
-  x only (``gammainc_in_x``: x's derivative is the density; reverse, forward and Taylor
-  mode, where y' = x' g, g = exp(w) the density, w linear in logs).
 * poisson's k and loc in logpmf and pmf (the count is an integer); the cdf's floor(k - loc)
   has np.floor's derivative, 0, which is right between integers.
 * multivariate_normal with ``allow_singular=True`` (SciPy's pseudo-determinant of a
@@ -56,15 +55,11 @@ tails.  Registered only when SciPy is installed; the primitives call scipy.speci
 they run on NumPy arrays.
 """
 
-import operator
-
 import numpy as np
 
 from ...errors import MissingRuleError
-from ...registry import (defbprop, defelementwise, defjvp, deftaylor, implement, implement_frozen,
-                         implement_method, primitive)
-from ...runtime import expand_like, unbroadcast
-from ..taylor.series import log_series
+from ...registry import implement, implement_frozen, implement_method, primitive
+from .incomplete import t_log_norm
 
 try:
     from scipy import linalg as sl
@@ -158,218 +153,7 @@ def log_pieces(inside, p, q, above, at_above, at_below):
     return np.where(inside, v, np.where(above, at_above, at_below))
 
 
-# -- distribution functions differentiated in x only --------------------------------------
-# Each is a primitive whose rules give the derivative in x: the density.  Its shape
-# parameters come through held_fixed, and the rules give them a nan cotangent (tangent),
-# nan * dout: in reverse mode only so that the backward pass reaches held_fixed, whose
-# refusal is then raised (a None would end it there, a silent zero), and a nan, never a
-# zero, should the primitive be called without held_fixed.
-
-def gammainc_in_x(a, x):
-    """scipy.special.gammainc(a, x), the gamma cdf, with a derivative in x only."""
-    return sc.gammainc(a, x)
-
-
-def gammaincc_in_x(a, x):
-    """scipy.special.gammaincc(a, x), the gamma sf, with a derivative in x only."""
-    return sc.gammaincc(a, x)
-
-
-def betainc_in_x(a, b, x):
-    """scipy.special.betainc(a, b, x), the beta cdf, with a derivative in x only."""
-    return sc.betainc(a, b, x)
-
-
-def betaincc_in_x(a, b, x):
-    """scipy.special.betaincc(a, b, x), the beta sf, with a derivative in x only."""
-    return sc.betaincc(a, b, x)
-
-
-def stdtr_in_t(df, t, log_norm):
-    """scipy.special.stdtr(df, t), Student's t cdf, with a derivative in t only: the t
-    density exp(log_norm - (df + 1) / 2 log1p(t^2 / df)), log_norm = t_log_norm(df / 2)
-    (passed in, so the rule reads no gammaln difference)."""
-    return sc.stdtr(df, t)
-
-
-def pdtr_in_mu(k, mu):
-    """scipy.special.pdtr(k, mu), the Poisson cdf at the integer k (not differentiated:
-    floor(k) has derivative 0), with its derivative in mu, -pmf(k, mu) = -mu^k e^-mu / k!."""
-    return sc.pdtr(k, mu)
-
-
 if sc is not None:
-    # d/dx gammainc(a, x) = x^(a-1) e^-x / Gamma(a), the gamma density
-    @defbprop(gammainc_in_x)
-    def bprop_gammainc_in_x(a, x, out, dout):
-        density = np.exp(sc.xlogy(a - 1.0, x) - x - sc.gammaln(a))
-        return (unbroadcast(np.nan * dout, a), unbroadcast(dout * density, x))
-
-    @defjvp(gammainc_in_x)
-    def jvp_gammainc_in_x(a, x, out, da, dx):
-        return (expand_like(np.nan * da, out),
-                expand_like(dx * np.exp(sc.xlogy(a - 1.0, x) - x - sc.gammaln(a)), out))
-
-    @defbprop(gammaincc_in_x)
-    def bprop_gammaincc_in_x(a, x, out, dout):
-        density = np.exp(sc.xlogy(a - 1.0, x) - x - sc.gammaln(a))
-        return (unbroadcast(np.nan * dout, a), unbroadcast(-dout * density, x))
-
-    @defjvp(gammaincc_in_x)
-    def jvp_gammaincc_in_x(a, x, out, da, dx):
-        return (expand_like(np.nan * da, out),
-                expand_like(-dx * np.exp(sc.xlogy(a - 1.0, x) - x - sc.gammaln(a)), out))
-
-    # d/dx betainc(a, b, x) = x^(a-1) (1-x)^(b-1) / B(a, b), the beta density
-    @defbprop(betainc_in_x)
-    def bprop_betainc_in_x(a, b, x, out, dout):
-        density = np.exp(sc.xlogy(a - 1.0, x) + sc.xlog1py(b - 1.0, -x) - sc.gammaln(a) -
-                         sc.gammaln(b) + sc.gammaln(a + b))
-        return (unbroadcast(np.nan * dout, a), unbroadcast(np.nan * dout, b),
-                unbroadcast(dout * density, x))
-
-    @defjvp(betainc_in_x)
-    def jvp_betainc_in_x(a, b, x, out, da, db, dx):
-        density = np.exp(sc.xlogy(a - 1.0, x) + sc.xlog1py(b - 1.0, -x) - sc.gammaln(a) -
-                         sc.gammaln(b) + sc.gammaln(a + b))
-        return (expand_like(np.nan * da, out), expand_like(np.nan * db, out),
-                expand_like(dx * density, out))
-
-    @defbprop(betaincc_in_x)
-    def bprop_betaincc_in_x(a, b, x, out, dout):
-        density = np.exp(sc.xlogy(a - 1.0, x) + sc.xlog1py(b - 1.0, -x) - sc.gammaln(a) -
-                         sc.gammaln(b) + sc.gammaln(a + b))
-        return (unbroadcast(np.nan * dout, a), unbroadcast(np.nan * dout, b),
-                unbroadcast(-dout * density, x))
-
-    @defjvp(betaincc_in_x)
-    def jvp_betaincc_in_x(a, b, x, out, da, db, dx):
-        density = np.exp(sc.xlogy(a - 1.0, x) + sc.xlog1py(b - 1.0, -x) - sc.gammaln(a) -
-                         sc.gammaln(b) + sc.gammaln(a + b))
-        return (expand_like(np.nan * da, out), expand_like(np.nan * db, out),
-                expand_like(-dx * density, out))
-
-    # d/dt stdtr(df, t) = Gamma((df+1)/2) / (Gamma(df/2) sqrt(df pi)) (1 + t^2/df)^(-(df+1)/2)
-    @defbprop(stdtr_in_t)
-    def bprop_stdtr_in_t(df, t, log_norm, out, dout):
-        density = np.exp(log_norm - (0.5 * df + 0.5) * np.log1p(t * t / df))
-        return (unbroadcast(np.nan * dout, df), unbroadcast(dout * density, t),
-                unbroadcast(np.nan * dout, log_norm))
-
-    @defjvp(stdtr_in_t)
-    def jvp_stdtr_in_t(df, t, log_norm, out, ddf, dt, dlog_norm):
-        density = np.exp(log_norm - (0.5 * df + 0.5) * np.log1p(t * t / df))
-        return (expand_like(np.nan * ddf, out), expand_like(dt * density, out),
-                expand_like(np.nan * dlog_norm, out))
-
-    @defbprop(pdtr_in_mu)
-    def bprop_pdtr_in_mu(k, mu, out, dout):
-        return (None, unbroadcast(-dout * np.exp(sc.xlogy(k, mu) - mu - sc.gammaln(k + 1.0)),
-                                  mu))
-
-    @defjvp(pdtr_in_mu)
-    def jvp_pdtr_in_mu(k, mu, out, dk, dmu):
-        return (None, expand_like(-dmu * np.exp(sc.xlogy(k, mu) - mu - sc.gammaln(k + 1.0)),
-                                  out))
-
-    defelementwise(gammainc_in_x, gammaincc_in_x, betainc_in_x, betaincc_in_x, stdtr_in_t,
-                   pdtr_in_mu)
-
-
-# -- Taylor mode: y' = x' g with g = c exp(w(x)), the density ---------------------------------
-# g's series follows from w's, g_k = (1/k) sum_j j w_j g_(k-j), and y's from g's,
-# y_k = (1/k) sum_j j x_j g_(k-j); w is linear in logs, whose series is log's recurrence.
-
-def _density_series(T, x, out, g0, w):
-    """y with y' = x' g, g = g0 exp(w - w0): w = [None, w_1, ..., w_K]."""
-    y, g = [out], [g0]
-    for k in range(1, T.K + 1):
-        y.append(T.weighted(x, g, k))
-        if k < T.K:
-            g.append(T.weighted(w, g, k))
-    return y
-
-
-def _held(T, name, *params):
-    """Refuse Taylor coefficients in a parameter a distribution function is not
-    differentiated in (held_fixed refuses them first where the sources call it)."""
-    if any(c is not None for p in params for c in p[1:]):
-        raise MissingRuleError(f"no derivative of {name} in its shape parameters", T.src)
-
-
-def _gamma_taylor(sign):
-    def rule(T, a, x, out):
-        # g = sign x^(a-1) e^-x / Gamma(a):  w = (a - 1) log x - x
-        _held(T, "the gamma cdf", a)
-        am1 = T.call(operator.sub, a[0], 1.0)
-        L = log_series(T, x, None, x[0])
-        w = [None] + [T.sub(T.mul(am1, L[k]), x[k]) for k in range(1, T.K + 1)]
-        w0 = T.call(operator.sub, T.call(operator.sub, T.call(sc.xlogy, am1, x[0]), x[0]),
-                    T.call(sc.gammaln, a[0]))
-        return _density_series(T, x, out, T.scale(sign, T.call(np.exp, w0)), w)
-    rule.__qualname__ = "taylor_gammainc_in_x" if sign > 0 else "taylor_gammaincc_in_x"
-    return rule
-
-
-def _beta_taylor(sign):
-    def rule(T, a, b, x, out):
-        # g = sign x^(a-1) (1-x)^(b-1) / B(a, b):  w = (a - 1) log x + (b - 1) log(1 - x)
-        _held(T, "the beta cdf", a, b)
-        am1, bm1 = T.call(operator.sub, a[0], 1.0), T.call(operator.sub, b[0], 1.0)
-        one_minus = T.call(operator.sub, 1.0, x[0])
-        L = log_series(T, x, None, x[0])
-        M = log_series(T, [one_minus] + [T.neg(c) for c in x[1:]], None, one_minus)
-        w = [None] + [T.add(T.mul(am1, L[k]), T.mul(bm1, M[k])) for k in range(1, T.K + 1)]
-        log_b = T.call(operator.sub, T.call(operator.add, T.call(sc.gammaln, a[0]),
-                                            T.call(sc.gammaln, b[0])),
-                       T.call(sc.gammaln, T.call(operator.add, a[0], b[0])))
-        w0 = T.call(operator.sub, T.call(operator.add, T.call(sc.xlogy, am1, x[0]),
-                                         T.call(sc.xlog1py, bm1, T.neg(x[0]))), log_b)
-        return _density_series(T, x, out, T.scale(sign, T.call(np.exp, w0)), w)
-    rule.__qualname__ = "taylor_betainc_in_x" if sign > 0 else "taylor_betaincc_in_x"
-    return rule
-
-
-def taylor_stdtr_in_t(T, df, t, log_norm, out):
-    # g = exp(log_norm - (df + 1) / 2 log v), v = 1 + t^2 / df:  v_k = (t * t)_k / df
-    _held(T, "Student's t cdf", df, log_norm)
-    v = [T.call(operator.add, 1.0, T.div(T.mul(t[0], t[0]), df[0]))]
-    v += [T.div(T.square(t, k), df[0]) for k in range(1, T.K + 1)]
-    v0 = v[0]
-    half = T.call(operator.mul, -0.5, T.call(operator.add, df[0], 1.0))
-    N = log_series(T, v, None, v0)
-    w = [None] + [T.mul(half, N[k]) for k in range(1, T.K + 1)]
-    g0 = T.call(np.exp, T.call(operator.add, log_norm[0], T.call(operator.mul, half,
-                                                                  T.call(np.log, v0))))
-    return _density_series(T, t, out, g0, w)
-
-
-def taylor_pdtr_in_mu(T, k, mu, out):
-    # g = -mu^k e^-mu / k!:  w = k log mu - mu (k an integer, not differentiated)
-    _held(T, "the Poisson cdf", k)
-    L = log_series(T, mu, None, mu[0])
-    w = [None] + [T.sub(T.mul(k[0], L[j]), mu[j]) for j in range(1, T.K + 1)]
-    w0 = T.call(operator.sub, T.call(operator.sub, T.call(sc.xlogy, k[0], mu[0]), mu[0]),
-                T.call(sc.gammaln, T.call(operator.add, k[0], 1.0)))
-    return _density_series(T, mu, out, T.neg(T.call(np.exp, w0)), w)
-
-
-if sc is not None:
-    deftaylor(gammainc_in_x)(_gamma_taylor(1))
-    deftaylor(gammaincc_in_x)(_gamma_taylor(-1))
-    deftaylor(betainc_in_x)(_beta_taylor(1))
-    deftaylor(betaincc_in_x)(_beta_taylor(-1))
-    deftaylor(stdtr_in_t)(taylor_stdtr_in_t)
-    deftaylor(pdtr_in_mu)(taylor_pdtr_in_mu)
-
-    _NO_CLOSED_FORM = ("The derivative of the regularized incomplete {} function in its "
-                       "parameters has no closed form, and s2sad does not approximate it.")
-    _CDFS = "cdf, logcdf, sf and logsf"
-    t_df = held_fixed("t", "df", _CDFS, _NO_CLOSED_FORM.format("beta"))
-    gamma_a = held_fixed("gamma", "a", _CDFS, _NO_CLOSED_FORM.format("gamma"))
-    beta_a = held_fixed("beta", "a", _CDFS, _NO_CLOSED_FORM.format("beta"))
-    beta_b = held_fixed("beta", "b", _CDFS, _NO_CLOSED_FORM.format("beta"))
-    chi2_df = held_fixed("chi2", "df", _CDFS, _NO_CLOSED_FORM.format("gamma"))
     poisson_k = held_fixed("poisson", "k", "logpmf and pmf",
                            "The count k is an integer: the pmf has no derivative in it.")
     poisson_loc = held_fixed("poisson", "loc", "logpmf and pmf",
@@ -416,20 +200,6 @@ def norm_logsf(x, loc=0, scale=1):
 
 # -- t: support the real line; df = inf is norm ----------------------------------------------
 
-def t_log_norm(h):
-    """log Gamma(h + 1/2) - log Gamma(h) - log sqrt(2 pi h), h = df / 2: the log of the t
-    density's constant.  For h > 50 by its asymptotic series, -log sqrt(2 pi) - 1/(8h) +
-    1/(192h^3) - 1/(640h^5) + 17/(14336h^7) (error < 1e-18), where the gammaln difference
-    would lose digits that SciPy's log(poch(h, 1/2)) keeps."""
-    big = h > 50
-    r = 1.0 / np.where(big, h, 50.0)
-    r2 = r * r
-    series = r * (-0.125 + r2 * (1.0 / 192 + r2 * (-1.0 / 640 + r2 * (17.0 / 14336))))
-    hs = np.where(big, 1.0, h)
-    small = sc.gammaln(hs + 0.5) - sc.gammaln(hs) - 0.5 * (np.log(2.0 * hs) + _LOG_PI)
-    return np.where(big, series - _LOG_SQRT_2PI, small)
-
-
 def t_logpdf(x, df, loc=0, scale=1):
     x, df, loc, scale = np.asarray(x), np.asarray(df), np.asarray(loc), np.asarray(scale)
     z, log_s, ok = standardized(x, loc, scale, df)
@@ -449,8 +219,8 @@ def t_pdf(x, df, loc=0, scale=1):
 def t_cdf_at(z, df, ok):
     """Student's t cdf at z, stdtr(df, z); ndtr(z) where df is inf, as SciPy's t is norm."""
     finite = np.logical_and(ok, df < np.inf)
-    nu = np.where(finite, t_df(df), 1.0)
-    return np.where(finite, stdtr_in_t(nu, z, t_log_norm(0.5 * nu)), sc.ndtr(z))
+    nu = np.where(finite, df, 1.0)
+    return np.where(finite, sc.stdtr(nu, z), sc.ndtr(z))
 
 
 def t_cdf(x, df, loc=0, scale=1):
@@ -504,7 +274,7 @@ def gamma_cdf(x, a, loc=0, scale=1):
     x, a, loc, scale = np.asarray(x), np.asarray(a), np.asarray(loc), np.asarray(scale)
     z, log_s, ok = standardized(x, loc, scale, a)
     inside = between(z, 0.0, np.inf)
-    v = gammainc_in_x(gamma_a(a), cut(inside, z, 1.0))
+    v = sc.gammainc(a, cut(inside, z, 1.0))
     return finish(cdf_pieces(inside, v, z > 0), ok, z)
 
 
@@ -512,7 +282,7 @@ def gamma_sf(x, a, loc=0, scale=1):
     x, a, loc, scale = np.asarray(x), np.asarray(a), np.asarray(loc), np.asarray(scale)
     z, log_s, ok = standardized(x, loc, scale, a)
     inside = between(z, 0.0, np.inf)
-    v = gammaincc_in_x(gamma_a(a), cut(inside, z, 1.0))
+    v = sc.gammaincc(a, cut(inside, z, 1.0))
     return finish(sf_pieces(inside, v, z > 0), ok, z)
 
 
@@ -520,8 +290,8 @@ def gamma_logcdf(x, a, loc=0, scale=1):
     x, a, loc, scale = np.asarray(x), np.asarray(a), np.asarray(loc), np.asarray(scale)
     z, log_s, ok = standardized(x, loc, scale, a)
     inside = between(z, 0.0, np.inf)
-    zs, a = cut(inside, z, 1.0), gamma_a(a)
-    v = log_pieces(inside, gammainc_in_x(a, zs), gammaincc_in_x(a, zs), z > 0, 0.0, -np.inf)
+    zs = cut(inside, z, 1.0)
+    v = log_pieces(inside, sc.gammainc(a, zs), sc.gammaincc(a, zs), z > 0, 0.0, -np.inf)
     return finish(v, ok, z)
 
 
@@ -529,8 +299,8 @@ def gamma_logsf(x, a, loc=0, scale=1):
     x, a, loc, scale = np.asarray(x), np.asarray(a), np.asarray(loc), np.asarray(scale)
     z, log_s, ok = standardized(x, loc, scale, a)
     inside = between(z, 0.0, np.inf)
-    zs, a = cut(inside, z, 1.0), gamma_a(a)
-    v = log_pieces(inside, gammaincc_in_x(a, zs), gammainc_in_x(a, zs), z > 0, -np.inf, 0.0)
+    zs = cut(inside, z, 1.0)
+    v = log_pieces(inside, sc.gammaincc(a, zs), sc.gammainc(a, zs), z > 0, -np.inf, 0.0)
     return finish(v, ok, z)
 
 
@@ -553,7 +323,7 @@ def chi2_cdf(x, df, loc=0, scale=1):
     x, df, loc, scale = np.asarray(x), np.asarray(df), np.asarray(loc), np.asarray(scale)
     z, log_s, ok = standardized(x, loc, scale, df)
     inside = between(z, 0.0, np.inf)
-    v = gammainc_in_x(0.5 * chi2_df(df), 0.5 * cut(inside, z, 1.0))
+    v = sc.gammainc(0.5 * df, 0.5 * cut(inside, z, 1.0))
     return finish(cdf_pieces(inside, v, z > 0), ok, z)
 
 
@@ -561,7 +331,7 @@ def chi2_sf(x, df, loc=0, scale=1):
     x, df, loc, scale = np.asarray(x), np.asarray(df), np.asarray(loc), np.asarray(scale)
     z, log_s, ok = standardized(x, loc, scale, df)
     inside = between(z, 0.0, np.inf)
-    v = gammaincc_in_x(0.5 * chi2_df(df), 0.5 * cut(inside, z, 1.0))
+    v = sc.gammaincc(0.5 * df, 0.5 * cut(inside, z, 1.0))
     return finish(sf_pieces(inside, v, z > 0), ok, z)
 
 
@@ -569,8 +339,8 @@ def chi2_logcdf(x, df, loc=0, scale=1):
     x, df, loc, scale = np.asarray(x), np.asarray(df), np.asarray(loc), np.asarray(scale)
     z, log_s, ok = standardized(x, loc, scale, df)
     inside = between(z, 0.0, np.inf)
-    h, zs = 0.5 * chi2_df(df), 0.5 * cut(inside, z, 1.0)
-    v = log_pieces(inside, gammainc_in_x(h, zs), gammaincc_in_x(h, zs), z > 0, 0.0, -np.inf)
+    h, zs = 0.5 * df, 0.5 * cut(inside, z, 1.0)
+    v = log_pieces(inside, sc.gammainc(h, zs), sc.gammaincc(h, zs), z > 0, 0.0, -np.inf)
     return finish(v, ok, z)
 
 
@@ -578,8 +348,8 @@ def chi2_logsf(x, df, loc=0, scale=1):
     x, df, loc, scale = np.asarray(x), np.asarray(df), np.asarray(loc), np.asarray(scale)
     z, log_s, ok = standardized(x, loc, scale, df)
     inside = between(z, 0.0, np.inf)
-    h, zs = 0.5 * chi2_df(df), 0.5 * cut(inside, z, 1.0)
-    v = log_pieces(inside, gammaincc_in_x(h, zs), gammainc_in_x(h, zs), z > 0, -np.inf, 0.0)
+    h, zs = 0.5 * df, 0.5 * cut(inside, z, 1.0)
+    v = log_pieces(inside, sc.gammaincc(h, zs), sc.gammainc(h, zs), z > 0, -np.inf, 0.0)
     return finish(v, ok, z)
 
 
@@ -607,7 +377,7 @@ def beta_cdf(x, a, b, loc=0, scale=1):
         np.asarray(x), np.asarray(a), np.asarray(b), np.asarray(loc), np.asarray(scale)
     z, log_s, ok = standardized(x, loc, scale, np.minimum(a, b))
     inside = between(z, 0.0, 1.0)
-    v = betainc_in_x(beta_a(a), beta_b(b), cut(inside, z, 0.5))
+    v = sc.betainc(a, b, cut(inside, z, 0.5))
     return finish(cdf_pieces(inside, v, z >= 1), ok, z)
 
 
@@ -616,7 +386,7 @@ def beta_sf(x, a, b, loc=0, scale=1):
         np.asarray(x), np.asarray(a), np.asarray(b), np.asarray(loc), np.asarray(scale)
     z, log_s, ok = standardized(x, loc, scale, np.minimum(a, b))
     inside = between(z, 0.0, 1.0)
-    v = betaincc_in_x(beta_a(a), beta_b(b), cut(inside, z, 0.5))
+    v = sc.betaincc(a, b, cut(inside, z, 0.5))
     return finish(sf_pieces(inside, v, z >= 1), ok, z)
 
 
@@ -625,8 +395,8 @@ def beta_logcdf(x, a, b, loc=0, scale=1):
         np.asarray(x), np.asarray(a), np.asarray(b), np.asarray(loc), np.asarray(scale)
     z, log_s, ok = standardized(x, loc, scale, np.minimum(a, b))
     inside = between(z, 0.0, 1.0)
-    zs, a, b = cut(inside, z, 0.5), beta_a(a), beta_b(b)
-    v = log_pieces(inside, betainc_in_x(a, b, zs), betaincc_in_x(a, b, zs), z >= 1, 0.0,
+    zs = cut(inside, z, 0.5)
+    v = log_pieces(inside, sc.betainc(a, b, zs), sc.betaincc(a, b, zs), z >= 1, 0.0,
                    -np.inf)
     return finish(v, ok, z)
 
@@ -636,8 +406,8 @@ def beta_logsf(x, a, b, loc=0, scale=1):
         np.asarray(x), np.asarray(a), np.asarray(b), np.asarray(loc), np.asarray(scale)
     z, log_s, ok = standardized(x, loc, scale, np.minimum(a, b))
     inside = between(z, 0.0, 1.0)
-    zs, a, b = cut(inside, z, 0.5), beta_a(a), beta_b(b)
-    v = log_pieces(inside, betaincc_in_x(a, b, zs), betainc_in_x(a, b, zs), z >= 1, -np.inf,
+    zs = cut(inside, z, 0.5)
+    v = log_pieces(inside, sc.betaincc(a, b, zs), sc.betainc(a, b, zs), z >= 1, -np.inf,
                    0.0)
     return finish(v, ok, z)
 
@@ -661,7 +431,7 @@ def poisson_cdf(k, mu, loc=0):
     k, mu, loc = np.asarray(k), np.asarray(mu), np.asarray(loc)
     k = np.floor(k - loc)
     inside = np.logical_and(k >= 0, k < np.inf)
-    v = pdtr_in_mu(cut(inside, k, 0.0), np.where(mu >= 0, mu, 1.0))
+    v = sc.pdtr(cut(inside, k, 0.0), np.where(mu >= 0, mu, 1.0))
     return finish(cdf_pieces(inside, v, k >= 0), mu >= 0, k)
 
 
@@ -737,7 +507,7 @@ def dirichlet_pdf(x, alpha):
 # -- registration -----------------------------------------------------------------------------
 
 _HELPERS = (standardized, finish, between, cut, density_inside, cdf_pieces, sf_pieces,
-            log_pieces, t_log_norm, t_cdf_at)
+            log_pieces, t_cdf_at)
 _METHODS = {
     "norm": (norm_logpdf, norm_pdf, norm_cdf, norm_logcdf, norm_sf, norm_logsf),
     "t": (t_logpdf, t_pdf, t_cdf, t_logcdf, t_sf, t_logsf),

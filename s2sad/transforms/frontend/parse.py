@@ -22,7 +22,7 @@ import sysconfig
 import threading
 import types
 from dataclasses import dataclass, field
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import gast
 import numpy as np
@@ -73,8 +73,16 @@ class Parsed:
     classes: Dict[str, type] = field(default_factory=dict)
     # parameters holding objects built inside the code (resolve_built.py): name -> kind
     objects: Dict[str, tuple] = field(default_factory=dict)
+    # a derivative rule's source (inline.rule_ir): its calls of implemented functions stay
+    # calls, whose source is differentiated where the generated code is transformed again
+    rule: bool = False
+    # for s2sad's own source of a library function (scipy.stats' methods): the user's call
+    # it runs for, the place every message and comment about its lines names
+    call_site: Optional[Location] = None
 
     def location(self, node) -> Location:
+        if self.call_site is not None:
+            return self.call_site
         line = getattr(node, "lineno", None) or getattr(self.node, "lineno", 1)
         col = getattr(node, "col_offset", 0) or 0
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""

@@ -238,6 +238,8 @@ def classify(obj, parsed, node, label=None) -> Target:
     named = obj
     obj = registry.canonical(obj)
     source = registry.source_of(obj)
+    if source is not None and parsed.rule:
+        return Target("prim", registry.primitive(obj))  # a call in the code a rule writes
     if source is not None:
         return Target("user", source)       # (scipy.optimize.rosen: its NumPy source)
     prim = registry.lookup(obj)

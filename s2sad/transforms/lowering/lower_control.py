@@ -615,6 +615,8 @@ class Control:
                     f"a recursive call of {parsed.name} that does not pass every argument by "
                     "position", low.loc(node), "Pass all arguments positionally.")
             return ir.Call(ir.FnRef(parsed.fn), tuple(args))
+        if registry.own_source(parsed.fn):
+            parsed.call_site = low.parsed.call_site or low.loc(node)
         generators.eager(parsed, top=False)
         fence.fence(parsed, top=False)
         res = resolve.resolve(parsed)

@@ -1,27 +1,33 @@
-"""Rows for s2sad/rules/scipy/stats.py's primitives (a distribution function in x, its
-shape parameters held constant, as the sources pass them): none without SciPy."""
+"""Rows for s2sad/rules/scipy/incomplete.py's primitives, the distribution functions the
+scipy.stats sources call: scipy.special's gammainc, gammaincc, betainc, betaincc, stdtr
+and pdtr, in every argument that is a real number (pdtr's count k is an integer): none
+without SciPy."""
 
 from rule_table import Row
 
 try:
-    from scipy import stats
-    from s2sad.rules.scipy import stats as SST
+    from scipy import special as sc
 except ImportError:          # pragma: no cover - SciPy is optional
-    stats = None
+    sc = None
+
+
+def _beta_args(rng):
+    """Shapes on both sides of 1 and x on both sides of the median (both fractions)."""
+    return ((rng.uniform(0.4, 4.0, size=(3,)), rng.uniform(0.4, 4.0, size=(3,)),
+             rng.uniform(0.05, 0.95, size=(3,))), {})
+
+
+def _stdtr_args(rng):
+    return ((rng.uniform(0.8, 9.0, size=(3, 2)), rng.uniform(-3.0, 3.0, size=(3, 2))), {})
+
 
 ROWS = []
-if stats is not None:
+if sc is not None:
     ROWS += [
-        Row(lambda x: SST.gammainc_in_x(2.5, x), domain=(0.2, 4.0),
-            also=(SST.gammainc_in_x,), id="gammainc_in_x"),
-        Row(lambda x: SST.gammaincc_in_x(2.5, x), domain=(0.2, 4.0),
-            also=(SST.gammaincc_in_x,), id="gammaincc_in_x"),
-        Row(lambda x: SST.betainc_in_x(2.5, 1.5, x), domain=(0.1, 0.9),
-            also=(SST.betainc_in_x,), id="betainc_in_x"),
-        Row(lambda x: SST.betaincc_in_x(2.5, 1.5, x), domain=(0.1, 0.9),
-            also=(SST.betaincc_in_x,), id="betaincc_in_x"),
-        Row(lambda t: SST.stdtr_in_t(3.5, t, SST.t_log_norm(1.75)),
-            also=(SST.stdtr_in_t,), id="stdtr_in_t"),
-        Row(lambda mu: SST.pdtr_in_mu(3.0, mu), domain=(0.2, 4.0),
-            also=(SST.pdtr_in_mu,), id="pdtr_in_mu"),
+        Row(sc.gammainc, nargs=2, domain=(0.3, 6.0)),
+        Row(sc.gammaincc, nargs=2, domain=(0.3, 6.0)),
+        Row(sc.betainc, make=_beta_args),
+        Row(sc.betaincc, make=_beta_args),
+        Row(sc.stdtr, make=_stdtr_args),
+        Row(lambda mu: sc.pdtr(3.0, mu), domain=(0.2, 4.0), also=(sc.pdtr,), id="pdtr"),
     ]
