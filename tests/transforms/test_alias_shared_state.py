@@ -420,6 +420,36 @@ def helper_writes_array_in_loop_second_name_read(x):
     return np.sum(keep * x)
 
 
+def branch_keeps_then_update_after(x):
+    s = x * 2.0
+    if np.sum(x) > 0:
+        t = s
+    else:
+        t = s * 2
+    s -= 1.0                        # MARK
+    return np.sum(t * s)
+
+
+def update_in_branch_read_through_older_name(x):
+    s = x * 2.0
+    t = s
+    if np.sum(x) > 0:
+        s -= 1.0                    # MARK
+        r = t
+    else:
+        r = s * 2
+    return np.sum(r * x)
+
+
+def update_in_branch_then_returned_other_name(x):
+    s = x * 2.0
+    keep = s
+    if np.sum(x) < 10:
+        s += x                      # MARK
+        return np.sum(keep * x)
+    return np.sum(s)
+
+
 WRONG_BEFORE = [helper_writes_array_in_loop_second_name_read,item_added_in_a_loop_read_in_other_branch, item_kept_then_read_after_change, item_that_is_the_argument_added,
                 rows_in_a_list_added, loop_over_rows_in_a_list,
                 item_added_after_branch_rebinds_list, item_added_in_loop_with_break,
@@ -434,7 +464,9 @@ WRONG_BEFORE = [helper_writes_array_in_loop_second_name_read,item_added_in_a_loo
     loop_appends_to_rows, item_of_inserted_list_adds, item_of_extended_list_adds,
     item_of_updated_dict_adds, shallow_list_copy, shallow_copy_method, shallow_dict_copy,
     item_taken_then_added, item_named_before, same_array_twice, two_lists_share_items,
-    helper_adds_to_first, item_read_in_loop_then_added, copy_sees_added_number]
+    helper_adds_to_first, item_read_in_loop_then_added, copy_sees_added_number,
+    branch_keeps_then_update_after, update_in_branch_read_through_older_name,
+    update_in_branch_then_returned_other_name]
 
 
 def _marked_line(f) -> int:
@@ -690,6 +722,29 @@ def helper_writes_array_in_loop(x):
     return np.sum(a * x)
 
 
+def scores_or_loss(x, y=None):
+    # CS231n's two-layer net: `if y is None: return scores`, then `scores -= max`
+    scores = x * 2.0
+    if y is None:
+        return scores
+    scores -= np.max(scores)
+    return np.sum(scores * y)
+
+
+def early_return_then_update(x):
+    return scores_or_loss(x, np.array([0.5, -1.0, 2.0]))
+
+
+def update_in_one_branch_joined(x):
+    s = x * 2.0
+    if np.sum(x) > 0:
+        u = s
+    else:
+        s -= 1.0
+        u = s * 1.0
+    return np.sum(u * x)
+
+
 ACCEPTED = [helper_writes_dict_in_loop, helper_writes_array_in_loop,
             item_added_in_one_branch_read_in_other, item_kept_across_iterations, item_added_in_while_loop,
             item_added_after_closure_appends_argument,
@@ -700,7 +755,7 @@ ACCEPTED = [helper_writes_dict_in_loop, helper_writes_array_in_loop,
     loop_reads_list_literal, loop_replaces_items, items_added_unshared,
     items_added_in_loops, dict_item_added, number_items_added, item_replaced_by_new_value,
     appended_item_added, item_taken_then_replaced, closure_rebinds_between_calls,
-    helper_appends_to_second_name]
+    helper_appends_to_second_name, early_return_then_update, update_in_one_branch_joined]
 
 
 @pytest.mark.parametrize("x", X, ids=("pos", "neg"))

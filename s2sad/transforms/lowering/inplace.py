@@ -113,7 +113,7 @@ def _popped(value) -> bool:
         and isinstance(value.args[0], ir.Var)
 
 
-def _alias_roots(order, carried=True):
+def _alias_roots(order, carried=True, taken=None):
     """(ident, holds): for each name, the names of the objects it may *be* (itself, what it
     copies, the array it is a view of, the item of a container it was taken from, either
     side of a join, a loop's start and end values), and the objects it may be or *hold*
@@ -123,7 +123,10 @@ def _alias_roots(order, carried=True):
     lst[1] leaves them alone.  Joins and loops feed each other: to a fixed point.
     carried=False leaves out loops' back edges: the names of one iteration, where a
     carried name is its start value (the init), not what the iteration makes of it
-    (carried a set of loops' ids: theirs only; a loop that ends before keeps its own)."""
+    (carried a set of loops' ids: theirs only; a loop that ends before keeps its own).
+    taken: {id of an If: 0 or 1}, the branch (body, orelse) whose value its join takes:
+    the path an update inside that branch ran on (the other branch did not run)."""
+    taken = taken or {}
     ident: Dict[str, set] = {}
     cont = containers(order)
     advanced = advanced_indices(order)
@@ -144,7 +147,7 @@ def _alias_roots(order, carried=True):
         for s in order:
             if isinstance(s, ir.If):
                 for t, a, b in s.outs:
-                    join(t, (a, b))
+                    join(t, (a, b) if id(s) not in taken else ((a, b)[taken[id(s)]],))
             elif isinstance(s, ir.Loop):
                 # a carried name starts as its init and ends as its next value; each
                 # iteration's element is a view of what the loop runs over
@@ -213,6 +216,17 @@ def _carrying_loop(stmts, stmt, name):
                 any(x is stmt for x in ir.walk(s.body)):
             found = s
     return found
+
+
+def _branches_taken(stmts, stmt) -> dict:
+    """{id of each If around stmt: 0 where stmt is in its body, 1 in its orelse}."""
+    out = {}
+    for s in ir.walk(stmts):
+        if isinstance(s, ir.If):
+            for k, block in enumerate((s.body, s.orelse)):
+                if any(x is stmt for x in ir.walk(block)):
+                    out[id(s)] = k
+    return out
 
 
 def _other_branches(stmts, stmt) -> set:
@@ -342,6 +356,12 @@ def _check_updates_of(func, inplace):
             group = ident_in.get(old, {old})
         else:
             _check_next_iterations(func, stmt, group, holds, name, loc)
+            taken = _branches_taken(func.body, stmt)
+            if taken and not _loops_around(order, stmt):
+                # after an update in a branch, a join takes that branch's value: `if y is
+                # None: return scores` then `scores -= m` (the return's path ran no update)
+                ident_on, seen_in = _alias_roots(order, taken=taken)
+                group = ident_on.get(old, {old})
         new = getattr(stmt, "target", None)
         other = _other_branches(func.body, stmt)
         for s in scope:
