@@ -217,14 +217,30 @@ def test_a_namedtuple_built_inside_carries_derivatives():
     _check(f, X)
 
 
-def test_storing_a_differentiated_value_on_an_object_is_refused():
+def test_a_differentiated_value_stored_on_an_object_keeps_its_value_there():
     m = Model(1.0)
 
     def f(w):
-        m.last = w * 2            # MARK
+        m.last = w * 2            # not read back: the object holds the value, as in Python
+        return np.sum(w)
+    np.testing.assert_allclose(grad(f)(X), np.ones_like(X))
+    np.testing.assert_allclose(m.last, X * 2)
+
+    def f1(w):
+        for i in range(2):
+            m.last = w * i        # read back in the same iteration: that value
+            w = w + m.last
+        return np.sum(w * w)
+    check_grads(f1, (X,), order=2, modes=("rev", "fwd"))
+
+    def f2(w):
+        m.last = w                # MARK
+        for i in range(2):
+            w = w + m.last        # the previous iteration's value
+            m.last = w * i        # MARK
         return np.sum(w)
     with pytest.raises(UnsupportedSyntaxError, match="stored in an attribute") as info:
-        grad(f)(X)
+        grad(f2)(X)
     assert "MARK" in info.value.location.text
 
     def g(w):           # an object built inside from w: a dict of its attributes, whose

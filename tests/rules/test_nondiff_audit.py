@@ -225,6 +225,9 @@ TABLE = [
         lambda rng: [1.0], lambda rng: (1.0,)), reason=(
         "a check run for its effect (a loop unrolled for a list of objects: refuses the list "
         "if it holds others where the code runs); it returns None"))),
+    ("s2sad.rules.python.objects:keep_attribute", Entry("structural", reason=(
+        "obj.a = v run for its effect where every read of obj.a in the code was given v "
+        "itself (lowering/attributes.py): it returns None"))),
     ("s2sad.rules.python.objects:missing_key", Entry("structural", reason=(
         "a dict of functions indexed by a key that is none of its keys: it raises KeyError, "
         "as the plain call does; it returns nothing"))),

@@ -10,6 +10,7 @@ and lower.py), and the generated code prints them back as Python writes them:
 
     obj.a              =>  attribute(obj, "a")         prints  obj.a
     obj.a = v          =>  set_attribute(obj, "a", v)  an effect, kept and run once
+                          (keep_attribute where its reads are given v: lowering/attributes.py)
     obj.m(args)        =>  method_caller("m")(obj, args)   prints  obj.m(args)
     P(a, b)            =>  record(P, (a, b))       a namedtuple: linear in its items
     f(a, *xs)          =>  spread_call(f, xs, a)   prints  f(a, *xs)   (xs's length: at run time)
@@ -45,6 +46,12 @@ def attribute(obj, name):
 
 def set_attribute(obj, name, value):
     """obj.name = value, on the primal (self.nfev += 1)."""
+    setattr(obj, name, value)
+
+
+def keep_attribute(obj, name, value):
+    """obj.name = value, on the primal, where every read of it in the code was given value
+    itself (transforms/lowering/attributes.py): the stored value needs no derivative."""
     setattr(obj, name, value)
 
 
@@ -97,11 +104,15 @@ def _attribute_refusal(src):
 
 def _set_refusal(src):
     return UnsupportedSyntaxError(
-        "an attribute set on a differentiated value, or a differentiated value stored in an "
-        "attribute (`obj.a = ...`)", src,
-        "A value kept on an object loses its derivative, and an array's attributes are not "
-        "its values: keep it in a local variable, return it, or store its value only "
-        "(obj.a = float(loss)).")
+        "an attribute set on a differentiated array, or a differentiated value stored in an "
+        "attribute (`obj.a = ...`) that the code may read back where s2sad cannot follow it",
+        src,
+        "s2sad gives a read of obj.a the value stored where the read surely sees the store: "
+        "later in the same block, on an object it knows when it transforms the code. This "
+        "one may be read in a later iteration of a loop, after a branch, through an object "
+        "found while the code runs, or by a function s2sad cannot see. Keep the value in a "
+        "local variable (store it once at the end), or pass it as an argument; an array's "
+        "attributes (x.shape = ...) are not its values: reshape it instead.")
 
 
 def record(cls, items):
@@ -226,3 +237,6 @@ registry.primitive(spread_call).refusal = _spread_refusal
 registry.primitive(spread_call).spread = True
 registry.primitive(set_attribute).effect = True
 registry.primitive(set_attribute).stores = True     # refused where a varied value goes in
+defnondiff(keep_attribute)     # its result is None; the value's reads were given the value
+registry.primitive(keep_attribute).effect = True
+registry.primitive(keep_attribute).pure = False

@@ -179,12 +179,9 @@ def _held_method(rw, obj, node):
     try:
         value = getattr(obj, node.attr)
     except AttributeError:
-        rw.fail(node, f"the attribute `.{node.attr}` of a {type(obj).__name__} object, which "
-                      "it does not have when the code is transformed (one set while the code "
-                      f"runs, `self.{node.attr} = ...`, and read back)",
-                "s2sad reads the attributes of an object it did not build as they are; "
-                "pass the value on instead (return it, or keep it in a local variable), "
-                "or build the object inside the differentiated function.")
+        # one the code sets while it runs (self.out = ...) and reads back: forwarded to
+        # the store, or read where the code runs (lowering/attributes.py)
+        return None
     if isinstance(value, types.MethodType) and user_function(value.__func__) or \
             user_function(value):
         return _at(_name(rw.cell(value, node.attr)), node)

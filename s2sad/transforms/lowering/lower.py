@@ -49,6 +49,7 @@ from ...rules.numpy.indexing import check_item_write
 from ...rules.numpy.shape import c_concat, r_concat
 from ..frontend import resolve
 from . import lower_builtins, lower_comprehension, lower_effects, lower_nonlocal, lower_views
+from .attributes import forward_attributes
 from .inplace import check_inplace, refuse_alias
 from .closures import Chosen, Closure, Functions, refuse_function
 from .lower_control import RAISED, RUNTIME_FUNCTION, Control, bind_arguments, function_body
@@ -751,6 +752,7 @@ def lower(parsed, res) -> tuple:
     func.defaults = _defaults(parsed)
     # the parameters the call passes floats in (what `[1, 2] * x` broadcasts with)
     func.float_params = {p for p, c in zip(params, parsed.spec or "") if c in NUMBERS}
+    forward_attributes(func, out)
     check_inplace(func, out.inplace, names)
     ir.validate(func)
     return func, out

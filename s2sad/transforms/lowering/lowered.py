@@ -139,6 +139,17 @@ class Output:
             return v if callable(v) else None
         return None
 
+    def held_value(self, atom):
+        """The object a constant or an external name holds now, or None."""
+        if isinstance(atom, ir.Const):
+            return atom.value
+        if isinstance(atom, ir.Var) and atom.name in self.externals:
+            try:
+                return self._held(atom.name)
+            except ValueError:          # an empty cell
+                return None
+        return None
+
     def _held(self, name):
         kind = self.externals[name]
         if kind[0] == "global":
