@@ -42,7 +42,7 @@ REAL_STATEMENTS = [
     (0.7, "sorted_key", "s_sorted_key"), (0.6, "zeros_star", "s_zeros_star"),
     (1.2, "fn_container", "s_fn_container"), (0.8, "generator", "s_generator"),
     (1.0, "built_object", "s_built_object"), (0.8, "item_element", "s_item_element"),
-    (0.6, "fancy_copy", "s_fancy_copy"),
+    (0.6, "fancy_copy", "s_fancy_copy"), (1.0, "held_state", "s_held_state"),
 ]
 # every construct this module names (for per-construct counts)
 REAL_CONSTRUCTS = [c for _, c, _ in REAL_STATEMENTS] + [
@@ -263,6 +263,40 @@ class RealCodeStatements:
         else:
             m = self.name("layer")
             lines = [f"{m} = Layer({w}, {c})", f"{r} = use_layer({m}, {x})"]
+        scope.vars[r] = t
+        return [self.pad(indent, line) for line in lines]
+
+    def s_held_state(self, scope, indent, nest, loop):
+        """Differentiated values stored on module-level objects and read back in f
+        (lowering/attributes.py): a stash's keep/get, a cell's state stepped straight,
+        in a range loop or over an array's items, or in a branch (refused or right).  The
+        state is set first, so each call of f starts from the same one."""
+        self.piece("Stash", "class Stash:\n"
+                   "    def keep(self, a):\n        self.a = a\n        return self\n\n"
+                   "    def get(self):\n        return self.a * 2.0\n")
+        self.piece("HeldCell", "class HeldCell:\n"
+                   "    def __init__(self, w):\n        self.w = w\n        self.h = 0.0\n\n"
+                   "    def step(self, a):\n"
+                   "        self.h = np.tanh(self.h * self.w + a)\n        return self.h\n")
+        self.piece("STASH", "STASH = Stash()")
+        self.piece("HELD", "HELD = HeldCell(0.6)")
+        t, r, i = self.rng.choice(["f", "v"]), self.name("r"), self.name("i")
+        x = self.e(t, scope, 2)
+        form = self.rng.choice(["stash", "straight", "range", "items", "branch"])
+        if form == "stash":
+            lines = [f"STASH.keep({x})", f"{r} = STASH.get() + STASH.a"]
+        elif form == "straight":
+            lines = [f"HELD.h = {x} * 0.5", "HELD.step(HELD.h)", f"{r} = HELD.step({x}) * HELD.h"]
+        elif form == "range":
+            lines = [f"HELD.h = {x} * 0.0", f"for {i} in range(3):", f"    HELD.step({x})",
+                     f"{r} = HELD.h * 1.0"]
+        elif form == "items":
+            v = self.e("v", scope, 2)
+            lines = ["HELD.h = 0.1", f"for {i} in {v}:", f"    HELD.step({i})",
+                     f"{r} = HELD.h + {x}"]
+        else:
+            lines = [f"HELD.h = {x}", f"if np.sum({self.e(t, scope, 1)}) > 0:",
+                     f"    HELD.step({x})", f"{r} = HELD.h * 1.0"]
         scope.vars[r] = t
         return [self.pad(indent, line) for line in lines]
 

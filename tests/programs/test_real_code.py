@@ -234,13 +234,18 @@ def test_a_differentiated_value_stored_on_an_object_keeps_its_value_there():
     check_grads(f1, (X,), order=2, modes=("rev", "fwd"))
 
     def f2(w):
-        m.last = w                # MARK
+        m.last = w
         for i in range(2):
-            w = w + m.last        # the previous iteration's value
-            m.last = w * i        # MARK
-        return np.sum(w)
+            w = w + m.last        # the previous iteration's value: a name the loop carries
+            m.last = w * i
+        return np.sum(w * m.last)
+    check_grads(f2, (X,), order=2, modes=("rev", "fwd"))
+
+    def f3(w):
+        m.last = w * 2            # MARK
+        return np.sum(m.__dict__["last"])       # read whole: s2sad cannot follow it
     with pytest.raises(UnsupportedSyntaxError, match="stored in an attribute") as info:
-        grad(f2)(X)
+        grad(f3)(X)
     assert "MARK" in info.value.location.text
 
     def g(w):           # an object built inside from w: a dict of its attributes, whose

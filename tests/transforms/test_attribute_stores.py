@@ -8,6 +8,7 @@ see) stays refused at the user's line.  Every accepted program is checked at ord
 
 import copy
 import inspect
+import re
 
 import numpy as np
 import pytest
@@ -102,13 +103,44 @@ def stored_never_read(x):
     return np.sum(np.sin(x))
 
 
+def stored_in_a_loop_read_next_iteration(x):
+    # the attribute is a name the loop carries: each iteration reads the last one's
+    SCALER.acc = x
+    total = 0.0
+    for i in range(3):
+        total = total + np.sum(SCALER.acc)
+        SCALER.acc = SCALER.acc * x
+    return total + np.sum(SCALER.acc)
+
+
+def cell_over_a_sequence(xs):
+    # the cell's state on the object through a loop that is not unrolled
+    CELL.h = np.zeros(3)
+    for t in range(xs.shape[0]):
+        CELL.step(xs[t])
+    return np.sum(CELL.h ** 2)
+
+
+def cell_from_its_current_state(xs):
+    # the first value is the one the object holds when the code runs
+    for x in xs:
+        CELL.step(x)
+    out = np.sum(CELL.h ** 2)
+    CELL.h = np.zeros(3)
+    return out
+
+
 ACCEPTED = [(net_loss, X), (cell_unrolled, RNG.normal(size=3)),
             (fit_then_apply, RNG.normal(size=4)), (augmented_store, RNG.normal(size=3)),
-            (stored_never_read, RNG.normal(size=3))]
+            (stored_never_read, RNG.normal(size=3)),
+            (stored_in_a_loop_read_next_iteration, RNG.normal(size=3)),
+            (cell_over_a_sequence, RNG.normal(size=(5, 3))),
+            (cell_from_its_current_state, RNG.normal(size=(4, 3)))]
 
 
 @pytest.mark.parametrize("f,x", ACCEPTED, ids=lambda v: getattr(v, "__name__", ""))
 def test_accepted_at_orders_one_and_two(f, x):
+    f(x.copy())                             # the objects' state as a plain call leaves it
     value, _ = s2sad.value_and_grad(f)(x.copy())
     np.testing.assert_allclose(value, f(x.copy()), rtol=1e-12)
     check_grads(f, (x.copy(),), order=2, modes=("rev", "fwd"))
@@ -123,26 +155,31 @@ def test_the_objects_hold_the_primal_values_after_the_call():
     assert type(NET.last) is np.ndarray
 
 
-def test_the_generated_code_reads_the_local_value():
+def test_the_generated_code_stores_as_written_and_reads_the_local_value():
     text = s2sad.source(s2sad.grad(fit_then_apply))
-    assert ".scale = " in text and ".shift" in text
+    assert ".scale = sqrt" in text and ".shift = mean_x" in text
+    assert "keep_attribute" not in text
+    assert not re.search(r"= \w+\.(shift|scale)$", text, re.M)      # no read back
+    text = s2sad.source(s2sad.grad(cell_over_a_sequence))
+    assert "CELL.h = " in text and "for t in range(" in text
 
 
 # -- refused: a read may miss the store ----------------------------------------------------
 
-def stored_in_a_loop_read_next_iteration(x):
-    SCALER.acc = x                          # MARK
+def stored_in_a_branch_in_a_loop(x):
+    SCALER.acc = x
     total = 0.0
     for i in range(3):
         total = total + np.sum(SCALER.acc)
-        SCALER.acc = SCALER.acc * x         # MARK
+        if i > 0:
+            SCALER.acc = SCALER.acc * x     # a result of the If, carried by the loop
     return total
 
 
 def stored_in_a_branch_read_after(x):
     SCALER.v = np.zeros(3)
     if np.sum(x) > 0:
-        SCALER.v = x * 2.0                  # MARK
+        SCALER.v = x * 2.0                  # one of the If's results after it
     return np.sum(SCALER.v)
 
 
@@ -161,8 +198,15 @@ def stored_then_handed_to_a_method_it_cannot_read(x):
     return np.sum(x) * float(np.asarray(getattr(SCALER, "shift")))
 
 
-REFUSED = [stored_in_a_loop_read_next_iteration, stored_in_a_branch_read_after,
-           stored_then_read_through_a_list]
+REFUSED = [stored_then_read_through_a_list]
+
+
+def test_stored_in_branches_at_orders_one_and_two():
+    for f in (stored_in_a_branch_read_after, stored_in_a_branch_in_a_loop):
+        for x in (np.array([0.3, -0.2, 0.8]), np.array([-0.3, -0.2, 0.1])):
+            value, _ = s2sad.value_and_grad(f)(x.copy())
+            np.testing.assert_allclose(value, f(x.copy()), rtol=1e-12)
+            check_grads(f, (x,), order=2, modes=("rev", "fwd"))
 
 
 @pytest.mark.parametrize("f", REFUSED, ids=lambda f: f.__name__)

@@ -239,4 +239,6 @@ registry.primitive(set_attribute).effect = True
 registry.primitive(set_attribute).stores = True     # refused where a varied value goes in
 defnondiff(keep_attribute)     # its result is None; the value's reads were given the value
 registry.primitive(keep_attribute).effect = True
+registry.primitive(keep_attribute).sets_attribute = True   # printed obj.a = v
+registry.primitive(set_attribute).sets_attribute = True
 registry.primitive(keep_attribute).pure = False

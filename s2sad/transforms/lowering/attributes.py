@@ -5,31 +5,34 @@
 Published networks keep values on their layers: ``self.input = x`` in ``forward``, read
 back by the next method; ``self.last = h`` on the model.  Lowered, ``obj.a = v`` is
 ``set_attribute(obj, "a", v)`` and ``obj.a`` is ``attribute(obj, "a")``, read where the code
-runs (rules/python/objects.py).  A read that is sure to see a store is that store's value:
+runs (rules/python/objects.py).  A read that sees a store is given that store's value:
 its atom is forwarded to the read, so the derivative flows through it as through a local
-variable, and the store still runs on the primal, as in a plain call.  What s2sad can be
-sure of, in the functional form after inlining:
+variable, and the store still runs on the primal, as in a plain call.  What s2sad follows,
+in the functional form after inlining:
 
 * the object is one the code holds by identity (a method's ``self``, a layer of a list
   unrolled when the code is transformed), not one found when the code runs;
-* the read comes after the store in the same block, or in a block nested after it, with no
-  store of that attribute in a branch or a loop between them (after such a branch or loop
-  the attribute is one of several values: read where the code runs).
+* straight-line code: a read after a store in its block, or in a block nested after it;
+* a loop that stores the attribute carries it as a name (each iteration reads the last
+  one's value, the code after the loop the final one); a branch that stores it makes it
+  one of the If's results.  The first value, where the code did not store one before, is
+  read from the object before the loop or branch (where the object has the attribute).
 
 A store is *kept* (``keep_attribute``: an effect whose value needs no derivative, since
-nothing in the code reads it through the object) where every read that may see it is
-forwarded and nothing else may reach the object after it: no read of that attribute
-through an object s2sad does not know, in a later iteration or after a branch, and no
-call s2sad cannot see that takes the object or a value read from an object.  Otherwise it
-stays ``set_attribute``, which the transforms refuse where a differentiated value goes in,
-as before.  A store of a constant is the same either way.
+every read of it in the code was given the value) where nothing else may reach the
+object after it: no read of that attribute through an object s2sad does not know, no
+call s2sad cannot see that takes the object, a value read from an object or a function of
+the user's, no ``obj.__dict__``, no closure that reads or sets attributes.  Otherwise it
+stays ``set_attribute``, which the transforms refuse where a differentiated value goes
+in, as before.  A store of a constant is the same either way.  Both print as
+``obj.a = v``.
 """
 
 from typing import Dict, Optional, Set
 
 from ... import ir, registry
 from ...rules.python.objects import attribute, keep_attribute, same_items, set_attribute
-from ..frontend.resolve_objects import plain_object
+from ..frontend.resolve_objects import is_library, plain_object
 
 _OWN = (attribute, set_attribute, keep_attribute, same_items)
 
@@ -37,8 +40,9 @@ _OWN = (attribute, set_attribute, keep_attribute, same_items)
 def forward_attributes(func: ir.Function, out) -> None:
     """Forward the reads of attributes to the stores they see, and keep the stores no
     other read can see (the module docstring), in func's body, in place.  Not where the
-    code defines a function it does not inline (a closure runs whenever it is called)."""
-    if any(isinstance(s, ir.Def) for s in ir.walk(func.body)):
+    code defines a function it does not inline that reads or sets attributes (a closure
+    runs whenever it is called)."""
+    if any(_call_of(s, fn) for s in _in_closures(func.body) for fn in (attribute, set_attribute)):
         return
     fw = _Forwarding(out)
     fw.block(func.body, {}, {})
@@ -47,6 +51,14 @@ def forward_attributes(func: ir.Function, out) -> None:
             s.value = ir.Call(registry.primitive(keep_attribute), s.value.args)
     for s, atom in fw.forwarded:
         s.value = atom
+
+
+def _in_closures(stmts):
+    """The statements of the functions defined in stmts (and in theirs)."""
+    for s in ir.walk(stmts):
+        if isinstance(s, ir.Def):
+            yield from ir.walk(s.func.body)
+            yield from _in_closures(s.func.body)
 
 
 def _call_of(s, fn) -> bool:
@@ -74,23 +86,119 @@ class _Forwarding:
     def block(self, stmts, known, dirty) -> Set[tuple]:
         """Walk stmts; returns the keys stored in them (for the block around)."""
         stored: Set[tuple] = set()
+        walked = []
         for s in stmts:
             if isinstance(s, ir.If):
-                inner = set()
-                for b in s.blocks():
-                    inner |= self.block(b, dict(known), dict(dirty))
-                self.settle(inner, known, dirty, self.stores_in(s))
-                stored |= inner
+                walked += self.branch(s, known, dirty)
+                stored |= self.stored_keys(s)
             elif isinstance(s, ir.Loop):
-                inner = self.stored_keys(s)
-                self.settle(inner, known, dirty, self.stores_in(s))
-                for b in s.blocks():
-                    self.block(b, dict(known), dict(dirty))
-                self.settle(inner, known, dirty)
-                stored |= inner
+                walked += self.loop(s, known, dirty)
+                stored |= self.stored_keys(s)
             else:
                 stored |= self.statement(s, known, dirty)
+            walked.append(s)
+        stmts[:] = walked
         return stored
+
+    def branch(self, s, known, dirty) -> list:
+        """Walk an If.  An attribute a branch stores on an object it knows, where the
+        branch ends knowing its value, becomes one of the If's results (the other branch's
+        value: the one before, read first where the code did not know it).  Returns the
+        statements to put before the If."""
+        ends, stored = [], set()
+        for b in s.blocks():
+            kb, db = dict(known), dict(dirty)
+            stored |= self.block(b, kb, db)
+            ends.append(kb)
+        joined, before = {}, []
+        for k in sorted(stored, key=repr):
+            if k[0] is None or (None, k[1]) in stored or any(
+                    k not in end and k in self.keys_stored(b) for end, b in zip(ends, s.blocks())):
+                continue
+            first = self.first_value(k, self.stores_in(s), s, known, dirty, before) \
+                if any(k not in end for end in ends) else None
+            if first is False:
+                continue
+            values = [end[k][0] if k in end else first for end in ends]
+            name = self.out.names.fresh(k[1])
+            s.outs.append((name, values[0], values[1]))
+            joined[k] = name
+        self.settle(stored - set(joined), known, dirty, self.stores_in(s))
+        for k, name in joined.items():
+            known[k] = (ir.Var(name), None)
+            dirty.pop(k, None)
+        return before
+
+    def keys_stored(self, stmts) -> Set[tuple]:
+        return {self.key(x) for x in ir.walk(stmts) if _call_of(x, set_attribute)}
+
+    def first_value(self, k, stores, s, known, dirty, before):
+        """The value of key k before statement s: known, or read there (put in before)
+        where the object has the attribute now; False where neither."""
+        if k in known:
+            return known[k][0]
+        obj = next(x for x in stores if self.key(x) == k).value.args[0]
+        if not hasattr(self.out.held_value(obj), k[1]):
+            return False
+        first = ir.Assign(self.out.names.fresh(k[1]), ir.Call(
+            registry.primitive(attribute), (obj, ir.Const(k[1]))), s.src)
+        self.read(first, known, dirty)
+        before.append(first)
+        return ir.Var(first.target)
+
+    def loop(self, s, known, dirty) -> list:
+        """Walk a Loop.  An attribute it stores on an object it knows becomes a carried
+        name (the value at the start of each iteration, and after the loop); those stored
+        through an unknown object may be any iteration's after it.  Returns the statements
+        to put before the loop (the reads of the carried names' first values)."""
+        inner = self.stored_keys(s)
+        # a read through an unknown object may see a store later in the body, next time
+        blind = {getattr(x.value.args[1], "value", None) for b in s.blocks()
+                 for x in ir.walk(b) if _call_of(x, attribute) and self.key(x) is None}
+        self.unsafe.update(id(x) for x in self.stores_in(s)
+                           if getattr(x.value.args[1], "value", None) in blind)
+        carried, before = self.carried(s, known, dirty, inner)
+        rest = inner - set(carried)
+        self.settle(rest, known, dirty, self.stores_in(s))
+        inside, inside_dirty = dict(known), dict(dirty)
+        for k, (name, _) in carried.items():
+            inside[k] = (ir.Var(name), None)
+        for b in s.blocks():            # the test's block, then the body: in that order
+            self.block(b, inside, inside_dirty)
+        for k, (name, init) in carried.items():
+            if k in inside:
+                s.carried.append((name, init, inside[k][0]))
+                known[k] = (ir.Var(name), inside[k][1])
+                dirty.pop(k, None)
+                continue
+            # the body ends not knowing it (a call s2sad cannot see ran): the next value is
+            # read where the body ends, and a differentiated store is refused
+            mine = [x for x in self.stores_in(s) if self.key(x) == k]
+            last = ir.Assign(self.out.names.fresh(k[1]), ir.Call(registry.primitive(
+                attribute), (mine[0].value.args[0], ir.Const(k[1]))), s.src)
+            s.body.append(last)
+            s.carried.append((name, init, ir.Var(last.target)))
+            self.unsafe.update(id(x) for x in mine)
+            rest = rest | {k}
+        self.settle(rest, known, dirty)
+        return before
+
+    def carried(self, s, known, dirty, inner):
+        """({key: (carried name, first value)}, reads to put before the loop) for the keys
+        stored in loop s that can be carried: none stored through an unknown object of that
+        name, and a first value: the one known before, or the attribute the object has
+        now."""
+        out, before = {}, []
+        stores = self.stores_in(s)
+        for k in sorted(inner, key=repr):
+            mine = [x for x in stores if self.key(x) == k]
+            if k[0] is None or (None, k[1]) in inner:
+                continue
+            init = self.first_value(k, mine, s, known, dirty, before)
+            if init is False:
+                continue
+            out[k] = (self.out.names.fresh(k[1]), init)
+        return out, before
 
     def settle(self, keys, known, dirty, extra=()):
         """After a branch or loop that stored keys (or before a loop's body): a read of
@@ -103,7 +211,9 @@ class _Forwarding:
                 continue
             seen = set(dirty.get(k, ()))
             if k in known:
-                seen.add(id(known.pop(k)[1]))
+                store = known.pop(k)[1]
+                if store is not None:
+                    seen.add(id(store))
             dirty[k] = seen | {id(x) for x in extra if self.key(x) == k}
 
     def statement(self, s, known, dirty) -> Set[tuple]:
@@ -112,17 +222,32 @@ class _Forwarding:
         if _call_of(s, attribute):
             self.read(s, known, dirty)
             return set()
-        if self.opaque(s) and any(self.reaches(a) for a in self.atoms(s)):
-            self.escape_all(known, dirty)
+        if any(self.reaches(a) for a in self.atoms(s)):
+            if self.opaque(s):
+                self.escape_all(known, dirty)
+            elif isinstance(s, ir.Assign) and self.passes_on(s.value):
+                self.read_values.add(s.target)      # a tuple or list that holds it
         return set()
+
+    @staticmethod
+    def passes_on(v) -> bool:
+        """May v's result hold what its inputs reach: a tuple or list, an item of one, what
+        s2sad's helpers build (not NumPy's arrays and numbers)."""
+        if isinstance(v, ir.Pack):
+            return True
+        p = getattr(v, "callee", None)
+        return isinstance(p, registry.Primitive) and (
+            p.printing not in (registry.NUMPY, registry.OPERATOR) or p.symbol == "[]")
 
     def reaches(self, a) -> bool:
         """May a call given a reach an object's attributes: the object itself, a value read
-        from an object (a list of layers), or a function (which may read any)?"""
+        from an object (a list of layers), or a function of the user's (which may read
+        any; not NumPy's, SciPy's or Python's own)?"""
         if isinstance(a, ir.Var) and a.name in self.read_values:
             return True
         value = self.out.held_value(a)
-        return value is not None and (callable(value) or self.identity(a) is not None)
+        return value is not None and (callable(value) and not is_library(value) or
+                                      self.identity(a) is not None)
 
     def store(self, s, known, dirty) -> Set[tuple]:
         obj, name = s.value.args[0], s.value.args[1]
@@ -140,17 +265,17 @@ class _Forwarding:
 
     def read(self, s, known, dirty):
         k = self.key(s)
-        self.read_values.add(s.target)
         attr = getattr(s.value.args[1], "value", None)
         if not isinstance(attr, str) or attr.startswith("__"):
             self.escape_all(known, dirty)       # obj.__dict__: every attribute at once
             return
+        if k is not None and k in known:
+            self.forwarded.append((s, known[k][0]))
+            return
+        self.read_values.add(s.target)          # read where the code runs
         if k is None:
-            attr = getattr(s.value.args[1], "value", None)
             self.unsafe.update(i for i, x in self.stores.items()
                                if getattr(x.value.args[1], "value", None) == attr)
-        elif k in known:
-            self.forwarded.append((s, known[k][0]))
         elif k in dirty:
             self.unsafe.update(dirty[k])
 
@@ -161,9 +286,11 @@ class _Forwarding:
             return None
         return (i, name.value)
 
-    def stored_keys(self, loop) -> Set[tuple]:
+    def stored_keys(self, stmt) -> Set[tuple]:
+        """The keys an If or a Loop stores; (None, name) for a store through an object
+        s2sad does not know."""
         return {self.key(s) or (None, getattr(s.value.args[1], "value", None))
-                for s in self.stores_in(loop)}
+                for s in self.stores_in(stmt)}
 
     @staticmethod
     def stores_in(stmt):
@@ -189,18 +316,17 @@ class _Forwarding:
     def opaque(s) -> bool:
         """A statement that may read or change attributes s2sad does not see: a call of a
         function that is not inlined (a closure, a recursive call) or of one without rules
-        (a method s2sad cannot read, print); a Pack, which may hand an object on.  Not
-        NumPy's functions, s2sad's helpers with rules, its helpers of attributes and the
-        guard that compares identities."""
+        (a method s2sad cannot read, copy.copy).  Not NumPy's functions, s2sad's helpers
+        with rules, its helpers of attributes, the guard that compares identities, and the
+        effects (print; a store into an outside list is refused where a differentiated
+        value goes in)."""
         v = getattr(s, "value", None)
-        if isinstance(v, ir.Pack):
-            return True
         if not isinstance(v, ir.Call):
             return False
         p = v.callee
         if not isinstance(p, registry.Primitive):
             return True
-        if p.fn in _OWN:
+        if p.fn in _OWN or getattr(p, "effect", False) and not getattr(p, "method", None):
             return False
         return not (p.bprop or p.bprop_factory or p.jvp or p.nondiff or p.linear or
                     p.multilinear or getattr(p, "multilinear_all", False))

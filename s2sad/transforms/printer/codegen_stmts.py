@@ -244,6 +244,12 @@ def _emit_assign(s: ir.Assign, fold, pr, indent, lines, where, last_src):
         where[len(lines) + 1] = s.src
     if s.bwd or s.deriv:                # where a failure is the derivative's (failures.py)
         pr.backward.add(len(lines) + 1)
+    v = s.value
+    if getattr(getattr(v, "callee", None), "sets_attribute", False) and \
+            isinstance(v.args[1], ir.Const):       # obj.a = x, as written (its result: None)
+        obj = pr.wrap(v.args[0], fold, PREC["atom"])
+        lines.append(f"{indent}{obj}.{v.args[1].value} = {pr.expr(v.args[2], fold)[0]}")
+        return last_src
     lines.append(f"{indent}{s.target} = {pr.expr(s.value, fold)[0]}")
     return last_src
 
