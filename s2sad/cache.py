@@ -37,7 +37,7 @@ class Artifact:
                         return False
                 except ValueError:
                     return False
-            elif kind in ("items", "attr"):
+            elif kind in ("items", "attr", "item"):
                 if not guard_holds(kind, container, name, obj):
                     return False
             elif container.get(name, _MISSING) is not obj:
@@ -57,9 +57,15 @@ _MISSING = object()
 
 def guard_holds(kind, container, name, obj) -> bool:
     """An "items" guard: the list, tuple or dict container still holds the objects obj
-    (a loop over it was unrolled); an "attr" guard: container.name is still obj."""
+    (a loop over it was unrolled); an "attr" guard: container.name is still obj; an "item"
+    guard: container[name] is still obj."""
     if kind == "attr":
         return getattr(container, name, _MISSING) is obj
+    if kind == "item":
+        try:
+            return container[name] is obj
+        except (KeyError, IndexError, TypeError):
+            return False
     items = list(container.values()) if isinstance(container, dict) else container
     return len(items) == len(obj) and all(a is b for a, b in zip(items, obj))
 

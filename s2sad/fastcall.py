@@ -91,7 +91,7 @@ def _guard_tests(guards, env):
         if kind == "cell":
             env[f"C{i}"] = container
             tests.append(f"C{i}.cell_contents is not O{i}")
-        elif kind in ("items", "attr"):
+        elif kind in ("items", "attr", "item"):
             env[f"G{i}"], env["holds"] = container, cache.guard_holds
             tests.append(f"not holds({kind!r}, G{i}, {name!r}, O{i})")
         else:

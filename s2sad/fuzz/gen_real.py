@@ -269,8 +269,9 @@ class RealCodeStatements:
     def s_held_state(self, scope, indent, nest, loop):
         """Differentiated values stored on module-level objects and read back in f
         (lowering/attributes.py): a stash's keep/get, a cell's state stepped straight,
-        in a range loop or over an array's items, or in a branch (refused or right).  The
-        state is set first, so each call of f starts from the same one."""
+        in a range loop or over an array's items, in a branch, or by a method of an object
+        found where the code runs (refused, or right).  The state is set first, so each call
+        of f starts from the same one."""
         self.piece("Stash", "class Stash:\n"
                    "    def keep(self, a):\n        self.a = a\n        return self\n\n"
                    "    def get(self):\n        return self.a * 2.0\n")
@@ -282,7 +283,7 @@ class RealCodeStatements:
         self.piece("HELD", "HELD = HeldCell(0.6)")
         t, r, i = self.rng.choice(["f", "v"]), self.name("r"), self.name("i")
         x = self.e(t, scope, 2)
-        form = self.rng.choice(["stash", "straight", "range", "items", "branch"])
+        form = self.rng.choice(["stash", "straight", "range", "items", "branch", "runtime"])
         if form == "stash":
             lines = [f"STASH.keep({x})", f"{r} = STASH.get() + STASH.a"]
         elif form == "straight":
@@ -294,9 +295,12 @@ class RealCodeStatements:
             v = self.e("v", scope, 2)
             lines = ["HELD.h = 0.1", f"for {i} in {v}:", f"    HELD.step({i})",
                      f"{r} = HELD.h + {x}"]
-        else:
+        elif form == "branch":
             lines = [f"HELD.h = {x}", f"if np.sum({self.e(t, scope, 1)}) > 0:",
                      f"    HELD.step({x})", f"{r} = HELD.h * 1.0"]
+        else:       # a method of an object found where the code runs reads the store
+            lines = [f"HELD.h = {x}", f"{r} = {x} * 1.0", f"for {i} in [HELD, STASH][:1]:",
+                     f"    {r} = {i}.step({r})"]
         scope.vars[r] = t
         return [self.pad(indent, line) for line in lines]
 

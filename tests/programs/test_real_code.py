@@ -648,3 +648,17 @@ def test_a_model_class_with_a_generator_on_self():
                    for e in np.eye(15).reshape(15, 5, 3) * 1e-6]).reshape(5, 3)
     assert np.allclose(gW, fd, rtol=1e-6, atol=1e-8)
     assert "self.rs.randn(*" in s2sad.source(grad(m.loss))
+
+
+def test_layers_that_keep_their_inputs_match_the_books_backward_pass():
+    # "Deep Learning from Scratch": Affine keeps self.x, Relu its mask, SoftmaxWithLoss
+    # y and t; the objective puts the parameters into the layers of an OrderedDict
+    from real_programs import scratch_layers as S
+    f, (params, x, t), _ = S.example()
+    g = grad(f)(params, x, t)
+    book = S.NET.gradient(x, t)         # the layers' own backward methods
+    for k in params:
+        # the book's backward drops the 1e-7 inside log(y + 1e-7): 1e-6 relative apart
+        np.testing.assert_allclose(g[k], book[k], rtol=1e-5, atol=1e-7)
+    check_grads(f, (params, x, t), order=2, modes=("rev", "fwd"))
+    np.testing.assert_array_equal(S.NET.layers["Affine1"].x, x)     # kept, as in Python

@@ -107,11 +107,11 @@ def _set_refusal(src):
         "an attribute set on a differentiated array, or a differentiated value stored in an "
         "attribute (`obj.a = ...`) that the code may read back where s2sad cannot follow it",
         src,
-        "s2sad gives a read of obj.a the value stored where the read surely sees the store: "
-        "later in the same block, on an object it knows when it transforms the code. This "
-        "one may be read in a later iteration of a loop, after a branch, through an object "
-        "found while the code runs, or by a function s2sad cannot see. Keep the value in a "
-        "local variable (store it once at the end), or pass it as an argument; an array's "
+        "s2sad gives a read of obj.a the value it stores, through loops and branches, on an "
+        "object it knows when it transforms the code. This one may be read through an "
+        "object found while the code runs (a loop over a list it cannot unroll), or by code "
+        "s2sad cannot see (a method of such an object, copy.copy(obj), obj.__dict__). Keep "
+        "the value in a local variable, or pass it as an argument; an array's "
         "attributes (x.shape = ...) are not its values: reshape it instead.")
 
 

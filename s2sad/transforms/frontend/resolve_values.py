@@ -693,11 +693,9 @@ def _loop(rw, st, scope):
     return [st]
 
 
-def _objects_loop(rw, st, scope):
-    """for layer in LAYERS: body (layers of different classes, each with its methods)  =>
-    body with LAYERS[0]'s name for layer; body with LAYERS[1]'s; ...  Also for i, layer in
-    enumerate(LAYERS) (i = k first) and for layer, W in zip(LAYERS, weights) (W =
-    weights[k], weights read once).  None where the loop is not over such a sequence."""
+def _loop_header(rw, st, scope):
+    """(what a loop runs over, its variable, enumerate's index, zip's (other variable,
+    other sequence), whether it runs over a dict's .values()) of a for loop's header."""
     it, target, index, other = st.iter, st.target, None, None
     if isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and \
             it.func.id in ("enumerate", "zip") and len(it.args) == 2 - (
@@ -710,10 +708,25 @@ def _objects_loop(rw, st, scope):
             target, other = target.elts
             other = (other, it.args[1])
         it = it.args[0]
+    values = isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) and \
+        it.func.attr == "values" and not it.args and not it.keywords
+    if values:                      # for layer in self.layers.values(): a dict's objects
+        it = it.func.value
+    return it, target, index, other, values
+
+
+def _objects_loop(rw, st, scope):
+    """for layer in LAYERS: body (layers of different classes, each with its methods)  =>
+    body with LAYERS[0]'s name for layer; body with LAYERS[1]'s; ...  Also for i, layer in
+    enumerate(LAYERS) (i = k first), for layer, W in zip(LAYERS, weights) (W =
+    weights[k], weights read once) and for layer in self.layers.values() (a dict's).  None
+    where the loop is not over such a sequence."""
+    it, target, index, other, values = _loop_header(rw, st, scope)
     items = objects.held_items(rw, it, scope)
     if items is None or not isinstance(target, gast.Name) or st.orelse or \
-            isinstance(items, dict):
+            isinstance(items, dict) != values:
         return None
+    items = list(items.values()) if values else items
     if _jumps(st.body) or any(isinstance(n, gast.Name) and n.id == target.id and
                               not isinstance(n.ctx, gast.Load)
                               for n in gast.walk(gast.Module(st.body, []))):

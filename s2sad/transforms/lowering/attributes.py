@@ -28,6 +28,7 @@ in, as before.  A store of a constant is the same either way.  Both print as
 ``obj.a = v``.
 """
 
+import operator
 from typing import Dict, Optional, Set
 
 from ... import ir, registry
@@ -45,6 +46,7 @@ def forward_attributes(func: ir.Function, out) -> None:
     if any(_call_of(s, fn) for s in _in_closures(func.body) for fn in (attribute, set_attribute)):
         return
     fw = _Forwarding(out)
+    fw.survey(func.body)
     fw.block(func.body, {}, {})
     for s in fw.stores.values():
         if id(s) not in fw.unsafe:
@@ -77,11 +79,61 @@ class _Forwarding:
         self.unsafe: Set[int] = set()
         self.forwarded = []                         # (attribute read, atom)
         self.read_values: Set[str] = set()          # names bound to attribute reads
+        self.defs: Dict[str, ir.Assign] = {}
+        self.stored_names: Set[str] = set()         # attributes the code sets
+        self.only_indexed: Set[str] = set()         # names read only as x[constant]
+
+    def survey(self, body):
+        """What resolve needs: each name's statement, the attribute names stored, and the
+        attribute reads used only as containers indexed by constants."""
+        uses: Dict[str, list] = {}
+        for s in ir.walk(body):
+            if isinstance(s, ir.Assign):
+                self.defs[s.target] = s
+                if _call_of(s, set_attribute) and isinstance(s.value.args[1], ir.Const):
+                    self.stored_names.add(s.value.args[1].value)
+            for a in ir.reads(s):
+                uses.setdefault(a.name, []).append(s)
+        for name, s in self.defs.items():
+            if _call_of(s, attribute) and all(
+                    _call_of(u, operator.getitem) and u.value.args[0] == ir.Var(name) and
+                    isinstance(u.value.args[1], ir.Const) for u in uses.get(name, ())):
+                self.only_indexed.add(name)
 
     def identity(self, atom) -> Optional[int]:
         """id of the user's object an atom holds when the code is transformed, or None."""
-        obj = self.out.held_value(atom)
+        obj = self.resolve(atom)
         return id(obj) if obj is not None and plain_object(obj) else None
+
+    def resolve(self, atom, depth=0):
+        """The object atom holds: a constant or outside name, or one reached from it by
+        attributes and constant keys the code never changes (net.layers["fc1"],
+        self.cell), each guarded (a change makes the code again); else None."""
+        held = self.out.held_value(atom)
+        if held is not None or not isinstance(atom, ir.Var) or depth > 8:
+            return held
+        v = getattr(self.defs.get(atom.name), "value", None)
+        fn = getattr(getattr(v, "callee", None), "fn", None)
+        if fn is attribute and isinstance(v.args[1], ir.Const) and \
+                v.args[1].value not in self.stored_names:
+            base = self.resolve(v.args[0], depth + 1)
+            if base is None or not plain_object(base):
+                return None
+            value = getattr(base, v.args[1].value, None)
+            guard = ("attr", base, v.args[1].value, value)
+        elif fn is operator.getitem and isinstance(v.args[1], ir.Const) and \
+                isinstance(v.args[0], ir.Var) and v.args[0].name in self.only_indexed:
+            base = self.resolve(v.args[0], depth + 1)
+            try:
+                value = base[v.args[1].value]
+            except (KeyError, IndexError, TypeError):
+                return None
+            guard = ("item", base, v.args[1].value, value)
+        else:
+            return None
+        if guard not in self.out.guards:
+            self.out.guards.append(guard)
+        return value
 
     def block(self, stmts, known, dirty) -> Set[tuple]:
         """Walk stmts; returns the keys stored in them (for the block around)."""
@@ -151,6 +203,8 @@ class _Forwarding:
         name (the value at the start of each iteration, and after the loop); those stored
         through an unknown object may be any iteration's after it.  Returns the statements
         to put before the loop (the reads of the carried names' first values)."""
+        if s.iter is not None and self.reaches(s.iter) and s.index is not None:
+            self.read_values.add(s.index)           # an item of a list read from an object
         inner = self.stored_keys(s)
         # a read through an unknown object may see a store later in the body, next time
         blind = {getattr(x.value.args[1], "value", None) for b in s.blocks()
@@ -222,12 +276,28 @@ class _Forwarding:
         if _call_of(s, attribute):
             self.read(s, known, dirty)
             return set()
-        if any(self.reaches(a) for a in self.atoms(s)):
-            if self.opaque(s):
-                self.escape_all(known, dirty)
-            elif isinstance(s, ir.Assign) and self.passes_on(s.value):
-                self.read_values.add(s.target)      # a tuple or list that holds it
+        reaching = any(self.reaches(a) for a in self.atoms(s))
+        if self.opaque(s) and (reaching or not self.library_call(s.value)):
+            self.escape_all(known, dirty)
+        elif reaching and isinstance(s, ir.Assign) and self.passes_on(s.value):
+            self.read_values.add(s.target)          # a tuple or list that holds it
         return set()
+
+    def library_call(self, v) -> bool:
+        """A call that runs NumPy's, SciPy's or Python's own code only, which reads no
+        attribute of the user's objects but those it is handed: a draw of a generator
+        (rng.normal(...)), np.zeros(*shape), np.random.rand(3); not a method of an object
+        found while the code runs (layer.forward(x)), nor a function of the user's."""
+        p = v.callee
+        if not isinstance(p, registry.Primitive):
+            return False
+        if getattr(p, "method", None):
+            receiver = self.resolve(v.args[0])
+            return receiver is not None and is_library(type(receiver))
+        if getattr(p, "spread", False):
+            fn = self.out.held_value(v.args[0])
+            return fn is not None and is_library(fn)
+        return is_library(p.fn)
 
     @staticmethod
     def passes_on(v) -> bool:

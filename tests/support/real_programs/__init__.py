@@ -1,7 +1,7 @@
 """Whole programs written the way published NumPy code writes them.
 
 Each module is one objective of the kind people differentiate (black-box VI,
-a GP marginal likelihood, a censored survival fit, an LSTM, a smoke simulation, a GMM, an HMM forward
+a GP marginal likelihood, a censored survival fit, a network of layer objects that keep their inputs, an LSTM, a smoke simulation, a GMM, an HMM forward
 pass, a model class, a logistic regression that prints, a benchmark class, a
 convnet of layer objects), written with plain numpy/scipy in its authors' style,
 not shaped to suit s2sad.
@@ -44,4 +44,5 @@ PROGRAMS = [
     ("mlp_built_inside", "mlp_built_inside", "example"),
     ("min_char_rnn", "min_char_rnn", "example"),
     ("censored_gamma", "censored_gamma", "example"),
+    ("scratch_layers", "scratch_layers", "example"),
 ]
