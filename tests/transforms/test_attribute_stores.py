@@ -309,3 +309,24 @@ def test_a_method_run_where_the_code_runs_cannot_miss_the_store():
         with pytest.raises(s2sad.UnsupportedSyntaxError) as e:
             s2sad.grad(f)(1.7)
         assert "MARK" in e.value.location.text
+
+
+def augmented_attribute_of_an_array_held_elsewhere(x):
+    y = x * 1.0
+    SCALER.h = y
+    SCALER.h += 1.0                         # MARK: NumPy changes y itself
+    return np.sum(y * SCALER.h)
+
+
+def augmented_attribute_of_its_own_array(x):
+    SCALER.h = x * 1.0
+    SCALER.h += x * x                       # nothing else holds it: in place is the same
+    return np.sum(SCALER.h)
+
+
+def test_an_augmented_attribute_changes_the_array_in_place():
+    x = np.array([0.3, -0.2, 0.8])
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as e:
+        s2sad.grad(augmented_attribute_of_an_array_held_elsewhere)(x)
+    assert "MARK" in e.value.location.text
+    check_grads(augmented_attribute_of_its_own_array, (x,), order=2, modes=("rev", "fwd"))

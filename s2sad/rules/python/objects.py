@@ -44,12 +44,13 @@ def attribute(obj, name):
     return getattr(obj, name)
 
 
-def set_attribute(obj, name, value):
-    """obj.name = value, on the primal (self.nfev += 1)."""
+def set_attribute(obj, name, value, augmented=False):
+    """obj.name = value, on the primal (self.nfev += 1: augmented, value is obj.name + 1,
+    which NumPy makes in place for an array: lowering/attributes.py checks its aliases)."""
     setattr(obj, name, value)
 
 
-def keep_attribute(obj, name, value):
+def keep_attribute(obj, name, value, augmented=False):
     """obj.name = value, on the primal, where every read of it in the code was given value
     itself (transforms/lowering/attributes.py): the stored value needs no derivative."""
     setattr(obj, name, value)

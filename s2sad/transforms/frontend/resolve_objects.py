@@ -301,7 +301,7 @@ def stores(rw, st, scope):
         t = st.target
         load = gast.Attribute(copy.deepcopy(t.value), t.attr, gast.Load())
         value = _at(gast.BinOp(_at(load, t), st.op, st.value), st)
-        return [_set(rw, t, value, st)]
+        return [_set(rw, t, value, st, augmented=True)]
     if not isinstance(st, (gast.Assign, gast.AnnAssign)):
         return None
     targets = st.targets if isinstance(st, gast.Assign) else [st.target]
@@ -326,9 +326,10 @@ def stores(rw, st, scope):
     return [_at(new, st)] + sets
 
 
-def _set(rw, target, value, st):
+def _set(rw, target, value, st, augmented=False):
+    args = [target.value, gast.Constant(target.attr, None), value]
     call = _call(rw, set_attribute, "set_attribute",
-                 [target.value, gast.Constant(target.attr, None), value], st)
+                 args + [gast.Constant(True, None)] if augmented else args, st)
     return _at(gast.Expr(call), st)
 
 

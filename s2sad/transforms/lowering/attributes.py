@@ -329,9 +329,22 @@ class _Forwarding:
             self.settle(wild, known, dirty)
             self.unsafe.add(id(s))
             return wild
+        self.augmented(s, known, k)
         known[k] = (s.value.args[2], s)
         dirty.pop(k, None)
         return {k}
+
+    def augmented(self, s, known, k):
+        """obj.a += v of an array the code holds under another name: NumPy changes that
+        array in place, so the alias check (inplace.py) must see an update of it."""
+        if len(s.value.args) < 4 or k not in known or not isinstance(s.value.args[2], ir.Var):
+            return
+        made = self.defs.get(s.value.args[2].name)
+        read = made.value.args[0] if made is not None and isinstance(made.value, ir.Call) \
+            and made.value.args else None
+        src = self.defs.get(getattr(read, "name", None))
+        if src is not None and _call_of(src, attribute) and self.key(src) == k:
+            self.out.inplace.append((made, read.name, k[1], s.src))
 
     def read(self, s, known, dirty):
         k = self.key(s)
