@@ -1,6 +1,7 @@
 """Rules of SciPy's functions, registered when SciPy imports (it is optional).
 
     special     erf, erfinv, expit, logit, gammaln, digamma, polygamma, log_ndtr, logsumexp
+    incomplete  gammainc(c), betainc(c), stdtr, pdtr: in x and in their shape parameters
     linalg      solve_triangular, cholesky, expm, solve, inv, det
     stats       the distributions, as NumPy code s2sad transforms
     integrate   odeint and solve_ivp: adjoint and sensitivity equations
