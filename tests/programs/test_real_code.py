@@ -662,3 +662,40 @@ def test_layers_that_keep_their_inputs_match_the_books_backward_pass():
         np.testing.assert_allclose(g[k], book[k], rtol=1e-5, atol=1e-7)
     check_grads(f, (params, x, t), order=2, modes=("rev", "fwd"))
     np.testing.assert_array_equal(S.NET.layers["Affine1"].x, x)     # kept, as in Python
+
+
+class _Private:
+    def __init__(self):
+        self.__scale = 2.0
+
+    def run(self, x):
+        self.__last = x * self.__scale          # stored under _Private__last, as Python does
+        return self.__twice(self.__last)
+
+    def __twice(self, v):
+        return v * 2.0
+
+
+PRIVATE = _Private()
+
+
+def private_names(x):
+    return np.sum(PRIVATE.run(x) ** 2)
+
+
+def test_name_mangled_private_methods_and_attributes():
+    x = np.array([0.3, -0.2, 0.8])
+    check_grads(private_names, (x,), order=2, modes=("rev", "fwd"))
+    grad(private_names)(x)
+    np.testing.assert_allclose(PRIVATE._Private__last, x * 2.0)
+
+
+def reshaped_by_a_kept_shape(x):
+    shape = x.shape
+    flat = np.tanh(x.reshape(-1))
+    return np.sum(flat.reshape(*shape) * x)
+
+
+def test_reshape_of_a_spread_shape():
+    x = np.arange(6.0).reshape(2, 3) / 7.0
+    check_grads(reshaped_by_a_kept_shape, (x,), order=2, modes=("rev", "fwd"))

@@ -375,6 +375,7 @@ def parse(fn, spec=None) -> Parsed:
             hint="The file may have changed since it was imported; reload it.")
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
     gnode = gast.ast_to_gast(node)
+    _mangle(gnode, getattr(fn, "__qualname__", ""))
     parsed = Parsed(gnode, code.co_name, filename, lines, World(fn.__globals__, cells), fn)
     module = generated.MODULES.get(filename)
     if module is not None:          # generated code: inherit what its transform assumed
@@ -383,6 +384,20 @@ def parse(fn, spec=None) -> Parsed:
 
 
 _STDLIB = sysconfig.get_paths()["stdlib"]
+
+
+def _mangle(node, qualname: str) -> None:
+    """Python's name mangling, which the compiler applies to the code of a class: `obj.__x`
+    written in class C's methods is obj._C__x (self.__forward(x) calls _C__forward)."""
+    parts = qualname.split(".")
+    classes = [p for i, p in enumerate(parts[:-1]) if parts[i + 1] != "<locals>"]
+    owner = classes[-1].lstrip("_") if classes else ""
+    if not owner:
+        return
+    for n in gast.walk(node):
+        if isinstance(n, gast.Attribute) and n.attr.startswith("__") and \
+                not n.attr.endswith("__"):
+            n.attr = f"_{owner}{n.attr}"
 
 
 def library_function(fn) -> bool:

@@ -646,6 +646,10 @@ class Lowering:
         special = lower_builtins.call(self, target, node)
         if special is not None:
             return special
+        if target.kind == "method" and getattr(node.func, "attr", None) == "reshape" and \
+                len(node.args) == 1 and isinstance(node.args[0], gast.Starred) and \
+                not node.keywords:
+            node.args = [node.args[0].value]    # x.reshape(*shape) is x.reshape(shape)
         spread = [] if target.kind in ("prim", "method") else None
         args, kwargs = lower_builtins.arguments(self, node, spread)
         if spread:      # np.random.randn(*x.shape): run as it is (refused if differentiated)

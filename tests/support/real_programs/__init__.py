@@ -45,4 +45,5 @@ PROGRAMS = [
     ("min_char_rnn", "min_char_rnn", "example"),
     ("censored_gamma", "censored_gamma", "example"),
     ("scratch_layers", "scratch_layers", "example"),
+    ("scratch_batchnorm", "scratch_batchnorm", "example"),
 ]
