@@ -330,3 +330,36 @@ def test_an_augmented_attribute_changes_the_array_in_place():
         s2sad.grad(augmented_attribute_of_an_array_held_elsewhere)(x)
     assert "MARK" in e.value.location.text
     check_grads(augmented_attribute_of_its_own_array, (x,), order=2, modes=("rev", "fwd"))
+
+
+class Scaled:
+    def __init__(self):
+        self.scale = np.array([1.0, 2.0])
+        self.inner = Doubler()
+
+
+SCALED = Scaled()
+
+
+def through_a_held_chain(w):
+    SCALED.inner.w = w                      # an object reached through an attribute
+    return np.sum(SCALED.inner.forward(SCALED.scale) * SCALED.scale)
+
+
+def test_rebinding_an_array_attribute_between_calls_does_not_transform_again(monkeypatch):
+    from s2sad import pipeline
+    made = []
+    real = pipeline._transform
+
+    def counting(*args, **kwargs):
+        made.append(args[0])
+        return real(*args, **kwargs)
+    monkeypatch.setattr(pipeline, "_transform", counting)
+    g = s2sad.grad(through_a_held_chain)
+    for step in range(4):                   # a training loop rebinds arrays, not objects
+        assert np.isclose(g(1.5), np.sum(SCALED.scale ** 2))
+        SCALED.scale = SCALED.scale * 1.1
+    assert len(made) == 1
+    SCALED.inner = Doubler()                # another object: the code is made again
+    assert np.isclose(g(1.5), np.sum(SCALED.scale ** 2))
+    assert len(made) == 2

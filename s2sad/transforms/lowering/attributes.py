@@ -131,7 +131,10 @@ class _Forwarding:
             guard = ("item", base, v.args[1].value, value)
         else:
             return None
-        if guard not in self.out.guards:
+        if not (plain_object(value) and not isinstance(value, type) or
+                isinstance(value, (dict, list, tuple))):
+            return None         # an array or a number: no identity to follow, no guard
+        if not any(all(a is b for a, b in zip(g, guard)) for g in self.out.guards):
             self.out.guards.append(guard)
         return value
 
