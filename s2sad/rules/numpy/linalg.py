@@ -50,10 +50,21 @@ def _tensordot_axes(axes, na, nb):
     return (xa, xb, [k for k in range(na) if k not in xa], [k for k in range(nb) if k not in xb])
 
 
+def _plain_dot(axes, na, nb) -> bool:
+    """Is tensordot(a, b, axes) np.dot of vectors and matrices (a's last axis with b's
+    first), whose gradients are one product each?"""
+    return 1 <= na <= 2 and 1 <= nb <= 2 and axes == ([na - 1], [0])
+
+
 def tensordot_lhs_grad(g, a, b, axes=2):
     """The gradient of tensordot(a, b, axes) with respect to a, given g, that of the result."""
     xp = array_namespace(g, a, b)
     na, nb = np.ndim(a), np.ndim(b)
+    if _plain_dot(axes, na, nb):            # y @ W, X @ W, X @ v: the common cases, fast
+        g, b = xp.asarray(g), xp.asarray(b)
+        if nb == 2:
+            return xp.dot(g, xp.transpose(b))
+        return g[:, None] * b[None, :] if na == 2 else g * b
     xa, xb, fa, fb = _tensordot_axes(axes, na, nb)
     r = xp.tensordot(xp.asarray(g), xp.asarray(b),
                      axes=(list(range(len(fa), len(fa) + len(fb))), fb))
@@ -66,6 +77,11 @@ def tensordot_rhs_grad(g, a, b, axes=2):
     """The gradient of tensordot(a, b, axes) with respect to b, given g, that of the result."""
     xp = array_namespace(g, a, b)
     na, nb = np.ndim(a), np.ndim(b)
+    if _plain_dot(axes, na, nb):
+        g, a = xp.asarray(g), xp.asarray(a)
+        if na == 2:
+            return xp.dot(xp.transpose(a), g)
+        return a[:, None] * g[None, :] if nb == 2 else g * a
     xa, xb, fa, fb = _tensordot_axes(axes, na, nb)
     r = xp.tensordot(xp.asarray(a), xp.asarray(g), axes=(fa, list(range(len(fa)))))
     where = [xb[xa.index(k)] for k in sorted(xa)] + fb
