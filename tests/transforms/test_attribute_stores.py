@@ -363,3 +363,32 @@ def test_rebinding_an_array_attribute_between_calls_does_not_transform_again(mon
     SCALED.inner = Doubler()                # another object: the code is made again
     assert np.isclose(g(1.5), np.sum(SCALED.scale ** 2))
     assert len(made) == 2
+
+
+def held_object_joined_in_a_branch(x):
+    SCALER.shift = np.sum(x)                # MARK
+    if np.sum(x) > -100:
+        o = SCALER
+    else:
+        o = CELL
+    return getattr(o, "shift") * 2.0        # Python's getattr on the joined object
+
+
+def held_object_carried_by_a_loop(x):
+    SCALER.shift = np.sum(x)                # MARK
+    o = CELL
+    for i in range(2):
+        o = SCALER
+    return getattr(o, "shift") * 2.0
+
+
+@pytest.mark.parametrize("f", [held_object_joined_in_a_branch, held_object_carried_by_a_loop],
+                         ids=lambda f: f.__name__)
+def test_an_object_that_reaches_a_call_through_a_join_is_followed(f):
+    # review: the object reached getattr through an If's result or a loop's carried name,
+    # which the forwarding did not follow: a derivative of 0 where it is 2
+    x = np.array([0.3, -0.2, 0.8])
+    f(x.copy())
+    with pytest.raises(s2sad.UnsupportedSyntaxError) as e:
+        s2sad.grad(f)(x)
+    assert "MARK" in e.value.location.text

@@ -28,6 +28,7 @@ in, as before.  A store of a constant is the same either way.  Both print as
 ``obj.a = v``.
 """
 
+import dataclasses
 import operator
 from typing import Dict, Optional, Set
 
@@ -78,7 +79,9 @@ class _Forwarding:
         self.stores: Dict[int, ir.Assign] = {}      # id -> set_attribute statement
         self.unsafe: Set[int] = set()
         self.forwarded = []                         # (attribute read, atom)
-        self.read_values: Set[str] = set()          # names bound to attribute reads
+        # names that may hold an object or reach one: attribute reads, closures, and what
+        # tuples, lists, items, joins and loops make of them (survey: to a fixed point)
+        self.read_values: Set[str] = set()
         self.defs: Dict[str, ir.Assign] = {}
         self.stored_names: Set[str] = set()         # attributes the code sets
         self.only_indexed: Set[str] = set()         # names read only as x[constant]
@@ -99,6 +102,31 @@ class _Forwarding:
                     _call_of(u, operator.getitem) and u.value.args[0] == ir.Var(name) and
                     isinstance(u.value.args[1], ir.Const) for u in uses.get(name, ())):
                 self.only_indexed.add(name)
+        self.survey_reach(body)
+
+    def survey_reach(self, body):
+        """read_values, flow-insensitive: every attribute read and closure, then to a fixed
+        point what holds or joins them (a list of them, an item, an If's result, a loop's
+        carried name or element)."""
+        for s in ir.walk(body):
+            if _call_of(s, attribute) or isinstance(s, ir.Def):
+                self.read_values.update(ir.targets(s))
+        while True:
+            n = len(self.read_values)
+            for s in ir.walk(body):
+                if isinstance(s, ir.Assign):
+                    if self.passes_on(s.value) and any(map(self.reaches, ir.expr_atoms(s.value))):
+                        self.read_values.add(s.target)
+                elif isinstance(s, ir.If):
+                    self.read_values.update(t for t, a, b in s.outs
+                                            if self.reaches(a) or self.reaches(b))
+                elif isinstance(s, ir.Loop):
+                    self.read_values.update(t for t, a, b in s.carried
+                                            if self.reaches(a) or self.reaches(b))
+                    if s.index is not None and s.iter is not None and self.reaches(s.iter):
+                        self.read_values.add(s.index)
+            if len(self.read_values) == n:
+                return
 
     def identity(self, atom) -> Optional[int]:
         """id of the user's object an atom holds when the code is transformed, or None."""
@@ -177,6 +205,8 @@ class _Forwarding:
             values = [end[k][0] if k in end else first for end in ends]
             name = self.out.names.fresh(k[1])
             s.outs.append((name, values[0], values[1]))
+            if any(map(self.reaches, values)):
+                self.read_values.add(name)
             joined[k] = name
         self.settle(stored - set(joined), known, dirty, self.stores_in(s))
         for k, name in joined.items():
@@ -206,8 +236,6 @@ class _Forwarding:
         name (the value at the start of each iteration, and after the loop); those stored
         through an unknown object may be any iteration's after it.  Returns the statements
         to put before the loop (the reads of the carried names' first values)."""
-        if s.iter is not None and self.reaches(s.iter) and s.index is not None:
-            self.read_values.add(s.index)           # an item of a list read from an object
         inner = self.stored_keys(s)
         # a read through an unknown object may see a store later in the body, next time
         blind = {getattr(x.value.args[1], "value", None) for b in s.blocks()
@@ -255,6 +283,8 @@ class _Forwarding:
             if init is False:
                 continue
             out[k] = (self.out.names.fresh(k[1]), init)
+            if self.reaches(init) or any(self.reaches(x.value.args[2]) for x in mine):
+                self.read_values.add(out[k][0])
         return out, before
 
     def settle(self, keys, known, dirty, extra=()):
@@ -282,8 +312,6 @@ class _Forwarding:
         reaching = any(self.reaches(a) for a in self.atoms(s))
         if self.opaque(s) and (reaching or not self.library_call(s.value)):
             self.escape_all(known, dirty)
-        elif reaching and isinstance(s, ir.Assign) and self.passes_on(s.value):
-            self.read_values.add(s.target)          # a tuple or list that holds it
         return set()
 
     def library_call(self, v) -> bool:
@@ -300,16 +328,20 @@ class _Forwarding:
         if getattr(p, "spread", False):
             fn = self.out.held_value(v.args[0])
             return fn is not None and is_library(fn)
+        if isinstance(p.fn, type) and (dataclasses.is_dataclass(p.fn) and not hasattr(
+                p.fn, "__post_init__") or issubclass(p.fn, tuple)):
+            return True         # a dataclass's or namedtuple's __init__ only sets its fields
         return is_library(p.fn)
 
     @staticmethod
     def passes_on(v) -> bool:
         """May v's result hold what its inputs reach: a tuple or list, an item of one, what
-        s2sad's helpers build (not NumPy's arrays and numbers)."""
+        s2sad's helpers build (not NumPy's arrays and numbers, nor the integers, booleans
+        and strings of functions without a derivative: len(layers))."""
         if isinstance(v, ir.Pack):
             return True
         p = getattr(v, "callee", None)
-        return isinstance(p, registry.Primitive) and (
+        return isinstance(p, registry.Primitive) and not p.nondiff and (
             p.printing not in (registry.NUMPY, registry.OPERATOR) or p.symbol == "[]")
 
     def reaches(self, a) -> bool:
@@ -358,7 +390,6 @@ class _Forwarding:
         if k is not None and k in known:
             self.forwarded.append((s, known[k][0]))
             return
-        self.read_values.add(s.target)          # read where the code runs
         if k is None:
             self.unsafe.update(i for i, x in self.stores.items()
                                if getattr(x.value.args[1], "value", None) == attr)
