@@ -392,3 +392,42 @@ def test_an_object_that_reaches_a_call_through_a_join_is_followed(f):
     with pytest.raises(s2sad.UnsupportedSyntaxError) as e:
         s2sad.grad(f)(x)
     assert "MARK" in e.value.location.text
+
+
+class NoisyCell(Cell):
+    def __init__(self, W):
+        super().__init__(W)
+        self.rng = np.random.default_rng(0)
+
+
+NOISY = NoisyCell(RNG.normal(size=(3, 3)) * 0.5)
+
+
+def draw_from_a_held_generator(x):
+    NOISY.h = np.zeros(3)
+    NOISY.step(x)
+    noise = NOISY.rng.normal(size=3) * 0.0       # a draw, multiplied away
+    return np.sum(NOISY.step(x) + noise)
+
+
+def draw_from_a_generator_made_inside(x):
+    NOISY.h = np.zeros(3)
+    NOISY.step(x)
+    mask = np.random.default_rng(7).random(3) > 0.3
+    return np.sum(NOISY.step(x) * mask)
+
+
+@pytest.mark.parametrize("f", [draw_from_a_held_generator, draw_from_a_generator_made_inside],
+                         ids=lambda f: f.__name__)
+def test_a_draw_after_a_store_runs_numpys_code_only(f):
+    x = np.array([0.3, -0.2, 0.8])
+    check_grads(f, (x,), order=2, modes=("rev", "fwd"))
+
+
+def test_a_method_of_a_copy_of_the_users_object_is_not_a_librarys():
+    def f(x):
+        SCALER.shift = np.sum(x)            # MARK
+        twin = copy.copy(SCALER)
+        return twin.apply(x)[0]
+    with pytest.raises(s2sad.S2SADError):
+        s2sad.grad(f)(np.array([0.3, -0.2, 0.8]))

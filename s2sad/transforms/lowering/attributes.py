@@ -309,7 +309,11 @@ class _Forwarding:
         if _call_of(s, attribute):
             self.read(s, known, dirty)
             return set()
-        reaching = any(self.reaches(a) for a in self.atoms(s))
+        atoms = self.atoms(s)
+        if self.opaque(s) and getattr(s.value.callee, "method", None) and \
+                self.library_object(s.value.args[0]):
+            atoms = atoms[1:]               # rng.normal(size=n): a library object's method
+        reaching = any(self.reaches(a) for a in atoms)
         if self.opaque(s) and (reaching or not self.library_call(s.value)):
             self.escape_all(known, dirty)
         return set()
@@ -323,8 +327,7 @@ class _Forwarding:
         if not isinstance(p, registry.Primitive):
             return False
         if getattr(p, "method", None):
-            receiver = self.resolve(v.args[0])
-            return receiver is not None and is_library(type(receiver))
+            return self.library_object(v.args[0])
         if getattr(p, "spread", False):
             fn = self.out.held_value(v.args[0])
             return fn is not None and is_library(fn)
@@ -332,6 +335,31 @@ class _Forwarding:
                 p.fn, "__post_init__") or issubclass(p.fn, tuple)):
             return True         # a dataclass's or namedtuple's __init__ only sets its fields
         return is_library(p.fn)
+
+    def library_object(self, atom) -> bool:
+        """Is atom a library's object (a generator: its methods are NumPy's code)?  One held
+        or read through attributes the code never sets (guarded: self.rng), or made by a
+        library call given nothing that reaches an object (np.random.default_rng(7))."""
+        value = self.out.held_value(atom)
+        if value is not None:
+            return is_library(type(value)) and not plain_object(value)
+        made = getattr(self.defs.get(getattr(atom, "name", None)), "value", None)
+        p = getattr(made, "callee", None)
+        if not isinstance(p, registry.Primitive):
+            return False
+        if p.fn is attribute and isinstance(made.args[1], ir.Const) and \
+                made.args[1].value not in self.stored_names:
+            base = self.resolve(made.args[0])
+            value = getattr(base, made.args[1].value, None) if plain_object(base) else None
+            if value is None or not is_library(type(value)) or plain_object(value):
+                return False
+            guard = ("attr", base, made.args[1].value, value)
+            if not any(all(a is b for a, b in zip(g, guard)) for g in self.out.guards):
+                self.out.guards.append(guard)
+            return True
+        return not getattr(p, "method", None) and not getattr(p, "spread", False) and \
+            not isinstance(p.fn, type) and is_library(p.fn) and \
+            not any(self.reaches(a) for a in ir.expr_atoms(made))
 
     @staticmethod
     def passes_on(v) -> bool:
