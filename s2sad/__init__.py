@@ -21,11 +21,12 @@ from .checkpoint import checkpointed
 from .api import (backend, derivative, fprop, grad, grad_all, hessian, hvp, jacobian, jvp, source,
                   value_and_grad, vjp)
 from .api import biharmonic, laplacian, taylor
+from .api import vmap
 
 __version__ = "0.1.0"
 
 __all__ = ["backend", "grad_all", "grad", "value_and_grad", "vjp", "jvp", "derivative", "jacobian",
-           "hessian", "hvp", "fprop", "source", "taylor", "laplacian", "biharmonic", "stop_gradient",
+           "hessian", "hvp", "fprop", "source", "vmap", "taylor", "laplacian", "biharmonic", "stop_gradient",
            "checkpointed",
            "defbprop",
            "defjvp", "defnondiff", "S2SADError", "UnsupportedSyntaxError", "MissingRuleError",

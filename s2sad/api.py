@@ -46,6 +46,7 @@ from .errors import ArgumentError
 from .jets import biharmonic, laplacian, taylor, taylor_derivative
 from .matrices import hessian, hvp, jacobian
 from .transformed import Transformed, jvp, vjp
+from .vmapped import Vmapped, vmap  # noqa: F401  (vmap: part of the API)
 
 __all__ = ["backend", "grad_all", "grad", "value_and_grad", "vjp", "jvp", "derivative",
            "jacobian", "hessian", "hvp", "fprop", "source", "positional_params", "taylor",
@@ -133,7 +134,7 @@ def derivative(fn: Function, wrt: Union[int, Tuple[int, ...]] = 0,
 @failures.public
 def source(obj: Any) -> str:
     """The generated module behind anything s2sad made, as Python source."""
-    if isinstance(obj, Transformed):
+    if isinstance(obj, (Transformed, Vmapped)):
         return obj.source
     if isinstance(obj, jacobians.Jacobian):
         found = list(jacobians.ran_sources(obj))

@@ -22,6 +22,7 @@ from . import cache, failures, generated, ir, registry
 from .errors import TransformError
 from .ir.spec import CONTAINERS, DIFFERENTIATED, NUMBERS, Arg, all_arrays
 from .transforms import names
+from .transforms.batching import batch
 from .transforms.forward_mode import forward
 from .transforms.frontend import fence, generators, parse, resolve
 from .transforms.lowering import lower
@@ -85,8 +86,8 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> cac
     spec = (spec + Arg.DEFAULT * n)[:n]
     func.containers = {func.params[i] for i, c in enumerate(spec) if c in CONTAINERS}
     base = name_of(fn)
-    slots = _slots(spec, None if kind in ("fprop", "jvp") or isinstance(wrt, taylor.Seeds)
-                   else wrt, n, base)
+    slots = _slots(spec, None if kind in ("fprop", "jvp", "vmap") or
+                   isinstance(wrt, taylor.Seeds) else wrt, n, base)
     g, header = _code(fn, func, out, kind, wrt, with_value, spec, slots, parsed)
     # a Python float argument is a number: what is computed from numbers alone is too
     g.shape_of.update({func.params[i]: optimize.SCALAR for i, c in enumerate(spec)
@@ -112,6 +113,8 @@ def _code(fn, func, out, kind, wrt, with_value, spec, slots, parsed):
     n, base = len(spec), name_of(fn)
     if isinstance(wrt, taylor.Seeds):
         return _taylor(func, out, wrt, spec, base, parsed)
+    if kind == "vmap":
+        return _vmap(func, out, wrt, base, parsed)
     if kind == "jvp":
         slots = [i if spec[i] in DIFFERENTIATED else None for i in range(n)]
         g = forward.jvp_function(func, out, slots, out.names.fresh(f"jvp_{base}"))
@@ -161,6 +164,22 @@ def _taylor(func, out, seeds, spec, base, parsed):
                                name, vparams)
     header = f"{name}: {what}, in Taylor mode (order {K}). From {_where(parsed)}."
     if shapes:                  # made for these shapes of the arguments (specialize.py)
+        specialize.guard(g, shapes, out.names)
+        g.shapes = shapes
+        made = ", ".join(f"{p} {s}" for p, s in zip(g.params, shapes) if s is not None)
+        header += f" Made for these shapes: {made}."
+    return g, header
+
+
+def _vmap(func, out, axes, base, parsed):
+    """The batching transform (transforms/batching) for axes: (in_axes, one per positional
+    parameter; out_axes; the arguments' shapes the code is made for, or None)."""
+    in_axes, out_axes, shapes = axes
+    g = batch.batch_function(func, out, in_axes, out.names.fresh(f"vmap_{base}"), out_axes)
+    batched = ", ".join(p for p, a in zip(func.params, in_axes) if a is not None)
+    header = f"{g.name}: {base} of each example, batched in {batched} (batch axis first). " \
+             f"From {_where(parsed)}."
+    if shapes and any(s is not None for s in shapes):
         specialize.guard(g, shapes, out.names)
         g.shapes = shapes
         made = ", ".join(f"{p} {s}" for p, s in zip(g.params, shapes) if s is not None)

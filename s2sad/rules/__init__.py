@@ -6,6 +6,7 @@
     python/    Python's builtins on numbers and containers, objects, strings
     runtime/   the helpers generated code calls (so generated code differentiates again)
     taylor/    Taylor-mode rules, with the recurrences they share in taylor/series.py
+    batching/  the shape helpers of batched code (vmap)
     binding.py how a call's arguments bind to a primitive's rule (inputs and options)
 
 Importing this package registers every rule.  A rule is a short NumPy function
@@ -14,4 +15,4 @@ Importing this package registers every rule.  A rule is a short NumPy function
 can be differentiated again.
 """
 
-from . import binding, numpy, runtime, python, scipy, taylor  # noqa: F401  (registers every rule)
+from . import batching, binding, numpy, runtime, python, scipy, taylor  # noqa: F401  (registers every rule)

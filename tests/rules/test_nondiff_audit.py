@@ -36,6 +36,7 @@ from s2sad.rules.numpy import reductions as R
 from s2sad.rules.numpy import shape as S
 from s2sad.rules.numpy import arrange as A_, averages as AV, signal as SG
 from s2sad.rules.taylor import batch as TB
+from s2sad.rules.batching import helpers as BH
 
 
 @dataclass
@@ -186,6 +187,42 @@ TABLE = [
     (TB.matmul_grad_like, Entry("structural", args(_a(5, 3, 4), _a(3, 4), _a(4, 2)), reason=(
         "the same stand-in for a stacked gradient of x @ y, operands checked for one rank"))),
     (range, Entry("meta", args(3))),
+    # -- vmap's shape helpers (rules/batching/helpers.py): shapes, axes, indices, stand-ins
+    (BH.example_shape, Entry("meta", args(X))),
+    (BH.example_ndim, Entry("int", args(X))),
+    (BH.example_size, Entry("int", args(X))),
+    (BH.example_len, Entry("int", args(X))),
+    (BH.batch_size, Entry("int", args(X))),
+    (BH.lift_shape, Entry("meta", args(_a(3, 2), _a(4, 2), False))),
+    (BH.batch_shape, Entry("meta", args(X, (2, 1)))),
+    (BH.broadcast_shape, Entry("meta", args(3, X))),
+    (BH.flat_shape, Entry("meta", args(_a(3, 2, 2)))),
+    (BH.example_axes, Entry("meta", args(_a(3, 2, 2)))),
+    (BH.shift_axes, Entry("meta", args((0, -1), X))),
+    (BH.transposed_axes, Entry("meta", args(_a(3, 2, 4)))),
+    (BH.batch_index, Entry("meta", args((1, slice(0, 2))))),
+    (BH.gather_index, Entry("int", args(X, np.array([0, 1, 1])))),
+    (BH.matmul_shape, Entry("meta", args(_a(5, 3), True, _a(3, 2), False, True))),
+    (BH.matmul_out_shape, Entry("meta", args(_a(5, 3), True, _a(3, 2), False))),
+    (BH.matmul_grad_shape, Entry("meta", args(_a(5, 2), _a(5, 3), True, _a(3, 2), False))),
+    (BH.solve_shape, Entry("meta", args(_a(5, 3), True, _a(3, 3), False))),
+    (BH.solve_out_shape, Entry("meta", args(_a(5, 3, 1), _a(5, 3), True))),
+    (BH.branch_order, Entry("int", args(lambda rng: rng.normal(size=4) > 0))),
+    (BH.zeros_for, Entry("piecewise", args(X, 2))),
+    (BH.example_like, Entry("structural", args(X), reason=(
+        "a stand-in holding only the shape and dtype of one example (Like)"))),
+    (BH.batch_like, Entry("structural", args(_a(5, 3, 2), _a(2), False), reason=(
+        "a stand-in holding only the shape (5, 1, 2) that unbroadcast sums a batched "
+        "gradient down to (batch_calls._unbroadcast)"))),
+    (BH.batch_shape_like, Entry("meta", args(_a(5, 3), _a(2), False))),
+    (BH.batch_stand_in, Entry("structural", args(_a(5, 3), _a(2), False), reason=(
+        "a stand-in holding only a batched shape, (5, 2) here"))),
+    (BH.matmul_grad_like, Entry("structural", args(_a(5, 2), _a(3), False, _a(3, 2), False,
+                                                   True), reason=(
+        "the stand-in of a batched gradient of a matmul operand in its matrix form"))),
+    (BH.stand_in_tree, Entry("structural", args(X, 4), reason=(
+        "read-only views of a value the same for every example, read by item_grads only for "
+        "the shapes of the zeros of a container's other items"))),
     # -- structural: what generated code needs, with no values to differentiate
     (runtime.tape_new, Entry("structural", args(), reason="an empty tape of a loop")),
     (runtime.shape_like, Entry("structural", args(X), reason=(

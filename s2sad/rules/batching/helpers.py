@@ -1,0 +1,286 @@
+"""Shape helpers for batched values: an example's array of shape s, batched, is one
+array of shape (B, *s), its examples stacked along the leading axis.
+
+Each helper takes the batched arrays (and, for an argument that is the same for
+every example, the array itself with the flag ``False``) and returns a shape, an
+axis, an index or a stand-in whose shape only is read.  Each is declared
+non-differentiable; code made for known shapes folds them to constants
+(transforms/optimizer/specialize.py).
+"""
+
+import numpy as np
+
+from ...errors import ArgumentError, TransformError
+from ...registry import defnondiff
+from ...runtime import Like, ShapeOf, array_namespace, dtype_of
+
+
+def _sh(x):
+    """x's shape: an array's, a stand-in's (ShapeOf, Like) or a number's."""
+    s = getattr(x, "shape", None)
+    return tuple(s) if isinstance(s, tuple) else np.shape(x)
+
+
+def example_shape(x):
+    """The shape of one example of a batched x."""
+    return _sh(x)[1:]
+
+
+def example_ndim(x):
+    return len(_sh(x)) - 1
+
+
+def example_size(x):
+    s = _sh(x)
+    return int(np.prod(s[1:], dtype=np.int64))
+
+
+def example_len(x):
+    """len() of one example of a batched array x; a tuple's, list's or tape's own length
+    (each of its items batched)."""
+    if not hasattr(x, "shape"):
+        return len(x)
+    s = _sh(x)
+    if len(s) < 2:
+        raise TypeError("len() of unsized object")
+    return s[1]
+
+
+def batch_size(x):
+    """B: the length of the leading axis of a batched value (its first array's, for a
+    tuple, list or dict of them)."""
+    if isinstance(x, dict):
+        x = list(x.values())
+    if isinstance(x, (tuple, list)):
+        for e in x:
+            n = batch_size(e)
+            if n is not None:
+                return n
+        return None
+    s = _sh(x)
+    return s[0] if s else None
+
+
+def _per(x, batched):
+    s = _sh(x)
+    return s[1:] if batched else s
+
+
+def lift_shape(x, other, batched):
+    """x (batched) reshaped to broadcast against other (an example's value of another
+    argument, batched where ``batched``): (B, 1.., *x's example shape) at the larger of the
+    two ranks of an example."""
+    s = _sh(x)
+    rank = len(_per(other, batched))
+    return s[:1] + (1,) * (rank - (len(s) - 1)) + s[1:]
+
+
+def batch_shape(x, shape):
+    """A shape as NumPy takes it (an int or a tuple), with x's batch axis in front."""
+    return _sh(x)[:1] + (tuple(shape) if np.ndim(shape) else (shape,))
+
+
+def broadcast_shape(n, x):
+    """(n, *x.shape): x, the same for every example, broadcast to a batch of n."""
+    return (n,) + _sh(x)
+
+
+def flat_shape(x):
+    """(B, size of one example): each example flattened."""
+    s = _sh(x)
+    return s[:1] + (int(np.prod(s[1:], dtype=np.int64)),)
+
+
+def example_axes(x):
+    """The axes of a batched x after the batch axis: 1, ..., x.ndim - 1."""
+    return tuple(range(1, len(_sh(x))))
+
+
+def shift_axes(axis, x):
+    """An axis (or axes) of one example of a batched x as an axis of x: negative axes
+    stay, others move up by one."""
+    def one(a):
+        if not isinstance(a, (int, np.integer)):
+            raise ArgumentError(f"an axis must be an integer, not {a!r}")
+        return a + 1 if a >= 0 else a
+    if isinstance(axis, (tuple, list)):
+        return tuple(one(a) for a in axis)
+    return one(axis)
+
+
+def transposed_axes(x, axes=None):
+    """np.transpose(example, axes) of each example of a batched x, as axes of x."""
+    n = len(_sh(x)) - 1
+    if axes is None:
+        return (0,) + tuple(range(n, 0, -1))
+    return (0,) + tuple((a % n) + 1 for a in axes)
+
+
+def batch_index(index):
+    """example[index] of each example of a batched array: x[:, *index].  Advanced
+    indices that a slice separates would move to the front, before the batch axis:
+    refused."""
+    parts = index if isinstance(index, tuple) else (index,)
+    seen, gap = False, False
+    for p in parts:
+        advanced = isinstance(p, (list, np.ndarray)) or hasattr(p, "__array__") and \
+            not np.isscalar(p) and np.ndim(p) > 0
+        if advanced:
+            if seen and gap:
+                raise TransformError(
+                    "vmap: an index with array indices that a slice separates (x[i, :, j]) "
+                    "is not batched; index in two steps")
+            seen = True
+        elif seen:
+            gap = True
+    return (slice(None),) + parts
+
+
+def gather_index(x, index):
+    """example[index[b]] of each example b, for a batched integer index (one per example,
+    a scalar or an array): (arange(B) at index's rank, index)."""
+    xp = array_namespace(index)
+    dt = getattr(index, "dtype", None)
+    if dt is None or not np.issubdtype(dt, np.integer):
+        raise TransformError("vmap: an index that differs by example must be an integer or "
+                             "an integer array (a mask's selection has no fixed shape)")
+    n = _sh(index)[0]
+    rows = xp.reshape(xp.arange(n), (n,) + (1,) * (len(_sh(index)) - 1))
+    return (rows, index)
+
+
+def example_like(x):
+    """A stand-in with the shape (and dtype) of one example of a batched x."""
+    dt = getattr(x, "dtype", None)
+    return Like(_sh(x)[1:], dt) if dt is not None else ShapeOf(_sh(x)[1:])
+
+
+def batch_like(g, x, batched):
+    """A stand-in for a batched value of x's example shape, at g's rank (g batched):
+    (B, 1.., *x's example shape), what runtime.unbroadcast sums g down to."""
+    s = _per(x, batched)
+    gs = _sh(g)
+    if len(gs) - 1 < len(s):
+        raise TransformError("vmap: this gradient of a broadcast is not batched (the "
+                             "gradient has fewer axes than its value)")
+    return ShapeOf(gs[:1] + (1,) * (len(gs) - 1 - len(s)) + s)
+
+
+def batch_shape_like(g, x, batched):
+    """(B, *x's example shape), B from the batched g."""
+    return _sh(g)[:1] + _per(x, batched)
+
+
+def batch_stand_in(g, x, batched):
+    """A stand-in of shape (B, *x's example shape), B from the batched g."""
+    return ShapeOf(batch_shape_like(g, x, batched))
+
+
+def _core(s, lhs):
+    """The matrix form of one operand of matmul: a vector is a row on the left, a column
+    on the right."""
+    if len(s) == 0:
+        raise ValueError("matmul: input operand does not have enough dimensions")
+    if len(s) == 1:
+        return (1,) + s if lhs else s + (1,)
+    return s
+
+
+def matmul_shape(x, xb, y, yb, lhs, dot=False):
+    """The shape to give x, an operand of matmul (y the other; xb, yb: batched), so that
+    the product of each example is taken: a vector gets its matrix axis, and a batched
+    operand's batch axis comes before the broadcast axes of the two."""
+    px, py = _per(x, xb), _per(y, yb)
+    if dot and not (1 <= len(px) <= 2 and 1 <= len(py) <= 2):
+        raise TransformError("vmap takes np.dot of vectors and matrices only; use "
+                             "np.matmul (@) or np.einsum")
+    core = _core(px, lhs)
+    if not xb:
+        return core
+    n = max(len(core), len(_core(py, not lhs)))
+    return _sh(x)[:1] + (1,) * (n - len(core)) + core
+
+
+def matmul_out_shape(a, ab, b, bb):
+    """The shape of the batched product of examples a and b: (B, *example product)."""
+    pa, pb = _per(a, ab), _per(b, bb)
+    n = _sh(a)[0] if ab else _sh(b)[0]
+    ca, cb = _core(pa, True), _core(pb, False)
+    batch = np.broadcast_shapes(ca[:-2], cb[:-2])
+    out = batch + ((ca[-2],) if len(pa) > 1 else ()) + ((cb[-1],) if len(pb) > 1 else ())
+    return (n,) + out
+
+
+def matmul_grad_like(g, x, xb, y, yb, lhs):
+    """A stand-in for the batched gradient of matmul's operand x in its matrix form
+    (matmul_shape), B from the batched g."""
+    core = _core(_per(x, xb), lhs)
+    n = max(len(core), len(_core(_per(y, yb), not lhs)))
+    return ShapeOf(_sh(g)[:1] + (1,) * (n - len(core)) + core)
+
+
+def matmul_grad_shape(g, a, ab, b, bb):
+    """The shape to give g, the batched gradient of a product, in the matrix form of its
+    operands (a vector's axis restored)."""
+    pa, pb = _per(a, ab), _per(b, bb)
+    ca, cb = _core(pa, True), _core(pb, False)
+    batch = np.broadcast_shapes(ca[:-2], cb[:-2])
+    return _sh(g)[:1] + batch + (ca[-2], cb[-1])
+
+
+def solve_shape(b, bb, a, ab):
+    """b's shape for np.linalg.solve of each example: a vector right-hand side gets its
+    column axis (a batch of vectors would read as one matrix)."""
+    s = _sh(b)
+    pb = _per(b, bb)
+    return s + (1,) if len(pb) == 1 else s
+
+
+def solve_out_shape(x, b, bb):
+    """The shape of each example's solution, batched: a vector for a vector."""
+    s = _sh(x)
+    return s[:-1] if len(_per(b, bb)) == 1 else s
+
+
+def branch_order(mask):
+    """(the examples where mask holds, those where it does not, the order that puts the
+    two branches' results, concatenated, back in the examples' order)."""
+    xp = array_namespace(mask)
+    m = xp.asarray(mask)
+    if m.ndim != 1:
+        raise TransformError("vmap: the condition of an if is not one truth value per "
+                             "example (an array's truth value is ambiguous)")
+    m = m.astype(bool)
+    yes = xp.flatnonzero(m)
+    no = xp.flatnonzero(~m)
+    order = xp.argsort(xp.concatenate([yes, no]), kind="stable")
+    return yes, no, order
+
+
+def zeros_for(like, n):
+    """Zeros for n examples shaped like the examples of the batched like: what a branch
+    that has no value for a name (None: kept for a backward pass that branch does not
+    take) gives the other branch's examples' places."""
+    xp = array_namespace(like)
+    return xp.zeros((n,) + _sh(like)[1:], dtype=dtype_of(like))
+
+
+def stand_in_tree(x, n):
+    """x, the same for every example, as a batch of n (read-only views, for the shapes of
+    zeros made like it)."""
+    if isinstance(x, (tuple, list)):
+        return type(x)(stand_in_tree(e, n) for e in x)
+    if isinstance(x, dict):
+        return {k: stand_in_tree(v, n) for k, v in x.items()}
+    if x is None or isinstance(x, str):
+        return x
+    xp = array_namespace(x)
+    return xp.broadcast_to(xp.asarray(x, dtype=dtype_of(x)), (n,) + _sh(x))
+
+
+defnondiff(example_shape, example_ndim, example_size, example_len, batch_size, lift_shape,
+           batch_shape, broadcast_shape, flat_shape, example_axes, shift_axes,
+           transposed_axes, batch_index, gather_index, example_like, batch_like,
+           batch_shape_like, batch_stand_in, matmul_shape, matmul_out_shape,
+           matmul_grad_like, matmul_grad_shape, solve_shape, solve_out_shape, branch_order,
+           stand_in_tree, zeros_for)

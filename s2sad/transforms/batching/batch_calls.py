@@ -1,0 +1,481 @@
+"""A primitive applied to batched values: the batched form of each class of primitive.
+
+Input: a call ``y = p(args)`` with a flag per argument (True: the argument is
+batched, its examples stacked on a leading axis of length B).  Output: the code
+of the call on the batched arguments, and whether its result is batched::
+
+    elementwise f(a, b)    =>  f(lift(a, b), b)          lift: (B, 1.., *a's example) at the
+                                                          larger rank of an example
+    sum(a, axis=k)         =>  sum(a, axis=k+1)          axis=None: over example_axes(a)
+    reshape(a, s)          =>  reshape(a, (B, *s))       transpose, x[i], expand_dims alike
+    shape(a), len(a) ...   =>  example_shape(a), ...     the same for every example
+    a @ b                  =>  reshape(reshape(a, .) @ reshape(b, .), (B, *example product))
+    einsum('ij,j->i', a, b)=>  einsum('Zij,j->Zi', a, b)
+    x[i], i batched        =>  x[arange(B), i]           (an integer index per example)
+    unbroadcast(g, x) ...  =>  on stand-ins of the batched shapes (reverse mode's helpers,
+                               for vmap of a gradient's code)
+
+The shape, axis and index arguments are computed at run time by the helpers of
+rules/batching/helpers.py (non-differentiable); code made for known shapes
+folds them away.  A primitive without a batched form here is refused
+(TransformError at the user's line, naming it): nothing is applied to batched
+arrays that would mix examples.
+"""
+
+import operator
+
+import numpy as np
+
+from ... import ir, registry, runtime
+from ...errors import TransformError
+from ...rules.batching import helpers as bh
+from ...rules.numpy import casts
+from ...rules.runtime import accumulate
+
+# fn -> (the parameter that is the axis, what axis=None means): "all" reduces every
+# axis of an example, "flat" works on each example flattened, "squeeze" squeezes an
+# example's axes of length 1, None refuses it
+_AXIS = {}
+
+
+def _axes(fns, none, name="axis"):
+    for fn in fns:
+        _AXIS[fn] = (name, none)
+
+
+_axes((np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.std, np.var, np.any,
+       np.all, np.nansum, np.nanmean, np.nanmax, np.nanmin, np.count_nonzero,
+       np.median, np.average, np.ptp), "all")
+_axes((np.argmax, np.argmin, np.cumsum, np.cumprod, np.sort, np.argsort, np.flip,
+       np.roll), "flat")
+_axes((np.concatenate, np.stack, np.expand_dims, np.diff, np.repeat, np.linalg.norm), None)
+_axes((np.squeeze,), "squeeze")
+_SEQUENCE = {np.concatenate, np.stack}                  # their first argument is a list
+_TWO_AXES = {np.swapaxes: ("axis1", "axis2"), np.moveaxis: ("source", "destination"),
+             np.trace: ("axis1", "axis2"), np.diagonal: ("axis1", "axis2")}
+_SAME = {np.copy, np.asarray, np.array, operator.pos, np.positive, np.ones_like,
+         np.zeros_like, np.empty_like, np.full_like, runtime.shape_like,
+         np.ascontiguousarray, runtime.ones_like, runtime.ones_like_tree,
+         runtime.zeros_like_tree, runtime.ones_like_single, runtime.as_cotangent}
+# NumPy takes stacks of matrices in these: a batch of examples is one more stack axis
+_STACKED = {np.linalg.inv, np.linalg.det, np.linalg.slogdet, np.linalg.cholesky,
+            np.linalg.eigh, np.linalg.eigvalsh, np.linalg.qr, np.linalg.svd,
+            np.linalg.pinv, np.linalg.matrix_power}
+_COMPARISONS = {operator.gt, operator.ge, operator.lt, operator.le, operator.eq, operator.ne,
+                operator.and_, operator.or_, operator.xor, operator.invert, np.where,
+                np.isclose}
+_QUERIES = {np.shape: bh.example_shape, np.ndim: bh.example_ndim, np.size: bh.example_size,
+            len: bh.example_len}
+
+
+def refuse(T, prim, why=""):
+    return TransformError(
+        f"vmap has no batched form of {prim.name}{why}", T.src,
+        "Batch it by hand (write the function for a batch), or call it outside vmap. "
+        "vmap batches elementwise functions, reductions, reshapes, transposes, indexing, "
+        "concatenate and stack, @, einsum and NumPy's stacked linear algebra.")
+
+
+def _bind(prim, args, kwargs):
+    """The call's arguments by parameter name (positional ones bound), or None."""
+    sig = prim.signature
+    if sig is None:
+        return None
+    try:
+        b = sig.bind_partial(*args, **dict(kwargs))
+    except TypeError:
+        return None
+    out = dict(b.arguments)
+    for name, p in sig.parameters.items():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            return None
+        if name not in out and p.default is not p.empty:
+            out[name] = ir.Const(p.default)
+    return out
+
+
+def _call_bound(T, prim, bound, first):
+    """prim(bound[first], **rest): the array positional, the others by name."""
+    kw = {k: v for k, v in bound.items() if k != first}
+    sig = prim.signature
+    for name, p in sig.parameters.items():      # drop defaults NumPy's dispatch may not take
+        if name in kw and isinstance(kw[name], ir.Const) and p.default is not p.empty and \
+                kw[name].value is p.default and name not in ("axis", "keepdims"):
+            del kw[name]
+    return T.call(prim.fn, bound[first], **kw)
+
+
+def batched_call(T, prim, args, flags, kwargs, kflags):
+    """(the batched code of prim(*args, **kwargs), whether its result is batched)."""
+    fn = prim.fn
+    if fn in _QUERIES:
+        if any(kflags.values()) or any(flags[1:]):
+            raise refuse(T, prim, " of a value that differs by example")
+        return T.call(_QUERIES[fn], args[0]), False
+    if getattr(fn, "__module__", "") == bh.__name__:
+        raise TransformError("vmap of code that vmap made (vmap of vmap) is not supported "
+                             "yet", T.src, "Batch one level by hand, or give the inner "
+                             "function a batch axis of its own.")
+    if fn in _SHAPE_ONLY:
+        return _shape_only(T, prim, args, flags, kwargs, kflags), False
+    if fn in _HOLDERS:
+        return T.call(fn, *[T.batched(a, f) for a, f in zip(args, flags)],
+                      **{k: T.batched(v, kflags[k]) for k, v in kwargs}), True
+    if fn in CONTAINERS and any(isinstance(a, ir.Var) and T.is_container(a)
+                                for a in (args[:1] if fn is runtime.getitem_grad else args)):
+        return _of_containers(T, prim, args, flags, kwargs, kflags), True
+    if prim.elementwise or isinstance(fn, np.ufunc) or fn in _COMPARISONS or \
+            (prim.short == "astype" and not any(flags[1:])):
+        return _elementwise(T, prim, args, flags, kwargs, kflags), True
+    if fn is casts.cast_to and not any(flags[1:]) and not any(kflags.values()):
+        return T.call(fn, *args, **dict(kwargs)), True
+    if fn in _SAME and not any(flags[1:]) and not any(kflags.values()):
+        return T.call(fn, *args, **dict(kwargs)), True
+    form = _FORMS.get(fn)
+    if form is None and fn in _AXIS:
+        form = _axis_call
+    if form is None and fn in _TWO_AXES:
+        form = _two_axes
+    if form is None and fn in _STACKED:
+        form = _stacked
+    if form is None:
+        raise refuse(T, prim)
+    return form(T, prim, list(args), list(flags), dict(kwargs), dict(kflags))
+
+
+def _shape_only(T, prim, args, flags, kwargs, kflags):
+    """A helper that reads its arrays' shapes or dtypes only: applied to stand-ins of one
+    example (vmap of batched code: its shape helpers); the same for every example."""
+    def one(a, f):
+        return T.call(bh.example_like, a) if f else a
+    return T.call(prim.fn, *[one(a, f) for a, f in zip(args, flags)],
+                  **{k: one(v, kflags[k]) for k, v in kwargs})
+
+
+def lift(T, x, others):
+    """x (batched) reshaped to broadcast, example by example, against each of others:
+    [(atom, batched)]."""
+    for o, f in others:
+        if isinstance(o, ir.Const) and np.ndim(o.value) == 0:
+            continue
+        x = T.call(np.reshape, x, T.call(bh.lift_shape, x, o, ir.Const(f)))
+    return x
+
+
+def _elementwise(T, prim, args, flags, kwargs, kflags):
+    every = list(zip(args, flags)) + [(v, kflags[k]) for k, v in kwargs]
+    arrays = [(a, f) for a, f in every if not (isinstance(a, ir.Const) and
+                                               np.ndim(a.value) == 0)]
+    if len(arrays) < 2:
+        return T.call(prim.fn, *args, **dict(kwargs))
+
+    def lifted(a, f):
+        return lift(T, a, [(o, g) for o, g in arrays if o is not a]) if f else a
+    new_args = [lifted(a, f) for a, f in zip(args, flags)]
+    new_kw = {k: lifted(v, kflags[k]) for k, v in kwargs}
+    return T.call(prim.fn, *new_args, **new_kw)
+
+
+def _only_first(T, prim, flags, kflags, what="its array"):
+    if any(flags[1:]) or any(kflags.values()):
+        raise refuse(T, prim, f" with a batched argument other than {what}")
+
+
+def _axis_call(T, prim, args, flags, kwargs, kflags):
+    name, none = _AXIS[prim.fn]
+    if prim.fn in _SEQUENCE:
+        return _sequence(T, prim, args, flags, kwargs, kflags)
+    _only_first(T, prim, flags, kflags)
+    bound = _bind(prim, args, kwargs)
+    if bound is None or name not in bound:
+        raise refuse(T, prim, " called this way")
+    first = next(iter(bound))
+    x, axis = bound[first], bound[name]
+    if not isinstance(axis, ir.Const):
+        bound[name] = T.call(bh.shift_axes, axis, x)
+    elif axis.value is not None:
+        bound[name] = ir.Const(bh.shift_axes(axis.value, None))
+    elif none == "all":
+        bound[name] = T.call(bh.example_axes, x)
+    elif none == "flat":
+        bound[first] = T.call(np.reshape, x, T.call(bh.flat_shape, x))
+        bound[name] = ir.Const(1)
+    elif none == "squeeze":
+        return T.call(np.reshape, x, T.call(bh.batch_shape, x,
+                                            T.call(np.shape, T.call(np.squeeze, T.call(
+                                                bh.example_like, x))))), True
+    else:
+        raise refuse(T, prim, f" with {name}=None")
+    return _call_bound(T, prim, bound, first), True
+
+
+def _two_axes(T, prim, args, flags, kwargs, kflags):
+    _only_first(T, prim, flags, kflags)
+    bound = _bind(prim, args, kwargs)
+    if bound is None:
+        raise refuse(T, prim, " called this way")
+    first = next(iter(bound))
+    for name in _TWO_AXES[prim.fn]:
+        a = bound.get(name)
+        if a is None:
+            raise refuse(T, prim, " called this way")
+        bound[name] = ir.Const(bh.shift_axes(a.value, None)) if isinstance(a, ir.Const) \
+            else T.call(bh.shift_axes, a, bound[first])
+    return _call_bound(T, prim, bound, first), True
+
+
+def _sequence(T, prim, args, flags, kwargs, kflags):
+    """concatenate or stack of a list whose items are batched: every item batched, the
+    axis moved up."""
+    bound = _bind(prim, args, kwargs)
+    if bound is None or any(f for k, f in kflags.items()):
+        raise refuse(T, prim, " called this way")
+    first = next(iter(bound))
+    seq = bound[first]
+    items = T.items_of(seq)
+    if items is None:
+        raise refuse(T, prim, " of a list that is not written out where it is called")
+    bound[first] = T.pack([T.batched(a, f) for a, f in items], "list")
+    axis = bound.get("axis", ir.Const(0))
+    if not isinstance(axis, ir.Const) or axis.value is None:
+        raise refuse(T, prim, " with axis=None or an axis computed at run time")
+    bound["axis"] = ir.Const(bh.shift_axes(axis.value, None))
+    return _call_bound(T, prim, bound, first), True
+
+
+def _stacked(T, prim, args, flags, kwargs, kflags):
+    _only_first(T, prim, flags, kflags)
+    out = T.call(prim.fn, *args, **kwargs)
+    return out, True
+
+
+def _reshape(T, prim, args, flags, kwargs, kflags):
+    _only_first(T, prim, flags, kflags)
+    bound = _bind(prim, args, kwargs)
+    key = "newshape" if bound is not None and "newshape" in bound and \
+        "shape" not in bound else "shape"
+    if bound is None or key not in bound or \
+            getattr(bound.get("order"), "value", "C") != "C":
+        raise refuse(T, prim, " called this way (order other than 'C')")
+    x = bound[next(iter(bound))]
+    shape = bound[key]
+    if prim.fn is np.broadcast_to:
+        x = T.call(np.reshape, x, T.call(bh.lift_shape, x, T.call(np.empty, shape),
+                                         ir.Const(False)))
+    return T.call(prim.fn, x, T.call(bh.batch_shape, x, shape)), True
+
+
+def _ravel(T, prim, args, flags, kwargs, kflags):
+    _only_first(T, prim, flags, kflags)
+    return T.call(np.reshape, args[0], T.call(bh.flat_shape, args[0])), True
+
+
+def _transpose(T, prim, args, flags, kwargs, kflags):
+    _only_first(T, prim, flags, kflags)
+    bound = _bind(prim, args, kwargs) or {}
+    axes = bound.get("axes", ir.Const(None))
+    if isinstance(axes, ir.Const) and axes.value is None:
+        perm = T.call(bh.transposed_axes, args[0])
+    else:
+        perm = T.call(bh.transposed_axes, args[0], axes)
+    return T.call(np.transpose, args[0], perm), True
+
+
+def _getitem(T, prim, args, flags, kwargs, kflags):
+    x, index = args
+    if not flags[1]:
+        return T.call(operator.getitem, x, T.call(bh.batch_index, index)), True
+    if not flags[0]:
+        # each example's index into the same x: one gather with every index
+        return T.call(operator.getitem, x, T.call(bh.gather_index, x, index)), True
+    return T.call(operator.getitem, x, T.call(bh.gather_index, x, index)), True
+
+
+def _matmul(T, prim, args, flags, kwargs, kflags):
+    if kwargs or len(args) != 2:
+        raise refuse(T, prim, " called this way")
+    a, b = args
+    fa, fb = flags
+    dot = ir.Const(prim.fn is np.dot)
+    a2 = T.call(np.reshape, a, T.call(bh.matmul_shape, a, ir.Const(fa), b, ir.Const(fb),
+                                      ir.Const(True), dot))
+    b2 = T.call(np.reshape, b, T.call(bh.matmul_shape, b, ir.Const(fb), a, ir.Const(fa),
+                                      ir.Const(False), dot))
+    r = T.call(np.matmul, a2, b2)
+    shape = T.call(bh.matmul_out_shape, a, ir.Const(fa), b, ir.Const(fb))
+    return T.call(np.reshape, r, shape), True
+
+
+def _einsum(T, prim, args, flags, kwargs, kflags):
+    spec = args[0]
+    if flags[0] or any(kflags.values()) or not (
+            isinstance(spec, ir.Const) and isinstance(spec.value, str) and "->" in spec.value):
+        raise refuse(T, prim, " without an explicit output ('ij,jk->ik')")
+    ins, res = spec.value.replace(" ", "").split("->")
+    letter = next(ch for ch in "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba"
+                  if ch not in spec.value)
+    ops = [letter + o if f else o for o, f in zip(ins.split(","), flags[1:])]
+    return T.call(np.einsum, ir.Const(",".join(ops) + "->" + letter + res), *args[1:],
+                  **kwargs), True
+
+
+def _solve(T, prim, args, flags, kwargs, kflags):
+    if kwargs or len(args) != 2:
+        raise refuse(T, prim, " called this way")
+    a, b = args
+    fa, fb = flags
+    b2 = T.call(np.reshape, b, T.call(bh.solve_shape, b, ir.Const(fb), a, ir.Const(fa)))
+    x = T.call(prim.fn, a, b2)
+    return T.call(np.reshape, x, T.call(bh.solve_out_shape, x, b, ir.Const(fb))), True
+
+
+# -- reverse mode's helpers (vmap of a gradient's code) ----------------------------------
+def _stand_in(T, x, fx, g):
+    """A stand-in of x's batched shape, B from g (batched)."""
+    return T.call(bh.batch_stand_in, g, x, ir.Const(fx))
+
+
+def _unbroadcast(T, prim, args, flags, kwargs, kflags):
+    g, x = args
+    fg, fx = flags
+    if not fg:                      # the same sum for every example
+        return T.call(prim.fn, g, T.call(bh.example_like, x)), False
+    r = T.call(prim.fn, g, T.call(bh.batch_like, g, x, ir.Const(fx)))
+    return T.call(np.reshape, r, T.call(bh.batch_shape_like, g, x, ir.Const(fx))), True
+
+
+def _unreduce(T, prim, args, flags, kwargs, kflags):
+    bound = _bind(prim, args, kwargs)
+    if bound is None or any(kflags.values()) or any(flags[2:]):
+        raise refuse(T, prim, " called this way")
+    g, x = bound["g"], bound["x"]
+    fg, fx = flags[0], flags[1]
+    axis, keep = bound["axis"], bound["keepdims"]
+    if not fg:
+        return T.call(prim.fn, g, T.call(bh.example_like, x), axis, keep), False
+    stand = _stand_in(T, x, fx, g)
+    if isinstance(keep, ir.Const) and keep.value:
+        axis = ir.Const(None)               # g has every axis: broadcasting is enough
+        g = lift(T, g, [(T.call(bh.example_like, stand), False)])
+    elif isinstance(axis, ir.Const) and axis.value is None:
+        axis = T.call(bh.example_axes, stand)
+    else:
+        axis = T.call(bh.shift_axes, axis, stand)
+    return T.call(prim.fn, g, stand, axis, keep), True
+
+
+def _expand_like(T, prim, args, flags, kwargs, kflags):
+    t, like = args
+    ft, fl = flags
+    if not ft:
+        return T.call(prim.fn, t, T.call(bh.example_like, like)), False
+    t = lift(T, t, [(like, fl)])
+    return T.call(prim.fn, t, _stand_in(T, like, fl, t)), True
+
+
+def _matmul_grad(T, prim, args, flags, kwargs, kflags):
+    """matmul_lhs_grad(g, x, y) (or rhs): in the matrix forms of the product's operands,
+    then reshaped to the operand's batched shape."""
+    g, x, y = args
+    fg, fx, fy = flags
+    if not fg:
+        raise refuse(T, prim, " of a gradient that is the same for every example")
+    lhs = prim.fn is runtime.matmul_lhs_grad
+    a, fa, b, fb = (x, fx, y, fy) if lhs else (y, fy, x, fx)    # a @ b, a the operand
+    # x @ y: g in the product's matrix form; the operands in theirs
+    g2 = T.call(np.reshape, g, T.call(bh.matmul_grad_shape, g, x, ir.Const(fx), y,
+                                      ir.Const(fy)))
+    other = T.call(np.reshape, b, T.call(bh.matmul_shape, b, ir.Const(fb), a, ir.Const(fa),
+                                         ir.Const(not lhs)))
+    me = T.call(bh.matmul_grad_like, g, a, ir.Const(fa), b, ir.Const(fb), ir.Const(lhs))
+    r = T.call(prim.fn, g2, me, other) if lhs else T.call(prim.fn, g2, other, me)
+    return T.call(np.reshape, r, T.call(bh.batch_shape_like, g, a, ir.Const(fa))), True
+
+
+def _getitem_grad(T, prim, args, flags, kwargs, kflags):
+    x, index, g = args
+    fx, fi, fg = flags
+    if not fg and not fi:
+        return T.call(prim.fn, T.call(bh.example_like, x), index, g), False
+    carrier = g if fg else index
+    stand = _stand_in(T, x, fx, carrier)
+    if fi:
+        return T.call(prim.fn, stand, T.call(bh.gather_index, stand, index),
+                      T.batched(g, fg)), True
+    return T.call(prim.fn, stand, T.call(bh.batch_index, index), g), True
+
+
+def _item_grads(T, prim, args, flags, kwargs, kflags):
+    """item_grads(x, keys, *gradients): a container of gradients, every item batched
+    (x, read for the shapes of the zeros of its other items, stands in batched)."""
+    if flags[1] or kwargs:
+        raise refuse(T, prim, " called this way")
+    x = args[0] if flags[0] else T.call(bh.stand_in_tree, args[0], T.nb)
+    gs = [T.batched(a, f) for a, f in zip(args[2:], flags[2:])]
+    return T.call(prim.fn, x, args[1], *gs), True
+
+
+def _as_items(T, prim, args, flags, kwargs, kflags):
+    """as_items(g, x) gives a container's gradient g itself; a batched array g (the
+    gradient of a list that NumPy read as one array) would be split along the batch."""
+    g, x = args
+    if isinstance(g, ir.Var) and T.is_container(g):
+        return T.call(prim.fn, g, x), flags[0]
+    raise refuse(T, prim, " of a list read as an array, batched")
+
+
+def _add_grads(T, prim, args, flags, kwargs, kflags):
+    return T.call(prim.fn, *[T.batched(a, f) for a, f in zip(args, flags)]), True
+
+
+def _of_containers(T, prim, args, flags, kwargs, kflags):
+    """A gradient of a tuple or list (the sum of two, an item's gradient in its place):
+    every item batched.  A container that is the same for every example is passed as a
+    stand-in batch of views, so that the zeros made like its other items are batched."""
+    if kwargs:
+        raise refuse(T, prim, " called this way")
+    if prim.fn is runtime.getitem_grad:
+        x, index, g = args
+        if flags[1]:
+            raise refuse(T, prim, " of a tuple or list at an index that differs by example")
+        x = x if flags[0] else T.call(bh.stand_in_tree, x, T.nb)
+        return T.call(prim.fn, x, index, T.batched(g, flags[2]))
+    if prim.fn is runtime.as_items:         # x: read for its structure only
+        return T.call(prim.fn, T.batched(args[0], flags[0]), args[1])
+    return T.call(prim.fn, *[T.batched(a, f) for a, f in zip(args, flags)])
+
+
+
+
+def _split_as(T, prim, args, flags, kwargs, kflags):
+    """split_as(g, arrays, axis), the adjoint of concatenate: along the axis moved up, into
+    pieces of the arrays' batched shapes."""
+    bound = _bind(prim, args, kwargs)
+    items = T.items_of(bound["arrays"]) if bound else None
+    if items is None or flags[0] is False or any(kflags.values()) or \
+            not isinstance(bound.get("axis"), ir.Const) or bound["axis"].value is None:
+        raise refuse(T, prim, " called this way")
+    g = bound["g"]
+    stands = T.pack([T.call(bh.batch_stand_in, g, a, ir.Const(f)) for a, f in items], "list")
+    return T.call(prim.fn, g, stands, ir.Const(bh.shift_axes(bound["axis"].value, None))), True
+
+
+# the helpers whose result is a container of gradients (one per item of a tuple or list)
+CONTAINERS = {accumulate.item_grads, runtime.as_items, runtime.add_grads,
+              runtime.zeros_like_tree, runtime.getitem_grad, operator.add}
+
+
+_FORMS = {np.reshape: _reshape, np.broadcast_to: _reshape, np.ravel: _ravel,
+          np.transpose: _transpose, operator.getitem: _getitem,
+          operator.matmul: _matmul, np.matmul: _matmul, np.dot: _matmul,
+          np.einsum: _einsum, np.linalg.solve: _solve,
+          runtime.unbroadcast: _unbroadcast, runtime.unreduce: _unreduce,
+          runtime.expand_like: _expand_like, runtime.matmul_lhs_grad: _matmul_grad,
+          runtime.matmul_rhs_grad: _matmul_grad, runtime.getitem_grad: _getitem_grad,
+          accumulate.item_grads: _item_grads, runtime.as_items: _as_items,
+          runtime.add_grads: _add_grads, runtime.split_as: _split_as}
+# helpers that read only the shapes (and dtypes) of their arrays
+_SHAPE_ONLY = {runtime.dtype_of}
+# what holds values for later (a loop's tape, a list appended to): every value batched
+_HOLDERS = {runtime.tape_push, runtime.tape_pop, runtime.list_append,
+            runtime.cotangent_append, runtime.tape_keep}

@@ -1,0 +1,156 @@
+"""Vmapped: the callable ``s2sad.vmap`` returns.
+
+``vmap(f, in_axes, out_axes)(*args)`` runs f, written for one example, on a
+batch: the arguments whose ``in_axes`` is an int hold the examples along that
+axis; those whose ``in_axes`` is None are the same for every example.  The code
+is made by the batching pass (transforms/batching) once per kind of call and
+set of argument shapes (its shape helpers then fold away), and ``source()``
+shows it.  Inside another transform (``grad(lambda p: vmap(f)(p, X).sum())``)
+the code made for any shapes is read and transformed again, and vmap of a
+derivative batches the derivative's code: every composition works.
+"""
+
+import functools
+from typing import Any, Optional
+
+import numpy as np
+
+from . import cache, failures, registry
+from .calls import backend_of, call_spec, describe, positional_params
+from .containers import flatten
+from .errors import ArgumentError
+from .ir.spec import Arg
+from .pipeline import get_artifact, name_of
+
+
+def _check_axis(a, what):
+    if a is None or (isinstance(a, int) and not isinstance(a, bool)):
+        return a
+    raise ArgumentError(f"vmap: {what} must be an int or None, not {a!r}",
+                        hint="Give one per argument as a tuple, e.g. in_axes=(None, 0, 0).")
+
+
+def _leaves(x):
+    if isinstance(x, (tuple, list)):
+        for e in x:
+            yield from _leaves(e)
+    elif isinstance(x, dict):
+        for e in x.values():
+            yield from _leaves(e)
+    elif x is not None:
+        yield x
+
+
+class Vmapped(registry.Derived):
+    """f run on a batch of examples: call it like f; see ``source()``."""
+
+    def __init__(self, fn, in_axes=0, out_axes=0):
+        if not callable(fn):
+            raise ArgumentError(f"s2sad.vmap needs a function, got {type(fn).__name__}")
+        self.fn = registry.source_of(fn) or fn
+        if isinstance(in_axes, list):
+            in_axes = tuple(in_axes)
+        if isinstance(in_axes, tuple):
+            self.in_axes = tuple(_check_axis(a, "each of in_axes") for a in in_axes)
+        elif isinstance(in_axes, dict):
+            raise ArgumentError("vmap: in_axes as a dict is not supported; give one int or "
+                                "None per positional argument (a tuple)")
+        else:
+            self.in_axes = _check_axis(in_axes, "in_axes")
+        self.out_axes = _check_axis(out_axes, "out_axes")
+        functools.update_wrapper(self, self.fn, updated=())
+        self.__name__ = f"vmap_{name_of(self.fn)}"
+        self._params = None
+        self._last = None
+
+    def __repr__(self):
+        return f"<s2sad.vmap({name_of(self.fn)}, in_axes={self.in_axes!r}, " \
+               f"out_axes={self.out_axes!r})>"
+
+    def params(self):
+        if self._params is None:
+            self._params = positional_params(self.fn)
+        return self._params
+
+    def _axes(self, n: int):
+        """One in_axes entry per positional parameter."""
+        if isinstance(self.in_axes, tuple):
+            if len(self.in_axes) != n:
+                raise ArgumentError(f"vmap: in_axes has {len(self.in_axes)} entries, but "
+                                    f"{describe(self.fn)} takes {n} positional arguments")
+            return self.in_axes
+        return (self.in_axes,) * n
+
+    def artifact(self, spec: Optional[str] = None, shapes=None) -> cache.Artifact:
+        n = len(self.params())
+        key = (self._axes(n), self.out_axes, shapes)
+        return get_artifact(self.fn, "vmap", key, False, spec)
+
+    def generated_function(self, xp=np, spec=None):
+        return self.artifact(spec).function(xp)
+
+    @property
+    @failures.public
+    def source(self) -> str:
+        spec, shapes = self._last or (None, None)
+        return self.artifact(spec, shapes).module.source
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return self._call(*args, **kwargs)
+        except Exception as e:
+            raise failures.trim(e)
+
+    def _call(self, *args, **kwargs):
+        params = self.params()
+        n = len(params)
+        if len(args) != n or kwargs:
+            raise ArgumentError(f"vmap({describe(self.fn)}) takes its {n} arguments by "
+                                f"position; it was given {len(args)} positional and "
+                                f"{len(kwargs)} keyword arguments")
+        axes = self._axes(n)
+        sizes = set()
+        for i, (a, ax) in enumerate(zip(args, axes)):
+            if ax is None:
+                continue
+            for leaf in _leaves(a):
+                s = np.shape(leaf)
+                if not -len(s) <= ax < len(s):
+                    raise ArgumentError(f"vmap: in_axes={ax} for argument {i} "
+                                        f"({params[i]}), which has shape {s}")
+                sizes.add(s[ax])
+        if not sizes:
+            raise ArgumentError("vmap: no argument is batched (in_axes are all None)")
+        if len(sizes) > 1:
+            raise ArgumentError(f"vmap: the batched arguments have different batch sizes "
+                                f"{sorted(sizes)}")
+        spec = call_spec(params, args, kwargs)
+        xp = backend_of(args)
+        if xp is not np:
+            spec = spec.replace(Arg.FLOAT, Arg.ARRAY)
+        shapes = tuple(getattr(a, "shape", None) if type(a) is np.ndarray else None
+                       for a in args)
+        self._last = (spec, shapes)
+        f = self.artifact(spec, shapes).function(xp)
+        return f(*map(flatten, args))
+
+
+def vmap(fn: Any, in_axes=0, out_axes=0) -> Vmapped:
+    """fn, written for one example, run on a batch of them.
+
+    in_axes: for each positional argument, the axis that holds its examples, or None
+    for an argument that is the same for every example (one int or None for all);
+    a tuple or list argument with an int has its examples along that axis of every
+    array in it.  out_axes: where the result's batch axis goes (None: the result is
+    the same for every example).
+
+    >>> import numpy as np
+    >>> from s2sad import vmap, grad
+    >>> def loss(w, x, y):
+    ...     return (x @ w - y) ** 2
+    >>> per_example = vmap(grad(loss), in_axes=(None, 0, 0))
+    >>> per_example(np.ones(2), np.eye(2), np.zeros(2))
+    array([[2., 0.],
+           [0., 2.]])
+    """
+    return Vmapped(fn, in_axes, out_axes)
