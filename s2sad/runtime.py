@@ -52,7 +52,8 @@ def unbroadcast(g, x):
     if type(g) is np.ndarray and lead > 0 and gshape[lead:] == shape:
         return g.sum(axis=tuple(range(lead)))   # the common case: a bias added to rows
     xp = array_namespace(g)
-    if lead < 0 or any(a < b for a, b in zip(gshape[lead:], shape)):
+    # (an axis of length 0 in g where x has 1: x broadcast to no element, its sum zeros)
+    if lead < 0 or any(a < b and a for a, b in zip(gshape[lead:], shape)):
         return xp.broadcast_to(g, shape)
     axes = tuple(range(lead)) + tuple(
         i + lead for i, n in enumerate(shape) if n == 1 and gshape[i + lead] != 1)

@@ -14,6 +14,9 @@ instrumented copy of :mod:`s2sad.fuzz.kinks`), and runs the checks:
             ``jvp`` (for a program returning one array or number);
 ``laplacian`` the batched Taylor code (stacked directions) against the plain jets;
 ``jacobian`` jacobian (forward) and hessian at two points (code, pattern made at the first).
+``vmap``    vmap(f) and vmap(grad_all(f)) over three examples (the float arrays, each
+            moved a little, stacked; the other arguments shared) against a Python loop
+            of f and of grad_all(f) over the same examples.
 
 A program that draws random numbers (a RandomState or Generator held by its module,
 NumPy's global generator; one it makes inside is seeded by its own code) has every
@@ -579,8 +582,68 @@ def check_effects(f, args, rng, out, checks):
     return printed_differs, note
 
 
+def _examples(rng, args, n=3):
+    """(in_axes, the batched arguments, each example's arguments): every float array
+    batched, as n copies moved a little; the other arguments shared."""
+    axes = tuple(0 if isinstance(a, np.ndarray) and is_float(a) else None for a in args)
+    if not any(ax == 0 for ax in axes):
+        return None
+    batch = [np.stack([a + 1e-3 * rng.standard_normal(a.shape) * (1 + abs(a))
+                       for _ in range(n)]) if ax == 0 else a for a, ax in zip(args, axes)]
+    each = [[b[k] if ax == 0 else copy.deepcopy(b) for b, ax in zip(batch, axes)]
+            for k in range(n)]
+    return axes, batch, each
+
+
+def _leaves(x):
+    """The numbers and arrays of a (nested) value, ints and bools too (vmap stacks them)."""
+    if isinstance(x, dict):
+        return [a for k in sorted(x) for a in _leaves(x[k])]
+    if isinstance(x, (tuple, list)):
+        return [a for e in x for a in _leaves(e)]
+    return [] if x is None else [np.asarray(x, dtype=np.float64)]
+
+
+def _same_stacked(got, outs, what):
+    """got (vmap's result) against the examples' results, leaf by leaf, stacked."""
+    leaves = [_leaves(o) for o in outs]
+    g = _leaves(got)
+    if any(len(x) != len(g) for x in leaves):
+        raise Wrong(f"{what}: {len(g)} arrays, a loop over the examples gives "
+                    f"{len(leaves[0])}")
+    for k, a in enumerate(g):
+        ref = np.stack([x[k] for x in leaves])
+        if a.shape != ref.shape:
+            raise Wrong(f"{what}: an array of shape {a.shape}, a loop gives {ref.shape}")
+        if not np.allclose(a, ref, rtol=1e-9, atol=1e-12):
+            raise Wrong(f"{what}: {a!r} differs from a loop over the examples: {ref!r}")
+
+
+def check_vmap(f, args, rng, out):
+    """vmap(f) and vmap(grad_all(f)) against loops over the same examples."""
+    made = _examples(rng, args)
+    if made is None:
+        return
+    axes, batch, each = made
+    outs = []
+    for ex in each:
+        fresh()
+        outs.append(f(*ex))
+    fresh()
+    _same_stacked(s2sad.vmap(f, in_axes=axes)(*copy.deepcopy(batch)), outs, "vmap")
+    g = s2sad.grad_all(f)
+    gouts = []
+    for ex in each:
+        fresh()
+        gouts.append(g(*ex))
+    fresh()
+    _same_stacked(s2sad.vmap(g, in_axes=axes)(*copy.deepcopy(batch)), gouts,
+                  "vmap of grad_all")
+
+
 CHECKS = {"grad": check_grad, "vjp": check_vjp, "jvp": check_jvp, "order2": check_order2,
-          "taylor": check_taylor, "laplacian": check_laplacian, "jacobian": check_jacobian}
+          "taylor": check_taylor, "laplacian": check_laplacian, "jacobian": check_jacobian,
+          "vmap": check_vmap}
 
 
 def checks_for(order, jvp=True):

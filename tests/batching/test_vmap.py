@@ -238,3 +238,69 @@ def test_unbatched_result_and_out_axes_none():
     close(v2(np.ones((3, 2)), np.arange(2.0)), np.ones(3))
     with pytest.raises(s2sad.TransformError, match="out_axes=None"):
         vmap(lambda x: x * 2, out_axes=None)(np.ones((3, 2)))
+
+
+def stacked_items(x, w):
+    v = np.array([x[0] * 2, x[1], w[0]])
+    return v * w
+
+
+def list_items(x, w):
+    pair = [x, w]
+    return pair[1] * 2 + pair[0]
+
+
+def flipped(x, w):
+    return np.flip(np.reshape(x, (2, 3))) * w[:3]
+
+
+def gathered(W, i):
+    return np.tanh(W[i])
+
+
+@pytest.mark.parametrize("f,axes,args", [
+    (stacked_items, (0, None), (RNG.normal(size=(4, 6)), RNG.normal(size=3))),
+    (list_items, (0, None), (RNG.normal(size=(4, 3)), RNG.normal(size=3))),
+    (flipped, (0, None), (RNG.normal(size=(4, 6)), RNG.normal(size=3))),
+    (gathered, (None, 0), (RNG.normal(size=(5, 4)), np.array([0, 3, 1, 2]))),
+], ids=["array-of-items", "list-items", "flip", "gather"])
+def test_constructs(f, axes, args):
+    """A list literal of batched and unbatched items, np.array of one, np.flip with no
+    axis, an integer index per example into a shared array: values and gradients."""
+    close(vmap(f, in_axes=axes)(*args), looped(f, axes, args))
+    k = 0 if axes[0] is not None else 1
+    if np.asarray(args[k]).dtype.kind == "f":
+        g = grad(summed(f, 2), wrt=k)
+        close(vmap(g, in_axes=axes)(*args), looped(g, axes, args))
+    else:
+        g = grad(summed(f, 2), wrt=0)
+        close(vmap(g, in_axes=axes)(*args), looped(g, axes, args))
+
+
+def test_what_would_mix_examples_is_refused():
+    """Where NumPy would put the batch axis elsewhere, vmap refuses by name."""
+    W = RNG.normal(size=(5, 4))
+    with pytest.raises(s2sad.TransformError, match="index tuple"):
+        vmap(lambda W, i: W[:, i], in_axes=(None, 0))(W, np.array([0, 3, 1, 2]))
+    with pytest.raises(s2sad.TransformError, match="tuple or list that holds batched"):
+        vmap(lambda x: np.sum([x, x]))(W)
+    with pytest.raises(s2sad.TransformError, match="no batched form of"):
+        vmap(lambda x: np.roll(x, 1))(W)
+
+
+def chosen(x, w):
+    """Branches with no statements: each example's result is read from outside."""
+    m = min(x[2], x[0])
+    return np.sin(x[1]) * m + (w[0] if x[1] > 0 else x[0])
+
+
+def test_branch_results_read_from_outside():
+    """Regression (fuzz seed 50001): an if whose branch only picks a value computed
+    before it gave every example the chosen side's whole batch."""
+    x = RNG.normal(size=(6, 3))
+    w = RNG.normal(size=3)
+    close(vmap(chosen, in_axes=(0, None))(x, w), looped(chosen, (0, None), (x, w)))
+    g = grad(chosen)
+    close(vmap(g, in_axes=(0, None))(x, w), looped(g, (0, None), (x, w)))
+    close(grad(summed(vmap(chosen, in_axes=(0, None)), 2))(x, w),
+          looped(g, (0, None), (x, w)))

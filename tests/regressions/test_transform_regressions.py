@@ -604,3 +604,15 @@ def test_a_helpers_update_of_a_passed_temporary_is_fine():
     assert grad(passes_values_no_name_holds)(0.79) == pytest.approx(
         (passes_values_no_name_holds(0.79 + 1e-6) - passes_values_no_name_holds(0.79 - 1e-6))
         / 2e-6, rel=1e-6)
+
+
+def empty_selection_plus_one(x, c):
+    return np.sum(x[x > c] + x[:1])
+
+
+def test_gradient_of_a_broadcast_to_no_element():
+    # was: "its derivative's formula does not run" for x[:1] broadcast against an empty
+    # selection (fuzz seed 50006, program 316, through vmap): its gradient is zero
+    x = np.array([0.1, 0.2, 0.3])
+    np.testing.assert_array_equal(grad(empty_selection_plus_one)(x, 5.0), np.zeros(3))
+    np.testing.assert_allclose(grad(empty_selection_plus_one)(x, 0.15), [2.0, 1.0, 1.0])

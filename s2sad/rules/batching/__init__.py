@@ -7,4 +7,4 @@ the arrays' shapes.  They return integers, so they are non-differentiable,
 and the code around them differentiates and batches again like any other.
 """
 
-from . import helpers  # noqa: F401  (registers the helpers as non-differentiable)
+from . import helpers, trees  # noqa: F401  (registers the helpers and their rules)

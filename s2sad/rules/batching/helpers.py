@@ -12,7 +12,7 @@ import numpy as np
 
 from ...errors import ArgumentError, TransformError
 from ...registry import defnondiff
-from ...runtime import Like, ShapeOf, array_namespace, dtype_of
+from ...runtime import array_namespace, dtype_of
 
 
 def _sh(x):
@@ -21,17 +21,35 @@ def _sh(x):
     return tuple(s) if isinstance(s, tuple) else np.shape(x)
 
 
+def _array(x, what):
+    if isinstance(x, (tuple, list, dict)):
+        raise TransformError(f"vmap: {what} of a tuple or list of batched values is not "
+                             "batched; take it of an array")
+    return x
+
+
+def _stand(shape, *like):
+    """An array of shape whose values nobody reads (zero strides: no memory), on the
+    arrays' backend, in the first one's dtype: what a helper given it reads the shape
+    (and dtype) of, as NumPy's own functions can (np.shape)."""
+    arrays = [a for a in like if hasattr(a, "dtype") and hasattr(a, "__array_namespace__")
+              or type(a) is np.ndarray]
+    xp = array_namespace(*arrays) if arrays else np
+    dt = next((a.dtype for a in like if getattr(a, "dtype", None) is not None), np.float64)
+    return xp.broadcast_to(xp.zeros((), dtype=dt), tuple(shape))
+
+
 def example_shape(x):
     """The shape of one example of a batched x."""
-    return _sh(x)[1:]
+    return _sh(_array(x, "np.shape"))[1:]
 
 
 def example_ndim(x):
-    return len(_sh(x)) - 1
+    return len(_sh(_array(x, "np.ndim"))) - 1
 
 
 def example_size(x):
-    s = _sh(x)
+    s = _sh(_array(x, "np.size"))
     return int(np.prod(s[1:], dtype=np.int64))
 
 
@@ -85,6 +103,12 @@ def broadcast_shape(n, x):
     return (n,) + _sh(x)
 
 
+def squeezed_shape(x):
+    """np.squeeze of each example of a batched x, as a shape of x: the batch axis kept."""
+    s = _sh(x)
+    return s[:1] + tuple(d for d in s[1:] if d != 1)
+
+
 def flat_shape(x):
     """(B, size of one example): each example flattened."""
     s = _sh(x)
@@ -116,10 +140,12 @@ def transposed_axes(x, axes=None):
     return (0,) + tuple((a % n) + 1 for a in axes)
 
 
-def batch_index(index):
+def batch_index(index, x=None):
     """example[index] of each example of a batched array: x[:, *index].  Advanced
     indices that a slice separates would move to the front, before the batch axis:
-    refused."""
+    refused.  Where x is a tuple, list or dict (of batched values), the index itself."""
+    if isinstance(x, (tuple, list, dict)):
+        return index
     parts = index if isinstance(index, tuple) else (index,)
     seen, gap = False, False
     for p in parts:
@@ -134,6 +160,16 @@ def batch_index(index):
         elif seen:
             gap = True
     return (slice(None),) + parts
+
+
+def checked_index(index):
+    """An index that differs by example into a value that does not: the index itself,
+    checked to hold integers (one per example on its leading axis)."""
+    dt = getattr(index, "dtype", None)
+    if dt is None or not np.issubdtype(dt, np.integer):
+        raise TransformError("vmap: an index that differs by example must be an integer or "
+                             "an integer array (a mask's selection has no fixed shape)")
+    return index
 
 
 def gather_index(x, index):
@@ -151,8 +187,7 @@ def gather_index(x, index):
 
 def example_like(x):
     """A stand-in with the shape (and dtype) of one example of a batched x."""
-    dt = getattr(x, "dtype", None)
-    return Like(_sh(x)[1:], dt) if dt is not None else ShapeOf(_sh(x)[1:])
+    return _stand(_sh(x)[1:], x)
 
 
 def batch_like(g, x, batched):
@@ -163,7 +198,7 @@ def batch_like(g, x, batched):
     if len(gs) - 1 < len(s):
         raise TransformError("vmap: this gradient of a broadcast is not batched (the "
                              "gradient has fewer axes than its value)")
-    return ShapeOf(gs[:1] + (1,) * (len(gs) - 1 - len(s)) + s)
+    return _stand(gs[:1] + (1,) * (len(gs) - 1 - len(s)) + s, x, g)
 
 
 def batch_shape_like(g, x, batched):
@@ -172,8 +207,11 @@ def batch_shape_like(g, x, batched):
 
 
 def batch_stand_in(g, x, batched):
-    """A stand-in of shape (B, *x's example shape), B from the batched g."""
-    return ShapeOf(batch_shape_like(g, x, batched))
+    """A stand-in of shape (B, *x's example shape), B from the batched g; for a tuple,
+    list or dict x, x itself (batched) or its items as a batch of views."""
+    if isinstance(x, (tuple, list, dict)):
+        return x if batched else stand_in_tree(x, batch_size(g))
+    return _stand(batch_shape_like(g, x, batched), x, g)
 
 
 def _core(s, lhs):
@@ -216,7 +254,7 @@ def matmul_grad_like(g, x, xb, y, yb, lhs):
     (matmul_shape), B from the batched g."""
     core = _core(_per(x, xb), lhs)
     n = max(len(core), len(_core(_per(y, yb), not lhs)))
-    return ShapeOf(_sh(g)[:1] + (1,) * (n - len(core)) + core)
+    return _stand(_sh(g)[:1] + (1,) * (n - len(core)) + core, x, g)
 
 
 def matmul_grad_shape(g, a, ab, b, bb):
@@ -257,6 +295,41 @@ def branch_order(mask):
     return yes, no, order
 
 
+def unsplit_like(d, g, batched):
+    """A stand-in for what runtime.unsplit stacks d (a tuple of n batched gradients, the
+    items of an example's g) into: shape (n, B, *the items' shape), g's dtype."""
+    n = batch_size(d)
+    s = _per(g, batched)
+    return _stand(s[:1] + (n,) + s[1:], g)
+
+
+def truth_values(c):
+    """c, a truth value per example (batched: one axis), as booleans; an array per example
+    has no truth value, as in Python."""
+    if len(_sh(c)) != 1:
+        raise TransformError("vmap: the truth value of an array with more than one element "
+                             "is ambiguous (not, bool or `if` of a per-example array)")
+    return array_namespace(c).asarray(c).astype(bool)
+
+
+def outer_shape(x, batched, lhs):
+    """np.outer's operand x flattened: a column on the left, a row on the right, after the
+    batch axis where x is batched."""
+    s = _sh(x)
+    n = int(np.prod(s[1:] if batched else s, dtype=np.int64))
+    core = (n, 1) if lhs else (1, n) if batched else (n,)
+    return s[:1] + core if batched else core
+
+
+def value_shape(v, x, index):
+    """v (batched) shaped to fill x[index] of each example: its axes after the batch axis
+    aligned with the trailing axes of the part of the example it is written into."""
+    s = _sh(v)
+    part = _stand(_sh(x)[1:])[index]
+    rank = np.ndim(part)
+    return s[:1] + (1,) * (rank - (len(s) - 1)) + s[1:]
+
+
 def zeros_for(like, n):
     """Zeros for n examples shaped like the examples of the batched like: what a branch
     that has no value for a name (None: kept for a backward pass that branch does not
@@ -279,8 +352,9 @@ def stand_in_tree(x, n):
 
 
 defnondiff(example_shape, example_ndim, example_size, example_len, batch_size, lift_shape,
-           batch_shape, broadcast_shape, flat_shape, example_axes, shift_axes,
-           transposed_axes, batch_index, gather_index, example_like, batch_like,
+           batch_shape, broadcast_shape, flat_shape, squeezed_shape, example_axes, shift_axes,
+           transposed_axes, batch_index, gather_index, checked_index, example_like, batch_like,
            batch_shape_like, batch_stand_in, matmul_shape, matmul_out_shape,
            matmul_grad_like, matmul_grad_shape, solve_shape, solve_out_shape, branch_order,
-           stand_in_tree, zeros_for)
+           stand_in_tree, zeros_for, unsplit_like, truth_values, outer_shape,
+           value_shape)

@@ -29,6 +29,7 @@ The output is plain code of primitives and non-differentiable shape helpers, so
 every transform (and vmap itself) applies to it again.
 """
 
+import copy
 import operator
 from typing import Dict, List, Optional
 
@@ -38,7 +39,9 @@ from ... import ir, registry, runtime
 from ...ir import analysis
 from ...errors import TransformError
 from ...rules.batching import helpers as bh
+from ...rules.batching import trees
 from . import batch_calls
+from .flags import Slots, merge
 
 
 class BatchTransform:
@@ -50,11 +53,17 @@ class BatchTransform:
         self.tuples = dict(func.tuples)
         self.temps = set(func.temps)
         self.base = dict(func.base)
-        self.containers = set(getattr(func, "containers", ()) or ())
+        self.containers = _containers(func.body, set(getattr(func, "containers", ()) or ()) |
+                                      out.external_containers())
         self.flag: Dict[str, object] = {}       # name -> False, True or a tuple of flags
         self.packs: Dict[str, tuple] = {}       # a tuple or list literal's items
         self.block: List = []
         self.nb: Optional[ir.Atom] = None        # B, the batch's size, where the code is
+        self.maybe_none = analysis.maybe_none(func.body)
+        self.none_tests = _none_tests(func.body)
+        self._made = {s.target: s.value for s in ir.walk(func.body)
+                      if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and
+                      isinstance(s.value.callee, registry.Primitive)}
         self.src = func.src
 
     # -- emitting ------------------------------------------------------------------------
@@ -83,9 +92,12 @@ class BatchTransform:
             return self.flag.get(a.name, False)
         return False
 
-    def is_container(self, a: ir.Var) -> bool:
+    def is_container(self, a) -> bool:
+        if not isinstance(a, ir.Var):
+            return isinstance(a, ir.Const) and isinstance(a.value, (tuple, list, dict))
         return a.name in self.containers or a.name in self.packs or \
-            isinstance(self.tuples.get(a.name), int)
+            isinstance(self.tuples.get(a.name), int) or \
+            isinstance(self.flag.get(a.name), (tuple, Slots))
 
     def items_of(self, a):
         """[(item, flag)] of a tuple or list literal the code holds, else None."""
@@ -96,8 +108,10 @@ class BatchTransform:
     def batched(self, a, flag) -> ir.Atom:
         """a as a batched value: broadcast to the batch where it is the same for every
         example (a view), item by item for a tuple literal."""
-        if flag is True:
-            return a
+        if isinstance(a, ir.Var) and isinstance(self.flag_of(a), tuple):
+            flag = self.flag_of(a)          # (a tuple's items' own flags, not their any())
+        if flag is True or isinstance(flag, Slots) and flag.slots is None:
+            return a                # (an empty tape holds nothing to broadcast)
         if isinstance(a, ir.Const) and not isinstance(a.value, (int, float, complex,
                                                                 np.ndarray, np.generic)):
             return a                # None, an empty tape or list: nothing to broadcast
@@ -106,11 +120,49 @@ class BatchTransform:
             kind = "list" if isinstance(a, ir.Var) and self._kind(a.name) == "list" \
                 else "tuple"
             return self.pack([self.batched(x, f) for x, f in items], kind)
-        if isinstance(flag, tuple) or (isinstance(a, ir.Var) and self.is_container(a)):
-            raise TransformError("vmap: a tuple or list that is batched in one place and not "
-                                 "in another (a branch's or a loop's) is not batched", self.src,
-                                 "Return arrays rather than tuples from the branch or loop.")
-        return self.call(np.broadcast_to, a, self.call(bh.broadcast_shape, self.nb, a))
+        if isinstance(flag, tuple) and isinstance(a, ir.Var):     # item by item
+            items = [self.emit(self.names.fresh(f"{a.name}_{k}"), ir.Item(a, k))
+                     for k in range(len(flag))]
+            self.tuples[a.name] = len(flag)
+            return self.pack([self.batched(x, f) for x, f in zip(items, flag)])
+        if isinstance(a, ir.Var) and not self.is_container(a) and self._array(a):
+            return self.call(np.broadcast_to, a, self.call(bh.broadcast_shape, self.nb, a))
+        out = self.call(trees.broadcast_batch, a, self.nb)      # (a tuple's items too)
+        if isinstance(a, ir.Var) and self.is_container(a):
+            self.containers.add(out.name)
+        return out
+
+    def is_array(self, a) -> bool:
+        """Whether a is known to hold an array or number (not a tuple, list or tape)."""
+        return isinstance(a, ir.Const) or self._array(a)
+
+    def batched_to(self, a, want) -> ir.Atom:
+        """a with the flag want: batched where want says so (a tuple item by item)."""
+        own = self.flag_of(a)
+        if own == want or want is False or not isinstance(want, tuple):
+            return a if own == want or want is False else self.batched(a, own)
+        items = self.items_of(a)
+        if items is None:
+            items = [(self.emit(self.names.fresh(f"{getattr(a, 'name', 'item')}_{k}"),
+                                ir.Item(a, k)), own[k] if isinstance(own, tuple) else own)
+                     for k in range(len(want))]
+            for (x, f) in items:
+                self.flag[x.name] = f
+        out = self.pack([self.batched_to(x, w) for (x, _), w in zip(items, want)])
+        self.flag[out.name] = want
+        return out
+
+    def _array(self, a: ir.Var) -> bool:
+        """Whether a is known to hold an array or number: made by a NumPy function, or
+        an operator other than indexing on values none of which is a tuple or list (a
+        runtime helper's result may be a container, a tape or a stand-in)."""
+        call = self._made.get(a.name)
+        if call is None or call.callee.returns_tuple or call.callee.fn is operator.getitem:
+            return False
+        if call.callee.printing == registry.NUMPY:
+            return True
+        return call.callee.printing == registry.OPERATOR and not any(
+            isinstance(x, ir.Var) and self.is_container(x) for x in call.args)
 
     def _kind(self, name):
         for s in ir.walk(self.f.body):
@@ -177,8 +229,9 @@ class BatchTransform:
         kflags = {k: self.flag_of(a) for k, a in call.kwargs}
         if not any(flags) and not any(kflags.values()):
             self.block.append(s)
-            # an empty tape holds no value that is the same for every example
-            self.flag[s.target] = getattr(call.callee, "fn", None) is runtime.tape_new
+            # an empty tape: what it will hold is known as it is pushed
+            self.flag[s.target] = Slots(None) if getattr(call.callee, "fn", None) is \
+                runtime.tape_new else False
             return
         prim = call.callee
         if not isinstance(prim, registry.Primitive):
@@ -189,7 +242,7 @@ class BatchTransform:
         r, flag = batch_calls.batched_call(self, prim, call.args, flags, call.kwargs, kflags)
         self._rename(r, s.target)
         self.flag[s.target] = flag
-        if prim.fn in batch_calls.CONTAINERS and any(
+        if prim.fn in batch_calls.MAKES_CONTAINERS or prim.fn in batch_calls.CONTAINERS and any(
                 isinstance(a, ir.Var) and self.is_container(a) for a in
                 (call.args[:1] if prim.fn is runtime.getitem_grad else call.args)):
             self.containers.add(s.target)
@@ -214,16 +267,20 @@ class BatchTransform:
         before = dict(self.flag)
         body = self.transform_block(s.body)
         flags_body = dict(self.flag)
-        self.flag = dict(before)
+        self.flag = {**self.flag, **before}     # (the branch's own names kept: SSA)
         orelse = self.transform_block(s.orelse)
         flags_else = self.flag
-        self.flag = dict(before)
+        self.flag = {**self.flag, **before}
         outs = []
         for t, a, b in s.outs:
             fa = _lookup(flags_body, a)
             fb = _lookup(flags_else, b)
             if fa == fb:
                 self.flag[t] = fa
+            elif isinstance(fa, Slots) or isinstance(fb, Slots):
+                raise TransformError("vmap: a loop's record kept in one branch of an if and "
+                                     "not the other holds batched values in one only; this "
+                                     "is not batched yet", s.src)
             else:
                 a = self._batched_in(body, a, fa)
                 b = self._batched_in(orelse, b, fb)
@@ -245,53 +302,94 @@ class BatchTransform:
         perm = self.emit(self.names.fresh("order"), ir.Item(order, 2))
         self.tuples[order.name] = 3
         before, nb = dict(self.flag), self.nb
-        results = []
-        for block, pick, k in ((s.body, yes, 1), (s.orelse, no, 2)):
-            self.flag = dict(before)
-            outer, self.block = self.block, []
-            self.nb = self.call(len, pick)
-            sub = self._gather_free(block, pick)
-            if sub:
-                analysis.subst_block(block, sub)
-            for st in block:
-                self.src = getattr(st, "src", None) or self.src
-                self.statement(st)
-            vals = []
-            for out in s.outs:
-                a = out[k]
-                a = sub.get(a.name, a) if isinstance(a, ir.Var) and sub else a
-                vals.append(self.batched(a, self.flag_of(a)))
-            results.append((self.block, vals, self.nb))
-            self.block = outer
-        self.flag, self.nb = before, nb
-        for st_block, _, _ in results:
-            self.block.extend(st_block)
-        (_, yes_vals, n_yes), (_, no_vals, n_no) = results
-        for (t, _, _), a, b in zip(s.outs, yes_vals, no_vals):
-            if _none(a) and _none(b):
-                self.block.append(ir.Assign(t, a, self.src))
-                self.flag[t] = False
+        sides = [self._branch_on(block, pick, k, s.outs, before)
+                 for block, pick, k in ((s.body, yes, 1), (s.orelse, no, 2))]
+        self.flag, self.nb = {**self.flag, **before}, nb
+        merges, plain = [], []
+        for (t, _, _), (a, fa), (b, fb) in zip(s.outs, sides[0][1], sides[1][1]):
+            if (_none(a) or _none(b)) and not (fa is True or fb is True):
+                self._refuse_none_test(t, s.src)        # one side's value, or None
+                plain.append((t, b if _none(a) else a))
                 continue
-            if _none(a) or _none(b):        # kept for a backward pass of one branch only
-                a = self.call(bh.zeros_for, b, n_yes) if _none(a) else a
-                b = self.call(bh.zeros_for, a, n_no) if _none(b) else b
-            both = self.call(np.concatenate, self.pack([a, b], "list"))
-            self._rename(self.call(operator.getitem, both, perm), t)
+            if _none(a) or _none(b):
+                self._refuse_none_test(t, s.src)
+            a = a if _none(a) else self._batched_at(sides[0], a, fa)
+            b = b if _none(b) else self._batched_at(sides[1], b, fb)
+            merges.append((t, a, b))
+        for block, _, _ in sides:
+            self.block.extend(block)
+        for t, v in plain:
+            self.block.append(ir.Assign(t, v, self.src))
+            self.flag[t] = False
+        for t, a, b in merges:            # (zeros where a branch keeps nothing)
+            a = self.call(bh.zeros_for, b, sides[0][2]) if _none(a) else a
+            b = self.call(bh.zeros_for, a, sides[1][2]) if _none(b) else b
+            self._rename(self._merged(a, b, perm, s.src), t)
             self.flag[t] = True
 
-    def _gather_free(self, block, pick) -> Dict[str, ir.Atom]:
-        """{name: name[pick]} for each batched name the block reads from outside it."""
+    def _merged(self, a, b, perm, src) -> ir.Atom:
+        """Each example's value from the branch it ran: a's examples, then b's, put back
+        in order (a tuple or list item by item)."""
+        ia, ib = self.items_of(a), self.items_of(b)
+        if ia is not None and ib is not None and len(ia) == len(ib):
+            return self.pack([self._merged(x, y, perm, src) for (x, _), (y, _) in
+                              zip(ia, ib)])
+        out = self.call(trees.merge_examples, a, b, perm)    # (item by item at run time)
+        if ia is not None or ib is not None or self.is_container(a) or self.is_container(b):
+            self.containers.add(out.name)
+        return out
+
+    def _branch_on(self, block, pick, k, outs, before):
+        """One branch of a masked if, on the examples pick: (its code, its results with
+        their flags, the number of its examples)."""
+        self.flag = {**self.flag, **before}     # (the other branch's own names kept: SSA)
+        outer, self.block = self.block, []
+        self.nb = self.call(len, pick)
+        sub = self._gather_free(block, pick, [out[k] for out in outs])
+        if sub:                 # (a copy: a loop's body is transformed twice)
+            block = _substituted(block, sub)
+        for st in block:
+            self.src = getattr(st, "src", None) or self.src
+            self.statement(st)
+        vals = []
+        for out in outs:
+            a = out[k]
+            a = sub.get(a.name, a) if isinstance(a, ir.Var) and sub else a
+            vals.append((a, self.flag_of(a)))
+        code, self.block = self.block, outer
+        return code, vals, self.nb
+
+    def _batched_at(self, side, a, flag):
+        """a batched, with code at the end of one branch's code (its number of examples)."""
+        outer, nb, self.block, self.nb = self.block, self.nb, side[0], side[2]
+        out = self.batched(a, flag)
+        self.block, self.nb = outer, nb
+        return out
+
+    def _refuse_none_test(self, t, src):
+        """A value that is None for some examples and not others cannot be one batched
+        value: refused where the code asks which (``t is None``)."""
+        if t in self.none_tests:
+            raise TransformError("vmap: a value that is None for the examples of one branch "
+                                 "and not the other's is tested with `is None`; this is not "
+                                 "batched", src, "Give it a value in both branches.")
+
+    def _gather_free(self, block, pick, results) -> Dict[str, ir.Atom]:
+        """{name: name[pick]} for each batched name the block, or the branch's results,
+        read from outside it."""
         defined = set()
         for st in ir.walk(block):
             defined.update(ir.targets(st))
         sub = {}
-        for st in ir.walk(block):
+        for st in list(ir.walk(block)) + [ir.Return(a) for a in results]:
             atoms = _atoms(st)
             for a in atoms:
                 if isinstance(a, ir.Var) and a.name not in defined and a.name not in sub:
                     f = self.flag_of(a)
                     if f is True:
-                        sub[a.name] = self.call(operator.getitem, a, pick)
+                        take = operator.getitem if self._array(a) and \
+                            a.name not in self.maybe_none else trees.take_examples
+                        sub[a.name] = self.call(take, a, pick)
                         self.flag[sub[a.name].name] = True
                     elif f:
                         raise TransformError("vmap: an if on a value that differs by example "
@@ -300,20 +398,18 @@ class BatchTransform:
         return sub
 
     def loop(self, L: ir.Loop):
-        carried = {c: bool(self.flag_of(init)) for c, init, _ in L.carried}
-        for _ in range(len(carried) + 2):            # to a fixed point
+        carried = {c: _carried(self.flag_of(init)) for c, init, _ in L.carried}
+        for _ in range(2 * len(carried) + 2):        # to a fixed point
             for c, f in carried.items():
                 self.flag[c] = f
             nxt = self._dry(L, lambda: self._body_flags(L))
-            grown = {c: carried[c] or bool(nxt.get(c)) for c in carried}
+            grown = {c: _carried(merge(carried[c], nxt.get(c, False))) for c in carried}
             if grown == carried:
                 break
             carried = grown
         for c, f in carried.items():
             self.flag[c] = f
-        inits = [(c, self.batched(init, self.flag_of(init)) if carried[c] and
-                  self.flag_of(init) is not True else init, nxt)
-                 for c, init, nxt in L.carried]
+        inits = [(c, self._as_carried(init, carried[c]), nxt) for c, init, nxt in L.carried]
         it, index = L.iter, L.index
         if it is not None and self.flag_of(it):
             it = self.call(np.moveaxis, it, 1, 0)
@@ -332,15 +428,26 @@ class BatchTransform:
             self.statement(st)
         new = []
         for (c, init, nxt) in inits:
-            if carried[c] and self.flag_of(nxt) is not True:
-                nxt = self.batched(nxt, self.flag_of(nxt))
-            new.append((c, init, nxt))
+            new.append((c, init, self._as_carried(nxt, carried[c])))
         body, self.block = self.block, outer
         if L.stop is not None and self.flag_of(L.stop):
             raise TransformError("vmap: a break whose condition differs by example is not "
                                  "batched", L.src)
         self.block.append(ir.Loop(new, body, it, index, cond, L.test, L.stop, L.src,
                                   L.checkpoint))
+
+    def _as_carried(self, a, flag):
+        """a as the value of a carried name of this flag: broadcast where it is batched
+        and a is not."""
+        own = self.flag_of(a)
+        if own == flag or not flag or isinstance(own, Slots) and own.slots is None:
+            return a                        # (an empty tape: nothing to broadcast)
+        if isinstance(flag, Slots):
+            if own is not False:
+                raise TransformError("vmap: a loop's record that holds batched values in "
+                                     "some iterations only is not batched yet", self.src)
+            return self.call(trees.broadcast_slots, a, self.nb, flag.slots, flag.single)
+        return self.batched(a, own)
 
     def _body_flags(self, L):
         if L.index:
@@ -401,6 +508,87 @@ class BatchTransform:
                            func.body[-1].src)], func.src, self.temps, self.base,
                            defaults=func.defaults, kwonly=func.kwonly, tuples=self.tuples,
                            shape_of={})
+
+
+def _substituted(stmts, m):
+    """A copy of stmts reading m[name] for each name in m (its blocks too)."""
+    out = []
+    for st in stmts:
+        st = copy.copy(st)
+        if isinstance(st, ir.Assign):
+            st.value = analysis.subst_expr(st.value, m)
+        elif isinstance(st, ir.Return):
+            st.value = analysis.subst_atom(st.value, m)
+        elif isinstance(st, ir.If):
+            st.test = analysis.subst_atom(st.test, m)
+            st.body, st.orelse = _substituted(st.body, m), _substituted(st.orelse, m)
+            st.outs = [(t, analysis.subst_atom(a, m), analysis.subst_atom(b, m))
+                       for t, a, b in st.outs]
+        elif isinstance(st, ir.Loop):
+            st.iter = analysis.subst_atom(st.iter, m) if st.iter is not None else None
+            st.carried = [(c, analysis.subst_atom(a, m), analysis.subst_atom(b, m))
+                          for c, a, b in st.carried]
+            st.cond, st.body = _substituted(st.cond, m), _substituted(st.body, m)
+            st.test = analysis.subst_atom(st.test, m) if st.test is not None else None
+            st.stop = analysis.subst_atom(st.stop, m) if st.stop is not None else None
+        elif isinstance(st, ir.Def):
+            raise TransformError("vmap: a function defined inside an if on a value that "
+                                 "differs by example is not batched", st.src)
+        out.append(st)
+    return out
+
+
+def _containers(stmts, seeds) -> set:
+    """The names known to hold a tuple, list, dict or tape: seeds, literals, what the
+    helpers that make them return, and their copies and joins.  An item of one is not
+    among them (it may be an array: indexing it decides at run time)."""
+    out = set(seeds)
+    makes = batch_calls.MAKES_CONTAINERS | {runtime.tape_new}
+    pops = {st.target for st in ir.walk(stmts) if isinstance(st, ir.Assign) and
+            getattr(getattr(st.value, "callee", None), "fn", None) is runtime.tape_pop}
+    for _ in range(4):
+        for st in ir.walk(stmts):
+            if isinstance(st, ir.Assign):
+                v = st.value
+                fn = getattr(getattr(v, "callee", None), "fn", None)
+                args = [a for a in ir.expr_atoms(v) if isinstance(a, ir.Var)]
+                if isinstance(v, ir.Pack) or fn in makes or \
+                        (isinstance(v, ir.Var) and v.name in out) or \
+                        (isinstance(v, ir.Const) and isinstance(v.value, (list, dict))) or \
+                        (fn in batch_calls.CONTAINERS and args and (
+                            args[0].name in out if fn is runtime.getitem_grad else
+                            any(a.name in out for a in args))) or \
+                        (isinstance(v, ir.Item) and v.index == 0 and v.value.name in pops):
+                    out.add(st.target)
+            elif isinstance(st, (ir.If, ir.Loop)):
+                pairs = st.outs if isinstance(st, ir.If) else st.carried
+                for t, a, b in pairs:
+                    if any(isinstance(x, ir.Var) and x.name in out for x in (a, b)):
+                        out.add(t)
+    return out
+
+
+def _none_tests(stmts) -> set:
+    """The names the code compares with `is` or `is not` (a None check), and the names
+    that flow into them through assignments, joins and loops."""
+    tested = {a.name for st in ir.walk(stmts) if isinstance(st, ir.Assign) and
+              isinstance(st.value, ir.Call) and getattr(st.value.callee, "fn", None) in
+              (operator.is_, operator.is_not) for a in st.value.args if isinstance(a, ir.Var)}
+    for _ in range(3):
+        for st in ir.walk(stmts):
+            if isinstance(st, ir.Assign) and isinstance(st.value, ir.Var) and \
+                    st.target in tested:
+                tested.add(st.value.name)
+            elif isinstance(st, (ir.If, ir.Loop)):
+                for t, x, y in (st.outs if isinstance(st, ir.If) else st.carried):
+                    if t in tested:
+                        tested.update(v.name for v in (x, y) if isinstance(v, ir.Var))
+    return tested
+
+
+def _carried(f):
+    """A carried name's flag: a tape's slots, or batched or not (a tuple as a whole)."""
+    return f if isinstance(f, Slots) else bool(f)
 
 
 def _none(a) -> bool:

@@ -29,8 +29,11 @@ import numpy as np
 from ... import ir, registry, runtime
 from ...errors import TransformError
 from ...rules.batching import helpers as bh
+from ...rules.batching import trees
 from ...rules.numpy import casts
+from ...rules.python import builtins
 from ...rules.runtime import accumulate
+from .flags import Slots, merge
 
 # fn -> (the parameter that is the axis, what axis=None means): "all" reduces every
 # axis of an example, "flat" works on each example flattened, "squeeze" squeezes an
@@ -46,14 +49,16 @@ def _axes(fns, none, name="axis"):
 _axes((np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.std, np.var, np.any,
        np.all, np.nansum, np.nanmean, np.nanmax, np.nanmin, np.count_nonzero,
        np.median, np.average, np.ptp), "all")
-_axes((np.argmax, np.argmin, np.cumsum, np.cumprod, np.sort, np.argsort, np.flip,
-       np.roll), "flat")
-_axes((np.concatenate, np.stack, np.expand_dims, np.diff, np.repeat, np.linalg.norm), None)
+_axes((np.argmax, np.argmin, np.cumsum, np.cumprod, np.sort, np.argsort), "flat")
+_axes((np.flip,), "all")
+_axes((np.concatenate, np.stack, np.expand_dims, np.diff, np.repeat, np.linalg.norm,
+       np.roll), None)
 _axes((np.squeeze,), "squeeze")
+_axes((runtime.unstack,), None)
 _SEQUENCE = {np.concatenate, np.stack}                  # their first argument is a list
 _TWO_AXES = {np.swapaxes: ("axis1", "axis2"), np.moveaxis: ("source", "destination"),
              np.trace: ("axis1", "axis2"), np.diagonal: ("axis1", "axis2")}
-_SAME = {np.copy, np.asarray, np.array, operator.pos, np.positive, np.ones_like,
+_SAME = {builtins.loop_items, np.copy, np.asarray, np.array, operator.pos, np.positive, np.ones_like,
          np.zeros_like, np.empty_like, np.full_like, runtime.shape_like,
          np.ascontiguousarray, runtime.ones_like, runtime.ones_like_tree,
          runtime.zeros_like_tree, runtime.ones_like_single, runtime.as_cotangent}
@@ -63,7 +68,7 @@ _STACKED = {np.linalg.inv, np.linalg.det, np.linalg.slogdet, np.linalg.cholesky,
             np.linalg.pinv, np.linalg.matrix_power}
 _COMPARISONS = {operator.gt, operator.ge, operator.lt, operator.le, operator.eq, operator.ne,
                 operator.and_, operator.or_, operator.xor, operator.invert, np.where,
-                np.isclose}
+                np.isclose, operator.floordiv, operator.mod}
 _QUERIES = {np.shape: bh.example_shape, np.ndim: bh.example_ndim, np.size: bh.example_size,
             len: bh.example_len}
 
@@ -112,27 +117,48 @@ def batched_call(T, prim, args, flags, kwargs, kflags):
         if any(kflags.values()) or any(flags[1:]):
             raise refuse(T, prim, " of a value that differs by example")
         return T.call(_QUERIES[fn], args[0]), False
-    if getattr(fn, "__module__", "") == bh.__name__:
+    if fn not in _TAKE_CONTAINERS and any(
+            isinstance(a, ir.Var) and T.is_container(a) and T.flag_of(a) is not False
+            for a in list(args) + [v for _, v in kwargs]):
+        raise refuse(T, prim, " of a tuple or list that holds batched values")
+    if getattr(fn, "__module__", "").startswith("s2sad.rules.batching"):
         raise TransformError("vmap of code that vmap made (vmap of vmap) is not supported "
                              "yet", T.src, "Batch one level by hand, or give the inner "
                              "function a batch axis of its own.")
     if fn in _SHAPE_ONLY:
         return _shape_only(T, prim, args, flags, kwargs, kflags), False
-    if fn in _HOLDERS:
+    if fn in _PUSH:
+        return _push(T, prim, args, flags, kwargs, kflags)
+    if fn is runtime.tape_pop and isinstance(T.flag_of(args[0]), Slots) and not kwargs:
+        f = T.flag_of(args[0])
+        return T.call(fn, args[0]), (f, f.popped())
+    if fn in HOLDERS:
         return T.call(fn, *[T.batched(a, f) for a, f in zip(args, flags)],
                       **{k: T.batched(v, kflags[k]) for k, v in kwargs}), True
-    if fn in CONTAINERS and any(isinstance(a, ir.Var) and T.is_container(a)
-                                for a in (args[:1] if fn is runtime.getitem_grad else args)):
+    if fn in CONTAINERS and fn not in (runtime.unsplit, runtime.setitem) and any(
+            isinstance(a, ir.Var) and T.is_container(a)
+            for a in (args[:1] if fn is runtime.getitem_grad else args)):
         return _of_containers(T, prim, args, flags, kwargs, kflags), True
-    if prim.elementwise or isinstance(fn, np.ufunc) or fn in _COMPARISONS or \
-            (prim.short == "astype" and not any(flags[1:])):
+    if fn in _FORMS:
+        return _FORMS[fn](T, prim, list(args), list(flags), dict(kwargs), dict(kflags))
+    if prim.elementwise or fn in _COMPARISONS or (prim.short == "astype" and not any(
+            flags[1:])) or (isinstance(fn, np.ufunc) and fn.signature is None):
         return _elementwise(T, prim, args, flags, kwargs, kflags), True
     if fn is casts.cast_to and not any(flags[1:]) and not any(kflags.values()):
         return T.call(fn, *args, **dict(kwargs)), True
+    if fn in (np.array, np.asarray) and T.items_of(args[0]) is not None:
+        return _array_of_items(T, prim, args, flags, kwargs, kflags), True
     if fn in _SAME and not any(flags[1:]) and not any(kflags.values()):
-        return T.call(fn, *args, **dict(kwargs)), True
-    form = _FORMS.get(fn)
-    if form is None and fn in _AXIS:
+        if fn in (np.array, np.asarray) and not T.is_array(args[0]):
+            if isinstance(T.flag_of(args[0]), (tuple, Slots)):
+                raise refuse(T, prim, " of a tuple or list, some of whose items are batched, "
+                             "not written out where it is called")
+            x = T.call(trees.stack_examples, args[0])   # a list's items after the batch
+            return T.call(fn, x, *args[1:], **dict(kwargs)), True
+        # a tuple's zeros, a list's items: each item's flag, as the argument's
+        return T.call(fn, *args, **dict(kwargs)), T.flag_of(args[0])
+    form = None
+    if fn in _AXIS:
         form = _axis_call
     if form is None and fn in _TWO_AXES:
         form = _two_axes
@@ -152,6 +178,35 @@ def _shape_only(T, prim, args, flags, kwargs, kflags):
                   **{k: one(v, kflags[k]) for k, v in kwargs})
 
 
+def _push(T, prim, args, flags, kwargs, kflags):
+    """tape_push(tape, (a, b)) or list_append(items, v): the holder's flag records, slot
+    by slot, which values are batched; a slot batched in some pushes is batched in all."""
+    if kwargs or len(args) != 2:
+        raise refuse(T, prim, " called this way")
+    holder, value = args
+    single = prim.fn is not runtime.tape_push
+    items = None if single else T.items_of(value)
+    own = T.flag_of(holder)
+    if single:                              # (a tuple appended keeps its items' flags)
+        f = T.flag_of(value)
+        slots = (f if isinstance(f, tuple) else bool(f),)
+    elif items is not None:
+        slots = tuple(f if isinstance(f, tuple) else bool(f) for _, f in items)
+    else:
+        slots = None
+    new = True if slots is None else merge(own if own is not False else Slots(None),
+                                           Slots(slots, single))
+    if new is True:                         # every value batched
+        return T.call(prim.fn, T.batched(holder, own), T.batched(value, T.flag_of(value))), True
+    if own and own != new and not (isinstance(own, Slots) and own.slots is None):
+        raise refuse(T, prim, " of a batched value where earlier pushes kept it unbatched")
+    if single:
+        value = T.batched_to(value, new.slots[0])
+    else:
+        value = T.pack([T.batched_to(a, s) for (a, _), s in zip(items, new.slots)])
+    return T.call(prim.fn, holder, value), new
+
+
 def lift(T, x, others):
     """x (batched) reshaped to broadcast, example by example, against each of others:
     [(atom, batched)]."""
@@ -160,6 +215,19 @@ def lift(T, x, others):
             continue
         x = T.call(np.reshape, x, T.call(bh.lift_shape, x, o, ir.Const(f)))
     return x
+
+
+def _array_of_items(T, prim, args, flags, kwargs, kflags):
+    """np.array([a, b]) of values some of which are batched: the items stacked on axis 1,
+    after the batch axis (np.array would stack them first)."""
+    items = T.items_of(args[0])
+    if any(isinstance(f, tuple) for _, f in items) or any(flags[1:]) or \
+            any(kflags.values()) or set(dict(kwargs)) - {"dtype"}:
+        raise refuse(T, prim, " of a nested list or with options other than dtype")
+    out = T.call(np.stack, T.pack([T.batched(a, f) for a, f in items], "list"), axis=1)
+    if kwargs:
+        out = T.call(np.asarray, out, **dict(kwargs))
+    return out
 
 
 def _elementwise(T, prim, args, flags, kwargs, kflags):
@@ -201,9 +269,7 @@ def _axis_call(T, prim, args, flags, kwargs, kflags):
         bound[first] = T.call(np.reshape, x, T.call(bh.flat_shape, x))
         bound[name] = ir.Const(1)
     elif none == "squeeze":
-        return T.call(np.reshape, x, T.call(bh.batch_shape, x,
-                                            T.call(np.shape, T.call(np.squeeze, T.call(
-                                                bh.example_like, x))))), True
+        return T.call(np.reshape, x, T.call(bh.squeezed_shape, x)), True
     else:
         raise refuse(T, prim, f" with {name}=None")
     return _call_bound(T, prim, bound, first), True
@@ -283,11 +349,29 @@ def _transpose(T, prim, args, flags, kwargs, kflags):
 
 def _getitem(T, prim, args, flags, kwargs, kflags):
     x, index = args
+    if isinstance(x, ir.Var) and T.is_container(x):
+        f = T.flag_of(x)
+        if flags[1]:
+            raise refuse(T, prim, " of a tuple or list at an index that differs by example")
+        k = index.value if isinstance(index, ir.Const) else None
+        if isinstance(f, Slots):            # a list appended to: what each append held
+            f = f.popped() if f.single else True
+        elif isinstance(f, tuple):          # a literal whose items differ: its item's flag
+            if isinstance(k, int) and -len(f) <= k < len(f):
+                f = f[k]
+            else:                               # an index known when the code runs
+                x, f = T.batched(x, f), True
+        return T.call(operator.getitem, x, index), f if isinstance(f, tuple) else bool(f)
     if not flags[1]:
-        return T.call(operator.getitem, x, T.call(bh.batch_index, index)), True
+        known = T.is_array(x)       # (else: an item of a list, whichever it holds)
+        return T.call(operator.getitem, x, T.call(bh.batch_index, index) if known else
+                      T.call(bh.batch_index, index, x)), True
+    if isinstance(T.flag_of(index), tuple) or T.items_of(index) is not None:
+        raise refuse(T, prim, " with an index tuple whose parts differ by example; index "
+                     "with one integer array")
     if not flags[0]:
-        # each example's index into the same x: one gather with every index
-        return T.call(operator.getitem, x, T.call(bh.gather_index, x, index)), True
+        # each example's index into the same x: one gather along x's first axis
+        return T.call(operator.getitem, x, T.call(bh.checked_index, index)), True
     return T.call(operator.getitem, x, T.call(bh.gather_index, x, index)), True
 
 
@@ -395,14 +479,15 @@ def _matmul_grad(T, prim, args, flags, kwargs, kflags):
 def _getitem_grad(T, prim, args, flags, kwargs, kflags):
     x, index, g = args
     fx, fi, fg = flags
-    if not fg and not fi:
+    if not fg and not fi and T.is_array(x):
         return T.call(prim.fn, T.call(bh.example_like, x), index, g), False
-    carrier = g if fg else index
-    stand = _stand_in(T, x, fx, carrier)
+    g = T.batched(g, T.flag_of(g))
+    stand = _stand_in(T, x, fx, index if fi else g)
     if fi:
-        return T.call(prim.fn, stand, T.call(bh.gather_index, stand, index),
-                      T.batched(g, fg)), True
-    return T.call(prim.fn, stand, T.call(bh.batch_index, index), g), True
+        return T.call(prim.fn, stand, T.call(bh.gather_index, stand, index), g), True
+    known = T.is_array(x)           # (else: a tuple's, list's or dict's item, at run time)
+    return T.call(prim.fn, stand, T.call(bh.batch_index, index) if known else
+                  T.call(bh.batch_index, index, stand), g), True
 
 
 def _item_grads(T, prim, args, flags, kwargs, kflags):
@@ -426,6 +511,86 @@ def _as_items(T, prim, args, flags, kwargs, kflags):
 
 def _add_grads(T, prim, args, flags, kwargs, kflags):
     return T.call(prim.fn, *[T.batched(a, f) for a, f in zip(args, flags)]), True
+
+
+def _unsplit(T, prim, args, flags, kwargs, kflags):
+    """unsplit(d, g): an example's item gradients d stacked into g's shape; batched, the
+    items (B, ...) stack to (n, B, ...), then the batch axis goes first."""
+    d, g = args
+    if kwargs:
+        raise refuse(T, prim, " called this way")
+    if isinstance(g, ir.Var) and T.is_container(g):     # a list's gradient: d itself
+        return T.call(prim.fn, d, g), T.flag_of(d)
+    if not flags[0]:
+        return T.call(prim.fn, d, T.call(bh.example_like, g) if flags[1] else g), False
+    r = T.call(prim.fn, d, T.call(bh.unsplit_like, d, g, ir.Const(flags[1])))
+    return T.call(np.moveaxis, r, 1, 0), True
+
+
+def _loop_length(T, prim, args, flags, kwargs, kflags):
+    """len() of what a for loop runs through: one example's (every example's alike)."""
+    return T.call(bh.example_len, args[0]), False
+
+
+def _truth(T, prim, args, flags, kwargs, kflags):
+    """not c, bool(c) of a truth value per example: elementwise, each example's a scalar
+    (an array's truth is ambiguous, as in Python)."""
+    c = T.call(bh.truth_values, args[0])
+    return (T.call(np.logical_not, c) if prim.fn is operator.not_ else c), True
+
+
+def _outer(T, prim, args, flags, kwargs, kflags):
+    """np.outer of each example's two arrays, flattened: a column times a row."""
+    if kwargs:
+        raise refuse(T, prim, " called this way")
+    a, b = args
+    a2 = T.call(np.reshape, a, T.call(bh.outer_shape, a, ir.Const(flags[0]), ir.Const(True)))
+    b2 = T.call(np.reshape, b, T.call(bh.outer_shape, b, ir.Const(flags[1]), ir.Const(False)))
+    return T.call(operator.mul, a2, b2), True
+
+
+def _setitem(T, prim, args, flags, kwargs, kflags):
+    """setitem(x, index, v): a copy of x with x[index] = v, in each example."""
+    x, index, v = args
+    if flags[1] or kwargs:
+        raise refuse(T, prim, " at an index that differs by example")
+    if isinstance(x, ir.Var) and T.is_container(x):
+        return T.call(prim.fn, T.batched(x, T.flag_of(x)), index, T.batched(v, flags[2])), True
+    x = T.batched(x, flags[0])
+    if flags[2]:
+        v = T.call(np.reshape, v, T.call(bh.value_shape, v, x, index))
+    return T.call(prim.fn, x, T.call(bh.batch_index, index, x), v), True
+
+
+def _at_index(T, prim, args, flags, kwargs, kflags):
+    """written(g, index) and setitem_grad(x, index, g): index into each example."""
+    if flags[1] or kwargs:
+        raise refuse(T, prim, " at an index that differs by example")
+    if prim.fn is runtime.written:
+        g, index = args
+        return T.call(prim.fn, g, T.call(bh.batch_index, index, g)), True
+    x, index, g = args
+    if isinstance(x, ir.Var) and T.is_container(x):
+        return T.call(prim.fn, T.batched(x, T.flag_of(x)), index, T.batched(g, flags[2])), True
+    stand = T.call(bh.batch_stand_in, g, x, ir.Const(flags[0])) if flags[2] else x
+    return T.call(prim.fn, stand, T.call(bh.batch_index, index, stand),
+                  T.batched(g, flags[2])), True
+
+
+def _take(T, prim, args, flags, kwargs, kflags):
+    _only_first(T, prim, flags, kflags)
+    bound = _bind(prim, args, kwargs)
+    if bound is None or getattr(bound.get("mode"), "value", None) not in (None, "raise"):
+        raise refuse(T, prim, " called this way")
+    x, axis = bound["a"], bound.get("axis", ir.Const(None))
+    if not isinstance(axis, ir.Const):
+        raise refuse(T, prim, " with an axis computed at run time")
+    if axis.value is None:
+        x = T.call(np.reshape, x, T.call(bh.flat_shape, x))
+        axis = ir.Const(1)
+    else:
+        axis = ir.Const(bh.shift_axes(axis.value, None))
+    return T.call(np.take, x, bound["indices"], axis=axis), True
 
 
 def _of_containers(T, prim, args, flags, kwargs, kflags):
@@ -461,7 +626,9 @@ def _split_as(T, prim, args, flags, kwargs, kflags):
 
 
 # the helpers whose result is a container of gradients (one per item of a tuple or list)
-CONTAINERS = {accumulate.item_grads, runtime.as_items, runtime.add_grads,
+CONTAINERS = {accumulate.item_grads, runtime.as_items, runtime.add_grads, runtime.unsplit,
+              builtins.loop_items, runtime.setitem,
+              runtime.make_dict, runtime.dict_values, runtime.dict_cotangent,
               runtime.zeros_like_tree, runtime.getitem_grad, operator.add}
 
 
@@ -473,9 +640,25 @@ _FORMS = {np.reshape: _reshape, np.broadcast_to: _reshape, np.ravel: _ravel,
           runtime.expand_like: _expand_like, runtime.matmul_lhs_grad: _matmul_grad,
           runtime.matmul_rhs_grad: _matmul_grad, runtime.getitem_grad: _getitem_grad,
           accumulate.item_grads: _item_grads, runtime.as_items: _as_items,
-          runtime.add_grads: _add_grads, runtime.split_as: _split_as}
+          runtime.add_grads: _add_grads, runtime.split_as: _split_as,
+          runtime.unsplit: _unsplit, runtime.loop_length: _loop_length,
+          operator.not_: _truth, bool: _truth, operator.truth: _truth, np.outer: _outer,
+          runtime.setitem: _setitem, runtime.written: _at_index,
+          runtime.setitem_grad: _at_index, np.take: _take}
 # helpers that read only the shapes (and dtypes) of their arrays
 _SHAPE_ONLY = {runtime.dtype_of}
 # what holds values for later (a loop's tape, a list appended to): every value batched
-_HOLDERS = {runtime.tape_push, runtime.tape_pop, runtime.list_append,
+HOLDERS = {runtime.tape_push, runtime.tape_pop, runtime.list_append,
             runtime.cotangent_append, runtime.tape_keep}
+# what returns a tuple or list (of batched values, where it is given batched ones)
+MAKES_CONTAINERS = {runtime.make_dict, runtime.unstack, runtime.split_as, accumulate.item_grads,
+                    runtime.zeros_like_tree, runtime.ones_like_tree, runtime.tape_push,
+                    runtime.tape_pop, runtime.list_append, runtime.cotangent_append}
+
+_PUSH = {runtime.tape_push, runtime.list_append, runtime.cotangent_append}
+
+# what takes a tuple or list of batched values (each item's flag known, or all batched)
+_TAKE_CONTAINERS = {runtime.unsplit, runtime.loop_length, runtime.setitem, runtime.setitem_grad,
+                    runtime.written, builtins.loop_items, np.concatenate, np.stack, np.array, np.asarray, operator.getitem, len,
+                    runtime.as_cotangent, runtime.ones_like_tree, runtime.zeros_like_tree,
+                    runtime.ones_like_single} | set(HOLDERS) | CONTAINERS

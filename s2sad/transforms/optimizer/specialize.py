@@ -62,13 +62,14 @@ _OF_SHAPES = {tb.lift_shape: (0, 1), tb.full_shape: (0, 1), tb.stacked_shape: (1
               # vmap's (rules/batching/helpers.py)
               bh.example_shape: (0,), bh.example_ndim: (0,), bh.example_size: (0,),
               bh.example_len: (0,), bh.batch_size: (0,), bh.lift_shape: (0, 1),
-              bh.batch_shape: (0,), bh.broadcast_shape: (1,), bh.flat_shape: (0,),
+              bh.batch_shape: (0,), bh.broadcast_shape: (1,), bh.flat_shape: (0,), bh.squeezed_shape: (0,),
               bh.example_axes: (0,), bh.shift_axes: (1,), bh.transposed_axes: (0,),
               bh.batch_index: (), bh.example_like: (0,), bh.batch_like: (0, 1),
               bh.batch_shape_like: (0, 1), bh.batch_stand_in: (0, 1),
               bh.matmul_shape: (0, 2), bh.matmul_out_shape: (0, 2),
               bh.matmul_grad_like: (0, 1, 3), bh.matmul_grad_shape: (0, 1, 3),
-              bh.solve_shape: (0, 2), bh.solve_out_shape: (0, 1)}
+              bh.solve_shape: (0, 2), bh.solve_out_shape: (0, 1),
+              bh.outer_shape: (0,), bh.value_shape: (0, 1)}
 LARGEST = 2 ** 20       # stand-ins whose sizes multiply to more are not computed with
 
 

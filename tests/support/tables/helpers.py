@@ -9,6 +9,7 @@ import numpy as np
 from rule_table import Row
 from s2sad import runtime
 from s2sad.rules.runtime.helpers import cast_cotangent
+from s2sad.rules.batching import trees
 
 
 def _case(*shapes, **opts):
@@ -20,6 +21,34 @@ def _case(*shapes, **opts):
 X = np.zeros((4, 3))
 
 ROWS = [
+    # vmap's: a value shared by every example as a batch, and its adjoint
+    Row(lambda x: trees.broadcast_batch(x, 3) * np.arange(1.0, 4.0)[:, None],
+        make=_case((2,)), also=(trees.broadcast_batch,), id="broadcast_batch"),
+    Row(lambda a, b: trees.broadcast_batch((a, b), 2)[1] * 2.0,
+        make=_case((2,), (3,)), nargs=2, also=(trees.broadcast_batch,), id="broadcast_batch-tuple"),
+    Row(lambda x: trees.take_examples(x, np.array([2, 0])) * 2.0,
+        make=_case((3, 2)), also=(trees.take_examples,), id="take_examples"),
+    Row(lambda g: trees.put_examples(X, np.array([3, 1]), g) * np.arange(1.0, 4.0),
+        make=_case((2, 3)), also=(trees.put_examples,), id="put_examples"),
+    Row(lambda a, b: trees.broadcast_slots([(a, b)], 2, (True, False), False)[0][0] * 3.0 +
+        trees.broadcast_slots([(a, b)], 2, (True, False), False)[0][1],
+        make=_case((3,), (2, 3)), nargs=2, also=(trees.broadcast_slots,), id="broadcast_slots"),
+    Row(lambda g, h: trees.sum_slots([(g, h)], [(X[0], X[0])], (True, False), False)[0][0] *
+        2.0 + trees.sum_slots([(g, h)], [(X[0], X[0])], (True, False), False)[0][1],
+        make=_case((4, 3), (3,)), nargs=2, also=(trees.sum_slots,), id="sum_slots"),
+    Row(lambda a, b: trees.merge_examples((a, None), (b, None), np.array([2, 0, 1]))[0] *
+        np.arange(1.0, 4.0)[:, None], make=_case((2, 2), (1, 2)), nargs=2,
+        also=(trees.merge_examples,), id="merge_examples"),
+    Row(lambda g: trees.unmerge_examples(g, np.array([2, 0, 1]), 2, 1) * 3.0,
+        make=_case((3, 2)), also=(trees.unmerge_examples,), id="unmerge_examples"),
+    Row(lambda d: trees.merge_part(d, np.array([2, 0, 1]), 2, 0) * np.arange(1.0, 4.0)[:, None],
+        make=_case((2, 2)), also=(trees.merge_part,), id="merge_part"),
+    Row(lambda a, b: trees.stack_examples((a, b)) * np.arange(1.0, 7.0).reshape(3, 2),
+        make=_case((3,), (3,)), nargs=2, also=(trees.stack_examples,), id="stack_examples"),
+    Row(lambda g: trees.unstack_examples(g, (X[0], X[1]))[1] * 2.0,
+        make=_case((3, 2)), also=(trees.unstack_examples,), id="unstack_examples"),
+    Row(lambda g: trees.sum_batch(g, X[0]) * np.arange(1.0, 4.0),
+        make=_case((4, 3)), also=(trees.sum_batch,), id="sum_batch"),
     Row(runtime.expand_like, make=lambda rng: ((rng.standard_normal((2,)),
                                                  rng.standard_normal((3, 2))), {}), id="expand_like"),
     Row(runtime.expand_like, make=lambda rng: ((rng.standard_normal((3, 2)),
