@@ -4,10 +4,11 @@ a hand-written batched NumPy gradient, side by side in one run.
 Run: python benchmarks/per_example.py [--examples N] [--rounds R]
 
 The model is the 2-32-64-32-1 tanh MLP with a squared loss, one example at a time
-(issue 33's first target).  The three take turns in R rounds, so that a slow stretch of
-a shared machine slows all alike; the report gives the medians, the median of the
-per-round ratios and their spread (quartiles), on one thread.  JAX and PyTorch are
-timed too where they are installed.
+(issue 33's first target).  They take turns in R rounds, so that a slow stretch of a
+shared machine slows all alike; the report gives the medians, the median of the
+per-round ratios (s2sad's time over each one's) and their spread (quartiles), on one
+thread.  JAX's jit(vmap(grad)) and torch.func's vmap(grad) are timed too where they are
+installed (pip install "jax[cpu]" torch).
 """
 
 import argparse
@@ -58,6 +59,50 @@ def make(n, seed=0):
     return tuple(params), rng.normal(size=(n, SIZES[0])), rng.normal(size=(n, 1))
 
 
+def peers(params, X, Y):
+    """JAX's jit(vmap(grad)) and torch.func's vmap(grad), where they are installed, in
+    float64 (their results checked against s2sad's)."""
+    out = {}
+    want = s2sad.vmap(s2sad.grad(loss), in_axes=(None, 0, 0))(params, X, Y)
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        jax = None
+    if jax is not None:
+        jax.config.update("jax_enable_x64", True)
+
+        def jloss(p, x, y):
+            W1, b1, W2, b2, W3, b3, W4, b4 = p
+            h = jnp.tanh(x @ W1 + b1)
+            h = jnp.tanh(h @ W2 + b2)
+            h = jnp.tanh(h @ W3 + b3)
+            return jnp.sum((h @ W4 + b4 - y) ** 2)
+        f = jax.jit(jax.vmap(jax.grad(jloss), in_axes=(None, 0, 0)))
+        jp, jx, jy = tuple(jnp.asarray(a) for a in params), jnp.asarray(X), jnp.asarray(Y)
+        got = f(jp, jx, jy)
+        assert max(float(np.max(np.abs(np.asarray(u) - v))) for u, v in zip(got, want)) < 1e-9
+        out["JAX jit(vmap(grad))"] = lambda p, x, y: jax.block_until_ready(f(jp, jx, jy))
+    try:
+        import torch
+        from torch.func import grad as tgrad, vmap as tvmap
+    except ImportError:
+        torch = None
+    if torch is not None:
+        torch.set_num_threads(1)
+
+        def tloss(p, x, y):
+            h = torch.tanh(x @ p[0] + p[1])
+            h = torch.tanh(h @ p[2] + p[3])
+            h = torch.tanh(h @ p[4] + p[5])
+            return torch.sum((h @ p[6] + p[7] - y) ** 2)
+        tp = tuple(torch.tensor(a) for a in params)
+        tx, ty = torch.tensor(X), torch.tensor(Y)
+        g = tvmap(tgrad(tloss), in_dims=(None, 0, 0))
+        out["torch.func vmap(grad)"] = lambda p, x, y: g(tp, tx, ty)
+    return out
+
+
 def timed(fn, *args):
     t = time.perf_counter()
     fn(*args)
@@ -79,6 +124,7 @@ def main():
     err = max(float(np.max(np.abs(u - v))) for u, v in zip(got, want))
     assert err < 1e-10, err
     runs = {"vmap(grad)": batched, "hand batched": hand_per_example, "loop of grad": loop}
+    runs.update(peers(params, X, Y))
     times = {k: [] for k in runs}
     for _ in range(a.rounds):
         for k, fn in runs.items():

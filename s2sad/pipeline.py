@@ -175,7 +175,8 @@ def _vmap(func, out, axes, base, parsed):
     """The batching transform (transforms/batching) for axes: (in_axes, one per positional
     parameter; out_axes; the arguments' shapes the code is made for, or None)."""
     in_axes, out_axes, shapes = axes
-    g = batch.batch_function(func, out, in_axes, out.names.fresh(f"vmap_{base}"), out_axes)
+    g = batch.batch_function(func, out, in_axes, out.names.fresh(f"vmap_{base}"), out_axes,
+                             shapes)
     batched = ", ".join(p for p, a in zip(func.params, in_axes) if a is not None)
     header = f"{g.name}: {base} of each example, batched in {batched} (batch axis first). " \
              f"From {_where(parsed)}."

@@ -285,7 +285,8 @@ def test_against_jax(entry):
 
     f, args, info = build(entry)
     if info.get("jax") is False:
-        pytest.skip("the program calls SciPy that has no JAX counterpart")
+        pytest.skip("the program has no JAX counterpart (it calls SciPy, or writes into "
+                    "arrays in place, which JAX arrays refuse)")
     wrt, reseed = info["wrt"], reseeding(info)
     jf, jargs, jinfo = _jax_copy(entry)
     jreseed = reseeding(jinfo)

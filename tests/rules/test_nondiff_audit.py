@@ -199,6 +199,8 @@ TABLE = [
     (BH.flat_shape, Entry("meta", args(_a(3, 2, 2)))),
     (BH.squeezed_shape, Entry("meta", args(_a(3, 1, 2)))),
     (BH.truth_values, Entry("bool", args(_a(4)))),
+    (BH.any_of, Entry("bool", args(lambda rng: rng.normal(size=4) > 0))),
+    (BH.none_of, Entry("bool", args(lambda rng: rng.normal(size=4) > 0))),
     (BH.outer_shape, Entry("meta", args(_a(3, 2), True, True))),
     (BH.value_shape, Entry("meta", args(_a(3, 2), _a(3, 4, 2), 1))),
     (BH.example_axes, Entry("meta", args(_a(3, 2, 2)))),

@@ -330,6 +330,16 @@ def value_shape(v, x, index):
     return s[:1] + (1,) * (rank - (len(s) - 1)) + s[1:]
 
 
+def any_of(active):
+    """Whether any example goes on (a loop that stops at each example's own iteration)."""
+    return bool(array_namespace(active).any(active))
+
+
+def none_of(alive):
+    """Whether every example has stopped."""
+    return not bool(array_namespace(alive).any(alive))
+
+
 def zeros_for(like, n):
     """Zeros for n examples shaped like the examples of the batched like: what a branch
     that has no value for a name (None: kept for a backward pass that branch does not
@@ -357,4 +367,4 @@ defnondiff(example_shape, example_ndim, example_size, example_len, batch_size, l
            batch_shape_like, batch_stand_in, matmul_shape, matmul_out_shape,
            matmul_grad_like, matmul_grad_shape, solve_shape, solve_out_shape, branch_order,
            stand_in_tree, zeros_for, unsplit_like, truth_values, outer_shape,
-           value_shape)
+           value_shape, any_of, none_of)

@@ -6,6 +6,7 @@ that may be None (a value kept for a backward pass only where a branch ran)."""
 import numpy as np
 
 from ...errors import TransformError
+from .helpers import lift_shape
 from ...registry import defbprop, deflinear, defnondiff
 from ...runtime import (EMPTY_TAPE, Cotangent, CotangentDict, Like, ShapeOf, Tape,
                         array_namespace, getitem_grad, tape_push)
@@ -18,7 +19,7 @@ def broadcast_batch(x, n):
         return type(x)((k, broadcast_batch(v, n)) for k, v in x.items())
     if isinstance(x, (tuple, list)):
         return type(x)(broadcast_batch(v, n) for v in x)
-    if x is None:
+    if x is None or isinstance(x, str):     # (a key or a mode: no values to batch)
         return x
     if not isinstance(x, (int, float, complex, np.generic)) and not hasattr(x, "shape"):
         raise TransformError(f"vmap: a {type(x).__name__} that differs by example (chosen "
@@ -68,8 +69,9 @@ defnondiff(batch_length)
 
 
 def _tree(f, *xs):
-    """f applied leaf by leaf to trees of one structure (the first one's)."""
-    x = xs[0]
+    """f applied leaf by leaf to trees of one structure (the first one's that is not
+    None)."""
+    x = next((y for y in xs if y is not None), None)
     if isinstance(x, dict):
         return CotangentDict((k, _tree(f, *(y[k] if y is not None else None for y in xs)))
                              for k in x)
@@ -96,7 +98,11 @@ def take_examples(x, pick):
             shape = (len(pick),) + tuple(v.shape[1:])
             return Like(shape, v.dtype) if isinstance(v, Like) else ShapeOf(shape)
         return v[pick]
-    if isinstance(x, (tuple, list, dict)) and not isinstance(x, Tape):
+    if isinstance(x, Tape):
+        raise TransformError("vmap: a loop's record read where examples go different ways "
+                             "(the gradient of a loop that stops at each example's own "
+                             "iteration) is not batched; take vmap first, then grad")
+    if isinstance(x, (tuple, list, dict)):
         return type(x)(take_examples(v, pick) for v in x) if not isinstance(x, dict) else \
             {k: take_examples(v, pick) for k, v in x.items()}
     return one(x)
@@ -267,3 +273,32 @@ def bprop_unstack_examples(g, x, out, dout):
 
 
 deflinear(stack_examples, unstack_examples, args=(0,))
+
+
+def lift(x, other, batched):
+    """x (batched) shaped to broadcast, example by example, against other (batched where
+    ``batched``): helpers.lift_shape's reshape; a tuple, list or dict (a gradient of one,
+    added item by item) as it is."""
+    if isinstance(x, (tuple, list, dict, Tape)) or isinstance(other, (tuple, list, dict)):
+        return x
+    return array_namespace(x).reshape(x, lift_shape(x, other, batched))
+
+
+def unlift(g, x):
+    """The adjoint of lift: g in x's shape (a container as it is)."""
+    if isinstance(x, (tuple, list, dict, Tape)) or not hasattr(g, "shape"):
+        return g
+    return array_namespace(g).reshape(g, np.shape(x))
+
+
+@defbprop(lift)
+def bprop_lift(x, other, batched, out, dout):
+    return (unlift(dout, x), None, None)
+
+
+@defbprop(unlift)
+def bprop_unlift(g, x, out, dout):
+    return (unlift(dout, g), None)
+
+
+deflinear(lift, unlift, args=(0,))

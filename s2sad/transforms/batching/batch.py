@@ -47,7 +47,7 @@ from .flags import Slots, merge
 class BatchTransform:
     """The batched code of one function: batch_function drives it."""
 
-    def __init__(self, func: ir.Function, out):
+    def __init__(self, func: ir.Function, out, shapes=None):
         self.f = func
         self.names = out.names
         self.tuples = dict(func.tuples)
@@ -60,6 +60,8 @@ class BatchTransform:
         self.block: List = []
         self.nb: Optional[ir.Atom] = None        # B, the batch's size, where the code is
         self.maybe_none = analysis.maybe_none(func.body)
+        # the parameters the code is made for the shapes of: arrays
+        self.arrays = {p for p, sh in zip(func.params, shapes or ()) if sh is not None}
         self.none_tests = _none_tests(func.body)
         self._made = {s.target: s.value for s in ir.walk(func.body)
                       if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and
@@ -112,8 +114,10 @@ class BatchTransform:
             flag = self.flag_of(a)          # (a tuple's items' own flags, not their any())
         if flag is True or isinstance(flag, Slots) and flag.slots is None:
             return a                # (an empty tape holds nothing to broadcast)
-        if isinstance(a, ir.Const) and not isinstance(a.value, (int, float, complex,
-                                                                np.ndarray, np.generic)):
+        if isinstance(a, ir.Const) and (a.value is None or isinstance(a.value, str) or
+                                        isinstance(a.value, runtime.Tape) or
+                                        isinstance(a.value, (tuple, list, dict)) and
+                                        not a.value):
             return a                # None, an empty tape or list: nothing to broadcast
         items = self.items_of(a)
         if items is not None:
@@ -133,8 +137,11 @@ class BatchTransform:
         return out
 
     def is_array(self, a) -> bool:
-        """Whether a is known to hold an array or number (not a tuple, list or tape)."""
-        return isinstance(a, ir.Const) or self._array(a)
+        """Whether a is known to hold an array or number (not a tuple, list or tape): a
+        number, a parameter the code is made for the shape of, or what NumPy returns."""
+        if isinstance(a, ir.Const):
+            return not isinstance(a.value, (tuple, list, dict))
+        return a.name in self.arrays or self._array(a)
 
     def batched_to(self, a, want) -> ir.Atom:
         """a with the flag want: batched where want says so (a tuple item by item)."""
@@ -398,15 +405,9 @@ class BatchTransform:
         return sub
 
     def loop(self, L: ir.Loop):
-        carried = {c: _carried(self.flag_of(init)) for c, init, _ in L.carried}
-        for _ in range(2 * len(carried) + 2):        # to a fixed point
-            for c, f in carried.items():
-                self.flag[c] = f
-            nxt = self._dry(L, lambda: self._body_flags(L))
-            grown = {c: _carried(merge(carried[c], nxt.get(c, False))) for c in carried}
-            if grown == carried:
-                break
-            carried = grown
+        carried, per_example = self._loop_flags(L)
+        if per_example:
+            return self.loop(self._masked_loop(L, *per_example))
         for c, f in carried.items():
             self.flag[c] = f
         inits = [(c, self._as_carried(init, carried[c]), nxt) for c, init, nxt in L.carried]
@@ -417,11 +418,6 @@ class BatchTransform:
         elif index:
             self.flag[index] = False
         cond = self.transform_block(L.cond)
-        if L.test is not None and self.flag_of(L.test):
-            raise TransformError("vmap: a while loop whose condition differs by example "
-                                 "is not batched (each example would stop at its own "
-                                 "iteration)", L.src,
-                                 "Loop a fixed number of times, or over range(n).")
         outer, self.block = self.block, []
         for st in L.body:
             self.src = getattr(st, "src", None) or self.src
@@ -430,11 +426,74 @@ class BatchTransform:
         for (c, init, nxt) in inits:
             new.append((c, init, self._as_carried(nxt, carried[c])))
         body, self.block = self.block, outer
-        if L.stop is not None and self.flag_of(L.stop):
-            raise TransformError("vmap: a break whose condition differs by example is not "
-                                 "batched", L.src)
         self.block.append(ir.Loop(new, body, it, index, cond, L.test, L.stop, L.src,
                                   L.checkpoint))
+
+    def _loop_flags(self, L):
+        """(the carried names' flags, to a fixed point; (whether the loop's condition and
+        its break differ by example), or None where neither does)."""
+        carried = {c: _carried(self.flag_of(init)) for c, init, _ in L.carried}
+        for _ in range(2 * len(carried) + 2):
+            for c, f in carried.items():
+                self.flag[c] = f
+            nxt = self._dry(L, lambda: self._body_flags(L))
+            grown = {c: _carried(merge(carried[c], nxt.get(c, False))) for c in carried}
+            if grown == carried:
+                break
+            carried = grown
+        test, stop = bool(nxt.get(_TEST)), bool(nxt.get(_STOP))
+        if (test or stop) and L.checkpoint is not None:
+            raise TransformError("vmap: a checkpointed loop that stops at a different "
+                                 "iteration for each example is not batched", L.src)
+        return carried, ((test, stop) if test or stop else None)
+
+    def _masked_loop(self, L: ir.Loop, test: bool, stop: bool) -> ir.Loop:
+        """A loop that stops at a different iteration for each example, as one that runs
+        while any example goes on, its body an if on the examples that do (each runs
+        exactly its own iterations; the others' values stay as they were)::
+
+            while c(x): x = f(x)     =>  while any_example(c(x)): if c(x): x = f(x)
+            for i in it: ...; break if s   =>  alive: the examples that have not broken
+        """
+        fresh = self.names.fresh
+        cond, body, carried = list(L.cond), [], list(L.carried)
+        active = L.test if test else None
+        alive = None
+        if stop:
+            alive = fresh("alive")
+            carried.append((alive, ir.Const(True), ir.Var(fresh("alive"))))
+            active = ir.Var(alive) if active is None else self._ir_and(cond, active,
+                                                                      ir.Var(alive))
+        outs = [(fresh(c), nxt, ir.Var(c)) for c, _, nxt in carried if c != alive]
+        if stop:
+            stopped = fresh("stopped")
+            outs.append((stopped, L.stop, ir.Const(False)))
+        body.append(ir.If(active, list(L.body), [], outs, L.src))
+        nexts = {c: ir.Var(t) for (c, _, _), (t, _, _) in zip(carried, outs)}
+        stop_atom = L.stop if not stop else None
+        if stop:
+            goes = ir.Var(fresh("goes"))
+            body.append(ir.Assign(goes.name, ir.Call(registry.primitive(np.logical_not),
+                                                     (ir.Var(stopped),)), L.src))
+            nexts[alive] = carried[-1][2]
+            body.append(ir.Assign(nexts[alive].name, ir.Call(
+                registry.primitive(np.logical_and), (ir.Var(alive), goes)), L.src))
+            stop_atom = ir.Var(fresh("done"))
+            body.append(ir.Assign(stop_atom.name, ir.Call(registry.primitive(bh.none_of),
+                                                          (nexts[alive],)), L.src))
+        test_atom = L.test
+        if test:
+            test_atom = ir.Var(fresh("going"))
+            cond.append(ir.Assign(test_atom.name, ir.Call(registry.primitive(bh.any_of),
+                                                          (active,)), L.src))
+        carried = [(c, init, nexts[c]) for c, init, _ in carried]
+        return ir.Loop(carried, body, L.iter, L.index, cond, test_atom, stop_atom, L.src)
+
+    def _ir_and(self, block, a, b) -> ir.Var:
+        out = ir.Var(self.names.fresh("active"))
+        block.append(ir.Assign(out.name, ir.Call(registry.primitive(np.logical_and),
+                                                 (a, b)), self.src))
+        return out
 
     def _as_carried(self, a, flag):
         """a as the value of a carried name of this flag: broadcast where it is batched
@@ -454,7 +513,10 @@ class BatchTransform:
             self.flag[L.index] = bool(L.iter is not None and self.flag_of(L.iter))
         self.transform_block(L.cond)
         self.transform_block(L.body)
-        return {c: self.flag_of(nxt) for c, _, nxt in L.carried}
+        out = {c: self.flag_of(nxt) for c, _, nxt in L.carried}
+        out[_TEST] = L.test is not None and self.flag_of(L.test)
+        out[_STOP] = L.stop is not None and self.flag_of(L.stop)
+        return out
 
     def _dry(self, L, run):
         """run() with the emitted code and flags thrown away: its result (flags)."""
@@ -586,6 +648,9 @@ def _none_tests(stmts) -> set:
     return tested
 
 
+_TEST, _STOP = object(), object()       # (keys of _body_flags: the test's and stop's flags)
+
+
 def _carried(f):
     """A carried name's flag: a tape's slots, or batched or not (a tuple as a whole)."""
     return f if isinstance(f, Slots) else bool(f)
@@ -618,9 +683,11 @@ def s_src(st, default):
     return getattr(st, "src", None) or default
 
 
-def batch_function(func: ir.Function, out, in_axes, name: str, out_axes=0) -> ir.Function:
-    """vmap_f(*args): f of each example, stacked (see the module docstring)."""
-    T = BatchTransform(func, out)
+def batch_function(func: ir.Function, out, in_axes, name: str, out_axes=0,
+                   shapes=None) -> ir.Function:
+    """vmap_f(*args): f of each example, stacked (see the module docstring).  shapes: the
+    arguments' shapes the code is made for (None: any), which tells the arrays."""
+    T = BatchTransform(func, out, shapes)
     g = T.run(in_axes, out_axes)
     g.name = name
     return g

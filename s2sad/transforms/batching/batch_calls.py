@@ -121,6 +121,8 @@ def batched_call(T, prim, args, flags, kwargs, kflags):
             isinstance(a, ir.Var) and T.is_container(a) and T.flag_of(a) is not False
             for a in list(args) + [v for _, v in kwargs]):
         raise refuse(T, prim, " of a tuple or list that holds batched values")
+    if fn in (bh.any_of, bh.none_of):       # over the whole batch: the same for all
+        return T.call(fn, *args), False
     if getattr(fn, "__module__", "").startswith("s2sad.rules.batching"):
         raise TransformError("vmap of code that vmap made (vmap of vmap) is not supported "
                              "yet", T.src, "Batch one level by hand, or give the inner "
@@ -198,8 +200,9 @@ def _push(T, prim, args, flags, kwargs, kflags):
                                            Slots(slots, single))
     if new is True:                         # every value batched
         return T.call(prim.fn, T.batched(holder, own), T.batched(value, T.flag_of(value))), True
-    if own and own != new and not (isinstance(own, Slots) and own.slots is None):
-        raise refuse(T, prim, " of a batched value where earlier pushes kept it unbatched")
+    if own is False or isinstance(own, Slots) and own.slots is not None and own != new:
+        # earlier pushes kept unbatched what this one batches: theirs broadcast to match
+        holder = T.call(trees.broadcast_slots, holder, T.nb, new.slots, new.single)
     if single:
         value = T.batched_to(value, new.slots[0])
     else:
@@ -213,7 +216,10 @@ def lift(T, x, others):
     for o, f in others:
         if isinstance(o, ir.Const) and np.ndim(o.value) == 0:
             continue
-        x = T.call(np.reshape, x, T.call(bh.lift_shape, x, o, ir.Const(f)))
+        if T.is_array(x) and T.is_array(o):
+            x = T.call(np.reshape, x, T.call(bh.lift_shape, x, o, ir.Const(f)))
+        else:           # (maybe a gradient of a tuple or dict, added item by item)
+            x = T.call(trees.lift, x, o, ir.Const(f))
     return x
 
 
@@ -607,6 +613,10 @@ def _of_containers(T, prim, args, flags, kwargs, kflags):
         return T.call(prim.fn, x, index, T.batched(g, flags[2]))
     if prim.fn is runtime.as_items:         # x: read for its structure only
         return T.call(prim.fn, T.batched(args[0], flags[0]), args[1])
+    if prim.fn in (runtime.make_dict, runtime.dict_values):    # the keys as they are
+        return T.call(prim.fn, T.batched(args[0], flags[0]), *args[1:]) \
+            if prim.fn is runtime.dict_values else T.call(prim.fn, args[0],
+                                                          T.batched(args[1], flags[1]))
     return T.call(prim.fn, *[T.batched(a, f) for a, f in zip(args, flags)])
 
 

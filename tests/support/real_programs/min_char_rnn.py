@@ -43,4 +43,5 @@ def example():
     inputs = [char_to_ix[ch] for ch in data[:seq_length]]
     targets = [char_to_ix[ch] for ch in data[1:seq_length + 1]]
     hprev = np.zeros((hidden_size, 1))
-    return lossFun, (Wxh, Whh, Why, bh, by, inputs, targets, hprev), {"wrt": 1, "order": 2}
+    return lossFun, (Wxh, Whh, Why, bh, by, inputs, targets, hprev), {"wrt": 1, "order": 2,
+                                                                   "jax": False}
