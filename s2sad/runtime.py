@@ -591,6 +591,10 @@ def matmul_rhs_grad(g, x, y):
         # x.T @ g; for a matrix x and a vector g that is g @ x (no transposed copy)
         r = xp.matmul(g, x) if xn == 2 and _ndim(g) == 1 else \
             xp.matmul(xp.swapaxes(x, -1, -2), g[..., None])[..., 0]
+    elif _shape(x)[-2] == 1 and _shape(g)[-2] == 1:
+        # a stack of outer products (a row per example, vmap's): one broadcast product,
+        # not one small matrix product each
+        r = xp.swapaxes(x, -1, -2) * g
     else:
         r = xp.matmul(xp.swapaxes(x, -1, -2), g)
     return unbroadcast(r, y)

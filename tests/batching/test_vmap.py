@@ -151,13 +151,35 @@ def test_order_two(name, f, axes, make):
     close(vmap(g2, in_axes=axes)(*args), looped(g2, axes, args), 1e-8)
 
 
-def test_not_yet_batched_is_refused():
-    """hessian's code, vmap of vmap and the second derivative of concatenate are refused
-    (an S2SADError naming vmap), never a wrong value or NumPy's error."""
+def tanh_features(x, w):
+    return np.sum(np.tanh(x * w) ** 2) + x[0] * x[1]
+
+
+def test_per_example_hessians_jacobians_and_derivatives():
+    """vmap of hessian, jacobian and derivative (their stacked-direction code) against a
+    loop; hessian of the batched sum in an unbatched argument against the sum of each
+    example's."""
     A = RNG.normal(size=(5, 3, 3))
     x = RNG.normal(size=(5, 3))
-    with pytest.raises(s2sad.S2SADError):
-        vmap(hessian(quadratic, wrt=1))(A, x)
+    w = RNG.normal(size=3)
+    h = hessian(quadratic, wrt=1)
+    close(vmap(h)(A, x), looped(h, (0, 0), (A, x)), 1e-8)
+    J = s2sad.jacobian(lambda x, w: np.tanh(x * w))
+    close(vmap(J, in_axes=(0, None))(x, w), looped(J, (0, None), (x, w)))
+    d = s2sad.derivative(tanh_features)
+    close(vmap(d, in_axes=(0, None))(x, w), looped(d, (0, None), (x, w)))
+    v = vmap(tanh_features, in_axes=(0, None))
+    close(hessian(summed(v, 2), wrt=1)(x, w),
+          sum(hessian(tanh_features, wrt=1)(x[i], w) for i in range(5)), 1e-8)
+
+
+def test_not_yet_batched_is_refused():
+    """vmap of vmap, vmap of Taylor mode's stacked directions and the gradient of
+    concatenate are refused (an S2SADError naming vmap), never a wrong value or NumPy's
+    error."""
+    x = RNG.normal(size=(5, 3))
+    with pytest.raises(s2sad.TransformError, match="vmap"):
+        vmap(s2sad.laplacian(lambda a, b: np.sin(a) * np.exp(b)))(x[:, 0], x[:, 1])
     inner = vmap(lambda x, W: np.tanh(x @ W), in_axes=(0, None))
     with pytest.raises(s2sad.TransformError, match="vmap of vmap"):
         vmap(inner, in_axes=(1, None))(RNG.normal(size=(3, 6, 4)), RNG.normal(size=(4, 2)))

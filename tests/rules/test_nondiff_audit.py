@@ -200,6 +200,9 @@ TABLE = [
     (BH.squeezed_shape, Entry("meta", args(_a(3, 1, 2)))),
     (BH.truth_values, Entry("bool", args(_a(4)))),
     (BH.any_of, Entry("bool", args(lambda rng: rng.normal(size=4) > 0))),
+    (BH.one_example, Entry("structural", args(X), reason=(
+        "the first example of a batch, read only by a check of its kind or rank "
+        "(check_rebound, check_row_views, check_item_write), which has no derivative"))),
     (BH.none_of, Entry("bool", args(lambda rng: rng.normal(size=4) > 0))),
     (BH.outer_shape, Entry("meta", args(_a(3, 2), True, True))),
     (BH.value_shape, Entry("meta", args(_a(3, 2), _a(3, 4, 2), 1))),

@@ -80,7 +80,11 @@ def batch_size(x):
 
 
 def _per(x, batched):
+    """The shape of one example of x (batched where ``batched``); a list of batched values
+    has its length first."""
     s = _sh(x)
+    if batched and isinstance(x, (tuple, list)):
+        return s[:1] + s[2:]
     return s[1:] if batched else s
 
 
@@ -303,6 +307,18 @@ def unsplit_like(d, g, batched):
     return _stand(s[:1] + (n,) + s[1:], g)
 
 
+def one_example(x):
+    """What a check of one example's value reads: the first example of a batched array (a
+    number for a batch of numbers), a stand-in of its shape for an empty batch; a tuple,
+    list or dict (of batched values) as it is."""
+    if isinstance(x, (tuple, list, dict)):
+        return x
+    s = _sh(x)
+    if s and s[0]:
+        return x[0]
+    return _stand(s[1:], x)
+
+
 def truth_values(c):
     """c, a truth value per example (batched: one axis), as booleans; an array per example
     has no truth value, as in Python."""
@@ -348,11 +364,20 @@ def zeros_for(like, n):
     return xp.zeros((n,) + _sh(like)[1:], dtype=dtype_of(like))
 
 
+def rebuilt(x, items):
+    """A tuple or list like x (a namedtuple's fields, a list's type) holding items."""
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return type(x)(*items)
+    if type(x) in (tuple, list):
+        return type(x)(items)
+    return list(items) if isinstance(x, list) else tuple(items)
+
+
 def stand_in_tree(x, n):
     """x, the same for every example, as a batch of n (read-only views, for the shapes of
     zeros made like it)."""
     if isinstance(x, (tuple, list)):
-        return type(x)(stand_in_tree(e, n) for e in x)
+        return rebuilt(x, [stand_in_tree(e, n) for e in x])
     if isinstance(x, dict):
         return {k: stand_in_tree(v, n) for k, v in x.items()}
     if x is None or isinstance(x, str):
@@ -367,4 +392,4 @@ defnondiff(example_shape, example_ndim, example_size, example_len, batch_size, l
            batch_shape_like, batch_stand_in, matmul_shape, matmul_out_shape,
            matmul_grad_like, matmul_grad_shape, solve_shape, solve_out_shape, branch_order,
            stand_in_tree, zeros_for, unsplit_like, truth_values, outer_shape,
-           value_shape, any_of, none_of)
+           value_shape, any_of, none_of, one_example)

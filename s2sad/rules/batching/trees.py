@@ -6,7 +6,7 @@ that may be None (a value kept for a backward pass only where a branch ran)."""
 import numpy as np
 
 from ...errors import TransformError
-from .helpers import lift_shape
+from .helpers import lift_shape, rebuilt
 from ...registry import defbprop, deflinear, defnondiff
 from ...runtime import (EMPTY_TAPE, Cotangent, CotangentDict, Like, ShapeOf, Tape,
                         array_namespace, getitem_grad, tape_push)
@@ -18,7 +18,7 @@ def broadcast_batch(x, n):
     if isinstance(x, dict):
         return type(x)((k, broadcast_batch(v, n)) for k, v in x.items())
     if isinstance(x, (tuple, list)):
-        return type(x)(broadcast_batch(v, n) for v in x)
+        return rebuilt(x, [broadcast_batch(v, n) for v in x])
     if x is None or isinstance(x, str):     # (a key or a mode: no values to batch)
         return x
     if not isinstance(x, (int, float, complex, np.generic)) and not hasattr(x, "shape"):
@@ -103,7 +103,7 @@ def take_examples(x, pick):
                              "(the gradient of a loop that stops at each example's own "
                              "iteration) is not batched; take vmap first, then grad")
     if isinstance(x, (tuple, list, dict)):
-        return type(x)(take_examples(v, pick) for v in x) if not isinstance(x, dict) else \
+        return rebuilt(x, [take_examples(v, pick) for v in x]) if not isinstance(x, dict) else \
             {k: take_examples(v, pick) for k, v in x.items()}
     return one(x)
 
@@ -132,6 +132,10 @@ def merge_examples(a, b, order):
     def one(u, v):
         if u is None and v is None:
             return None
+        if any(w is not None and not hasattr(w, "shape") for w in (u, v)):
+            raise TransformError("vmap: an if on a value that differs by example chooses "
+                                 f"a {type(u if u is not None else v).__name__} per example"
+                                 ", which has no batched form")
         xp = array_namespace(u if u is not None else v)
         u = xp.zeros((len(order) - len(v),) + v.shape[1:], v.dtype) if u is None else u
         v = xp.zeros((len(order) - len(u),) + u.shape[1:], u.dtype) if v is None else v

@@ -56,6 +56,8 @@ class BatchTransform:
         self.containers = _containers(func.body, set(getattr(func, "containers", ()) or ()) |
                                       out.external_containers())
         self.flag: Dict[str, object] = {}       # name -> False, True or a tuple of flags
+        self.kinds: Dict[str, tuple] = {}       # a tuple's name -> its items' kinds (kind_of)
+        self.result_kinds = None                # (a form's: the kinds of what it returns)
         self.packs: Dict[str, tuple] = {}       # a tuple or list literal's items
         self.block: List = []
         self.nb: Optional[ir.Atom] = None        # B, the batch's size, where the code is
@@ -135,6 +137,18 @@ class BatchTransform:
         if isinstance(a, ir.Var) and self.is_container(a):
             self.containers.add(out.name)
         return out
+
+    def kind_of(self, a):
+        """True for a tuple, list or dict, False for an array or number, None unknown."""
+        return True if self.is_container(a) else False if self.is_array(a) else None
+
+    def _kinds(self, target, kinds):
+        """Record what target holds: a container (True), or its items' kinds (a tuple)."""
+        if kinds is True:
+            self.containers.add(target)
+        elif isinstance(kinds, tuple):
+            self.kinds[target] = kinds
+            self.containers.add(target)
 
     def is_array(self, a) -> bool:
         """Whether a is known to hold an array or number (not a tuple, list or tape): a
@@ -216,6 +230,7 @@ class BatchTransform:
             self.flag[s.target] = False
             self.block.append(s)
         elif isinstance(v, ir.Pack):
+            self.kinds[s.target] = tuple(self.kind_of(a) for a in v.items)
             flags = tuple(self.flag_of(a) for a in v.items)
             self.flag[s.target] = flags if any(flags) else False
             self.packs[s.target] = tuple(v.items)
@@ -225,6 +240,9 @@ class BatchTransform:
             if isinstance(f, tuple):
                 f = f[v.index] if v.index < len(f) else True
             self.flag[s.target] = f
+            k = self.kinds.get(v.value.name)
+            if isinstance(k, tuple) and v.index < len(k):
+                self._kinds(s.target, k[v.index])
             self.block.append(s)
         elif isinstance(v, ir.Call):
             self.call_stmt(s, v)
@@ -236,6 +254,10 @@ class BatchTransform:
         kflags = {k: self.flag_of(a) for k, a in call.kwargs}
         if not any(flags) and not any(kflags.values()):
             self.block.append(s)
+            held = self.flag_of(call.args[0]) if call.args else None
+            if getattr(call.callee, "fn", None) in (runtime.tape_pop, runtime.split_last) \
+                    and isinstance(held, Slots):
+                self._kinds(s.target, (True, held.popped_kinds()))
             # an empty tape: what it will hold is known as it is pushed
             self.flag[s.target] = Slots(None) if getattr(call.callee, "fn", None) is \
                 runtime.tape_new else False
@@ -246,12 +268,14 @@ class BatchTransform:
                                  "recursive function with batched arguments", s.src)
         flags = [bool(f) for f in flags]
         kflags = {k: bool(f) for k, f in kflags.items()}
+        self.result_kinds = None
         r, flag = batch_calls.batched_call(self, prim, call.args, flags, call.kwargs, kflags)
         self._rename(r, s.target)
         self.flag[s.target] = flag
+        self._kinds(s.target, self.result_kinds)
         if prim.fn in batch_calls.MAKES_CONTAINERS or prim.fn in batch_calls.CONTAINERS and any(
-                isinstance(a, ir.Var) and self.is_container(a) for a in
-                (call.args[:1] if prim.fn is runtime.getitem_grad else call.args)):
+                isinstance(a, ir.Var) and self.is_container(a)
+                for a in batch_calls.container_args(prim.fn, call.args)):
             self.containers.add(s.target)
 
     def _rename(self, r: ir.Atom, target: str):
@@ -303,6 +327,14 @@ class BatchTransform:
 
     def masked_branch(self, s: ir.If):
         """if on a condition that differs by example: each branch on its own examples."""
+        for st in list(ir.walk(s.body)) + list(ir.walk(s.orelse)):
+            if isinstance(st, ir.Assign) and isinstance(st.value, ir.Call) and \
+                    getattr(st.value.callee, "pure", True) is False:
+                raise TransformError(
+                    "vmap: a random draw inside an if (or a loop) on a value that differs "
+                    "by example: a loop over the examples would draw for each example "
+                    "that takes the branch, in turn", st.src or s.src,
+                    "Draw before the if, for every example, and use the draws inside it.")
         order = self.call(bh.branch_order, s.test)
         yes = self.emit(self.names.fresh("yes"), ir.Item(order, 0))
         no = self.emit(self.names.fresh("no"), ir.Item(order, 1))
@@ -314,6 +346,13 @@ class BatchTransform:
         self.flag, self.nb = {**self.flag, **before}, nb
         merges, plain = [], []
         for (t, _, _), (a, fa), (b, fb) in zip(s.outs, sides[0][1], sides[1][1]):
+            if any(isinstance(v, ir.Const) and isinstance(v.value, str) for v in (a, b)):
+                if a != b:
+                    raise TransformError("vmap: an if on a value that differs by example "
+                                         "chooses a string per example, which has no "
+                                         "batched form", s.src)
+                plain.append((t, a))
+                continue
             if (_none(a) or _none(b)) and not (fa is True or fb is True):
                 self._refuse_none_test(t, s.src)        # one side's value, or None
                 plain.append((t, b if _none(a) else a))
@@ -329,8 +368,6 @@ class BatchTransform:
             self.block.append(ir.Assign(t, v, self.src))
             self.flag[t] = False
         for t, a, b in merges:            # (zeros where a branch keeps nothing)
-            a = self.call(bh.zeros_for, b, sides[0][2]) if _none(a) else a
-            b = self.call(bh.zeros_for, a, sides[1][2]) if _none(b) else b
             self._rename(self._merged(a, b, perm, s.src), t)
             self.flag[t] = True
 
@@ -398,6 +435,8 @@ class BatchTransform:
                             a.name not in self.maybe_none else trees.take_examples
                         sub[a.name] = self.call(take, a, pick)
                         self.flag[sub[a.name].name] = True
+                        if self.is_container(a):
+                            self.containers.add(sub[a.name].name)
                     elif f:
                         raise TransformError("vmap: an if on a value that differs by example "
                                              "reads a tuple or list of batched values",
@@ -617,9 +656,9 @@ def _containers(stmts, seeds) -> set:
                 if isinstance(v, ir.Pack) or fn in makes or \
                         (isinstance(v, ir.Var) and v.name in out) or \
                         (isinstance(v, ir.Const) and isinstance(v.value, (list, dict))) or \
-                        (fn in batch_calls.CONTAINERS and args and (
-                            args[0].name in out if fn is runtime.getitem_grad else
-                            any(a.name in out for a in args))) or \
+                        (fn in batch_calls.CONTAINERS and any(
+                            isinstance(a, ir.Var) and a.name in out
+                            for a in batch_calls.container_args(fn, v.args))) or \
                         (isinstance(v, ir.Item) and v.index == 0 and v.value.name in pops):
                     out.add(st.target)
             elif isinstance(st, (ir.If, ir.Loop)):

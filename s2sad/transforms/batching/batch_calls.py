@@ -30,7 +30,7 @@ from ... import ir, registry, runtime
 from ...errors import TransformError
 from ...rules.batching import helpers as bh
 from ...rules.batching import trees
-from ...rules.numpy import casts
+from ...rules.numpy import arith, casts, indexing
 from ...rules.python import builtins
 from ...rules.runtime import accumulate
 from .flags import Slots, merge
@@ -51,8 +51,8 @@ _axes((np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.std, np.va
        np.median, np.average, np.ptp), "all")
 _axes((np.argmax, np.argmin, np.cumsum, np.cumprod, np.sort, np.argsort), "flat")
 _axes((np.flip,), "all")
-_axes((np.concatenate, np.stack, np.expand_dims, np.diff, np.repeat, np.linalg.norm,
-       np.roll), None)
+_axes((np.concatenate, np.stack, np.expand_dims, np.diff, np.repeat, np.roll), None)
+_axes((np.linalg.norm,), "flat")         # (ord=None: the 2-norm of the flattened example)
 _axes((np.squeeze,), "squeeze")
 _axes((runtime.unstack,), None)
 _SEQUENCE = {np.concatenate, np.stack}                  # their first argument is a list
@@ -68,7 +68,7 @@ _STACKED = {np.linalg.inv, np.linalg.det, np.linalg.slogdet, np.linalg.cholesky,
             np.linalg.pinv, np.linalg.matrix_power}
 _COMPARISONS = {operator.gt, operator.ge, operator.lt, operator.le, operator.eq, operator.ne,
                 operator.and_, operator.or_, operator.xor, operator.invert, np.where,
-                np.isclose, operator.floordiv, operator.mod}
+                np.isclose, operator.floordiv, operator.mod, arith.zero_power}
 _QUERIES = {np.shape: bh.example_shape, np.ndim: bh.example_ndim, np.size: bh.example_size,
             len: bh.example_len}
 
@@ -129,18 +129,9 @@ def batched_call(T, prim, args, flags, kwargs, kflags):
                              "function a batch axis of its own.")
     if fn in _SHAPE_ONLY:
         return _shape_only(T, prim, args, flags, kwargs, kflags), False
-    if fn in _PUSH:
-        return _push(T, prim, args, flags, kwargs, kflags)
-    if fn is runtime.tape_pop and isinstance(T.flag_of(args[0]), Slots) and not kwargs:
-        f = T.flag_of(args[0])
-        return T.call(fn, args[0]), (f, f.popped())
-    if fn in HOLDERS:
-        return T.call(fn, *[T.batched(a, f) for a, f in zip(args, flags)],
-                      **{k: T.batched(v, kflags[k]) for k, v in kwargs}), True
-    if fn in CONTAINERS and fn not in (runtime.unsplit, runtime.setitem) and any(
-            isinstance(a, ir.Var) and T.is_container(a)
-            for a in (args[:1] if fn is runtime.getitem_grad else args)):
-        return _of_containers(T, prim, args, flags, kwargs, kflags), True
+    held = _held(T, prim, args, flags, kwargs, kflags)
+    if held is not None:
+        return held
     if fn in _FORMS:
         return _FORMS[fn](T, prim, list(args), list(flags), dict(kwargs), dict(kflags))
     if prim.elementwise or fn in _COMPARISONS or (prim.short == "astype" and not any(
@@ -151,24 +142,53 @@ def batched_call(T, prim, args, flags, kwargs, kflags):
     if fn in (np.array, np.asarray) and T.items_of(args[0]) is not None:
         return _array_of_items(T, prim, args, flags, kwargs, kflags), True
     if fn in _SAME and not any(flags[1:]) and not any(kflags.values()):
-        if fn in (np.array, np.asarray) and not T.is_array(args[0]):
-            if isinstance(T.flag_of(args[0]), (tuple, Slots)):
-                raise refuse(T, prim, " of a tuple or list, some of whose items are batched, "
-                             "not written out where it is called")
-            x = T.call(trees.stack_examples, args[0])   # a list's items after the batch
-            return T.call(fn, x, *args[1:], **dict(kwargs)), True
-        # a tuple's zeros, a list's items: each item's flag, as the argument's
-        return T.call(fn, *args, **dict(kwargs)), T.flag_of(args[0])
-    form = None
-    if fn in _AXIS:
-        form = _axis_call
-    if form is None and fn in _TWO_AXES:
-        form = _two_axes
-    if form is None and fn in _STACKED:
-        form = _stacked
+        return _same(T, prim, args, kwargs)
+    form = _axis_call if fn in _AXIS else _two_axes if fn in _TWO_AXES else \
+        _stacked if fn in _STACKED else None
     if form is None:
         raise refuse(T, prim)
     return form(T, prim, list(args), list(flags), dict(kwargs), dict(kflags))
+
+
+def _held(T, prim, args, flags, kwargs, kflags):
+    """The batched form of what a tape, a list appended to or another container holds,
+    or None for a primitive that is none of those."""
+    fn = prim.fn
+    if fn in _PUSH:
+        return _push(T, prim, args, flags, kwargs, kflags)
+    if fn is runtime.split_last and not kwargs:     # (the adjoint of list_append)
+        f = T.flag_of(args[0])
+        if isinstance(f, tuple) and f:
+            return T.call(fn, args[0]), (f[:-1], f[-1])
+        last = f.popped() if isinstance(f, Slots) and f.single else bool(f)
+        if isinstance(f, Slots) and f.single:
+            T.result_kinds = (True, f.popped_kinds())
+        return T.call(fn, args[0]), (f, last)
+    if fn is runtime.tape_pop and isinstance(T.flag_of(args[0]), Slots) and not kwargs:
+        f = T.flag_of(args[0])
+        T.result_kinds = (True, f.popped_kinds())
+        return T.call(fn, args[0]), (f, f.popped())
+    if fn in HOLDERS:
+        return T.call(fn, *[T.batched(a, f) for a, f in zip(args, flags)],
+                      **{k: T.batched(v, kflags[k]) for k, v in kwargs}), True
+    if fn in CONTAINERS and fn not in (runtime.unsplit, runtime.setitem) and any(
+            isinstance(a, ir.Var) and T.is_container(a) for a in container_args(fn, args)):
+        return _of_containers(T, prim, args, flags, kwargs, kflags), True
+    return None
+
+
+def _same(T, prim, args, kwargs):
+    """A function applied to each example as it is (copy, ones_like, ...): np.array of a
+    list not written out stacks its items after the batch axis."""
+    fn = prim.fn
+    if fn in (np.array, np.asarray) and not T.is_array(args[0]):
+        if isinstance(T.flag_of(args[0]), (tuple, Slots)):
+            raise refuse(T, prim, " of a tuple or list, some of whose items are batched, "
+                         "not written out where it is called")
+        x = T.call(trees.stack_examples, args[0])   # a list's items after the batch
+        return T.call(fn, x, *args[1:], **dict(kwargs)), True
+    # a tuple's zeros, a list's items: each item's flag, as the argument's
+    return T.call(fn, *args, **dict(kwargs)), T.flag_of(args[0])
 
 
 def _shape_only(T, prim, args, flags, kwargs, kflags):
@@ -191,13 +211,14 @@ def _push(T, prim, args, flags, kwargs, kflags):
     own = T.flag_of(holder)
     if single:                              # (a tuple appended keeps its items' flags)
         f = T.flag_of(value)
-        slots = (f if isinstance(f, tuple) else bool(f),)
+        slots, kinds = (f if isinstance(f, tuple) else bool(f),), (T.kind_of(value),)
     elif items is not None:
         slots = tuple(f if isinstance(f, tuple) else bool(f) for _, f in items)
+        kinds = tuple(T.kind_of(a) for a, _ in items)
     else:
-        slots = None
+        slots = kinds = None
     new = True if slots is None else merge(own if own is not False else Slots(None),
-                                           Slots(slots, single))
+                                           Slots(slots, single, kinds))
     if new is True:                         # every value batched
         return T.call(prim.fn, T.batched(holder, own), T.batched(value, T.flag_of(value))), True
     if own is False or isinstance(own, Slots) and own.slots is not None and own != new:
@@ -265,6 +286,9 @@ def _axis_call(T, prim, args, flags, kwargs, kflags):
         raise refuse(T, prim, " called this way")
     first = next(iter(bound))
     x, axis = bound[first], bound[name]
+    if prim.fn is np.linalg.norm and isinstance(axis, ir.Const) and axis.value is None and \
+            getattr(bound.get("ord"), "value", None) is not None:
+        raise refuse(T, prim, " with ord= and axis=None (a matrix norm of each example)")
     if not isinstance(axis, ir.Const):
         bound[name] = T.call(bh.shift_axes, axis, x)
     elif axis.value is not None:
@@ -305,9 +329,15 @@ def _sequence(T, prim, args, flags, kwargs, kflags):
     first = next(iter(bound))
     seq = bound[first]
     items = T.items_of(seq)
-    if items is None:
-        raise refuse(T, prim, " of a list that is not written out where it is called")
-    bound[first] = T.pack([T.batched(a, f) for a, f in items], "list")
+    f = T.flag_of(seq)
+    if items is None and isinstance(f, tuple):       # a tuple of known length: its items
+        seq, f = T.batched(seq, f), True
+        items = T.items_of(seq)
+    if items is not None:
+        bound[first] = T.pack([T.batched(a, g) for a, g in items], "list")
+    elif not (f is True or isinstance(f, Slots) and f.single and f.slots[0] is True):
+        raise refuse(T, prim, " of a list some of whose items are batched, not written out "
+                     "where it is called")
     axis = bound.get("axis", ir.Const(0))
     if not isinstance(axis, ir.Const) or axis.value is None:
         raise refuse(T, prim, " with axis=None or an axis computed at run time")
@@ -361,6 +391,7 @@ def _getitem(T, prim, args, flags, kwargs, kflags):
             raise refuse(T, prim, " of a tuple or list at an index that differs by example")
         k = index.value if isinstance(index, ir.Const) else None
         if isinstance(f, Slots):            # a list appended to: what each append held
+            T.result_kinds = f.popped_kinds() if f.single else None
             f = f.popped() if f.single else True
         elif isinstance(f, tuple):          # a literal whose items differ: its item's flag
             if isinstance(k, int) and -len(f) <= k < len(f):
@@ -428,10 +459,18 @@ def _stand_in(T, x, fx, g):
 def _unbroadcast(T, prim, args, flags, kwargs, kflags):
     g, x = args
     fg, fx = flags
-    if not fg:                      # the same sum for every example
+    if not fg and T.is_array(x):    # the same sum for every example
         return T.call(prim.fn, g, T.call(bh.example_like, x)), False
+    g = T.batched(g, T.flag_of(g))
+    if isinstance(g, ir.Var) and T.is_container(g):     # a container's: itself
+        return T.call(prim.fn, g, T.batched(x, T.flag_of(x))), True
     r = T.call(prim.fn, g, T.call(bh.batch_like, g, x, ir.Const(fx)))
-    return T.call(np.reshape, r, T.call(bh.batch_shape_like, g, x, ir.Const(fx))), True
+    r = T.call(np.reshape, r, T.call(bh.batch_shape_like, g, x, ir.Const(fx)))
+    if T.is_array(x):
+        return r, True
+    # x may be a list NumPy read as an array: the gradient of each of its items
+    T.result_kinds = True if T.is_container(x) else None
+    return T.call(trees.unstack_examples, r, x), True
 
 
 def _unreduce(T, prim, args, flags, kwargs, kflags):
@@ -531,6 +570,20 @@ def _unsplit(T, prim, args, flags, kwargs, kflags):
         return T.call(prim.fn, d, T.call(bh.example_like, g) if flags[1] else g), False
     r = T.call(prim.fn, d, T.call(bh.unsplit_like, d, g, ir.Const(flags[1])))
     return T.call(np.moveaxis, r, 1, 0), True
+
+
+def _checks(T, prim, args, flags, kwargs, kflags):
+    """A check of one example's value (its kind, its rank): of a stand-in of one example
+    (an array's), or of the value itself (a tuple's, list's or dict's)."""
+    def one(a, f):
+        return T.call(bh.one_example, a) if f else a
+    return T.call(prim.fn, *[one(a, f) for a, f in zip(args, flags)],
+                  **{k: one(v, kflags[k]) for k, v in kwargs}), False
+
+
+def _keys(T, prim, args, flags, kwargs, kflags):
+    """A dict's keys: the same for every example."""
+    return T.call(prim.fn, *args, **dict(kwargs)), False
 
 
 def _loop_length(T, prim, args, flags, kwargs, kflags):
@@ -637,9 +690,10 @@ def _split_as(T, prim, args, flags, kwargs, kflags):
 
 # the helpers whose result is a container of gradients (one per item of a tuple or list)
 CONTAINERS = {accumulate.item_grads, runtime.as_items, runtime.add_grads, runtime.unsplit,
-              builtins.loop_items, runtime.setitem,
+              builtins.loop_items, runtime.setitem, runtime.as_cotangent,
               runtime.make_dict, runtime.dict_values, runtime.dict_cotangent,
-              runtime.zeros_like_tree, runtime.getitem_grad, operator.add}
+              runtime.zeros_like_tree, runtime.ones_like_tree, runtime.getitem_grad,
+              operator.add}
 
 
 _FORMS = {np.reshape: _reshape, np.broadcast_to: _reshape, np.ravel: _ravel,
@@ -654,21 +708,35 @@ _FORMS = {np.reshape: _reshape, np.broadcast_to: _reshape, np.ravel: _ravel,
           runtime.unsplit: _unsplit, runtime.loop_length: _loop_length,
           operator.not_: _truth, bool: _truth, operator.truth: _truth, np.outer: _outer,
           runtime.setitem: _setitem, runtime.written: _at_index,
-          runtime.setitem_grad: _at_index, np.take: _take}
+          runtime.setitem_grad: _at_index, np.take: _take, builtins.keys_of: _keys,
+          builtins.check_rebound: _checks, indexing.check_row_views: _checks,
+          indexing.check_item_write: _checks}
 # helpers that read only the shapes (and dtypes) of their arrays
 _SHAPE_ONLY = {runtime.dtype_of}
 # what holds values for later (a loop's tape, a list appended to): every value batched
 HOLDERS = {runtime.tape_push, runtime.tape_pop, runtime.list_append,
             runtime.cotangent_append, runtime.tape_keep}
+def container_args(fn, args):
+    """The arguments of fn (one of CONTAINERS) whose being a tuple, list or dict makes its
+    result one (not an index that is a tuple, say)."""
+    if fn is runtime.unsplit:
+        return args[1:2]
+    if fn in (runtime.getitem_grad, runtime.setitem, builtins.loop_items, runtime.as_items,
+              runtime.zeros_like_tree, runtime.ones_like_tree, runtime.as_cotangent):
+        return args[:1]
+    return args
+
+
 # what returns a tuple or list (of batched values, where it is given batched ones)
-MAKES_CONTAINERS = {runtime.make_dict, runtime.unstack, runtime.split_as, accumulate.item_grads,
-                    runtime.zeros_like_tree, runtime.ones_like_tree, runtime.tape_push,
+MAKES_CONTAINERS = {runtime.split_last, runtime.make_dict, runtime.unstack, runtime.split_as,
+                    accumulate.item_grads, runtime.tape_push,
                     runtime.tape_pop, runtime.list_append, runtime.cotangent_append}
 
 _PUSH = {runtime.tape_push, runtime.list_append, runtime.cotangent_append}
 
 # what takes a tuple or list of batched values (each item's flag known, or all batched)
-_TAKE_CONTAINERS = {runtime.unsplit, runtime.loop_length, runtime.setitem, runtime.setitem_grad,
+_TAKE_CONTAINERS = {builtins.keys_of, builtins.check_rebound, indexing.check_row_views,
+                    indexing.check_item_write, runtime.split_last, runtime.unsplit, runtime.loop_length, runtime.setitem, runtime.setitem_grad,
                     runtime.written, builtins.loop_items, np.concatenate, np.stack, np.array, np.asarray, operator.getitem, len,
                     runtime.as_cotangent, runtime.ones_like_tree, runtime.zeros_like_tree,
                     runtime.ones_like_single} | set(HOLDERS) | CONTAINERS

@@ -15,21 +15,30 @@ class Slots:
     each push holds (single: a push holds one value, not a tuple of them); slots None:
     nothing pushed yet."""
 
-    __slots__ = ("slots", "single")
+    __slots__ = ("slots", "single", "kinds")
 
-    def __init__(self, slots: Optional[Tuple[bool, ...]], single: bool = False):
+    def __init__(self, slots: Optional[Tuple[bool, ...]], single: bool = False, kinds=None):
         self.slots = slots
         self.single = single
+        # per slot: True where it holds a tuple, list or dict, False an array or number,
+        # None not known (what a pop gives is marked so: a container is indexed as one)
+        self.kinds = kinds
 
     def __bool__(self):
         return bool(self.slots) and any(batched(f) for f in self.slots)
 
     def __eq__(self, other):
-        return isinstance(other, Slots) and (self.slots, self.single) == \
-            (other.slots, other.single)
+        return isinstance(other, Slots) and (self.slots, self.single, self.kinds) == \
+            (other.slots, other.single, other.kinds)
 
     def __hash__(self):
-        return hash((self.slots, self.single))
+        return hash((self.slots, self.single, self.kinds))
+
+    def popped_kinds(self):
+        """The kinds of what a pop gives (as popped() gives its flags)."""
+        if self.slots is None or self.kinds is None:
+            return None
+        return self.kinds[0] if self.single else tuple(self.kinds)
 
     def __repr__(self):
         return f"Slots({self.slots}, single={self.single})"
@@ -59,7 +68,9 @@ def merge(a, b):
             return b if a.slots is None else a
         if len(a.slots) != len(b.slots) or a.single != b.single:
             return True
-        return Slots(tuple(x or y for x, y in zip(a.slots, b.slots)), a.single)
+        kinds = a.kinds if a.kinds == b.kinds else None if a.kinds is None or \
+            b.kinds is None else tuple(x if x == y else None for x, y in zip(a.kinds, b.kinds))
+        return Slots(tuple(merge(x, y) for x, y in zip(a.slots, b.slots)), a.single, kinds)
     if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
         return tuple(merge(x, y) for x, y in zip(a, b))
     return bool(a) or bool(b)
