@@ -39,16 +39,19 @@ CI_REFUSED = REFUSED_TODAY
 CI_CONFIG = GenConfig(exclude=CI_OPEN_BUGS | CI_REFUSED)
 
 
-@pytest.mark.slow     # 4 minutes on two cores: .ci/run runs it (pytest -m slow)
-@pytest.mark.parametrize("checks,n", [(("grad", "vjp"), 400), (("jvp",), 200),
-                                      (("order2",), 100), (("taylor",), 100),
-                                      (("laplacian",), 100), (("jacobian",), 100)])
-def test_campaign(checks, n):
+@pytest.mark.slow     # 5 minutes on two cores: .ci/run runs it (pytest -m slow)
+@pytest.mark.parametrize("checks,n,least", [
+    (("grad", "vjp"), 400, 100), (("jvp",), 200, 50), (("order2",), 100, 25),
+    (("taylor",), 100, 25), (("laplacian",), 100, 25), (("jacobian",), 100, 25),
+    # vmap and vmap of grad_all against a loop over the examples: vmap refuses more of the
+    # grammar than the derivatives do (loops that stop per example under grad, effects)
+    (("vmap",), 600, 100)])
+def test_campaign(checks, n, least):
     # (a hang guard: a program that takes longer is classed a crash; the largest order-2
     # program of this seed transforms in about 27 s on an idle core)
     summary = run_campaign(n, seed=CI_SEED, checks=checks, config=CI_CONFIG, timeout=90.0)
     assert not summary.failures, summary.failure_report()
-    assert summary.counts["ok"] >= n // 4, summary.report()
+    assert summary.counts["ok"] >= least, summary.report()
 
 
 @pytest.mark.parametrize("name,source,args,check", REGRESSIONS, ids=[r[0][:3] for r in REGRESSIONS])
