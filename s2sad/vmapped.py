@@ -23,11 +23,16 @@ from .ir.spec import Arg
 from .pipeline import get_artifact, name_of
 
 
-def _check_axis(a, what):
+def _check_axis(a, what, nested=False):
+    """An in_axes or out_axes entry: an int, None, or (nested: for a tuple argument or
+    result) a tuple of them, item by item."""
     if a is None or (isinstance(a, int) and not isinstance(a, bool)):
         return a
+    if nested and isinstance(a, (tuple, list)):
+        return tuple(_check_axis(x, what, True) for x in a)
     raise ArgumentError(f"vmap: {what} must be an int or None, not {a!r}",
-                        hint="Give one per argument as a tuple, e.g. in_axes=(None, 0, 0).")
+                        hint="Give one per argument as a tuple, e.g. in_axes=(None, 0, 0); "
+                             "for a tuple argument, a tuple of them item by item.")
 
 
 def _leaves(x):
@@ -41,6 +46,21 @@ def _leaves(x):
         yield x
 
 
+def _with_axes(a, ax, what):
+    """(leaf, its batch axis) of argument a under its in_axes entry ax."""
+    if ax is None:
+        return
+    if isinstance(ax, tuple):
+        if not isinstance(a, (tuple, list)) or len(a) != len(ax):
+            raise ArgumentError(f"vmap: in_axes gives {len(ax)} entries for {what}, which "
+                                f"is not a tuple or list of {len(ax)} items")
+        for x, sub in zip(a, ax):
+            yield from _with_axes(x, sub, what)
+        return
+    for leaf in _leaves(a):
+        yield leaf, ax
+
+
 class Vmapped(registry.Derived):
     """f run on a batch of examples: call it like f; see ``source()``."""
 
@@ -51,13 +71,13 @@ class Vmapped(registry.Derived):
         if isinstance(in_axes, list):
             in_axes = tuple(in_axes)
         if isinstance(in_axes, tuple):
-            self.in_axes = tuple(_check_axis(a, "each of in_axes") for a in in_axes)
+            self.in_axes = tuple(_check_axis(a, "each of in_axes", True) for a in in_axes)
         elif isinstance(in_axes, dict):
             raise ArgumentError("vmap: in_axes as a dict is not supported; give one int or "
                                 "None per positional argument (a tuple)")
         else:
             self.in_axes = _check_axis(in_axes, "in_axes")
-        self.out_axes = _check_axis(out_axes, "out_axes")
+        self.out_axes = _check_axis(out_axes, "out_axes", True)
         functools.update_wrapper(self, self.fn, updated=())
         self.__name__ = f"vmap_{name_of(self.fn)}"
         self._params = None
@@ -111,14 +131,12 @@ class Vmapped(registry.Derived):
         axes = self._axes(n)
         sizes = set()
         for i, (a, ax) in enumerate(zip(args, axes)):
-            if ax is None:
-                continue
-            for leaf in _leaves(a):
+            for leaf, lax in _with_axes(a, ax, f"argument {i} ({params[i]})"):
                 s = np.shape(leaf)
-                if not -len(s) <= ax < len(s):
-                    raise ArgumentError(f"vmap: in_axes={ax} for argument {i} "
+                if not -len(s) <= lax < len(s):
+                    raise ArgumentError(f"vmap: in_axes={lax} for argument {i} "
                                         f"({params[i]}), which has shape {s}")
-                sizes.add(s[ax])
+                sizes.add(s[lax])
         if not sizes:
             raise ArgumentError("vmap: no argument is batched (in_axes are all None)")
         if len(sizes) > 1:
@@ -141,8 +159,8 @@ def vmap(fn: Any, in_axes=0, out_axes=0) -> Vmapped:
     in_axes: for each positional argument, the axis that holds its examples, or None
     for an argument that is the same for every example (one int or None for all);
     a tuple or list argument with an int has its examples along that axis of every
-    array in it.  out_axes: where the result's batch axis goes (None: the result is
-    the same for every example).
+    array in it, with a tuple of them item by item.  out_axes: where the result's batch
+    axis goes (None: the result is the same for every example; a tuple: item by item).
 
     >>> import numpy as np
     >>> from s2sad import vmap, grad

@@ -352,3 +352,24 @@ def test_branch_results_read_from_outside():
     close(vmap(g, in_axes=(0, None))(x, w), looped(g, (0, None), (x, w)))
     close(grad(summed(vmap(chosen, in_axes=(0, None)), 2))(x, w),
           looped(g, (0, None), (x, w)))
+
+
+def pair_loss(params, x):
+    (w, b), scale = params
+    return np.tanh(x @ w + b) * scale, np.sum(w)
+
+
+def test_axes_item_by_item():
+    """in_axes of a tuple argument item by item, and out_axes of a tuple result."""
+    w = RNG.normal(size=(4, 3, 2))           # a weight per example, a shared bias
+    b = RNG.normal(size=2)
+    x = RNG.normal(size=(4, 3))
+    v = vmap(pair_loss, in_axes=(((0, None), None), 0), out_axes=(1, 0))
+    out, sums = v(((w, b), 2.0), x)
+    want = [pair_loss(((w[i], b), 2.0), x[i]) for i in range(4)]
+    close(out, np.stack([o for o, _ in want], axis=1))
+    close(sums, np.array([s for _, s in want]))
+    with pytest.raises(s2sad.TransformError, match="out_axes=None"):
+        vmap(pair_loss, in_axes=(((0, None), None), 0), out_axes=(0, None))(((w, b), 2.0), x)
+    with pytest.raises(s2sad.ArgumentError, match="not a tuple or list of 3"):
+        vmap(pair_loss, in_axes=((0, None, None), 0))(((w, b), 2.0), x)

@@ -568,14 +568,18 @@ class BatchTransform:
 
     # -- the whole function ------------------------------------------------------------
     def run(self, in_axes, out_axes):
-        """The batched function: params batched along in_axes (int or None each), the
-        result's batch axis moved to out_axes (None: a result the same for every example)."""
+        """The batched function: params batched along in_axes (int or None each; a tuple
+        of them for a tuple argument, item by item), the result's batch axis moved to
+        out_axes (None: a result the same for every example; a tuple: item by item)."""
         func = self.f
         self.block = head = []
         sub, first = {}, None
         for p, ax in zip(func.params, in_axes):
-            self.flag[p] = ax is not None
+            self.flag[p] = _axes_flag(ax, p)
             if ax is None:
+                continue
+            if isinstance(ax, tuple):
+                first = first or self._batched_leaf(ir.Var(p), ax)
                 continue
             if ax != 0:
                 if p in self.containers:
@@ -592,23 +596,64 @@ class BatchTransform:
         if sub:
             analysis.subst_block(func.body, sub)
         body = head + self.transform_block(func.body[:-1])
-        r = func.result
         self.block = body
-        fr = self.flag_of(r)
-        if out_axes is not None:
-            r = self.batched(r, fr)
-            if out_axes != 0:
-                if self.is_container(r) or isinstance(fr, tuple):
-                    raise TransformError(f"vmap: out_axes={out_axes} for a tuple or list "
-                                         "result: give out_axes=0", func.body[-1].src)
-                r = self.call(np.moveaxis, r, 0, out_axes)
-        elif fr:
-            raise TransformError("vmap: out_axes=None, but the result differs by example",
-                                 func.body[-1].src)
+        r = self._result(func.result, out_axes, func.body[-1].src)
         return ir.Function(func.name, list(func.params), body + [ir.Return(r,
                            func.body[-1].src)], func.src, self.temps, self.base,
                            defaults=func.defaults, kwonly=func.kwonly, tuples=self.tuples,
                            shape_of={})
+
+    def _batched_leaf(self, a, axes):
+        """An item of the tuple argument a (its in_axes: axes) that is batched."""
+        for k, ax in enumerate(axes):
+            if ax is None:
+                continue
+            item = self.emit(self.names.fresh("item"), ir.Item(a, k))
+            return self._batched_leaf(item, ax) if isinstance(ax, tuple) else item
+        return None
+
+    def _result(self, r, out_axes, src):
+        """The result with its batch axis where out_axes says (a tuple's item by item)."""
+        fr = self.flag_of(r)
+        if isinstance(out_axes, tuple):
+            items = self.items_of(r)
+            if items is None and isinstance(fr, tuple) and len(fr) == len(out_axes):
+                r = self.batched_to(r, fr)
+                items = self.items_of(r)
+            if items is None or len(items) != len(out_axes):
+                raise TransformError(f"vmap: out_axes={out_axes!r} has an entry per item of "
+                                     "a tuple result, but the result is not a tuple of "
+                                     "that length", src)
+            return self.pack([self._result(x, ax, src) for (x, _), ax in zip(items, out_axes)])
+        if out_axes is None:
+            if _any_batched(fr):
+                raise TransformError("vmap: out_axes=None, but the result differs by example",
+                                     src)
+            return r
+        r = self.batched(r, fr)
+        if out_axes != 0:
+            if self.is_container(r) or isinstance(fr, tuple):
+                raise TransformError(f"vmap: out_axes={out_axes} for a tuple or list result: "
+                                     "give one entry per item", src)
+            r = self.call(np.moveaxis, r, 0, out_axes)
+        return r
+
+
+def _axes_flag(ax, p, inside=False):
+    """The flag of a parameter batched along in_axes entry ax (a tuple: item by item; an
+    item's examples must be on its axis 0)."""
+    if isinstance(ax, tuple):
+        return tuple(_axes_flag(a, p, True) for a in ax)
+    if inside and ax not in (None, 0):
+        raise TransformError(f"vmap: in_axes entry {ax} for an item of {p}, a tuple: give 0 "
+                             "(its examples on axis 0) or None")
+    return ax is not None
+
+
+def _any_batched(f) -> bool:
+    if isinstance(f, tuple):
+        return any(_any_batched(x) for x in f)
+    return bool(f)
 
 
 def _substituted(stmts, m):
