@@ -98,8 +98,15 @@ def lift_shape(x, other, batched):
 
 
 def batch_shape(x, shape):
-    """A shape as NumPy takes it (an int or a tuple), with x's batch axis in front."""
-    return _sh(x)[:1] + (tuple(shape) if np.ndim(shape) else (shape,))
+    """A shape as NumPy takes it (an int or a tuple), with x's batch axis in front; a -1
+    worked out from one example's size (NumPy cannot for an empty batch)."""
+    s = _sh(x)
+    shape = tuple(shape) if np.ndim(shape) else (shape,)
+    if -1 in shape:
+        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+        size = int(np.prod(s[1:], dtype=np.int64))
+        shape = tuple(size // known if d == -1 and known else d for d in shape)
+    return s[:1] + shape
 
 
 def broadcast_shape(n, x):

@@ -180,6 +180,9 @@ class BatchTransform:
         call = self._made.get(a.name)
         if call is None or call.callee.returns_tuple or call.callee.fn is operator.getitem:
             return False
+        if call.callee.fn in (runtime.shape_like, runtime.ones_like, runtime.unbroadcast,
+                              runtime.unreduce, runtime.expand_like) and call.args:
+            return self.is_array(call.args[0])      # (an array's: an array or stand-in)
         if call.callee.printing == registry.NUMPY:
             return True
         return call.callee.printing == registry.OPERATOR and not any(
