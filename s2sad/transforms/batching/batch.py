@@ -182,7 +182,8 @@ class BatchTransform:
             return False
         if call.callee.fn in (runtime.shape_like, runtime.ones_like, runtime.unbroadcast,
                               runtime.unreduce, runtime.expand_like) and call.args:
-            return self.is_array(call.args[0])      # (an array's: an array or stand-in)
+            # an array's (an array or a stand-in); unbroadcast to a list gives its items'
+            return all(self.is_array(x) for x in call.args[:2])
         if call.callee.printing == registry.NUMPY:
             return True
         return call.callee.printing == registry.OPERATOR and not any(
