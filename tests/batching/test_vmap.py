@@ -373,3 +373,25 @@ def test_axes_item_by_item():
         vmap(pair_loss, in_axes=(((0, None), None), 0), out_axes=(0, None))(((w, b), 2.0), x)
     with pytest.raises(s2sad.ArgumentError, match="not a tuple or list of 3"):
         vmap(pair_loss, in_axes=((0, None, None), 0))(((w, b), 2.0), x)
+
+
+def early_return(x, y):
+    acc = x * 1.0
+    j = 0
+    while j < 3:
+        j += 1
+        if np.sum(acc) > y:
+            return [np.sum(acc), y]
+        acc = acc + 1.0
+    return [np.sum(acc) * 2, y * 2]
+
+
+def test_an_early_return_of_a_partly_batched_list():
+    """Regression (fuzz seed 50023, program 216): a list of a batched and an unbatched
+    value, returned early inside a loop on a per-example condition, was broadcast whole
+    (each example got every example's value)."""
+    x = RNG.normal(size=(5, 3))
+    got = vmap(early_return, in_axes=(0, None))(x, 0.5)
+    want = [early_return(e, 0.5) for e in x]
+    close(got[0], np.array([w[0] for w in want]))
+    close(got[1], np.array([w[1] for w in want]))

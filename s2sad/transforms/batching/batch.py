@@ -350,6 +350,10 @@ class BatchTransform:
         self.flag, self.nb = {**self.flag, **before}, nb
         merges, plain = [], []
         for (t, _, _), (a, fa), (b, fb) in zip(s.outs, sides[0][1], sides[1][1]):
+            if isinstance(fa, Slots) or isinstance(fb, Slots):
+                raise TransformError("vmap: a loop's record (or a list appended to) made in "
+                                     "an if on a value that differs by example is not "
+                                     "batched", s.src, "Take vmap first, then the derivative.")
             if any(isinstance(v, ir.Const) and isinstance(v.value, str) for v in (a, b)):
                 if a != b:
                     raise TransformError("vmap: an if on a value that differs by example "
@@ -357,7 +361,7 @@ class BatchTransform:
                                          "batched form", s.src)
                 plain.append((t, a))
                 continue
-            if (_none(a) or _none(b)) and not (fa is True or fb is True):
+            if (_none(a) or _none(b)) and not (_any_batched(fa) or _any_batched(fb)):
                 self._refuse_none_test(t, s.src)        # one side's value, or None
                 plain.append((t, b if _none(a) else a))
                 continue
