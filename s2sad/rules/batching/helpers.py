@@ -375,9 +375,10 @@ def rebuilt(x, items):
     """A tuple or list like x (a namedtuple's fields, a list's type) holding items."""
     if isinstance(x, tuple) and hasattr(x, "_fields"):
         return type(x)(*items)
-    if type(x) in (tuple, list):
+    try:                # (a gradient's own type too: Cotangent adds item by item)
         return type(x)(items)
-    return list(items) if isinstance(x, list) else tuple(items)
+    except TypeError:
+        return list(items) if isinstance(x, list) else tuple(items)
 
 
 def stand_in_tree(x, n):

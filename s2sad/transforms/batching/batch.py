@@ -439,7 +439,9 @@ class BatchTransform:
                 if isinstance(a, ir.Var) and a.name not in defined and a.name not in sub:
                     f = self.flag_of(a)
                     if f is True:
-                        take = operator.getitem if self._array(a) and \
+                        made = self._made.get(a.name)
+                        take = operator.getitem if self._array(a) and made is not None and \
+                            made.callee.fn is not runtime.shape_like and \
                             a.name not in self.maybe_none else trees.take_examples
                         sub[a.name] = self.call(take, a, pick)
                         self.flag[sub[a.name].name] = True
