@@ -395,3 +395,19 @@ def test_an_early_return_of_a_partly_batched_list():
     want = [early_return(e, 0.5) for e in x]
     close(got[0], np.array([w[0] for w in want]))
     close(got[1], np.array([w[1] for w in want]))
+
+
+def grown_states(w, x):
+    h = (np.zeros(2),)
+    for t in range(3):
+        h = h + (np.tanh(x * w[t] + h[-1].sum()),)
+    return np.sum(np.concatenate(h[1:]) ** 2)
+
+
+def test_a_tuple_of_states_grown_by_concatenation():
+    w = np.array([0.3, -0.2, 0.5])
+    x = RNG.normal(size=(4, 2))
+    close(vmap(grown_states, in_axes=(None, 0))(w, x), looped(grown_states, (None, 0), (w, x)))
+    v = vmap(grown_states, in_axes=(None, 0))
+    close(grad(summed(v, 2))(w, x),
+          sum(grad(grown_states)(w, x[i]) for i in range(4)), 1e-9)

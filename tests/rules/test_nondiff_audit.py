@@ -223,7 +223,6 @@ TABLE = [
     (BH.solve_shape, Entry("meta", args(_a(5, 3), True, _a(3, 3), False))),
     (BH.solve_out_shape, Entry("meta", args(_a(5, 3, 1), _a(5, 3), True))),
     (BH.branch_order, Entry("int", args(lambda rng: rng.normal(size=4) > 0))),
-    (BH.zeros_for, Entry("piecewise", args(X, 2))),
     (BH.example_like, Entry("structural", args(X), reason=(
         "a stand-in holding only the shape and dtype of one example (Like)"))),
     (BH.batch_like, Entry("structural", args(_a(5, 3, 2), _a(2), False), reason=(

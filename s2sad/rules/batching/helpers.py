@@ -363,14 +363,6 @@ def none_of(alive):
     return not bool(array_namespace(alive).any(alive))
 
 
-def zeros_for(like, n):
-    """Zeros for n examples shaped like the examples of the batched like: what a branch
-    that has no value for a name (None: kept for a backward pass that branch does not
-    take) gives the other branch's examples' places."""
-    xp = array_namespace(like)
-    return xp.zeros((n,) + _sh(like)[1:], dtype=dtype_of(like))
-
-
 def rebuilt(x, items):
     """A tuple or list like x (a namedtuple's fields, a list's type) holding items."""
     if isinstance(x, tuple) and hasattr(x, "_fields"):
@@ -399,5 +391,5 @@ defnondiff(example_shape, example_ndim, example_size, example_len, batch_size, l
            transposed_axes, batch_index, gather_index, checked_index, example_like, batch_like,
            batch_shape_like, batch_stand_in, matmul_shape, matmul_out_shape,
            matmul_grad_like, matmul_grad_shape, solve_shape, solve_out_shape, branch_order,
-           stand_in_tree, zeros_for, unsplit_like, truth_values, outer_shape,
+           stand_in_tree, unsplit_like, truth_values, outer_shape,
            value_shape, any_of, none_of, one_example)

@@ -42,6 +42,7 @@ from ...rules.batching import helpers as bh
 from ...rules.batching import trees
 from . import batch_calls
 from .flags import Slots, merge
+from .flags import batched as holds_batched
 
 
 class BatchTransform:
@@ -361,7 +362,7 @@ class BatchTransform:
                                          "batched form", s.src)
                 plain.append((t, a))
                 continue
-            if (_none(a) or _none(b)) and not (_any_batched(fa) or _any_batched(fb)):
+            if (_none(a) or _none(b)) and not (holds_batched(fa) or holds_batched(fb)):
                 self._refuse_none_test(t, s.src)        # one side's value, or None
                 plain.append((t, b if _none(a) else a))
                 continue
@@ -636,7 +637,7 @@ class BatchTransform:
                                      "that length", src)
             return self.pack([self._result(x, ax, src) for (x, _), ax in zip(items, out_axes)])
         if out_axes is None:
-            if _any_batched(fr):
+            if holds_batched(fr):
                 raise TransformError("vmap: out_axes=None, but the result differs by example",
                                      src)
             return r
@@ -658,12 +659,6 @@ def _axes_flag(ax, p, inside=False):
         raise TransformError(f"vmap: in_axes entry {ax} for an item of {p}, a tuple: give 0 "
                              "(its examples on axis 0) or None")
     return ax is not None
-
-
-def _any_batched(f) -> bool:
-    if isinstance(f, tuple):
-        return any(_any_batched(x) for x in f)
-    return bool(f)
 
 
 def _substituted(stmts, m):

@@ -586,6 +586,20 @@ def _keys(T, prim, args, flags, kwargs, kflags):
     return T.call(prim.fn, *args, **dict(kwargs)), False
 
 
+def _concat_items(T, prim, args, flags, kwargs, kflags):
+    """a + b of two tuples or lists: each item keeps its flag where both are known item
+    by item; else every item batched."""
+    a, b = args
+    fa, fb = T.flag_of(a), T.flag_of(b)
+    if kwargs:
+        raise refuse(T, prim, " called this way")
+    if isinstance(fa, tuple) and isinstance(fb, tuple):
+        return T.call(prim.fn, a, b), fa + fb
+    if isinstance(fa, Slots) or isinstance(fb, Slots):
+        raise refuse(T, prim, " of a list appended to")
+    return T.call(prim.fn, T.batched(a, fa), T.batched(b, fb)), True
+
+
 def _loop_length(T, prim, args, flags, kwargs, kflags):
     """len() of what a for loop runs through: one example's (every example's alike)."""
     return T.call(bh.example_len, args[0]), False
@@ -710,7 +724,7 @@ _FORMS = {np.reshape: _reshape, np.broadcast_to: _reshape, np.ravel: _ravel,
           runtime.setitem: _setitem, runtime.written: _at_index,
           runtime.setitem_grad: _at_index, np.take: _take, builtins.keys_of: _keys,
           builtins.check_rebound: _checks, indexing.check_row_views: _checks,
-          indexing.check_item_write: _checks}
+          indexing.check_item_write: _checks, builtins.concat_items: _concat_items}
 # helpers that read only the shapes (and dtypes) of their arrays
 _SHAPE_ONLY = {runtime.dtype_of}
 # what holds values for later (a loop's tape, a list appended to): every value batched
@@ -728,14 +742,14 @@ def container_args(fn, args):
 
 
 # what returns a tuple or list (of batched values, where it is given batched ones)
-MAKES_CONTAINERS = {runtime.split_last, runtime.make_dict, runtime.unstack, runtime.split_as,
+MAKES_CONTAINERS = {builtins.concat_items, runtime.split_last, runtime.make_dict, runtime.unstack, runtime.split_as,
                     accumulate.item_grads, runtime.tape_push,
                     runtime.tape_pop, runtime.list_append, runtime.cotangent_append}
 
 _PUSH = {runtime.tape_push, runtime.list_append, runtime.cotangent_append}
 
 # what takes a tuple or list of batched values (each item's flag known, or all batched)
-_TAKE_CONTAINERS = {builtins.keys_of, builtins.check_rebound, indexing.check_row_views,
+_TAKE_CONTAINERS = {builtins.concat_items, builtins.keys_of, builtins.check_rebound, indexing.check_row_views,
                     indexing.check_item_write, runtime.split_last, runtime.unsplit, runtime.loop_length, runtime.setitem, runtime.setitem_grad,
                     runtime.written, builtins.loop_items, np.concatenate, np.stack, np.array, np.asarray, operator.getitem, len,
                     runtime.as_cotangent, runtime.ones_like_tree, runtime.zeros_like_tree,
