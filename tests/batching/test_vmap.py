@@ -411,3 +411,113 @@ def test_a_tuple_of_states_grown_by_concatenation():
     v = vmap(grown_states, in_axes=(None, 0))
     close(grad(summed(v, 2))(w, x),
           sum(grad(grown_states)(w, x[i]) for i in range(4)), 1e-9)
+
+
+def _draw_global(x):
+    return x + RNG.normal(size=x.shape)
+
+
+def _draw_module(x):
+    return x * np.random.randn(*x.shape)
+
+
+def _draw_argument(x, rng):
+    k = rng.integers(0, 3)
+    return x[k]
+
+
+def _noise_passed_in(x, noise):
+    return np.sum(np.tanh(x + noise))
+
+
+@pytest.mark.parametrize("f, args, what", [
+    (_draw_global, (np.ones((3, 4)),), r"\.normal\(\)"),
+    (_draw_module, (np.ones((3, 4)),), "randn"),
+    (_draw_argument, (np.ones((3, 4)), np.random.default_rng(0)), r"\.integers\(\)")])
+def test_random_draws_are_refused(f, args, what):
+    """A loop over the examples draws for each one; vmap would draw once for the batch
+    (every example the same noise). Refused at the draw's line, with what to do."""
+    axes = (0,) + (None,) * (len(args) - 1)
+    with pytest.raises(s2sad.TransformError, match=f"random draw \\({what}") as info:
+        vmap(f, in_axes=axes)(*args)
+    assert "test_vmap.py" in str(info.value) and "in_axes" in str(info.value)
+    with pytest.raises(s2sad.TransformError, match="random draw"):
+        vmap(grad(_summed(f, len(args))), in_axes=axes)(*args)
+
+
+def _summed(f, n):
+    if n == 1:
+        return lambda x: np.sum(f(x))
+    return lambda x, rng: np.sum(f(x, rng))
+
+
+def test_draws_passed_in_per_example():
+    """The way the refusal points to: the batch's draws passed as a batched argument."""
+    x = RNG.normal(size=(5, 3))
+    noise = np.random.default_rng(1).normal(size=(5, 3))
+    got = vmap(grad(_noise_passed_in))(x, noise)
+    want = np.stack([grad(_noise_passed_in)(a, n) for a, n in zip(x, noise)])
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+
+
+_TAYLOR_FNS = {
+    "prod": lambda x: np.sum(np.sin(x) * np.exp(0.3 * x[::-1])) + np.prod(np.tanh(x)),
+    "quotient": lambda x: np.sum(np.log(1 + x ** 2) / (2 + np.cos(x))),
+    "matmul": lambda x: np.sum(np.tanh(np.outer(x, x) @ x) ** 2) + np.sqrt(np.sum(x ** 2) + 1),
+    "kinks": lambda x: np.max(x * np.abs(x)) + np.mean(np.maximum(x, 0.1) ** 3),
+    "cumulative": lambda x: np.sum(np.cumsum(x) * np.cumprod(1 + 0.1 * x)),
+}
+_TAYLOR_KINDS = {
+    "derivative3": lambda g: s2sad.derivative(g, order=3),
+    "grad_of_derivative2": lambda g: grad(lambda x: np.sum(s2sad.derivative(g, order=2)(x))),
+    "hessian": hessian,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_TAYLOR_KINDS))
+@pytest.mark.parametrize("name", sorted(_TAYLOR_FNS))
+def test_taylor_mode_code_per_example(name, kind):
+    """vmap of Taylor mode's code (derivative of order 3, grad of a Taylor derivative, as a
+    PINN's per-point residual Jacobian needs) equals a loop over the examples."""
+    f = _TAYLOR_KINDS[kind](_TAYLOR_FNS[name])
+    X = np.random.default_rng(3).normal(size=(4, 3)) + 0.5
+    try:
+        got = vmap(f)(X)
+    except s2sad.TransformError as e:             # not batched yet: refused by name
+        assert "vmap has no batched form of" in str(e), e
+        pytest.skip(str(e).splitlines()[0])
+    want = np.stack([f(x) for x in X])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def _network(params, x, y):
+    h = np.concatenate([x, y], axis=1)
+    for W, b in params[:-1]:
+        h = np.tanh(h @ W + b)
+    W, b = params[-1]
+    return h @ W + b
+
+
+_u_xxxx = s2sad.derivative(_network, wrt=1, order=4)
+_u_xxyy = s2sad.derivative(s2sad.derivative(_network, wrt=1, order=2), wrt=2, order=2)
+_u_yyyy = s2sad.derivative(_network, wrt=2, order=4)
+
+
+def _biharmonic(params, x, y):
+    return np.sum(_u_xxxx(params, x, y) + 2 * _u_xxyy(params, x, y) + _u_yyyy(params, x, y))
+
+
+def test_per_point_jacobian_of_a_taylor_residual():
+    """A PINN's Gauss-Newton Jacobian: the gradient, with respect to the weights, of the
+    fourth-order residual at each point (Taylor mode inside), one row per point."""
+    rng = np.random.default_rng(4)
+    params = [(rng.normal(size=(2, 8)) * 0.5, rng.normal(size=8) * 0.1),
+              (rng.normal(size=(8, 1)) * 0.5, np.zeros(1))]
+    x, y = rng.uniform(-1, 1, (6, 1, 1)), rng.uniform(-1, 1, (6, 1, 1))
+    values, rows = vmap(s2sad.value_and_grad(_biharmonic), in_axes=(None, 0, 0))(params, x, y)
+    for i in range(6):
+        v, g = s2sad.value_and_grad(_biharmonic)(params, x[i], y[i])
+        np.testing.assert_allclose(values[i], v, rtol=1e-12)
+        for (dW, db), (gW, gb) in zip(rows, g):
+            np.testing.assert_allclose(dW[i], gW, rtol=1e-12, atol=1e-14)
+            np.testing.assert_allclose(db[i], gb, rtol=1e-12, atol=1e-14)

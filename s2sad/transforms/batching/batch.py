@@ -255,6 +255,9 @@ class BatchTransform:
             raise TypeError(v)
 
     def call_stmt(self, s: ir.Assign, call: ir.Call):
+        draw = batch_calls.draw_of(call)
+        if draw is not None:
+            raise batch_calls.refuse_draw(draw, s.src or self.src)
         flags = [self.flag_of(a) for a in call.args]
         kflags = {k: self.flag_of(a) for k, a in call.kwargs}
         if not any(flags) and not any(kflags.values()):

@@ -23,6 +23,7 @@ arrays that would mix examples.
 """
 
 import operator
+import random
 
 import numpy as np
 
@@ -30,9 +31,11 @@ from ... import ir, registry, runtime
 from ...errors import TransformError
 from ...rules.batching import helpers as bh
 from ...rules.batching import trees
-from ...rules.numpy import arith, casts, indexing
-from ...rules.python import builtins
+from ...rules.numpy import arith, casts, indexing, reductions, statistics
+from ...rules.python import builtins, objects
 from ...rules.runtime import accumulate
+from ...rules.taylor import elementwise as taylor_elementwise
+from ...rules.taylor import reductions as taylor_reductions
 from .flags import Slots, merge
 
 # fn -> (the parameter that is the axis, what axis=None means): "all" reduces every
@@ -48,8 +51,9 @@ def _axes(fns, none, name="axis"):
 
 _axes((np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.std, np.var, np.any,
        np.all, np.nansum, np.nanmean, np.nanmax, np.nanmin, np.count_nonzero,
-       np.median, np.average, np.ptp), "all")
-_axes((np.argmax, np.argmin, np.cumsum, np.cumprod, np.sort, np.argsort), "flat")
+       np.median, np.average, np.ptp, reductions.prod_others), "all")
+_axes((np.argmax, np.argmin, np.cumsum, np.cumprod, np.sort, np.argsort,
+       statistics.cumprod_before), "flat")
 _axes((np.flip,), "all")
 _axes((np.concatenate, np.stack, np.expand_dims, np.diff, np.repeat, np.roll), None)
 _axes((np.linalg.norm,), "flat")         # (ord=None: the 2-norm of the flattened example)
@@ -61,7 +65,9 @@ _TWO_AXES = {np.swapaxes: ("axis1", "axis2"), np.moveaxis: ("source", "destinati
 _SAME = {builtins.loop_items, np.copy, np.asarray, np.array, operator.pos, np.positive, np.ones_like,
          np.zeros_like, np.empty_like, np.full_like, runtime.shape_like,
          np.ascontiguousarray, runtime.ones_like, runtime.ones_like_tree,
-         runtime.zeros_like_tree, runtime.ones_like_single, runtime.as_cotangent}
+         runtime.zeros_like_tree, runtime.ones_like_single, runtime.as_cotangent,
+         taylor_reductions.nonzero_factors, taylor_reductions.real_values,
+         taylor_elementwise.real_sign, statistics.cumprod_before_grad}
 # NumPy takes stacks of matrices in these: a batch of examples is one more stack axis
 _STACKED = {np.linalg.inv, np.linalg.det, np.linalg.slogdet, np.linalg.cholesky,
             np.linalg.eigh, np.linalg.eigvalsh, np.linalg.qr, np.linalg.svd,
@@ -79,6 +85,40 @@ def refuse(T, prim, why=""):
         "Batch it by hand (write the function for a batch), or call it outside vmap. "
         "vmap batches elementwise functions, reductions, reshapes, transposes, indexing, "
         "concatenate and stack, @, einsum and NumPy's stacked linear algebra.")
+
+
+# the methods of a random generator: rng.normal(...) on a generator held in a value
+_DRAW_METHODS = frozenset(n for cls in (np.random.Generator, np.random.RandomState,
+                                        random.Random) for n in dir(cls) if not n.startswith("_")) | {"rvs"}
+
+
+def _draw_name(fn):
+    """The name of fn if it draws random numbers (np.random.normal, a Generator's bound
+    method), else None."""
+    owner = getattr(fn, "__self__", None)
+    module = getattr(fn, "__module__", None) or type(owner).__module__ or ""
+    return getattr(fn, "__name__", "a draw") if "random" in module else None
+
+
+def draw_of(call):
+    """What the call draws random numbers with (rng.normal, ...), or None for other calls."""
+    prim = call.callee
+    if getattr(prim, "pure", True):
+        return None
+    method = getattr(prim, "method", None)
+    if method is not None:
+        return f".{method}()" if method in _DRAW_METHODS else None
+    if prim.fn is objects.spread_call and call.args and isinstance(call.args[0], ir.Const):
+        return _draw_name(call.args[0].value)        # np.random.randn(*shape)
+    return _draw_name(prim.fn)
+
+
+def refuse_draw(name, src):
+    return TransformError(
+        f"vmap of a random draw ({name}): a loop over the examples would draw for each "
+        "example, and vmap would draw once for the whole batch", src,
+        "Draw for the whole batch outside vmap and pass the draws as an argument batched "
+        "like the examples (in_axes 0), or with in_axes None to share one draw.")
 
 
 def _bind(prim, args, kwargs):
@@ -724,7 +764,8 @@ _FORMS = {np.reshape: _reshape, np.broadcast_to: _reshape, np.ravel: _ravel,
           runtime.setitem: _setitem, runtime.written: _at_index,
           runtime.setitem_grad: _at_index, np.take: _take, builtins.keys_of: _keys,
           builtins.check_rebound: _checks, indexing.check_row_views: _checks,
-          indexing.check_item_write: _checks, builtins.concat_items: _concat_items}
+          indexing.check_item_write: _checks, builtins.check_one_value: _checks,
+          builtins.concat_items: _concat_items}
 # helpers that read only the shapes (and dtypes) of their arrays
 _SHAPE_ONLY = {runtime.dtype_of}
 # what holds values for later (a loop's tape, a list appended to): every value batched
@@ -749,7 +790,8 @@ MAKES_CONTAINERS = {builtins.concat_items, runtime.split_last, runtime.make_dict
 _PUSH = {runtime.tape_push, runtime.list_append, runtime.cotangent_append}
 
 # what takes a tuple or list of batched values (each item's flag known, or all batched)
-_TAKE_CONTAINERS = {builtins.concat_items, builtins.keys_of, builtins.check_rebound, indexing.check_row_views,
+_TAKE_CONTAINERS = {builtins.concat_items, builtins.keys_of, builtins.check_rebound, builtins.check_one_value,
+                    indexing.check_row_views,
                     indexing.check_item_write, runtime.split_last, runtime.unsplit, runtime.loop_length, runtime.setitem, runtime.setitem_grad,
                     runtime.written, builtins.loop_items, np.concatenate, np.stack, np.array, np.asarray, operator.getitem, len,
                     runtime.as_cotangent, runtime.ones_like_tree, runtime.zeros_like_tree,
