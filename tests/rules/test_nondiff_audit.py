@@ -231,6 +231,8 @@ TABLE = [
     (BH.batch_shape_like, Entry("meta", args(_a(5, 3), _a(2), False))),
     (BH.batch_stand_in, Entry("structural", args(_a(5, 3), _a(2), False), reason=(
         "a stand-in holding only a batched shape, (5, 2) here"))),
+    (BH.batch_stand_ins, Entry("structural", args(_a(5, 3), (_a(2), _a(3)), False), reason=(
+        "batch_stand_in of each item of a tuple: stand-ins holding only batched shapes"))),
     (BH.matmul_grad_like, Entry("structural", args(_a(5, 2), _a(3), False, _a(3, 2), False,
                                                    True), reason=(
         "the stand-in of a batched gradient of a matmul operand in its matrix form"))),

@@ -225,6 +225,11 @@ def batch_stand_in(g, x, batched):
     return _stand(batch_shape_like(g, x, batched), x, g)
 
 
+def batch_stand_ins(g, items, batched):
+    """batch_stand_in of each item of a tuple or list whose items are all batched, or none."""
+    return [batch_stand_in(g, x, batched) for x in items]
+
+
 def _core(s, lhs):
     """The matrix form of one operand of matmul: a vector is a row on the left, a column
     on the right."""
@@ -389,7 +394,7 @@ def stand_in_tree(x, n):
 defnondiff(example_shape, example_ndim, example_size, example_len, batch_size, lift_shape,
            batch_shape, broadcast_shape, flat_shape, squeezed_shape, example_axes, shift_axes,
            transposed_axes, batch_index, gather_index, checked_index, example_like, batch_like,
-           batch_shape_like, batch_stand_in, matmul_shape, matmul_out_shape,
+           batch_shape_like, batch_stand_in, batch_stand_ins, matmul_shape, matmul_out_shape,
            matmul_grad_like, matmul_grad_shape, solve_shape, solve_out_shape, branch_order,
            stand_in_tree, unsplit_like, truth_values, outer_shape,
            value_shape, any_of, none_of, one_example)

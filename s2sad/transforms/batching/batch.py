@@ -712,7 +712,8 @@ def _containers(stmts, seeds) -> set:
                         (fn in batch_calls.CONTAINERS and any(
                             isinstance(a, ir.Var) and a.name in out
                             for a in batch_calls.container_args(fn, v.args))) or \
-                        (isinstance(v, ir.Item) and v.index == 0 and v.value.name in pops):
+                        (isinstance(v, ir.Item) and v.index == 0 and v.value.name in pops) or \
+                        _slice_of(v, fn, out):
                     out.add(st.target)
             elif isinstance(st, (ir.If, ir.Loop)):
                 pairs = st.outs if isinstance(st, ir.If) else st.carried
@@ -720,6 +721,13 @@ def _containers(stmts, seeds) -> set:
                     if any(isinstance(x, ir.Var) and x.name in out for x in (a, b)):
                         out.add(t)
     return out
+
+
+def _slice_of(v, fn, containers) -> bool:
+    """Whether v is a slice of a container (h[1:]): a container too."""
+    return fn is operator.getitem and isinstance(v.args[0], ir.Var) and \
+        v.args[0].name in containers and isinstance(v.args[1], ir.Const) and \
+        isinstance(v.args[1].value, slice)
 
 
 def _none_tests(stmts) -> set:

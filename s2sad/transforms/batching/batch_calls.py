@@ -626,6 +626,17 @@ def _keys(T, prim, args, flags, kwargs, kflags):
     return T.call(prim.fn, *args, **dict(kwargs)), False
 
 
+def _items_between(T, prim, args, flags, kwargs, kflags):
+    """items_between(g, x, start, stop), a slice of a tuple's gradient, and its adjoint
+    items_padded(g, x, start), item by item: as they are where the gradient's items are all
+    batched (or, with x's, none are)."""
+    fg, fx = T.flag_of(args[0]), T.flag_of(args[1])
+    if any(flags[2:]) or kwargs or fg not in (True, False) or fx not in (True, False) or \
+            (fg is False and fx is True):
+        raise refuse(T, prim, " of a tuple whose items are batched and not batched")
+    return T.call(prim.fn, *args), fg
+
+
 def _concat_items(T, prim, args, flags, kwargs, kflags):
     """a + b of two tuples or lists: each item keeps its flag where both are known item
     by item; else every item batched."""
@@ -733,12 +744,17 @@ def _split_as(T, prim, args, flags, kwargs, kflags):
     """split_as(g, arrays, axis), the adjoint of concatenate: along the axis moved up, into
     pieces of the arrays' batched shapes."""
     bound = _bind(prim, args, kwargs)
-    items = T.items_of(bound["arrays"]) if bound else None
-    if items is None or flags[0] is False or any(kflags.values()) or \
+    if not bound or flags[0] is False or any(kflags.values()) or \
             not isinstance(bound.get("axis"), ir.Const) or bound["axis"].value is None:
         raise refuse(T, prim, " called this way")
-    g = bound["g"]
-    stands = T.pack([T.call(bh.batch_stand_in, g, a, ir.Const(f)) for a, f in items], "list")
+    g, items = bound["g"], T.items_of(bound["arrays"])
+    if items is not None:
+        stands = T.pack([T.call(bh.batch_stand_in, g, a, ir.Const(f)) for a, f in items], "list")
+    elif T.flag_of(bound["arrays"]) in (True, False):    # items not known: all alike
+        stands = T.call(bh.batch_stand_ins, g, bound["arrays"],
+                        ir.Const(T.flag_of(bound["arrays"])))
+    else:
+        raise refuse(T, prim, " of a tuple whose items are batched and not batched")
     return T.call(prim.fn, g, stands, ir.Const(bh.shift_axes(bound["axis"].value, None))), True
 
 
@@ -765,7 +781,8 @@ _FORMS = {np.reshape: _reshape, np.broadcast_to: _reshape, np.ravel: _ravel,
           runtime.setitem_grad: _at_index, np.take: _take, builtins.keys_of: _keys,
           builtins.check_rebound: _checks, indexing.check_row_views: _checks,
           indexing.check_item_write: _checks, builtins.check_one_value: _checks,
-          builtins.concat_items: _concat_items}
+          builtins.concat_items: _concat_items, builtins.items_between: _items_between,
+          builtins.items_padded: _items_between}
 # helpers that read only the shapes (and dtypes) of their arrays
 _SHAPE_ONLY = {runtime.dtype_of}
 # what holds values for later (a loop's tape, a list appended to): every value batched
@@ -783,14 +800,15 @@ def container_args(fn, args):
 
 
 # what returns a tuple or list (of batched values, where it is given batched ones)
-MAKES_CONTAINERS = {builtins.concat_items, runtime.split_last, runtime.make_dict, runtime.unstack, runtime.split_as,
+MAKES_CONTAINERS = {builtins.concat_items, builtins.items_between, builtins.items_padded, runtime.split_last, runtime.make_dict, runtime.unstack, runtime.split_as,
                     accumulate.item_grads, runtime.tape_push,
                     runtime.tape_pop, runtime.list_append, runtime.cotangent_append}
 
 _PUSH = {runtime.tape_push, runtime.list_append, runtime.cotangent_append}
 
 # what takes a tuple or list of batched values (each item's flag known, or all batched)
-_TAKE_CONTAINERS = {builtins.concat_items, builtins.keys_of, builtins.check_rebound, builtins.check_one_value,
+_TAKE_CONTAINERS = {builtins.concat_items, builtins.items_between, builtins.items_padded, runtime.split_as, runtime.shape_like,
+                    builtins.keys_of, builtins.check_rebound, builtins.check_one_value,
                     indexing.check_row_views,
                     indexing.check_item_write, runtime.split_last, runtime.unsplit, runtime.loop_length, runtime.setitem, runtime.setitem_grad,
                     runtime.written, builtins.loop_items, np.concatenate, np.stack, np.array, np.asarray, operator.getitem, len,
