@@ -18,7 +18,7 @@ import numpy as np
 from . import cache, failures, registry
 from .calls import backend_of, call_spec, describe, positional_params
 from .containers import flatten
-from .errors import ArgumentError
+from .errors import ArgumentError, TransformError
 from .ir.spec import Arg
 from .pipeline import get_artifact, name_of
 
@@ -153,6 +153,102 @@ class Vmapped(registry.Derived):
         return f(*map(flatten, args))
 
 
+def _tree_map(f, x):
+    if isinstance(x, (tuple, list)):
+        return type(x)(_tree_map(f, e) for e in x)
+    if isinstance(x, dict):
+        return {k: _tree_map(f, v) for k, v in x.items()}
+    return x if x is None else f(x)
+
+
+def _merged(a, outer, inner, b1, b2):
+    """An argument of vmap(vmap(f)) as one of a single vmap over b1 * b2 examples (the
+    outer index first): each example's value, repeated where one level shares it."""
+    def leaf(x):
+        x = np.asarray(x) if not hasattr(x, "shape") else x
+        xp = backend_of((x,))
+        if outer is not None:
+            x = xp.moveaxis(x, outer, 0)
+        if inner is not None:
+            x = xp.moveaxis(x, inner + (outer is not None), int(outer is not None))
+        rest = x.shape[(outer is not None) + (inner is not None):]
+        if outer is None:
+            x = xp.broadcast_to(x[None], (b1,) + x.shape)
+        elif inner is None:
+            x = xp.broadcast_to(x[:, None], (b1, b2) + rest)
+        return xp.reshape(x, (b1 * b2,) + rest)
+    return _tree_map(leaf, a)
+
+
+class NestedVmap(Vmapped):
+    """vmap(vmap(f)): run as one vmap of f over the outer and inner examples together
+    (exact: the examples are independent), its result split back into the two axes."""
+
+    def __init__(self, inner: Vmapped, in_axes=0, out_axes=0):
+        super().__init__(inner, in_axes, out_axes)
+        self.inner = inner
+        if not all(isinstance(a, int) for a in (self.out_axes, inner.out_axes)):
+            raise ArgumentError("vmap of vmap takes out_axes as one int at each level",
+                                hint="Move the axes of the result after the call.")
+        self._flat = {}
+
+    def params(self):
+        return self.inner.params()
+
+    def generated_function(self, xp=np, spec=None):
+        raise TransformError("vmap of vmap inside another transform (a derivative of it, "
+                             "or vmap of it) is not supported yet", None,
+                             "Call vmap(vmap(f)) directly, or vmap a derivative instead: "
+                             "vmap(vmap(grad(f))).")
+
+    @property
+    @failures.public
+    def source(self) -> str:
+        if self._last is None:
+            raise ArgumentError(f"source({self!r}): vmap of vmap's code is made at its first "
+                                "call, as one vmap over both levels", hint="Call it once first.")
+        return self._flat[self._last].source
+
+    def _call(self, *args, **kwargs):
+        n = len(self.params())
+        if len(args) != n or kwargs:
+            raise ArgumentError(f"vmap(vmap({describe(self.inner.fn)})) takes its {n} "
+                                f"arguments by position")
+        outer, inner = self._axes(n), self.inner._axes(n)
+        for ax in outer + inner:
+            if isinstance(ax, tuple):
+                raise ArgumentError("vmap of vmap takes an int or None per argument as "
+                                    "in_axes at each level, not a tuple item by item")
+        b1 = _batch_size(args, outer, "the outer vmap")
+        b2 = _batch_size([_tree_map(lambda x: np.take(x, 0, axis=o), a) if o is not None
+                          else a for a, o in zip(args, outer)], inner, "the inner vmap")
+        axes = tuple(None if o is None and i is None else 0 for o, i in zip(outer, inner))
+        merged = [a if ax is None else _merged(a, o, i, b1, b2)
+                  for a, o, i, ax in zip(args, outer, inner, axes)]
+        if axes not in self._flat:
+            self._flat[axes] = vmap(self.inner.fn, axes, 0)
+        self._last = axes
+        out = self._flat[axes](*merged)
+
+        def split(x):
+            x = x.reshape((b1, b2) + x.shape[1:])
+            x = np.moveaxis(x, 1, self.inner.out_axes % (x.ndim - 1) + 1)
+            return np.moveaxis(x, 0, self.out_axes % x.ndim)
+        return _tree_map(split, out)
+
+
+def _batch_size(args, axes, level):
+    sizes = {np.shape(leaf)[ax] for a, ax in zip(args, axes) if ax is not None
+             for leaf in _leaves(a)}
+    if not sizes:
+        raise ArgumentError(f"vmap: no argument is batched by {level} (its in_axes are all "
+                            "None)")
+    if len(sizes) > 1:
+        raise ArgumentError(f"vmap: the arguments {level} batches have different batch "
+                            f"sizes {sorted(sizes)}")
+    return sizes.pop()
+
+
 def vmap(fn: Any, in_axes=0, out_axes=0) -> Vmapped:
     """fn, written for one example, run on a batch of them.
 
@@ -171,4 +267,6 @@ def vmap(fn: Any, in_axes=0, out_axes=0) -> Vmapped:
     array([[2., 0.],
            [0., 2.]])
     """
+    if isinstance(fn, Vmapped):
+        return NestedVmap(fn, in_axes, out_axes)
     return Vmapped(fn, in_axes, out_axes)

@@ -174,15 +174,11 @@ def test_per_example_hessians_jacobians_and_derivatives():
 
 
 def test_not_yet_batched_is_refused():
-    """vmap of vmap and vmap of Taylor mode's stacked directions are refused (an
-    S2SADError naming vmap), never a wrong value or NumPy's error. (The gradient of
+    """vmap of Taylor mode's stacked directions is refused (an S2SADError naming vmap), never a wrong value or NumPy's error. (The gradient of
     concatenate, refused once, equals a loop.)"""
     x = RNG.normal(size=(5, 3))
     with pytest.raises(s2sad.TransformError, match="vmap"):
         vmap(s2sad.laplacian(lambda a, b: np.sin(a) * np.exp(b)))(x[:, 0], x[:, 1])
-    inner = vmap(lambda x, W: np.tanh(x @ W), in_axes=(0, None))
-    with pytest.raises(s2sad.TransformError, match="vmap of vmap"):
-        vmap(inner, in_axes=(1, None))(RNG.normal(size=(3, 6, 4)), RNG.normal(size=(4, 2)))
 
     def cat(x):
         return np.sum(np.concatenate([x, x * x]) ** 2)
@@ -550,3 +546,39 @@ def test_gradient_through_a_slice_of_states(f):
     X = np.random.default_rng(5).normal(size=(4, 3))
     np.testing.assert_allclose(vmap(f)(X), [f(x) for x in X], rtol=1e-13)
     np.testing.assert_allclose(vmap(grad(f))(X), [grad(f)(x) for x in X], rtol=1e-13)
+
+
+def _kernel(x, y):
+    return np.exp(-np.sum((x - y) ** 2)) * np.tanh(x @ y)
+
+
+_PAIRS = vmap(vmap(_kernel, in_axes=(None, 0)), in_axes=(0, None))
+
+
+def test_vmap_of_vmap():
+    """vmap(vmap(f)): a kernel matrix over every pair, per-pair gradients, both levels
+    batching one argument along other axes, and three levels: each equals nested loops."""
+    X, Y = RNG.normal(size=(4, 3)), RNG.normal(size=(5, 3))
+    close(_PAIRS(X, Y), [[_kernel(x, y) for y in Y] for x in X])
+    pair_grads = vmap(vmap(grad(_kernel), in_axes=(None, 0)), in_axes=(0, None))(X, Y)
+    close(pair_grads, [[grad(_kernel)(x, y) for y in Y] for x in X])
+    assert "vmap_" in s2sad.source(_PAIRS)
+
+    def f(a):
+        return np.sin(a) * np.sum(a)
+    Z = RNG.normal(size=(3, 4, 5))
+    got = vmap(vmap(f, in_axes=1, out_axes=1), in_axes=1, out_axes=0)(Z)
+    close(got, [np.stack([f(Z[:, i, j]) for j in range(5)], axis=1) for i in range(4)])
+    W = RNG.normal(size=(2, 3, 4, 5))
+    close(vmap(vmap(vmap(f)))(W), [[[f(c) for c in b] for b in a] for a in W])
+
+    with pytest.raises(s2sad.ArgumentError, match="the outer vmap batches have different"):
+        vmap(vmap(_kernel))(RNG.normal(size=(4, 5, 3)), RNG.normal(size=(3, 5, 3)))
+    with pytest.raises(s2sad.ArgumentError, match="out_axes as one int"):
+        vmap(vmap(_kernel), out_axes=None)
+
+
+def test_vmap_of_vmap_inside_a_derivative_is_refused():
+    X, Y = RNG.normal(size=(4, 3)), RNG.normal(size=(5, 3))
+    with pytest.raises(s2sad.TransformError, match="vmap of vmap inside another transform"):
+        grad(lambda x: np.sum(_PAIRS(x, Y)))(X)
