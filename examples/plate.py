@@ -52,14 +52,19 @@ one place, make_derivatives(mode):
 The loss gradient itself is always reverse mode (value_and_grad of the loss).
 
 Training has two stages. Adam on a fresh random batch of points each step
-finds the right shape; then L-BFGS (scipy.optimize.minimize, method L-BFGS-B,
-on the flattened parameters, with the loss and its gradient from one call of
-loss_and_grad) minimises the loss at one fixed set of points, which is what a
-quasi-Newton method needs (a deterministic objective), and takes the error
-from a few percent to a few tenths of a percent.
+finds the right shape; then Gauss-Newton (Levenberg-Marquardt) minimises the
+loss at one fixed set of points. The loss is a sum of squares of per-point
+residuals r (the PDE at the interior points, the boundary conditions at the
+edges), so each step solves (J^T J + lambda I) delta = -J^T r by Cholesky, with
+the Jacobian J of r with respect to the weights from s2sad.vmap of
+s2sad.value_and_grad over the points: one row per point, Taylor mode inside.
+It takes the error from about 10% to a few hundredths of a percent in a few
+hundred iterations. L-BFGS (scipy.optimize.minimize, method L-BFGS-B, --lbfgs N)
+can run between the two; it stalls near 0.1% on this problem (docs/plate.md).
 """
 
 import argparse
+import importlib.util
 import math
 import os
 import sys
@@ -87,7 +92,10 @@ A_LEN = X_MAX - X_MIN                       # a = 2: span between the supports
 C_HALF = Y_MAX                              # c = 0.5: half-width
 W_SCALE = Q / D                             # w = W_SCALE * u  (lengths in metres)
 
-DEFAULT_SIZES = (2, 32, 64, 32, 1)
+# 921 weights: fewer than the 1,800 residuals of the Gauss-Newton stage, whose normal
+# equations are then 921 x 921 (the 4,321 weights of 2,32,64,32,1 would need more points,
+# and a Cholesky factor five times as large, for the same error).
+DEFAULT_SIZES = (2, 20, 20, 20, 1)
 
 # Loss weights (--weights): residual, u = 0 and u_xx = 0 at the supports, moment and
 # shear at the free edges. With the scaling below every term is of order one, and
@@ -276,16 +284,26 @@ def residual(params, x, y):
     return w_xxxx(params, x, y) + 2 * w_xxyy(params, x, y) + w_yyyy(params, x, y) - 1.0
 
 
+def moment(params, x, y):
+    """The bending moment at free-edge points, over D: u_yy + mu u_xx (zero there)."""
+    return w_yy(params, x, y) + MU * w_xx(params, x, y)
+
+
+def shear(params, x, y):
+    """The Kirchhoff shear at free-edge points, over D: u_yyy + (2 - mu) u_xxy (zero there)."""
+    return w_yyy(params, x, y) + (2 - MU) * w_xxy(params, x, y)
+
+
 def loss_terms(params, xi, yi, xs, ys, xf, yf):
     """Mean squares of: the PDE residual at (xi, yi); u and u_xx on the supported edges
     (xs, ys); the moment and the Kirchhoff shear on the free edges (xf, yf)."""
     r = residual(params, xi, yi)
     u_s = w(params, xs, ys)
     uxx_s = w_xx(params, xs, ys)
-    moment = w_yy(params, xf, yf) + MU * w_xx(params, xf, yf)
-    shear = w_yyy(params, xf, yf) + (2 - MU) * w_xxy(params, xf, yf)
+    m = moment(params, xf, yf)
+    v = shear(params, xf, yf)
     return (np.mean(r ** 2), np.mean(u_s ** 2), np.mean(uxx_s ** 2),
-            np.mean(moment ** 2), np.mean(shear ** 2))
+            np.mean(m ** 2), np.mean(v ** 2))
 
 
 def loss(params, xi, yi, xs, ys, xf, yf):
@@ -505,6 +523,13 @@ def make_objective(batch, like, xp=np):
     return objective
 
 
+def require_scipy(stage, without):
+    """Exit with what to install (or which option skips the stage) where SciPy is missing."""
+    if importlib.util.find_spec("scipy") is None:
+        raise SystemExit(f"the {stage} stage needs SciPy: pip install scipy (or pip install "
+                         f"-e '.[examples]'), or {without} to leave it out")
+
+
 def lbfgs(params, batch, iters=500, backend="numpy", print_every=0, progress=True,
           first_step=1, maxcor=50):
     """Minimise the loss at the fixed points `batch` by L-BFGS-B, from `params`.
@@ -512,11 +537,8 @@ def lbfgs(params, batch, iters=500, backend="numpy", print_every=0, progress=Tru
     Returns (params on the host, history of (step, loss) after each iteration,
     SciPy's OptimizeResult). Steps are numbered from first_step, after Adam's.
     """
-    try:
-        from scipy.optimize import minimize
-    except ImportError:
-        raise SystemExit("the L-BFGS stage needs SciPy: pip install scipy (or pip install -e "
-                         "'.[examples]'), or --lbfgs 0 for Adam alone") from None
+    require_scipy("L-BFGS", "--lbfgs 0")
+    from scipy.optimize import minimize
     xp = array_module(backend)
     like = to_host(params)
     batch = to_device(batch, xp)
@@ -543,6 +565,113 @@ def lbfgs(params, batch, iters=500, backend="numpy", print_every=0, progress=Tru
     return unflatten(result.x, like), history, result
 
 
+# -- Gauss-Newton (Levenberg-Marquardt) ----------------------------------------------------
+# Each term of the loss is a mean of squares of per-point values: the PDE residual at the
+# interior points, u and u_xx at the supports, the moment and the shear at the free edges.
+# Stacked, and each scaled by sqrt(weight / count), they are one residual vector r with
+# loss = r . r. Its Jacobian with respect to the weights has one row per point: the
+# gradient of that point's value, which s2sad.vmap of s2sad.grad gives for every point at
+# once (Taylor mode inside, for the fourth derivatives).
+TERMS = (("pde", residual, "interior"), ("w", w, "supports"), ("w_xx", w_xx, "supports"),
+         ("moment", moment, "free"), ("shear", shear, "free"))
+
+
+def _one_point(term):
+    """term's value at one point, as a number: what s2sad.grad differentiates."""
+    def value(params, x, y):
+        return np.sum(term(params, x, y))
+    value.__name__ = f"{term.__name__}_at_a_point"
+    return value
+
+
+# the value and the gradient of each term at every point: params shared (in_axes None),
+# x and y batched, one point of shape (1, 1) per example
+POINT_GRADIENTS = {name: s2sad.vmap(s2sad.value_and_grad(_one_point(term)), in_axes=(None, 0, 0))
+                   for name, term, _ in TERMS}
+
+
+def _points(batch, where):
+    xi, yi, xs, ys, xf, yf = batch
+    return {"interior": (xi, yi), "supports": (xs, ys), "free": (xf, yf)}[where]
+
+
+def residuals(params, batch):
+    """The residual vector r (loss = r . r) at the points of `batch`."""
+    out = []
+    for (name, term, where), weight in zip(TERMS, WEIGHTS):
+        x, y = _points(batch, where)
+        out.append(math.sqrt(weight / len(x)) * np.ravel(to_host(term(params, x, y))))
+    return np.concatenate(out)
+
+
+def residuals_and_jacobian(params, batch):
+    """(r, J): the residual vector and its Jacobian with respect to flatten(params), one
+    row per point, from s2sad.vmap(s2sad.value_and_grad(...)) over the points."""
+    rs, rows = [], []
+    for (name, term, where), weight in zip(TERMS, WEIGHTS):
+        x, y = _points(batch, where)
+        values, grads = POINT_GRADIENTS[name](params, x[:, :, None], y[:, :, None])
+        scale = math.sqrt(weight / len(x))
+        rs.append(scale * np.asarray(to_host(values), dtype=np.float64))
+        rows.append(scale * np.concatenate(
+            [np.asarray(to_host(a), dtype=np.float64).reshape(len(x), -1)
+             for layer in grads for a in layer], axis=1))
+    return np.concatenate(rs), np.concatenate(rows)
+
+
+def damped_step(J, r, damping):
+    """delta solving (J^T J + damping I) delta = -J^T r, by Cholesky, through the smaller
+    of J J^T (fewer residuals than weights) and J^T J. None where not positive definite."""
+    from scipy.linalg import LinAlgError, cho_factor, cho_solve
+    m, n = J.shape
+    gram = J @ J.T if m < n else J.T @ J
+    gram[np.diag_indices_from(gram)] += damping
+    try:
+        factor = cho_factor(gram, lower=True, check_finite=False)
+    except LinAlgError:
+        return None
+    if m < n:
+        return -(J.T @ cho_solve(factor, r, check_finite=False))
+    return -cho_solve(factor, J.T @ r, check_finite=False)
+
+
+def gauss_newton(params, batch, iters=500, backend="numpy", print_every=0, progress=True,
+                 first_step=1, damping=1e-3):
+    """Minimise the loss at the fixed points `batch` by Levenberg-Marquardt, from `params`.
+
+    Each iteration takes r and J, then tries damped Gauss-Newton steps: a step that lowers
+    the loss is taken and the damping divided by 3; one that does not doubles it.
+    Returns (params on the host, history of (step, loss) after each iteration).
+    """
+    require_scipy("Gauss-Newton", "--gn 0")
+    xp = array_module(backend)
+    like = to_host(params)
+    batch = to_device(batch, xp)
+    theta, history = flatten(params), []
+    bar = Progress(iters, enabled=progress, desc="Gauss-Newton", unit="it")
+    for it in range(1, iters + 1):
+        r, J = residuals_and_jacobian(to_device(unflatten(theta, like), xp), batch)
+        value = float(r @ r)
+        while damping < 1e12:
+            delta = damped_step(J, r, damping)
+            trial = None if delta is None else theta + delta
+            new = math.inf if trial is None else float(np.sum(
+                residuals(to_device(unflatten(trial, like), xp), batch) ** 2))
+            if new < value:
+                theta, value, damping = trial, new, max(damping / 3, 1e-15)
+                break
+            damping *= 2
+        step = first_step + it - 1
+        history.append((step, value))
+        if print_every and step % print_every == 0:
+            _print_terms(bar, step, value, unflatten(theta, like), batch, xp)
+        bar.update(it, value)
+        if damping >= 1e12:       # no step lowers the loss: a minimum, to rounding
+            break
+    bar.close()
+    return unflatten(theta, like), history
+
+
 # -- evaluation ------------------------------------------------------------------------------
 def evaluate(params, nx=101, ny=51, terms=50):
     """The trained field against Levy's series on an nx-by-ny grid (in metres).
@@ -567,8 +696,9 @@ def evaluate(params, nx=101, ny=51, terms=50):
     }
 
 
-def save_png(result, path, adam_history=(), lbfgs_history=()):
-    """PINN field, Levy's field, their difference and the loss curve (needs matplotlib)."""
+def save_png(result, path, stages=()):
+    """PINN field, Levy's field, their difference and the loss curve of each stage, given
+    as (name, history) pairs (needs matplotlib)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -597,7 +727,7 @@ def save_png(result, path, adam_history=(), lbfgs_history=()):
         ax.set_xlabel("x (m)")
         ax.set_ylabel("y (m)")
         fig.colorbar(im, ax=ax, shrink=0.8)
-    _plot_losses(axes.flat[3], adam_history, lbfgs_history)
+    _plot_losses(axes.flat[3], stages)
     fig.suptitle(f"Kirchhoff plate: relative L2 error {result['rel_l2']:.3%}")
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -605,18 +735,24 @@ def save_png(result, path, adam_history=(), lbfgs_history=()):
     return True
 
 
-def _plot_losses(ax, adam_history, lbfgs_history):
-    """The loss against the step: Adam's (a new random batch each step) then L-BFGS's."""
-    for history, label, colour in ((adam_history, "Adam (random batches)", "tab:blue"),
-                                   (lbfgs_history, "L-BFGS (fixed points)", "tab:red")):
+STAGE_STYLE = {"Adam": ("Adam (random batches)", "tab:blue"),
+               "L-BFGS": ("L-BFGS (fixed points)", "tab:red"),
+               "Gauss-Newton": ("Gauss-Newton (fixed points)", "tab:green")}
+
+
+def _plot_losses(ax, stages):
+    """The loss against the step, stage after stage: Adam's (a new random batch each
+    step), then L-BFGS's and Gauss-Newton's iterations (fixed points)."""
+    for name, history in stages:
         if history:
             steps, values = zip(*history)
+            label, colour = STAGE_STYLE[name]
             ax.semilogy(steps, values, color=colour, lw=0.8, label=label)
     ax.set_title("training loss")
-    ax.set_xlabel("step (Adam), then iteration (L-BFGS)")
+    ax.set_xlabel("step (Adam), then iteration (L-BFGS, Gauss-Newton)")
     ax.set_ylabel("loss")
     ax.grid(True, which="both", alpha=0.3)
-    if adam_history or lbfgs_history:
+    if any(history for _, history in stages):
         ax.legend()
 
 
@@ -637,11 +773,11 @@ def report(result):
 
 # -- command line ---------------------------------------------------------------------------
 # The default run: about 2 minutes on a 2-core CPU (docs/plate.md: what it reaches).
-DEFAULTS = {"steps": 400, "points": 500, "edge_points": 50, "lr": 1e-3, "lbfgs": 1000,
-            "lbfgs_points": 500, "lbfgs_edge_points": 100, "sizes": DEFAULT_SIZES}
-# The accurate configuration: <= 0.2% relative L2 against Levy's series (docs/plate.md).
-ACCURATE = ("--steps 1000 --points 1000 --edge-points 50 --lr 1e-3 --lbfgs 2000 "
-            "--lbfgs-points 1000 --lbfgs-edge-points 100 --sizes 2,32,64,32,1")
+DEFAULTS = {"steps": 400, "points": 500, "edge_points": 50, "lr": 1e-3, "lbfgs": 0,
+            "lbfgs_points": 500, "lbfgs_edge_points": 100, "gn": 300, "gn_points": 1000,
+            "gn_edge_points": 200, "sizes": DEFAULT_SIZES}
+# The accurate configuration: <= 0.02% relative L2 against Levy's series (docs/plate.md).
+ACCURATE = "--steps 400 --gn 1500 --gn-points 1000 --gn-edge-points 200 --sizes 2,20,20,20,1"
 
 
 def parse_args(argv=None):
@@ -649,12 +785,12 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(
         description="A Kirchhoff plate (simply supported at x = +-1, free at y = +-0.5)\n"
                     "solved by a PINN in NumPy, every derivative taken by s2sad: Adam on\n"
-                    "random batches of points, then L-BFGS on fixed points.",
-        epilog="The default run took 2 minutes on a 2-core CPU (4.4 minutes with other jobs "
-               "running)\nand reached 0.096%, 0.206% and 0.049% relative L2 error against "
-               "Levy's series\nwith seeds 0, 1 and 2. The accurate configuration (17.5 "
-               "minutes there) goes on into\nthe plateau: 0.088% at the end, 0.06% to 0.12% "
-               "at every 100th of its last 1,400\nL-BFGS iterations (docs/plate.md).\n"
+                    "random batches of points, then Gauss-Newton (Levenberg-Marquardt) on\n"
+                    "fixed points, its Jacobian from s2sad.vmap of s2sad.grad.",
+        epilog="The default run took 1.6 minutes on a 2-core CPU (two runs side by side) and "
+               "reached\n0.015%, 0.032% and 0.037% relative L2 error against Levy's series "
+               "with seeds 0, 1\nand 2. The accurate configuration (8 to 9 minutes) reached "
+               "0.008% with each of\nthem (docs/plate.md).\n"
                f"accurate: {ACCURATE}",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--steps", type=int, default=d["steps"],
@@ -671,6 +807,14 @@ def parse_args(argv=None):
                    help="fixed interior points of the L-BFGS stage (default %(default)s)")
     p.add_argument("--lbfgs-edge-points", type=int, default=d["lbfgs_edge_points"],
                    help="fixed points of the L-BFGS stage on each pair of edges "
+                        "(default %(default)s)")
+    p.add_argument("--gn", type=int, default=d["gn"],
+                   help="Gauss-Newton (Levenberg-Marquardt) iterations after Adam (and "
+                        "L-BFGS), 0 for none (default %(default)s)")
+    p.add_argument("--gn-points", type=int, default=d["gn_points"],
+                   help="fixed interior points of the Gauss-Newton stage (default %(default)s)")
+    p.add_argument("--gn-edge-points", type=int, default=d["gn_edge_points"],
+                   help="fixed points of the Gauss-Newton stage on each pair of edges "
                         "(default %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed of the weights and the points")
     p.add_argument("--sizes", default=",".join(map(str, d["sizes"])),
@@ -740,6 +884,9 @@ def main(argv=None):
     if args.lbfgs:
         print(f"then {args.lbfgs} L-BFGS iterations at {args.lbfgs_points} fixed interior "
               f"points and {args.lbfgs_edge_points} on each pair of edges")
+    if args.gn:
+        print(f"then {args.gn} Gauss-Newton iterations at {args.gn_points} fixed interior "
+              f"points and {args.gn_edge_points} on each pair of edges")
     t0 = time.perf_counter()
     params, adam_history = train(args.sizes, args.steps, args.points, args.edge_points, args.lr,
                                  args.seed, args.mode, args.backend, dtype, args.print_every,
@@ -757,13 +904,25 @@ def main(argv=None):
                                            first_step=args.steps + 1)
         print(f"L-BFGS: {res.nit} iterations ({res.nfev} loss and gradient evaluations) in "
               f"{time.perf_counter() - t1:.1f} s; loss {res.fun:.4e}; SciPy: {res.message}")
+    gn_history = []
+    if args.gn:
+        t1 = time.perf_counter()
+        points = sample_points(np.random.default_rng(args.seed + 2), args.gn_points,
+                               args.gn_edge_points, dtype)
+        params, gn_history = gauss_newton(params, points, args.gn, args.backend,
+                                          args.print_every, not args.no_progress,
+                                          first_step=args.steps + len(lbfgs_history) + 1)
+        print(f"Gauss-Newton: {len(gn_history)} iterations in {time.perf_counter() - t1:.1f} s; "
+              f"loss {gn_history[-1][1]:.4e}")
     elapsed = time.perf_counter() - t0
     result = evaluate(params, terms=args.terms)
     print(f"trained in {elapsed:.1f} s\n")
     print(report(result))
-    result.update(adam_history=adam_history, lbfgs_history=lbfgs_history, seconds=elapsed)
+    result.update(adam_history=adam_history, lbfgs_history=lbfgs_history,
+                  gn_history=gn_history, seconds=elapsed)
     if args.png:
-        save_png(result, args.png, adam_history, lbfgs_history)
+        save_png(result, args.png, [("Adam", adam_history), ("L-BFGS", lbfgs_history),
+                                    ("Gauss-Newton", gn_history)])
     return result
 
 if __name__ == "__main__":

@@ -206,7 +206,8 @@ def test_a_short_run_lowers_the_loss(mode):
 
 
 TINY = ["--steps", "3", "--points", "8", "--edge-points", "4", "--sizes", "2,4,4,1",
-        "--lbfgs", "4", "--lbfgs-points", "12", "--lbfgs-edge-points", "6", "--png", ""]
+        "--lbfgs", "4", "--lbfgs-points", "12", "--lbfgs-edge-points", "6", "--gn", "3",
+        "--gn-points", "10", "--gn-edge-points", "5", "--png", ""]
 
 
 def test_command_line(mode, capsys, tmp_path):
@@ -218,6 +219,9 @@ def test_command_line(mode, capsys, tmp_path):
     assert result["max_exact"] == pytest.approx(12.18 * MM, abs=0.005 * MM)
     assert [s for s, _ in result["adam_history"]] == [1, 2, 3]
     assert 1 <= len(result["lbfgs_history"]) <= 4 and result["lbfgs_history"][0][0] == 4
+    assert "Gauss-Newton: " in out             # then Gauss-Newton, numbered after L-BFGS
+    first_gn = result["lbfgs_history"][-1][0] + 1
+    assert [s for s, _ in result["gn_history"]] == list(range(first_gn, first_gn + 3))
 
 
 def test_command_line_errors(capsys):
@@ -287,6 +291,54 @@ def test_lbfgs_stage_lowers_the_loss(mode):
     assert plate.loss(params, *batch) == before          # the starting parameters are untouched
 
 
+# -- the Gauss-Newton stage -------------------------------------------------------------------
+def test_residuals_and_their_jacobian(mode):
+    """r . r is the loss; each row of J, from vmap of grad over the points, is the gradient
+    of one residual: J^T r is half the loss gradient (reverse mode), and J's columns match
+    central differences of r."""
+    params = plate.make_params(SMALL, seed=11)
+    batch = plate.sample_points(np.random.default_rng(12), points=9, edge_points=4)
+    r, J = plate.residuals_and_jacobian(params, batch)
+    assert r.shape == (9 + 4 * 4,) and J.shape == (r.size, plate.flatten(params).size)
+    np.testing.assert_allclose(r, plate.residuals(params, batch), rtol=1e-12, atol=1e-15)
+    assert r @ r == pytest.approx(plate.loss(params, *batch), rel=1e-12)
+    grads = plate.flatten(plate.loss_and_grad(params, *batch)[1])
+    np.testing.assert_allclose(2 * J.T @ r, grads, rtol=1e-10, atol=1e-12 * np.abs(grads).max())
+    theta, h = plate.flatten(params), 1e-5
+    for i in np.random.default_rng(13).choice(theta.size, 6, replace=False):
+        e = np.zeros_like(theta)
+        e[i] = h
+        fd = (plate.residuals(plate.unflatten(theta + e, params), batch)
+              - plate.residuals(plate.unflatten(theta - e, params), batch)) / (2 * h)
+        np.testing.assert_allclose(J[:, i], fd, rtol=1e-6, atol=1e-8 * np.abs(J).max())
+
+
+@needs_scipy
+@pytest.mark.parametrize("rows", [5, 40])           # fewer, and more, residuals than weights
+def test_damped_step_solves_the_normal_equations(rows):
+    rng = np.random.default_rng(rows)
+    J, r = rng.normal(size=(rows, 20)), rng.normal(size=rows)
+    delta = plate.damped_step(J, r, 0.1)
+    np.testing.assert_allclose((J.T @ J + 0.1 * np.eye(20)) @ delta, -J.T @ r, atol=1e-10)
+
+
+@needs_scipy
+def test_gauss_newton_stage_lowers_the_loss(mode):
+    """Adam briefly, then Levenberg-Marquardt at fixed points: every iteration lowers their
+    loss, and a few take it far down."""
+    params, _ = plate.train(sizes=SMALL, steps=5, points=12, edge_points=6, lr=1e-2, seed=0,
+                            mode=mode, progress=False)
+    batch = plate.sample_points(np.random.default_rng(1), points=30, edge_points=10)
+    before = plate.loss(params, *batch)
+    new, history = plate.gauss_newton(params, batch, iters=8, progress=False, first_step=6)
+    losses = np.array([v for _, v in history])
+    assert [s for s, _ in history] == list(range(6, 6 + len(history))) and len(history) >= 4
+    assert np.all(np.diff(losses) < 0) and losses[0] < before
+    assert losses[-1] < 1e-2 * before
+    assert plate.loss(new, *batch) == pytest.approx(losses[-1], rel=1e-9)
+    assert plate.loss(params, *batch) == before          # the starting parameters are untouched
+
+
 def test_plain_progress_bar_without_tqdm(monkeypatch):
     import io
     monkeypatch.setitem(sys.modules, "tqdm", None)       # import tqdm raises ImportError
@@ -307,7 +359,7 @@ def test_help_prints_the_accurate_configuration(capsys):
     lines = [line for line in out.splitlines() if line.startswith("accurate:")]
     assert len(lines) == 1
     args = plate.parse_args(lines[0][len("accurate:"):].split())     # exact, valid arguments
-    assert args.lbfgs > 0 and args.steps > 0
+    assert args.gn > 0 and args.steps > 0
     assert lines[0] == "accurate: " + plate.ACCURATE
 
 
@@ -326,5 +378,7 @@ def test_picture_with_the_loss_curve(tmp_path):
     params = plate.make_params(SMALL, seed=0)
     result = plate.evaluate(params, nx=11, ny=5)
     path = tmp_path / "plate.png"
-    assert plate.save_png(result, str(path), [(1, 1.0), (2, 0.5)], [(3, 0.2), (4, 0.1)])
+    assert plate.save_png(result, str(path), [("Adam", [(1, 1.0), (2, 0.5)]),
+                                              ("L-BFGS", [(3, 0.2), (4, 0.1)]),
+                                              ("Gauss-Newton", [(5, 0.05)])])
     assert path.stat().st_size > 10_000
