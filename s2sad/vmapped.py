@@ -21,6 +21,7 @@ from .containers import flatten
 from .errors import ArgumentError, TransformError
 from .ir.spec import Arg
 from .pipeline import get_artifact, name_of
+from .rules.taylor.batch import item_shapes
 
 
 def _check_axis(a, what, nested=False):
@@ -146,8 +147,8 @@ class Vmapped(registry.Derived):
         xp = backend_of(args)
         if xp is not np:
             spec = spec.replace(Arg.FLOAT, Arg.ARRAY)
-        shapes = tuple(getattr(a, "shape", None) if type(a) is np.ndarray else None
-                       for a in args)
+        shapes = tuple(a.shape if type(a) is np.ndarray else item_shapes(a)
+                       if isinstance(a, (tuple, list)) else None for a in args)
         self._last = (spec, shapes)
         f = self.artifact(spec, shapes).function(xp)
         return f(*map(flatten, args))

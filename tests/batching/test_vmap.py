@@ -582,3 +582,40 @@ def test_vmap_of_vmap_inside_a_derivative_is_refused():
     X, Y = RNG.normal(size=(4, 3)), RNG.normal(size=(5, 3))
     with pytest.raises(s2sad.TransformError, match="vmap of vmap inside another transform"):
         grad(lambda x: np.sum(_PAIRS(x, Y)))(X)
+
+
+def _two_layers(p, x, y):
+    W1, b1, W2, b2 = p
+    h = np.tanh(x @ W1 + b1)
+    return np.sum((h @ W2 + b2 - y) ** 2)
+
+
+def test_code_made_for_the_shapes_of_a_tuple_of_weights():
+    """The per-example gradient of a network whose weights come in a tuple: the code is
+    made for the weights' shapes too, so its shape helpers fold and each layer is one
+    matrix product (x @ W1, g @ W2.T); other shapes get their own code, and values equal a
+    loop for both."""
+    def params(n_in, n_hidden):
+        return (RNG.normal(size=(n_in, n_hidden)), RNG.normal(size=n_hidden),
+                RNG.normal(size=(n_hidden, 2)), RNG.normal(size=2))
+    per_example = vmap(grad(_two_layers), in_axes=(None, 0, 0))
+    for n_in, n_hidden in ((3, 5), (4, 6)):
+        p, X, Y = params(n_in, n_hidden), RNG.normal(size=(7, n_in)), RNG.normal(size=(7, 2))
+        got = per_example(p, X, Y)
+        want = [grad(_two_layers)(p, x, y) for x, y in zip(X, Y)]
+        for k in range(4):
+            close(got[k], np.stack([w[k] for w in want]))
+        text = s2sad.source(per_example)
+        assert f"p (({n_in}, {n_hidden}), ({n_hidden},), ({n_hidden}, 2), (2,))" in text
+        assert "x @ W1" in text and "xp.transpose(W2)" in text
+        assert "matmul_shape" not in text and "lift(" not in text, text
+
+
+def test_check_shapes_of_tuple_items():
+    from s2sad.rules.taylor.batch import ItemShapes, check_shapes
+    a, b = np.zeros((2, 3)), np.zeros(3)
+    check_shapes((ItemShapes([(2, 3), (3,)]), (3,)), (a, b), b)
+    check_shapes((ItemShapes([(2, 3), None]),), [a, "anything"])
+    for wrong in ((b, a), (a,), (a, b, b), a):
+        with pytest.raises(s2sad.ArgumentError, match="made for arguments of shapes"):
+            check_shapes((ItemShapes([(2, 3), (3,)]),), wrong)

@@ -153,12 +153,40 @@ def getitem_grads(x, *pairs):
     return z
 
 
+class ItemShapes(tuple):
+    """The shapes of the items of a tuple or list argument (each a shape, None for any, or
+    ItemShapes of a nested one): code made for them folds the shape helpers of its items."""
+
+
+def item_shapes(x):
+    """ItemShapes of a tuple or list of arrays (nested ones too), or None where an item is
+    something else (a number, a dict)."""
+    out = []
+    for e in x:
+        if type(e) is np.ndarray:
+            out.append(e.shape)
+        elif isinstance(e, (tuple, list)) and item_shapes(e) is not None:
+            out.append(item_shapes(e))
+        else:
+            return None
+    return ItemShapes(out)
+
+
+def _fits(a, s) -> bool:
+    if s is None:
+        return True
+    if isinstance(a, (tuple, list)):          # s: its items' shapes
+        return isinstance(s, tuple) and len(a) == len(s) and all(map(_fits, a, s))
+    return getattr(a, "shape", None) == s or np.shape(a) == s
+
+
 def check_shapes(shapes, *args):
-    """The code that calls this was made for arguments of these shapes (None: any): others
-    are refused."""
+    """The code that calls this was made for arguments of these shapes (None: any; for a
+    tuple or list, its items' shapes): others are refused."""
     for a, s in zip(args, shapes):
-        if s is not None and getattr(a, "shape", None) != s and np.shape(a) != s:
-            got = tuple(None if t is None else np.shape(b) for b, t in zip(args, shapes))
+        if not _fits(a, s):
+            got = tuple(None if t is None else item_shapes(b) if isinstance(b, (tuple, list))
+                        else np.shape(b) for b, t in zip(args, shapes))
             raise ArgumentError(f"this code was made for arguments of shapes {shapes} "
                                 f"(None: any); it was called with {got}")
 

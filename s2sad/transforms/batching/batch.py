@@ -40,6 +40,7 @@ from ...ir import analysis
 from ...errors import TransformError
 from ...rules.batching import helpers as bh
 from ...rules.batching import trees
+from ...rules.taylor.batch import ItemShapes
 from . import batch_calls
 from .flags import Slots, merge
 from .flags import batched as holds_batched
@@ -64,7 +65,8 @@ class BatchTransform:
         self.nb: Optional[ir.Atom] = None        # B, the batch's size, where the code is
         self.maybe_none = analysis.maybe_none(func.body)
         # the parameters the code is made for the shapes of: arrays
-        self.arrays = {p for p, sh in zip(func.params, shapes or ()) if sh is not None}
+        self.arrays = {p for p, sh in zip(func.params, shapes or ())
+                       if sh is not None and not isinstance(sh, ItemShapes)}
         self.none_tests = _none_tests(func.body)
         self._made = {s.target: s.value for s in ir.walk(func.body)
                       if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and

@@ -39,6 +39,7 @@ import numpy as np
 from ... import ir, registry, runtime
 from ...rules.numpy import padding
 from ...rules.batching import helpers as bh
+from ...rules.batching import trees
 from ...rules.taylor import batch as tb
 
 # primitives whose result's shape its arguments' shapes decide, with the number of leading
@@ -112,14 +113,27 @@ class Known:
 
     def __init__(self, func: ir.Function, shapes):
         once = Counter(t for s in ir.walk(func.body) for t in ir.targets(s))
+        fixed = [(p, s) for p, s in zip(func.params, shapes) if s is not None and once[p] == 0]
         self.shape: Dict[str, Tuple[int, ...]] = {
-            p: tuple(s) for p, s in zip(func.params, shapes) if s is not None and once[p] == 0}
+            p: tuple(s) for p, s in fixed if not isinstance(s, tb.ItemShapes)}
+        # a tuple or list parameter's items' shapes, and the items read from it
+        self.items: Dict[str, tb.ItemShapes] = {
+            p: s for p, s in fixed if isinstance(s, tb.ItemShapes)}
         self.value: Dict[str, object] = {}
         for s in func.body:
             if isinstance(s, ir.Assign) and once[s.target] == 1:
                 self.assign(s.target, s.value)
 
     def assign(self, t, v):
+        k = _item_index(v)
+        held = None if k is None else self.items.get(
+            v.value.name if isinstance(v, ir.Item) else v.args[0].name)
+        if held is not None:            # an item of a container parameter
+            if -len(held) <= k < len(held) and isinstance(held[k], tb.ItemShapes):
+                self.items[t] = held[k]
+            elif -len(held) <= k < len(held) and held[k] is not None:
+                self.shape[t] = tuple(held[k])
+            return
         if isinstance(v, ir.Var):
             for d in (self.shape, self.value):
                 if v.name in d:
@@ -212,6 +226,53 @@ class Known:
             return None
 
 
+def _batched_rows(func, s, defs, known, names) -> bool:
+    """Rewrite what vmap writes, where the shapes are known: lift(x, other, batched) => a
+    reshape to a constant; each example's row times W => x @ W; its gradient in the rows
+    => g @ W.T (one matrix product each, not B products of a row).  Whether s changed."""
+    v = s.value
+    lifted = _lift(v, known)
+    if lifted is not None:
+        s.value = ir.Call(registry.primitive(np.reshape), (v.args[0], ir.Const(lifted)))
+        known.shape[s.target] = lifted
+        return True
+    back = _row_lhs_grad(s, defs, known) if names is not None else None
+    if back is not None:
+        g, W = back
+        t = ir.Assign(names.fresh(f"{W.name}_T"), ir.Call(
+            registry.primitive(np.transpose), (W,)), s.src)
+        func.body.insert(func.body.index(s), t)
+        s.value = ir.Call(registry.primitive(operator.matmul), (g, ir.Var(t.target)))
+        return True
+    rows = _row_product(s, defs, known)
+    if rows is not None:
+        s.value = ir.Call(registry.primitive(operator.matmul), rows)
+        return True
+    return False
+
+
+def _lift(v: ir.Call, known: Known) -> Optional[tuple]:
+    """The shape trees.lift(x, other, batched) reshapes x to, where both shapes are known."""
+    if getattr(v.callee, "fn", None) is not trees.lift or len(v.args) != 3 or v.kwargs:
+        return None
+    x, other = (known.shape.get(a.name) if isinstance(a, ir.Var) else None for a in v.args[:2])
+    ok, batched = known.const(v.args[2])
+    if x is None or other is None or not ok:
+        return None
+    return tuple(bh.lift_shape(_standin(x), _standin(other), batched))
+
+
+def _item_index(v) -> Optional[int]:
+    """k where v reads the item k of a container (x[k] with a constant int k), else None."""
+    if isinstance(v, ir.Item):
+        return v.index
+    if isinstance(v, ir.Call) and getattr(v.callee, "fn", None) is operator.getitem and \
+            isinstance(v.args[0], ir.Var) and isinstance(v.args[1], ir.Const) and \
+            type(v.args[1].value) is int:
+        return v.args[1].value
+    return None
+
+
 def keys(known: Known, params) -> Dict[str, str]:
     """The optimizer's shape symbol of each value of a known shape: the name of a parameter
     of that shape, else the shape written out (0-d values are left to the optimizer, whose
@@ -241,6 +302,9 @@ def fold(func: ir.Function, shapes, names=None) -> Tuple[bool, Known]:
             continue
         if _small_first(s, defs, known, reads, func.body):
             changed = True              # (a * c) * x => a * (c * x): one pass over a, not two
+            continue
+        if _batched_rows(func, s, defs, known, names):
+            changed = True
             continue
         gemm = _one_product(s, defs, known) if names is not None else None
         if gemm is not None:            # the matrix-vector products of every direction
@@ -375,6 +439,60 @@ def _one_product(s, defs, known):
             known.shape.get(col.name) != sc + (1,) or so != (sc[0], sw[0]) or sc[1] != sw[1]:
         return None
     return c, W
+
+
+def _row_product(s, defs, known):
+    """(x, W) where s is reshape(matmul(reshape(x, (B, 1, n)), W), (B, m)): each row of x
+    (B, n) times W (n, m), which is x @ W, one matrix product (vmap writes each example's
+    vector-matrix product as a stack of B of them); else None."""
+    v = s.value
+    if v.callee.fn is not np.reshape or len(v.args) != 2 or v.kwargs or \
+            not isinstance(v.args[0], ir.Var):
+        return None
+    mm = defs.get(v.args[0].name)
+    if mm is None or not isinstance(mm.value, ir.Call) or mm.value.kwargs or \
+            getattr(mm.value.callee, "fn", None) not in (operator.matmul, np.matmul):
+        return None
+    row, W = mm.value.args
+    r = defs.get(row.name) if isinstance(row, ir.Var) else None
+    if r is None or not isinstance(r.value, ir.Call) or r.value.kwargs or \
+            getattr(r.value.callee, "fn", None) is not np.reshape or \
+            not isinstance(r.value.args[0], ir.Var) or not isinstance(W, ir.Var):
+        return None
+    x = r.value.args[0]
+    sw, sx, so = (known.shape.get(a.name) for a in (W, x, ir.Var(s.target)))
+    if sw is None or sx is None or len(sw) != 2 or len(sx) != 2 or \
+            known.shape.get(row.name) != (sx[0], 1, sx[1]) or so != (sx[0], sw[1]) or \
+            sx[1] != sw[0]:
+        return None
+    return x, W
+
+
+def _row_lhs_grad(s, defs, known):
+    """(g, W) where s is reshape(matmul_lhs_grad(reshape(g, (B, 1, m)), like, W), (B, n)):
+    the gradient of the rows of x @ W given g (B, m), which is g @ W.T; else None."""
+    v = s.value
+    if v.callee.fn is not np.reshape or len(v.args) != 2 or v.kwargs or \
+            not isinstance(v.args[0], ir.Var):
+        return None
+    lg = defs.get(v.args[0].name)
+    if lg is None or not isinstance(lg.value, ir.Call) or lg.value.kwargs or \
+            getattr(lg.value.callee, "fn", None) is not runtime.matmul_lhs_grad:
+        return None
+    row, like, W = lg.value.args
+    r = defs.get(row.name) if isinstance(row, ir.Var) else None
+    if r is None or not isinstance(r.value, ir.Call) or r.value.kwargs or \
+            getattr(r.value.callee, "fn", None) is not np.reshape or \
+            not isinstance(r.value.args[0], ir.Var) or not isinstance(W, ir.Var) or \
+            not isinstance(like, ir.Var):
+        return None
+    g = r.value.args[0]
+    sw, sg, so = (known.shape.get(a.name) for a in (W, g, ir.Var(s.target)))
+    if sw is None or sg is None or len(sw) != 2 or len(sg) != 2 or sg[1] != sw[1] or \
+            known.shape.get(row.name) != (sg[0], 1, sg[1]) or so != (sg[0], sw[0]) or \
+            known.shape.get(like.name) != (sg[0], 1, sw[0]):
+        return None
+    return g, W
 
 
 def guard(func: ir.Function, shapes, names) -> None:
