@@ -414,26 +414,38 @@ def _small_first(s, defs, known, reads, body) -> bool:
     return False
 
 
+def _reshape_of_product(s, defs, fns, operand):
+    """(the product's arguments, c) where s is reshape(p, shape), p = fn(*args) for an fn
+    in fns, and args[operand] = reshape(c, ...), all of them names; else None."""
+    v = s.value
+    if v.callee.fn is not np.reshape or len(v.args) != 2 or v.kwargs or \
+            not isinstance(v.args[0], ir.Var):
+        return None
+    p = defs.get(v.args[0].name)
+    if p is None or not isinstance(p.value, ir.Call) or p.value.kwargs or \
+            getattr(p.value.callee, "fn", None) not in fns:
+        return None
+    args = p.value.args
+    r = defs.get(args[operand].name) if isinstance(args[operand], ir.Var) else None
+    if r is None or not isinstance(r.value, ir.Call) or r.value.kwargs or \
+            getattr(r.value.callee, "fn", None) is not np.reshape or \
+            not all(isinstance(a, ir.Var) for a in args + (r.value.args[0],)):
+        return None
+    return args, r.value.args[0]
+
+
+_MATMUL = (operator.matmul, np.matmul)
+
+
 def _one_product(s, defs, known):
     """(c, W) where s is reshape(matmul(W, reshape(c, (D, n, 1))), (D, m)): W (m, n) times
     each of the D vectors c (D, n) stacked, which is c @ W.T, one matrix product (NumPy
     runs the stacked form as D products of a matrix and a vector, 2.5x slower for
     D = 64, n = 64, m = 128); else None."""
-    v = s.value
-    if v.callee.fn is not np.reshape or len(v.args) != 2 or v.kwargs or \
-            not isinstance(v.args[0], ir.Var):
+    found = _reshape_of_product(s, defs, _MATMUL, 1)
+    if found is None:
         return None
-    mm = defs.get(v.args[0].name)
-    if mm is None or not isinstance(mm.value, ir.Call) or mm.value.kwargs or \
-            getattr(mm.value.callee, "fn", None) not in (operator.matmul, np.matmul):
-        return None
-    W, col = mm.value.args
-    r = defs.get(col.name) if isinstance(col, ir.Var) else None
-    if r is None or not isinstance(r.value, ir.Call) or r.value.kwargs or \
-            getattr(r.value.callee, "fn", None) is not np.reshape or \
-            not isinstance(r.value.args[0], ir.Var) or not isinstance(W, ir.Var):
-        return None
-    c = r.value.args[0]
+    (W, col), c = found
     sw, sc, so = (known.shape.get(a.name) for a in (W, c, ir.Var(s.target)))
     if sw is None or sc is None or len(sw) != 2 or len(sc) != 2 or \
             known.shape.get(col.name) != sc + (1,) or so != (sc[0], sw[0]) or sc[1] != sw[1]:
@@ -445,21 +457,10 @@ def _row_product(s, defs, known):
     """(x, W) where s is reshape(matmul(reshape(x, (B, 1, n)), W), (B, m)): each row of x
     (B, n) times W (n, m), which is x @ W, one matrix product (vmap writes each example's
     vector-matrix product as a stack of B of them); else None."""
-    v = s.value
-    if v.callee.fn is not np.reshape or len(v.args) != 2 or v.kwargs or \
-            not isinstance(v.args[0], ir.Var):
+    found = _reshape_of_product(s, defs, _MATMUL, 0)
+    if found is None:
         return None
-    mm = defs.get(v.args[0].name)
-    if mm is None or not isinstance(mm.value, ir.Call) or mm.value.kwargs or \
-            getattr(mm.value.callee, "fn", None) not in (operator.matmul, np.matmul):
-        return None
-    row, W = mm.value.args
-    r = defs.get(row.name) if isinstance(row, ir.Var) else None
-    if r is None or not isinstance(r.value, ir.Call) or r.value.kwargs or \
-            getattr(r.value.callee, "fn", None) is not np.reshape or \
-            not isinstance(r.value.args[0], ir.Var) or not isinstance(W, ir.Var):
-        return None
-    x = r.value.args[0]
+    (row, W), x = found
     sw, sx, so = (known.shape.get(a.name) for a in (W, x, ir.Var(s.target)))
     if sw is None or sx is None or len(sw) != 2 or len(sx) != 2 or \
             known.shape.get(row.name) != (sx[0], 1, sx[1]) or so != (sx[0], sw[1]) or \
@@ -471,22 +472,10 @@ def _row_product(s, defs, known):
 def _row_lhs_grad(s, defs, known):
     """(g, W) where s is reshape(matmul_lhs_grad(reshape(g, (B, 1, m)), like, W), (B, n)):
     the gradient of the rows of x @ W given g (B, m), which is g @ W.T; else None."""
-    v = s.value
-    if v.callee.fn is not np.reshape or len(v.args) != 2 or v.kwargs or \
-            not isinstance(v.args[0], ir.Var):
+    found = _reshape_of_product(s, defs, (runtime.matmul_lhs_grad,), 0)
+    if found is None:
         return None
-    lg = defs.get(v.args[0].name)
-    if lg is None or not isinstance(lg.value, ir.Call) or lg.value.kwargs or \
-            getattr(lg.value.callee, "fn", None) is not runtime.matmul_lhs_grad:
-        return None
-    row, like, W = lg.value.args
-    r = defs.get(row.name) if isinstance(row, ir.Var) else None
-    if r is None or not isinstance(r.value, ir.Call) or r.value.kwargs or \
-            getattr(r.value.callee, "fn", None) is not np.reshape or \
-            not isinstance(r.value.args[0], ir.Var) or not isinstance(W, ir.Var) or \
-            not isinstance(like, ir.Var):
-        return None
-    g = r.value.args[0]
+    (row, like, W), g = found
     sw, sg, so = (known.shape.get(a.name) for a in (W, g, ir.Var(s.target)))
     if sw is None or sg is None or len(sw) != 2 or len(sg) != 2 or sg[1] != sw[1] or \
             known.shape.get(row.name) != (sg[0], 1, sg[1]) or so != (sg[0], sw[0]) or \
