@@ -49,6 +49,8 @@ def value_blind(module, allowed=()):
               isinstance(v.ctx, ast.Store)}
     watched = {}
     for node in ast.walk(defs[0]):
+        if isinstance(node, ast.Delete) and all(isinstance(t, ast.Name) for t in node.targets):
+            continue                    # (`del x`: a name let go, no value read)
         if isinstance(node, _FLOW) or isinstance(node, ast.FunctionDef) and node is not defs[0]:
             return None
         if isinstance(node, ast.Subscript) and not all(

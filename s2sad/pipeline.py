@@ -27,7 +27,7 @@ from .transforms.forward_mode import forward
 from .transforms.frontend import fence, generators, parse, resolve
 from .transforms.lowering import lower
 from .transforms.optimizer import optimize, specialize
-from .transforms.optimizer.optimize_release import release_shapes
+from .transforms.optimizer.optimize_release import release_dead, release_shapes
 from .transforms.printer import codegen
 from .transforms.reverse_mode import reverse, reverse_control
 from .transforms.taylor_mode import taylor
@@ -195,7 +195,8 @@ def _finish(functions, shape_of, out, parsed, header):
         ir.validate(g)                  # the invariants hold after each pass
         optimize.optimize(g, shape_of, getattr(g, "inexact", ()),
                           shapes=getattr(g, "shapes", None), names=out.names)
-        release_shapes(g, out.names)    # last: arrays read only for their shapes let go
+        release_shapes(g, out.names)    # last: arrays read only for their shapes let go,
+        release_dead(g, out.names)      # and those no one reads again
         ir.validate(g)
     module = codegen.generate(functions[0], out.externals, out.names, header,
                               parsed.world.globals, others=functions[1:])

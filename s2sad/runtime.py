@@ -91,6 +91,12 @@ _PLAIN = (np.ndarray, Like)
 _LIKES = {}
 
 
+def release(*values):
+    """Let go of the names that hold values: generated code prints `del name, ...` after
+    their last read (transforms/optimizer/optimize_release.py), and never calls this."""
+    return None
+
+
 def shape_like(x):
     """x as a loop's tape keeps it for a backward pass that reads only its shape: a Like
     for an array, x itself for a number, a container or a Like."""

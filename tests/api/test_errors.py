@@ -145,10 +145,9 @@ def uses_yield_value(x):
 
 
 def uses_del(x):
-    y = x * 2
-    z = y + 1
-    del y                     # MARK
-    return z
+    y = [x * 2, x + 1]
+    del y[0]                  # MARK
+    return y[0]
 
 
 def uses_import(x):
@@ -225,7 +224,7 @@ REFUSED = [
     (uses_nonlocal, ["`nonlocal`"], "nonlocal k", None),
     (uses_yield, ["yield"], "yield y", None),
     (uses_yield_value, ["yield"], "yield x", "yield"),
-    (uses_del, ["`del`"], "del y", None),
+    (uses_del, ["`del`"], "del y[0]", None),
     (uses_import, ["import"], "import math", None),
     (uses_from_import, ["import"], "from math import", None),
     (uses_set_item_of_item, ["an element of an element"], "y[0][1][0] = 1.0", None),

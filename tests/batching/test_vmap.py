@@ -619,3 +619,54 @@ def test_check_shapes_of_tuple_items():
     for wrong in ((b, a), (a,), (a, b, b), a):
         with pytest.raises(s2sad.ArgumentError, match="made for arguments of shapes"):
             check_shapes((ItemShapes([(2, 3), (3,)]),), wrong)
+
+
+def _rows_written(x):
+    z = np.outer(x, x)
+    for row in z:
+        row[0] = row[0] * 2.0 + row[1]
+    return np.sum(np.sin(z))
+
+
+def _own_generator(x):
+    rng = np.random.default_rng(3)
+    noise = rng.normal(size=x.shape)
+    return np.sum(np.tanh(x + noise) ** 2) + rng.uniform()
+
+
+def _seeded_by_example(x, seed):
+    rng = np.random.default_rng(seed)
+    return np.sum(x * rng.normal(size=x.shape))
+
+
+@pytest.mark.parametrize("f", [_rows_written, _own_generator])
+def test_rows_written_in_a_loop_and_a_generator_made_inside(f):
+    """Rows written in `for row in z` (the index of a row is the same for every example);
+    a generator the function makes from a constant seed (a loop over the examples makes it
+    anew for each, in the same state: the same draws for all, as vmap's one draw)."""
+    X = RNG.normal(size=(4, 3))
+    close(vmap(f)(X), [f(x) for x in X])
+    close(vmap(grad(f))(X), [grad(f)(x) for x in X])
+
+
+def test_a_generator_seeded_per_example_is_refused():
+    with pytest.raises(s2sad.TransformError, match="random draw"):
+        vmap(_seeded_by_example)(RNG.normal(size=(4, 3)), np.arange(4))
+
+
+def _rows_of_a_shared_array(x, L):
+    z = np.stack(L) * 1.0
+    for row in z:
+        row[1] = np.sin(x[0]) * row[0]
+    return np.sum(z)
+
+
+def test_rows_of_a_shared_array_written_per_example():
+    """z is the same for every example until a row is written with a per-example value:
+    the loop runs over z's rows (its length read before z is broadcast to the batch; the
+    printer once read the broadcast z there: fuzz seed 52004, program 428)."""
+    X, L = RNG.normal(size=(4, 3)), [RNG.normal(size=3), RNG.normal(size=3)]
+    f = vmap(_rows_of_a_shared_array, in_axes=(0, None))
+    close(f(X, L), [_rows_of_a_shared_array(x, L) for x in X])
+    g = vmap(grad(_rows_of_a_shared_array), in_axes=(0, None))
+    close(g(X, L), [grad(_rows_of_a_shared_array)(x, L) for x in X])

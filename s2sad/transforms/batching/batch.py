@@ -46,6 +46,10 @@ from .flags import Slots, merge
 from .flags import batched as holds_batched
 
 
+# what makes a random generator from a seed
+_GENERATORS = {np.random.default_rng, np.random.RandomState}
+
+
 class BatchTransform:
     """The batched code of one function: batch_function drives it."""
 
@@ -72,6 +76,7 @@ class BatchTransform:
                       if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and
                       isinstance(s.value.callee, registry.Primitive)}
         self.src = func.src
+        self.generators = set()     # random generators made here, the same for every example
 
     # -- emitting ------------------------------------------------------------------------
     def emit(self, target, value) -> ir.Var:
@@ -256,9 +261,22 @@ class BatchTransform:
         else:
             raise TypeError(v)
 
+    def _same_draws(self, s: ir.Assign, call: ir.Call) -> bool:
+        """Whether a draw is the same for every example: a generator made in the function
+        from values the same for every example (a loop over the examples would make it
+        anew for each, in the same state), or a draw from one of those."""
+        if any(self.flag_of(a) for a in call.args) or \
+                any(self.flag_of(a) for _, a in call.kwargs):
+            return False
+        if getattr(call.callee, "fn", None) in _GENERATORS:
+            self.generators.add(s.target)
+            return True
+        return bool(call.args) and isinstance(call.args[0], ir.Var) and \
+            call.args[0].name in self.generators
+
     def call_stmt(self, s: ir.Assign, call: ir.Call):
         draw = batch_calls.draw_of(call)
-        if draw is not None:
+        if draw is not None and not self._same_draws(s, call):
             raise batch_calls.refuse_draw(draw, s.src or self.src)
         flags = [self.flag_of(a) for a in call.args]
         kflags = {k: self.flag_of(a) for k, a in call.kwargs}

@@ -621,6 +621,15 @@ def _checks(T, prim, args, flags, kwargs, kflags):
                   **{k: one(v, kflags[k]) for k, v in kwargs}), False
 
 
+def _of_one_example(T, prim, args, flags, kwargs, kflags):
+    """An index computed from what an example's value is (row_index: an array's or a
+    list's), with its other arguments the same for every example: the same for all."""
+    if any(flags[1:]) or any(kflags.values()):
+        raise refuse(T, prim, " of an index that differs by example")
+    first = T.call(bh.one_example, args[0]) if flags[0] else args[0]
+    return T.call(prim.fn, first, *args[1:], **dict(kwargs)), False
+
+
 def _keys(T, prim, args, flags, kwargs, kflags):
     """A dict's keys: the same for every example."""
     return T.call(prim.fn, *args, **dict(kwargs)), False
@@ -782,6 +791,7 @@ _FORMS = {np.reshape: _reshape, np.broadcast_to: _reshape, np.ravel: _ravel,
           builtins.check_rebound: _checks, indexing.check_row_views: _checks,
           indexing.check_item_write: _checks, builtins.check_one_value: _checks,
           builtins.concat_items: _concat_items, builtins.items_between: _items_between,
+          indexing.row_index: _of_one_example,
           builtins.items_padded: _items_between}
 # helpers that read only the shapes (and dtypes) of their arrays
 _SHAPE_ONLY = {runtime.dtype_of}

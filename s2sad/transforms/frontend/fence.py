@@ -78,8 +78,11 @@ def fence(parsed, top=True):
                 _statements(s.body, refuse)
         _statements(body, refuse, top=True)
 
+    released = _released_names(root, body)
     for stmt in body:
         for node in gast.walk(stmt):
+            if id(node) in released:
+                continue
             if top and isinstance(node, gast.Nonlocal) and node in body:
                 refuse(node, "a `nonlocal` statement in the function being differentiated",
                        "s2sad follows `nonlocal` in the functions nested in it; pass the "
@@ -89,6 +92,16 @@ def fence(parsed, top=True):
                 refuse(node, *entry)
         _starred(stmt, refuse)
     return parsed
+
+
+def _released_names(root, body) -> set:
+    """The `del name, ...` statements at the top level of a function's body (its own or a
+    nested function's): a name let go (generated code frees arrays so), which the lowering
+    forgets; `del` of an item or an attribute, or inside a branch or loop, is refused."""
+    blocks = [body] + [s.body for s in gast.walk(root)
+                       if isinstance(s, gast.FunctionDef) and s is not root]
+    return {id(s) for block in blocks for s in block if isinstance(s, gast.Delete) and
+            all(isinstance(t, gast.Name) for t in s.targets)}
 
 
 def _starred(stmt, refuse):

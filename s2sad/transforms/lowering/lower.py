@@ -277,6 +277,9 @@ class Lowering:
             lower_effects.assertion(self, s)
         elif isinstance(s, gast.Raise):
             lower_effects.raising(self, s)
+        elif isinstance(s, gast.Delete):      # `del x` (the fence lets only names through)
+            for t in s.targets:
+                self.env.pop(t.id, None)
         elif not isinstance(s, (gast.Pass, gast.Nonlocal)):    # (nonlocal: lower_nonlocal)
             raise UnsupportedSyntaxError(f"a `{type(s).__name__}` statement", self.loc(s))
 

@@ -1,4 +1,5 @@
-"""Optimize, memory: an array the rest of the code reads only for its shape is let go.
+"""Optimize, memory: an array the rest of the code reads only for its shape, or not at all,
+is let go.
 
 Generated gradient code reads many forward values twice: once for their value, and
 later, in the backward pass, only for their shape (the array ``unbroadcast`` sums a
@@ -17,6 +18,12 @@ name (``runtime.shape_like``: a ``Like``), and the array is freed::
 
 The same in a function whose nested function (a bprop) reads a forward value only for
 its shape: the closure keeps the stand-in, not the array.
+
+An array that nothing reads again is let go too (:func:`release_dead`): ``del x`` after
+its last read, at the top level of a function, where a later value does not take its
+name back (that assignment frees it) and no nested function reads it (its closure holds
+it).  The lowering reads ``del x`` back as forgetting the name, so the code can be
+differentiated again.
 
 Sound because: the stand-in is made after the last read of the value (statements run
 in order at the top level of a function; a read inside a loop or a branch counts at
@@ -37,7 +44,11 @@ from ..printer.codegen_names import fold_plan
 from .optimize import SCALAR
 
 _LIKE = registry.primitive(runtime.shape_like)
+_RELEASE = registry.primitive(runtime.release)
 _VIEWS = {operator.getitem}         # a view frees nothing: not worth a stand-in
+# what returns a view of its argument, or a small value: nothing worth a `del`
+_VIEWING = {np.reshape, np.transpose, np.swapaxes, np.moveaxis, np.expand_dims, np.squeeze,
+            np.broadcast_to, runtime.shape_like}
 _TOTALS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.std, np.var,
            np.linalg.norm}              # of everything (no axis): a number
 
@@ -161,3 +172,50 @@ def _control_atoms(s):
             [a for _, x, y in s.carried for a in (x, y)]
     return [a for a in atoms if isinstance(a, ir.Var)]
 
+
+
+def release_dead(func: ir.Function, names) -> None:
+    """Let go of each array at the top level of func (and of its nested functions) after
+    its last read: ``del x`` (runtime.release, printed so), where Python would keep it
+    until the function returns.  Not an array a nested function reads (its closure holds
+    it), not one whose name a later value takes back (that assignment frees it), not a
+    parameter (its caller holds it)."""
+    for s in ir.walk(func.body):
+        if isinstance(s, ir.Def):
+            release_dead(s.func, names)
+    small = _numbers(func) | containers(func.body, func.containers) | set(func.tuples)
+    made = {s.target for s in func.body if isinstance(s, ir.Assign) and
+            isinstance(s.value, ir.Call) and isinstance(s.value.callee, registry.Primitive)
+            and _fn(s.value) not in _VIEWS | _VIEWING and not s.value.callee.nondiff
+            and s.value.callee.pure and not isinstance(_fn(s.value), type)
+            and s.target not in small}       # (an object made here: the lowering follows it)
+    last: Dict[str, int] = {}           # the statement each is last read in, as printed
+    nested = set()
+    fold = fold_plan(func)
+    for i, s in enumerate(func.body):
+        for name, _, inner in _uses(s):
+            if name in made:
+                last[name] = max(last.get(name, -1), _printed_at(func, fold, i))
+                if inner:
+                    nested.add(name)
+    at: Dict[int, List[str]] = {}
+    for v, i in last.items():
+        if v in nested or _name_taken_back(func, v, i):
+            continue
+        if not any(isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) or
+                   isinstance(s, (ir.If, ir.Loop, ir.Def)) for s in func.body[i + 1:]):
+            continue                    # (no more work before the return: nothing to gain)
+        at.setdefault(i, []).append(v)
+    for i in sorted(at, reverse=True):
+        s = func.body[i]
+        func.body.insert(i + 1, ir.Assign(names.fresh("released"), ir.Call(
+            _RELEASE, tuple(ir.Var(v) for v in sorted(at[i]))), getattr(s, "src", None),
+            getattr(s, "bwd", False)))
+
+
+def _name_taken_back(func, v, i) -> bool:
+    """Whether a statement from i on defines a value printed under v's name (codegen gives
+    an SSA version its variable's name back where the old value is dead: that frees it)."""
+    base = func.base.get(v, v)
+    return any(func.base.get(t, t) == base for s in func.body[i:] for t in ir.targets(s)
+               if t != v)

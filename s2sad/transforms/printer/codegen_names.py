@@ -13,7 +13,7 @@ that print inline, each with the expression it stands for.  One line each::
 
 from typing import Any, Dict
 
-from ... import ir
+from ... import ir, runtime
 from ...ir.analysis import substitute
 from .codegen_expr import Printer
 
@@ -73,8 +73,9 @@ def fold_plan(func: ir.Function) -> Dict[str, Any]:
                         # carried updates print together: not folded into them
                         uses.setdefault(a.name, []).append((None, None))
                 continue
-            for v in ir.reads(s):
-                uses.setdefault(v.name, []).append((bid, _phase(s)))
+            if not _releases(s):        # (`del x` names x: no use that keeps x named)
+                for v in ir.reads(s):
+                    uses.setdefault(v.name, []).append((bid, _phase(s)))
             if isinstance(s, ir.Assign):
                 defs[s.target] = (bid, s)
 
@@ -87,6 +88,12 @@ def fold_plan(func: ir.Function) -> Dict[str, Any]:
                 and u[0][1] in (_phase(s), None) and not _unpacked_item(func, name, s):
             fold[name] = s.value
     return fold
+
+
+def _releases(s) -> bool:
+    """Whether s is `del x, ...` (runtime.release): its names are let go, not read."""
+    return isinstance(s, ir.Assign) and isinstance(s.value, ir.Call) and \
+        getattr(s.value.callee, "fn", None) is runtime.release
 
 
 def _phase(s):
@@ -147,7 +154,7 @@ def _coalesce_names(func: ir.Function, stmts, fold, reserved=frozenset()) -> Dic
             if isinstance(s, ir.Loop):
                 if id(s) not in inner_reads:
                     inner_reads[id(s)] = _loop_inner_reads(s, fold)
-                if cur in inner_reads[id(s)]:
+                if cur in inner_reads[id(s)] or _iter_reads_old(s, t, cur, fold):
                     continue
             if last_use.get(cur, -1) <= i and not (isinstance(s, ir.If) and
                                                    _read_after_set(s, t, cur, fold)):
@@ -166,6 +173,16 @@ def _loop_inner_reads(s: ir.Loop, fold) -> set:
         if isinstance(c[2], ir.Var):
             out.add(c[2].name)
     return out
+
+
+def _iter_reads_old(s: ir.Loop, t: str, cur: str, fold) -> bool:
+    """Whether the loop's iterable reads `cur` while the carried t starts from another
+    value: `for i in range(loop_length(z))` is printed after the carried names take their
+    initial values, so t must not take cur's name."""
+    if s.iter is None or cur not in reads_folded(ir.Return(s.iter), fold):
+        return False
+    init = next((c[1] for c in s.carried if c[0] == t), None)
+    return not (isinstance(init, ir.Var) and init.name == cur)
 
 
 def _read_after_set(s: ir.If, t: str, cur: str, fold) -> bool:

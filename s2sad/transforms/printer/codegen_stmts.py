@@ -17,9 +17,11 @@ each::
 
 from typing import Any, Dict, List
 
-from ... import ir
+from ... import ir, registry, runtime
 from .codegen_expr import PREC, Printer
 from .codegen_names import plan, reads_folded
+
+_RELEASE = registry.primitive(runtime.release)      # printed `del x, ...`
 
 
 def emit_function(func: ir.Function, pr: Printer, indent: str, lines: List[str],
@@ -195,6 +197,10 @@ def _emit_block(stmts, fold, pr, indent, lines, where, outs=(), side=0, after=()
             lines.append(f"{indent}{_targets_text(plans[i][0])} = {pr.expr(s.value, fold)[0]}")
         elif i in skip or isinstance(s, ir.Assign) and s.target in fold:
             continue
+        elif isinstance(s, ir.Assign) and getattr(s.value, "callee", None) is _RELEASE:
+            names = [pr.expr(a, fold)[0] for a in s.value.args if a.name not in fold]
+            if names:                   # (optimize_release.release_dead; folded: no name)
+                lines.append(f"{indent}del {', '.join(names)}")
         elif isinstance(s, ir.Assign):
             last_src = _emit_assign(s, fold, pr, indent, lines, where, last_src)
         elif isinstance(s, ir.Return):

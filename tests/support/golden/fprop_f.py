@@ -13,7 +13,9 @@ def fprop_f(x1, x2):
         dsin_x2 = unbroadcast(-dout, x2)
         dlog_x1 = unbroadcast(dplus, x1)
         dx1_times_x2 = unbroadcast(dplus, x1_times_x2_like)
+        del dplus
         dx1 = unbroadcast(dx1_times_x2 * x2, x1) + dlog_x1 / x1
+        del dlog_x1
         dx2 = dsin_x2 * xp.cos(x2) + unbroadcast(dx1_times_x2 * x1, x2)
         return dx1, dx2
 

@@ -12,6 +12,7 @@ def grad_all_relu_or_sine(x, y):
     out = w * y
     # grad of: return w * y
     dout = ones_like(out)
+    del out
     dw = unbroadcast(dout * y, w)
     if x_gt_0:
         # grad of: w = np.sin(z)
@@ -23,5 +24,6 @@ def grad_all_relu_or_sine(x, y):
         # grad of: w = -x
         dx = -dw
         dy = xp.zeros_like(y)
+    del dw
     dy = unbroadcast(dout * w, y) + dy
     return dx, dy

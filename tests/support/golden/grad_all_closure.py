@@ -10,11 +10,15 @@ def grad_all_smooth_max(x, y):
     out = log * y
     # grad of: return soft(x, y) * y
     dout = ones_like(out)
+    del out
     dlog = unbroadcast(dout * y, log)
     # grad of: soft = lambda a, b: np.log(np.exp(a) + np.exp(b))    # noqa: E731
     dexp_x_plus_exp_y = dlog / exp_x_plus_exp_y
+    del dlog, exp_x_plus_exp_y
     dexp_x = unbroadcast(dexp_x_plus_exp_y, x)
     dexp_y = unbroadcast(dexp_x_plus_exp_y, y)
+    del dexp_x_plus_exp_y
     dx = dexp_x * exp_x
+    del dexp_x, exp_x
     dy = unbroadcast(dout * log, y) + dexp_y * exp_y
     return dx, dy

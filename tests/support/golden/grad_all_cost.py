@@ -7,6 +7,7 @@ def grad_all_cost(x, y):
     out = x * x_plus_y
     # grad of: return x * (x + y)
     dout = ones_like(out)
+    del out
     dx_plus_y = unbroadcast(dout * x, x_plus_y)
     dy = unbroadcast(dx_plus_y, y)
     dx = unbroadcast(dout * x_plus_y, x) + unbroadcast(dx_plus_y, x)

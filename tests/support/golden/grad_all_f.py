@@ -10,10 +10,13 @@ def grad_all_f(x1, x2):
     plus = shape_like(plus)
     # grad of: return np.log(x1) + x1 * x2 - np.sin(x2)
     dout = ones_like(out)
+    del out
     dplus = unbroadcast(dout, plus)
     dsin_x2 = unbroadcast(-dout, x2)
     dlog_x1 = unbroadcast(dplus, x1)
     dx1_times_x2 = unbroadcast(dplus, x1_times_x2)
+    del dplus
     dx1 = unbroadcast(dx1_times_x2 * x2, x1) + dlog_x1 / x1
+    del dlog_x1
     dx2 = dsin_x2 * xp.cos(x2) + unbroadcast(dx1_times_x2 * x1, x2)
     return dx1, dx2

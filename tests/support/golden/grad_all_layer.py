@@ -10,8 +10,10 @@ def grad_all_layer(x, W, b):
     dh = 2 * h
     # grad of: h = np.tanh(x @ W + b)
     dx_matmul_W_plus_b = dh * (1 - h * h)
+    del dh, h
     dx_matmul_W = unbroadcast(dx_matmul_W_plus_b, x_matmul_W)
     db = unbroadcast(dx_matmul_W_plus_b, b)
+    del dx_matmul_W_plus_b
     dx = matmul_lhs_grad(dx_matmul_W, x, W)
     dW = matmul_rhs_grad(dx_matmul_W, x, W)
     return dx, dW, db

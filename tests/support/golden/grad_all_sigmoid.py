@@ -7,6 +7,8 @@ def grad_all_sigmoid(x):
     out = 1 / plus
     # grad of: return 1 / (1 + np.exp(-x))
     dplus = -out / plus
+    del out, plus
     dneg_x = dplus * exp_neg_x
+    del dplus, exp_neg_x
     dx = -dneg_x
     return (dx,)

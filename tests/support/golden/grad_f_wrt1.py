@@ -10,8 +10,10 @@ def grad_f(x1, x2):
     plus = shape_like(plus)
     # grad of: return np.log(x1) + x1 * x2 - np.sin(x2)
     dout = ones_like(out)
+    del out
     dplus = unbroadcast(dout, plus)
     dsin_x2 = unbroadcast(-dout, x2)
     dx1_times_x2 = unbroadcast(dplus, x1_times_x2)
+    del dplus
     dx2 = dsin_x2 * xp.cos(x2) + unbroadcast(dx1_times_x2 * x1, x2)
     return dx2

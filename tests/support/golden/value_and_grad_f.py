@@ -13,5 +13,6 @@ def value_and_grad_f(x1, x2):
     dplus = unbroadcast(dout, plus)
     dlog_x1 = unbroadcast(dplus, x1)
     dx1_times_x2 = unbroadcast(dplus, x1_times_x2)
+    del dplus
     dx1 = unbroadcast(dx1_times_x2 * x2, x1) + dlog_x1 / x1
     return out, dx1
