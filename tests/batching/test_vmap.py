@@ -670,3 +670,20 @@ def test_rows_of_a_shared_array_written_per_example():
     close(f(X, L), [_rows_of_a_shared_array(x, L) for x in X])
     g = vmap(grad(_rows_of_a_shared_array), in_axes=(0, None))
     close(g(X, L), [grad(_rows_of_a_shared_array)(x, L) for x in X])
+
+
+def _list_read_in_a_loop(x):
+    acc = x * 0.0
+    for _ in range(2):
+        items = [x + 1.0]
+        items.append(np.sin(items[-1]))
+        acc = acc + items[-1]
+    return np.sum(acc)
+
+
+def test_a_list_of_batched_values_kept_for_the_backward_pass():
+    """A list whose items are all batched, kept on a loop's record: kept as it is (it was
+    broadcast to the batch once more, a wrong gradient: the CI vmap campaign, program
+    399)."""
+    X = RNG.normal(size=(3, 3))
+    close(vmap(grad(_list_read_in_a_loop))(X), [grad(_list_read_in_a_loop)(x) for x in X])

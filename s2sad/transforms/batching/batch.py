@@ -124,6 +124,8 @@ class BatchTransform:
             flag = self.flag_of(a)          # (a tuple's items' own flags, not their any())
         if flag is True or isinstance(flag, Slots) and flag.slots is None:
             return a                # (an empty tape holds nothing to broadcast)
+        if isinstance(flag, Slots):     # a record or list: broadcast its unbatched slots
+            return self._slots_batched(a, flag)
         if isinstance(a, ir.Const) and (a.value is None or isinstance(a.value, str) or
                                         isinstance(a.value, runtime.Tape) or
                                         isinstance(a.value, (tuple, list, dict)) and
@@ -164,6 +166,18 @@ class BatchTransform:
         if isinstance(a, ir.Const):
             return not isinstance(a.value, (tuple, list, dict))
         return a.name in self.arrays or self._array(a)
+
+    def _slots_batched(self, a, flag: Slots) -> ir.Atom:
+        """A loop's record or a list appended to (flag: which of its slots are batched)
+        with every slot batched: as it is where they all are (not broadcast again)."""
+        if all(f is True for f in flag.slots):
+            return a
+        if not all(isinstance(f, bool) for f in flag.slots) or not isinstance(a, ir.Var):
+            raise TransformError("vmap: a loop's record or a list whose entries hold "
+                                 "tuples of batched and unbatched values is not batched "
+                                 "here", self.src)
+        return self.call(trees.broadcast_slots, a, self.nb,
+                         ir.Const(tuple(not f for f in flag.slots)), ir.Const(flag.single))
 
     def batched_to(self, a, want) -> ir.Atom:
         """a with the flag want: batched where want says so (a tuple item by item)."""
