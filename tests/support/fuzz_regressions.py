@@ -303,4 +303,48 @@ def f(x, y, M, n, w, T):
       np.array([0.27712096415772586, -0.38484939572794175]),
       (-1.3556898214001716, np.array([2.1417054056002782, -0.14009975801311197,
                                       0.6328520239245955]))], "vmap"),
+    ("vmap 52021/228: the gradient of a list popped from a loop's record, unsplit as an array",
+     HEAD + """G = np.array([0.5, -1.0, 2.0])
+S = 0.7
+
+
+def make1(c):
+    def inner(a):
+        return a
+
+    return inner
+
+def make2(c):
+    def inner(a):
+        return np.sum((np.arange(6.0).reshape(2, 3) * c), axis=0)
+
+    return inner
+
+def f(x, y, M, n, T):
+    acc5 = np.exp(np.cos(sum(x)))
+    for k3, a4 in enumerate([np.square(x), M[0]]):
+        g6 = lambda p7: p7
+        r8 = g6(T[0])
+        d12 = {'p': x[0], 'q': ((x / (1.5 + a4 * a4)))}
+        acc9 = math.cos(acc5)
+        for k10 in d12:
+            acc9 = acc9 * 0.5 + np.sin(np.sum(d12[k10]))
+        acc5 = acc5 * np.cos(y) + (-(((y // 0.6) * acc5)))
+        if k3 % 2 == 0:
+            break
+    z13 = np.zeros((2, 3))
+    for i14 in range(len(x)):
+        z13[i14 % 2] += np.tanh(z13[(i14 + 1) % 2] + np.concatenate([np.where(T[1] > np.linspace(0.1, 0.9, 3), T[1], np.linspace(0.1, 0.9, 3) * 0.5)[1:], np.where(T[1] > np.linspace(0.1, 0.9, 3), T[1], np.linspace(0.1, 0.9, 3) * 0.5)[:1]]))
+    mode15 = "none"
+    if mode15 == "tanh":
+        r16 = np.tanh(z13)
+    elif mode15 == "sin":
+        r16 = np.sin(z13) * 2.0
+    else:
+        r16 = z13 * 0.5
+    v17 = ((T[1][None, :] * ((M + T[1][[0, 0, 2]]))))
+    v18 = math.cos((((((y // 0.6) * x[1])) - math.log(1.0 + v17[1, 2] * v17[1, 2]))))
+    return np.sum(z13) + v18 + v18
+""",
+     [np.array([0.4677268837600627, 0.49269065178200705, -0.006946549163048147]), -1.0989555014240842, np.array([[-0.23597948188831014, -1.0996001531595212, -1.0461528433118326], [1.5299097761532123, -0.35756514446718013, -0.2647161849261081]]), 1, (-0.2286120584775925, np.array([1.235278223015927, 1.8195335242237431, 0.6620222042672106]), )], "vmap"),
 ]

@@ -606,6 +606,10 @@ def _unsplit(T, prim, args, flags, kwargs, kflags):
         raise refuse(T, prim, " called this way")
     if isinstance(g, ir.Var) and T.is_container(g):     # a list's gradient: d itself
         return T.call(prim.fn, d, g), T.flag_of(d)
+    if isinstance(g, ir.Var) and T.kind_of(g) is None and T.is_container(d):
+        # g may be a list (then d is its gradient as it is) or an array (stacked): which
+        # is known only at run time, where a batched list would be taken for an array
+        raise refuse(T, prim, " of a value that may be a list or an array")
     if not flags[0]:
         return T.call(prim.fn, d, T.call(bh.example_like, g) if flags[1] else g), False
     r = T.call(prim.fn, d, T.call(bh.unsplit_like, d, g, ir.Const(flags[1])))
