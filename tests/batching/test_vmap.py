@@ -649,9 +649,22 @@ def test_rows_written_in_a_loop_and_a_generator_made_inside(f):
     close(vmap(grad(f))(X), [grad(f)(x) for x in X])
 
 
+def _unseeded_generator(x):
+    rng = np.random.default_rng()
+    return x + rng.normal(size=x.shape)
+
+
 def test_a_generator_seeded_per_example_is_refused():
+    """Only a constant seed makes the same generator for every example: one seeded per
+    example, made without a seed (fresh entropy each time), or from a generator passed in
+    (default_rng returns that generator, from which each example would draw on)."""
+    X = RNG.normal(size=(4, 3))
     with pytest.raises(s2sad.TransformError, match="random draw"):
-        vmap(_seeded_by_example)(RNG.normal(size=(4, 3)), np.arange(4))
+        vmap(_seeded_by_example)(X, np.arange(4))
+    with pytest.raises(s2sad.TransformError, match="random draw"):
+        vmap(_unseeded_generator)(X)
+    with pytest.raises(s2sad.TransformError, match="random draw"):
+        vmap(_seeded_by_example, in_axes=(0, None))(X, np.random.default_rng(5))
 
 
 def _rows_of_a_shared_array(x, L):

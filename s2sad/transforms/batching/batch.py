@@ -50,6 +50,13 @@ from .flags import batched as holds_batched
 _GENERATORS = {np.random.default_rng, np.random.RandomState}
 
 
+def _constant_seed(v) -> bool:
+    """An int, or a sequence of ints: a seed that makes the same generator every time."""
+    if isinstance(v, (tuple, list)):
+        return bool(v) and all(_constant_seed(x) for x in v)
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
 class BatchTransform:
     """The batched code of one function: batch_function drives it."""
 
@@ -277,12 +284,18 @@ class BatchTransform:
 
     def _same_draws(self, s: ir.Assign, call: ir.Call) -> bool:
         """Whether a draw is the same for every example: a generator made in the function
-        from values the same for every example (a loop over the examples would make it
-        anew for each, in the same state), or a draw from one of those."""
+        from a constant seed (a loop over the examples would make it anew for each, in
+        the same state), or a draw from one of those.  Not a generator made without a
+        seed (fresh entropy each time) or from a value passed in (default_rng of a
+        Generator is that generator: each example would draw on from it)."""
         if any(self.flag_of(a) for a in call.args) or \
                 any(self.flag_of(a) for _, a in call.kwargs):
             return False
         if getattr(call.callee, "fn", None) in _GENERATORS:
+            seeds = list(call.args) + [a for _, a in call.kwargs]
+            if len(seeds) != 1 or not isinstance(seeds[0], ir.Const) or \
+                    not _constant_seed(seeds[0].value):
+                return False
             self.generators.add(s.target)
             return True
         return bool(call.args) and isinstance(call.args[0], ir.Var) and \
