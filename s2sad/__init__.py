@@ -18,6 +18,7 @@ from .errors import (ArgumentError, CotangentError, DerivativeError, InternalErr
 from .registry import defbprop, defjvp, defnondiff
 from .runtime import stop_gradient
 from .checkpoint import checkpointed
+from .allocator import keep_freed_memory, memory_policy
 from .api import (backend, derivative, fprop, grad, grad_all, hessian, hvp, jacobian, jvp, source,
                   value_and_grad, vjp)
 from .api import biharmonic, laplacian, taylor
@@ -27,7 +28,7 @@ __version__ = "0.1.0"
 
 __all__ = ["backend", "grad_all", "grad", "value_and_grad", "vjp", "jvp", "derivative", "jacobian",
            "hessian", "hvp", "fprop", "source", "vmap", "taylor", "laplacian", "biharmonic", "stop_gradient",
-           "checkpointed",
+           "checkpointed", "keep_freed_memory", "memory_policy",
            "defbprop",
            "defjvp", "defnondiff", "S2SADError", "UnsupportedSyntaxError", "MissingRuleError",
            "SourceUnavailableError", "RuleError", "TransformError", "ArgumentError",

@@ -15,6 +15,8 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Dict, List
 
+from . import allocator
+
 
 @dataclass
 class Module:
@@ -49,6 +51,7 @@ class Module:
         built = self.built.get(xp.__name__)
         if built is not None:
             return built
+        allocator.ensure()          # freed temporaries kept for the next call (allocator.py)
         codes = {self.name: self.code, **self.siblings}
         own = {n: types.CellType() for n in codes}        # they may call each other
         built = {}
