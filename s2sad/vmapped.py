@@ -151,7 +151,13 @@ class Vmapped(registry.Derived):
                        if isinstance(a, (tuple, list)) else None for a in args)
         self._last = (spec, shapes)
         f = self.artifact(spec, shapes).function(xp)
-        return f(*map(flatten, args))
+        try:
+            return f(*map(flatten, args))
+        except Exception as e:      # at the user's line: their error, or a refusal there
+            err = failures.at_run_time(e)
+            if err is e:
+                raise
+            raise err from e
 
 
 def _tree_map(f, x):

@@ -700,3 +700,18 @@ def test_a_list_of_batched_values_kept_for_the_backward_pass():
     399)."""
     X = RNG.normal(size=(3, 3))
     close(vmap(grad(_list_read_in_a_loop))(X), [grad(_list_read_in_a_loop)(x) for x in X])
+
+
+def _cholesky_sum(A):
+    L = np.linalg.cholesky(A)
+    return np.sum(L)
+
+
+def test_the_users_own_error_under_vmap_names_their_line():
+    """An example the user's code fails on raises their own error, with a note naming
+    their line (it named nothing: vmap did not map errors of its code back)."""
+    with pytest.raises(np.linalg.LinAlgError) as info:
+        vmap(_cholesky_sum)(np.stack([np.eye(2), -np.eye(2)]))
+    notes = "\n".join(getattr(info.value, "__notes__", []))
+    assert "test_vmap.py" in notes and "np.linalg.cholesky(A)" in notes, notes
+

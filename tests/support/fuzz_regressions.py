@@ -347,4 +347,34 @@ def f(x, y, M, n, T):
     return np.sum(z13) + v18 + v18
 """,
      [np.array([0.4677268837600627, 0.49269065178200705, -0.006946549163048147]), -1.0989555014240842, np.array([[-0.23597948188831014, -1.0996001531595212, -1.0461528433118326], [1.5299097761532123, -0.35756514446718013, -0.2647161849261081]]), 1, (-0.2286120584775925, np.array([1.235278223015927, 1.8195335242237431, 0.6620222042672106]), )], "vmap"),
+    ("vmap 52022/61: the gradient of a list added to another (+ of two Cotangents) "
+     "indexed as a batched array; then a tuple argument's gradient unbroadcast as an array",
+     HEAD + """class Layer:
+
+    def __init__(self, w, c):
+        self.w = w
+        self.c = c
+
+    def __call__(self, a):
+        return self.w
+
+def helper1(a2, a3):
+    lst4 = [2, a3]
+    lst4[0] = [0.3, 0.4, 0.8]
+    return lst4[1]
+
+def f(x, y, T):
+    rest7 = np.arange(6.0).reshape(2, 3) * y
+    items8 = rest7
+    z9 = 0.5
+    layers14 = [Layer(helper1(z9, items8[1]), T), Layer(0, helper1(z9, items8[1]))]
+    r13 = T
+    for layer15 in layers14:
+        r13 = layer15(r13)
+    return x * r13
+""",
+     [np.array([0.40668512068977425, -0.9846385222240063, 0.38762267205008993]),
+      -1.2890422643031394,
+      (0.22789963279176859, np.array([0.3555171549981525, -1.138580510818466,
+                                      0.937635606975084]))], "vmap"),
 ]

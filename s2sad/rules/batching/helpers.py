@@ -204,6 +204,11 @@ def example_like(x):
 def batch_like(g, x, batched):
     """A stand-in for a batched value of x's example shape, at g's rank (g batched):
     (B, 1.., *x's example shape), what runtime.unbroadcast sums g down to."""
+    if isinstance(g, (tuple, list, dict)) and isinstance(x, (tuple, list, dict)):
+        # x's gradient came as its items' (not as one array NumPy read x as), which was
+        # not known when the code was made (fuzz seed 52022, program 61)
+        raise TransformError("vmap: the gradient of a tuple, list or dict that the code "
+                             "may also have read as one array is not batched here")
     s = _per(x, batched)
     gs = _sh(g)
     if len(gs) - 1 < len(s):

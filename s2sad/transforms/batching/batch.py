@@ -48,6 +48,9 @@ from .flags import batched as holds_batched
 
 # what makes a random generator from a seed
 _GENERATORS = {np.random.default_rng, np.random.RandomState}
+# the operators that join (+) or repeat (*) lists and tuples; what they take with a number
+_JOINING = {operator.add: (int, float), operator.iadd: (int, float),
+            operator.mul: float, operator.imul: float}
 
 
 def _constant_seed(v) -> bool:
@@ -202,7 +205,7 @@ class BatchTransform:
         self.flag[out.name] = want
         return out
 
-    def _array(self, a: ir.Var) -> bool:
+    def _array(self, a: ir.Var, depth=0) -> bool:
         """Whether a is known to hold an array or number: made by a NumPy function, or
         an operator other than indexing on values none of which is a tuple or list (a
         runtime helper's result may be a container, a tape or a stand-in)."""
@@ -215,8 +218,19 @@ class BatchTransform:
             return all(self.is_array(x) for x in call.args[:2])
         if call.callee.printing == registry.NUMPY:
             return True
-        return call.callee.printing == registry.OPERATOR and not any(
-            isinstance(x, ir.Var) and self.is_container(x) for x in call.args)
+        if call.callee.printing != registry.OPERATOR or any(
+                isinstance(x, ir.Var) and self.is_container(x) for x in call.args):
+            return False
+        if call.callee.fn not in _JOINING:
+            return True         # -, /, @, **, comparisons, unary: no list or tuple has them
+        # + and * join or repeat lists (and add gradients of lists, Cotangent): an array
+        # where an operand is one, or a number no list takes there (1 + [..] fails; 2 * [..]
+        # repeats)
+        numbers = _JOINING[call.callee.fn]
+        return depth < 64 and any(
+            (isinstance(x, ir.Const) and isinstance(x.value, numbers)) or
+            (isinstance(x, ir.Var) and (x.name in self.arrays or self._array(x, depth + 1)))
+            for x in call.args)
 
     def _kind(self, name):
         for s in ir.walk(self.f.body):
