@@ -138,8 +138,12 @@ def relocate(e: S2SADError) -> S2SADError:
         return e
     user, hops = _trace_back(loc)
     e.location = None if user is not None and str(user.filename).startswith("<s2sad") else user
-    e.message = (f"{e.message} (met while differentiating, at order {hops + 1}, the "
-                 "derivative code s2sad generated for this line)")
+    if e.message.startswith("vmap"):    # batching the code (vmap(grad(f))): no order
+        e.message = (f"{e.message} (met in the code s2sad generated for this line, made "
+                     f"by {hops} transform{'s' if hops > 1 else ''})")
+    else:
+        e.message = (f"{e.message} (met while differentiating, at order {hops + 1}, the "
+                     "derivative code s2sad generated for this line)")
     e.args = (e._format(),)
     return e
 

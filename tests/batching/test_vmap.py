@@ -715,3 +715,28 @@ def test_the_users_own_error_under_vmap_names_their_line():
     notes = "\n".join(getattr(info.value, "__notes__", []))
     assert "test_vmap.py" in notes and "np.linalg.cholesky(A)" in notes, notes
 
+
+
+LOG = []
+
+
+def _loss_with_a_log_line(w, x, y):
+    r = x @ w - y
+    loss = np.mean(r ** 2)
+    LOG.append(f"loss {loss:.3f}")
+    return loss
+
+
+def test_a_log_line_of_a_per_example_value_is_refused_at_its_line():
+    """A loop would make one string per example: refused at the f-string's line, with
+    what to do instead (it named an internal helper, 'formatted', and said 'order 2')."""
+    w, X, Y = RNG.normal(size=3), RNG.normal(size=(4, 5, 3)), RNG.normal(size=(4, 5))
+    with pytest.raises(s2sad.TransformError) as info:
+        vmap(grad(_loss_with_a_log_line), in_axes=(None, 0, 0))(w, X, Y)
+    msg = str(info.value)
+    assert 'LOG.append(f"loss {loss:.3f}")' in msg and "test_vmap.py" in msg, msg
+    assert "one string per example" in msg and "outside the vmapped function" in msg
+    assert "formatted" not in msg and "order 2" not in msg
+    assert LOG == []
+    grad(_loss_with_a_log_line)(w, X[0], Y[0])      # grad alone runs it: one line
+    assert len(LOG) == 1

@@ -79,6 +79,10 @@ _QUERIES = {np.shape: bh.example_shape, np.ndim: bh.example_ndim, np.size: bh.ex
             len: bh.example_len}
 
 
+# what makes a string of a value: one string per example in a loop
+_STRINGS = {objects.formatted, objects.percent_format, str, repr, format, ascii}
+
+
 def refuse(T, prim, why=""):
     return TransformError(
         f"vmap has no batched form of {prim.name}{why}", T.src,
@@ -185,6 +189,13 @@ def batched_call(T, prim, args, flags, kwargs, kflags):
         return _same(T, prim, args, kwargs)
     form = _axis_call if fn in _AXIS else _two_axes if fn in _TWO_AXES else \
         _stacked if fn in _STACKED else None
+    if form is None and fn in _STRINGS:
+        raise TransformError(
+            "vmap: a string made from a value that differs by example (an f-string, "
+            "format or %, such as a log line) is not batched: a loop would make one string "
+            "per example", T.src, "Make the string outside the vmapped function, from its "
+            "batched results; or pass the value in with in_axes None if it is the same for "
+            "every example.")
     if form is None:
         raise refuse(T, prim)
     return form(T, prim, list(args), list(flags), dict(kwargs), dict(kflags))
