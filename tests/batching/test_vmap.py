@@ -327,8 +327,8 @@ def test_what_would_mix_examples_is_refused():
         vmap(lambda W, i: W[:, i], in_axes=(None, 0))(W, np.array([0, 3, 1, 2]))
     with pytest.raises(s2sad.TransformError, match="tuple or list that holds batched"):
         vmap(lambda x: np.sum([x, x]))(W)
-    with pytest.raises(s2sad.TransformError, match="no batched form of"):
-        vmap(lambda x: np.roll(x, 1))(W)
+    # (np.roll(x, 1) with no axis was refused here: it rolls each example flattened now,
+    # test_roll_without_an_axis_rolls_each_example_flattened)
 
 
 def chosen(x, w):
@@ -740,3 +740,56 @@ def test_a_log_line_of_a_per_example_value_is_refused_at_its_line():
     assert LOG == []
     grad(_loss_with_a_log_line)(w, X[0], Y[0])      # grad alone runs it: one line
     assert len(LOG) == 1
+
+
+def _rolled(x, s):
+    return np.sum(np.roll(x * s, 2) * np.arange(6.0).reshape(2, 3))
+
+
+def _rolled_sin(x):
+    return np.sum(np.roll(np.sin(x), -1) ** 2)
+
+
+def test_roll_without_an_axis_rolls_each_example_flattened():
+    """np.roll(x, k) with no axis rolls the flattened example and keeps its shape (it was
+    refused: 'no batched form of roll with axis=None')."""
+    X, S = RNG.normal(size=(4, 2, 3)), RNG.normal(size=4)
+    close(vmap(_rolled)(X, S), [_rolled(x, s) for x, s in zip(X, S)])
+    close(vmap(grad(_rolled))(X, S), [grad(_rolled)(x, s) for x, s in zip(X, S)])
+    close(vmap(grad(_rolled_sin))(X), [grad(_rolled_sin)(x) for x in X])
+    V = X[:, 0]
+    close(vmap(hessian(_rolled_sin))(V), [hessian(_rolled_sin)(v) for v in V])
+
+
+def _loss_with_a_formatted_log_line(w, x):
+    loss = np.sum((x * w) ** 2)
+    LOG.append("loss {:.3f}".format(loss))
+    return loss
+
+
+def test_a_string_method_of_a_per_example_value_is_refused_at_its_line():
+    w, X = RNG.normal(size=3), RNG.normal(size=(4, 3))
+    with pytest.raises(s2sad.TransformError) as info:
+        vmap(grad(_loss_with_a_formatted_log_line), in_axes=(None, 0))(w, X)
+    msg = str(info.value)
+    assert '"loss {:.3f}".format(loss)' in msg and "one string per example" in msg, msg
+
+
+def _tiled(x):
+    return np.sum(np.tile(x, 2) ** 2) + np.sum(np.sin(np.tile(x, (3, 1)))) * np.sum(x)
+
+
+def _tiled_more(x, s):
+    return np.sum(np.tile(x * s, (2, 1, 2)) ** 2)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (4, 2, 3)])
+def test_tile_of_each_example(shape):
+    """np.tile(x, reps) of each example, reps shorter or longer than the example's rank
+    (it was refused: 'no batched form of tile'); its gradient (untile) and Hessian too."""
+    X, S = RNG.normal(size=shape), RNG.normal(size=shape[0])
+    for t in (lambda h: h, grad):
+        close(vmap(t(_tiled))(X), [t(_tiled)(x) for x in X])
+        close(vmap(t(_tiled_more))(X, S), [t(_tiled_more)(x, s) for x, s in zip(X, S)])
+    if len(shape) == 2:
+        close(vmap(hessian(_tiled))(X), [hessian(_tiled)(x) for x in X])

@@ -197,6 +197,8 @@ TABLE = [
     (BH.batch_shape, Entry("meta", args(X, (2, 1)))),
     (BH.broadcast_shape, Entry("meta", args(3, X))),
     (BH.flat_shape, Entry("meta", args(_a(3, 2, 2)))),
+    (BH.tiled_shape, Entry("meta", args(_a(3, 2), (2, 1, 2)))),
+    (BH.tiled_reps, Entry("meta", args(_a(3, 2, 2), 3))),
     (BH.squeezed_shape, Entry("meta", args(_a(3, 1, 2)))),
     (BH.truth_values, Entry("bool", args(_a(4)))),
     (BH.any_of, Entry("bool", args(lambda rng: rng.normal(size=4) > 0))),

@@ -126,6 +126,24 @@ def flat_shape(x):
     return s[:1] + (int(np.prod(s[1:], dtype=np.int64)),)
 
 
+def _reps(reps):
+    return (int(reps),) if np.ndim(reps) == 0 else tuple(int(r) for r in reps)
+
+
+def tiled_shape(x, reps):
+    """x (batched) reshaped for np.tile of each example: (B, 1.., *example shape), as
+    many axes after B as the tiled example has (np.tile prepends them to the example)."""
+    s = _sh(x)
+    return s[:1] + (1,) * max(0, len(_reps(reps)) - (len(s) - 1)) + s[1:]
+
+
+def tiled_reps(x, reps):
+    """np.tile's reps for tiled_shape(x, reps): 1 for the batch axis and for each axis of
+    the example that reps leaves alone."""
+    r = _reps(reps)
+    return (1,) * (1 + max(0, len(_sh(x)) - 1 - len(r))) + r
+
+
 def example_axes(x):
     """The axes of a batched x after the batch axis: 1, ..., x.ndim - 1."""
     return tuple(range(1, len(_sh(x))))
@@ -397,7 +415,7 @@ def stand_in_tree(x, n):
 
 
 defnondiff(example_shape, example_ndim, example_size, example_len, batch_size, lift_shape,
-           batch_shape, broadcast_shape, flat_shape, squeezed_shape, example_axes, shift_axes,
+           batch_shape, broadcast_shape, flat_shape, tiled_shape, tiled_reps, squeezed_shape, example_axes, shift_axes,
            transposed_axes, batch_index, gather_index, checked_index, example_like, batch_like,
            batch_shape_like, batch_stand_in, batch_stand_ins, matmul_shape, matmul_out_shape,
            matmul_grad_like, matmul_grad_shape, solve_shape, solve_out_shape, branch_order,

@@ -31,7 +31,7 @@ from ... import ir, registry, runtime
 from ...errors import TransformError
 from ...rules.batching import helpers as bh
 from ...rules.batching import trees
-from ...rules.numpy import arith, casts, indexing, reductions, statistics
+from ...rules.numpy import arith, casts, indexing, reductions, shape, statistics
 from ...rules.python import builtins, objects
 from ...rules.runtime import accumulate
 from ...rules.taylor import elementwise as taylor_elementwise
@@ -39,8 +39,9 @@ from ...rules.taylor import reductions as taylor_reductions
 from .flags import Slots, merge
 
 # fn -> (the parameter that is the axis, what axis=None means): "all" reduces every
-# axis of an example, "flat" works on each example flattened, "squeeze" squeezes an
-# example's axes of length 1, None refuses it
+# axis of an example, "flat" works on each example flattened, "flat, same shape" too and
+# gives each example its shape back (np.roll), "squeeze" squeezes an example's axes of
+# length 1, None refuses it
 _AXIS = {}
 
 
@@ -55,7 +56,8 @@ _axes((np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.std, np.va
 _axes((np.argmax, np.argmin, np.cumsum, np.cumprod, np.sort, np.argsort,
        statistics.cumprod_before), "flat")
 _axes((np.flip,), "all")
-_axes((np.concatenate, np.stack, np.expand_dims, np.diff, np.repeat, np.roll), None)
+_axes((np.concatenate, np.stack, np.expand_dims, np.diff, np.repeat), None)
+_axes((np.roll,), "flat, same shape")
 _axes((np.linalg.norm,), "flat")         # (ord=None: the 2-norm of the flattened example)
 _axes((np.squeeze,), "squeeze")
 _axes((runtime.unstack,), None)
@@ -81,6 +83,12 @@ _QUERIES = {np.shape: bh.example_shape, np.ndim: bh.example_ndim, np.size: bh.ex
 
 # what makes a string of a value: one string per example in a loop
 _STRINGS = {objects.formatted, objects.percent_format, str, repr, format, ascii}
+
+
+def _string_method(fn):
+    """Whether fn calls a method of a string written in the code ("{:.3f}".format(v))."""
+    return getattr(fn, "__module__", None) == objects.__name__ and \
+        getattr(fn, "__name__", "").startswith("string_")
 
 
 def refuse(T, prim, why=""):
@@ -189,7 +197,7 @@ def batched_call(T, prim, args, flags, kwargs, kflags):
         return _same(T, prim, args, kwargs)
     form = _axis_call if fn in _AXIS else _two_axes if fn in _TWO_AXES else \
         _stacked if fn in _STACKED else None
-    if form is None and fn in _STRINGS:
+    if form is None and (fn in _STRINGS or _string_method(fn)):
         raise TransformError(
             "vmap: a string made from a value that differs by example (an f-string, "
             "format or %, such as a log line) is not batched: a loop would make one string "
@@ -346,9 +354,12 @@ def _axis_call(T, prim, args, flags, kwargs, kflags):
         bound[name] = ir.Const(bh.shift_axes(axis.value, None))
     elif none == "all":
         bound[name] = T.call(bh.example_axes, x)
-    elif none == "flat":
+    elif none in ("flat", "flat, same shape"):
         bound[first] = T.call(np.reshape, x, T.call(bh.flat_shape, x))
         bound[name] = ir.Const(1)
+        if none == "flat, same shape":
+            return T.call(np.reshape, _call_bound(T, prim, bound, first),
+                          T.call(np.shape, x)), True
     elif none == "squeeze":
         return T.call(np.reshape, x, T.call(bh.squeezed_shape, x)), True
     else:
@@ -522,6 +533,31 @@ def _unbroadcast(T, prim, args, flags, kwargs, kflags):
     # x may be a list NumPy read as an array: the gradient of each of its items
     T.result_kinds = True if T.is_container(x) else None
     return T.call(trees.unstack_examples, r, x), True
+
+
+def _tile(T, prim, args, flags, kwargs, kflags):
+    """np.tile(A, reps) of each example: A with its example's axes made as many as the
+    tiled example's, tiled with 1 for the batch axis."""
+    bound = _bind(prim, args, kwargs)
+    if bound is None or any(flags[1:]) or any(kflags.values()) or len(bound) != 2:
+        raise refuse(T, prim, " called this way")
+    A, reps = bound["A"], bound["reps"]
+    x = T.call(np.reshape, A, T.call(bh.tiled_shape, A, reps))
+    return T.call(np.tile, x, T.call(bh.tiled_reps, A, reps)), True
+
+
+def _untile(T, prim, args, flags, kwargs, kflags):
+    """untile(g, A, reps), the adjoint of np.tile, of each example (g batched)."""
+    bound = _bind(prim, args, kwargs)
+    if bound is None or len(bound) != 3 or any(flags[2:]) or any(kflags.values()):
+        raise refuse(T, prim, " called this way")
+    g, A, reps = bound["g"], bound["A"], bound["reps"]
+    if not flags[0]:
+        return T.call(prim.fn, g, T.call(bh.example_like, A), reps), False
+    stand = _stand_in(T, A, flags[1], g)
+    like = T.call(np.reshape, stand, T.call(bh.tiled_shape, stand, reps))
+    r = T.call(prim.fn, g, like, T.call(bh.tiled_reps, stand, reps))
+    return T.call(np.reshape, r, T.call(np.shape, stand)), True
 
 
 def _unreduce(T, prim, args, flags, kwargs, kflags):
@@ -791,6 +827,7 @@ CONTAINERS = {accumulate.item_grads, runtime.as_items, runtime.add_grads, runtim
 
 
 _FORMS = {np.reshape: _reshape, np.broadcast_to: _reshape, np.ravel: _ravel,
+          np.tile: _tile, shape.untile: _untile,
           np.transpose: _transpose, operator.getitem: _getitem,
           operator.matmul: _matmul, np.matmul: _matmul, np.dot: _matmul,
           np.einsum: _einsum, np.linalg.solve: _solve,
