@@ -793,3 +793,77 @@ def test_tile_of_each_example(shape):
         close(vmap(t(_tiled_more))(X, S), [t(_tiled_more)(x, s) for x, s in zip(X, S)])
     if len(shape) == 2:
         close(vmap(hessian(_tiled))(X), [hessian(_tiled)(x) for x in X])
+
+
+def _power(x, y):
+    return np.sum(np.abs(x) ** y)
+
+
+def _loops_over_a_list_and_a_dict(x, d):
+    acc = max(x) * x[0]             # Python's max: a loop over the items of x
+    for v in [x, x * 2.0]:
+        acc = acc + np.sum(np.sin(v))
+    for k in d:
+        acc = acc + np.sum(d[k] * x)
+    return acc
+
+
+def test_the_exponents_gradient_and_loops_over_items_under_vmap():
+    """The gradient of x ** y in y (pow_base) and of a loop over a list or a dict's keys
+    (loop_items_grad) have batched forms (both were refused by name)."""
+    X, Y, y1 = RNG.normal(size=(4, 3)), RNG.normal(size=(4, 3)), RNG.normal(size=3)
+    ga = s2sad.grad_all
+    for axes, args, each in (((0, 0), (X, Y), list(zip(X, Y))),
+                             ((0, None), (X, y1), [(x, y1) for x in X]),
+                             ((None, 0), (y1, Y), [(y1, y) for y in Y])):
+        got = vmap(ga(_power), in_axes=axes)(*args)
+        want = [ga(_power)(*a) for a in each]
+        for i in range(2):
+            close(got[i], [w[i] for w in want])
+    D = {"a": RNG.normal(size=3), "b": RNG.normal(size=3)}
+    got = vmap(ga(_loops_over_a_list_and_a_dict), in_axes=(0, None))(X, D)
+    want = [ga(_loops_over_a_list_and_a_dict)(x, D) for x in X]
+    close(got[0], [w[0] for w in want])
+    for k in D:
+        close(got[1][k], [w[1][k] for w in want])
+
+
+def _taken(x, M):
+    return (np.sum(np.sin(np.take(x, [0, 2, 2]))) + np.sum(np.take(M * x[0], [1, 0], axis=1) ** 2)
+            + np.sum(np.take(M, [2], axis=-1) * x[1]))
+
+
+def _taken_twice(x):
+    return np.sum(np.sin(np.take(x, [0, 2, 2])) ** 2) + \
+        np.sum(np.take(np.outer(x, x), [1, 2], axis=0) ** 2)
+
+
+def test_the_gradient_of_take_under_vmap():
+    """np.take's adjoint (take_grad) of each example, with and without an axis, whichever
+    argument is batched (it was refused: 'no batched form of take_grad')."""
+    X, Ms, M1 = RNG.normal(size=(4, 3)), RNG.normal(size=(4, 2, 3)), RNG.normal(size=(2, 3))
+    ga = s2sad.grad_all(_taken)
+    for axes, args, each in (((0, 0), (X, Ms), list(zip(X, Ms))),
+                             ((0, None), (X, M1), [(x, M1) for x in X]),
+                             ((None, 0), (X[0], Ms), [(X[0], m) for m in Ms])):
+        got, want = vmap(ga, in_axes=axes)(*args), [ga(*a) for a in each]
+        for i in range(2):
+            close(got[i], [w[i] for w in want])
+    close(vmap(hessian(_taken_twice))(X), [hessian(_taken_twice)(x) for x in X])
+
+
+def _stacked_rows(x, y):
+    M = np.vstack([x, y * x, np.sin(y)])
+    N = np.vstack((M, np.outer(x, y)[:1]))
+    return np.sum(N ** 2) + np.sum(np.vstack([x[0], y[1]]))
+
+
+def test_vstack_of_each_examples_arrays():
+    """np.vstack of vectors, matrices and numbers of each example (it was refused: 'no
+    batched form of vstack of a tuple or list that holds batched values'); its gradient
+    (unvstack) is still refused by name."""
+    X, Y, y1 = RNG.normal(size=(4, 3)), RNG.normal(size=(4, 3)), RNG.normal(size=3)
+    close(vmap(_stacked_rows)(X, Y), [_stacked_rows(x, y) for x, y in zip(X, Y)])
+    close(vmap(_stacked_rows, in_axes=(0, None))(X, y1), [_stacked_rows(x, y1) for x in X])
+    with pytest.raises(s2sad.TransformError, match="no batched form of unvstack"):
+        vmap(grad(_stacked_rows))(X, Y)

@@ -199,6 +199,7 @@ TABLE = [
     (BH.flat_shape, Entry("meta", args(_a(3, 2, 2)))),
     (BH.tiled_shape, Entry("meta", args(_a(3, 2), (2, 1, 2)))),
     (BH.tiled_reps, Entry("meta", args(_a(3, 2, 2), 3))),
+    (BH.rows_shape, Entry("meta", args(_a(3, 2)))),
     (BH.squeezed_shape, Entry("meta", args(_a(3, 1, 2)))),
     (BH.truth_values, Entry("bool", args(_a(4)))),
     (BH.any_of, Entry("bool", args(lambda rng: rng.normal(size=4) > 0))),

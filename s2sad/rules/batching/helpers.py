@@ -144,6 +144,13 @@ def tiled_reps(x, reps):
     return (1,) * (1 + max(0, len(_sh(x)) - 1 - len(r))) + r
 
 
+def rows_shape(x):
+    """x (batched) with each example at least 2-D, as np.vstack reads it: (B, 1, n) for a
+    vector of n, (B, 1, 1) for a number, as it is otherwise."""
+    s = _sh(x)
+    return s[:1] + (1,) * max(0, 3 - len(s)) + s[1:]
+
+
 def example_axes(x):
     """The axes of a batched x after the batch axis: 1, ..., x.ndim - 1."""
     return tuple(range(1, len(_sh(x))))
@@ -415,7 +422,7 @@ def stand_in_tree(x, n):
 
 
 defnondiff(example_shape, example_ndim, example_size, example_len, batch_size, lift_shape,
-           batch_shape, broadcast_shape, flat_shape, tiled_shape, tiled_reps, squeezed_shape, example_axes, shift_axes,
+           batch_shape, broadcast_shape, flat_shape, tiled_shape, tiled_reps, rows_shape, squeezed_shape, example_axes, shift_axes,
            transposed_axes, batch_index, gather_index, checked_index, example_like, batch_like,
            batch_shape_like, batch_stand_in, batch_stand_ins, matmul_shape, matmul_out_shape,
            matmul_grad_like, matmul_grad_shape, solve_shape, solve_out_shape, branch_order,

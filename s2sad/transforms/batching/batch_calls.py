@@ -407,6 +407,24 @@ def _sequence(T, prim, args, flags, kwargs, kflags):
     return _call_bound(T, prim, bound, first), True
 
 
+def _vstack(T, prim, args, flags, kwargs, kflags):
+    """np.vstack of a list or tuple of examples' arrays: each item batched and made at
+    least 2-D per example, then joined along the examples' first axis."""
+    if len(args) != 1 or kwargs:
+        raise refuse(T, prim, " called this way (with dtype= or casting=)")
+    seq = args[0]
+    f = T.flag_of(seq)
+    if T.items_of(seq) is None and isinstance(f, tuple):
+        seq = T.batched(seq, f)
+    items = T.items_of(seq)
+    if items is None:
+        raise refuse(T, prim, " of a list some of whose items are batched, not written out "
+                     "where it is called")
+    rows = [T.call(np.reshape, b, T.call(bh.rows_shape, b))
+            for b in (T.batched(a, g) for a, g in items)]
+    return T.call(np.concatenate, T.pack(rows, "list"), axis=ir.Const(1)), True
+
+
 def _stacked(T, prim, args, flags, kwargs, kflags):
     _only_first(T, prim, flags, kflags)
     out = T.call(prim.fn, *args, **kwargs)
@@ -558,6 +576,23 @@ def _untile(T, prim, args, flags, kwargs, kflags):
     like = T.call(np.reshape, stand, T.call(bh.tiled_shape, stand, reps))
     r = T.call(prim.fn, g, like, T.call(bh.tiled_reps, stand, reps))
     return T.call(np.reshape, r, T.call(np.shape, stand)), True
+
+
+def _pow_base(T, prim, args, flags, kwargs, kflags):
+    """pow_base(x, power): x where positive, else 1, example by example; power is read
+    for its dtype only, so the result is batched where x is."""
+    if len(args) != 2 or kwargs:
+        raise refuse(T, prim, " called this way")
+    return T.call(prim.fn, *args), bool(flags[0])
+
+
+def _loop_items_grad(T, prim, args, flags, kwargs, kflags):
+    """loop_items_grad(seq, g): g, or zeros like seq where it is a dict; both batched, so
+    either answer is."""
+    if len(args) != 2 or kwargs:
+        raise refuse(T, prim, " called this way")
+    seq, g = args
+    return T.call(prim.fn, T.batched(seq, T.flag_of(seq)), T.batched(g, T.flag_of(g))), True
 
 
 def _unreduce(T, prim, args, flags, kwargs, kflags):
@@ -761,6 +796,26 @@ def _at_index(T, prim, args, flags, kwargs, kflags):
                   T.batched(g, flags[2])), True
 
 
+def _take_grad(T, prim, args, flags, kwargs, kflags):
+    """take_grad(a, indices, g, axis, mode), the adjoint of np.take, of each example: on a
+    batched stand-in of a, its examples flattened where axis is None."""
+    bound = _bind(prim, args, kwargs)
+    if bound is None or (len(flags) > 1 and flags[1]) or any(kflags.values()) or \
+            getattr(bound.get("mode"), "value", None) not in (None, "raise"):
+        raise refuse(T, prim, " called this way")
+    a, idx, g = bound["a"], bound["indices"], bound["g"]
+    axis = bound.get("axis", ir.Const(None))
+    if not isinstance(axis, ir.Const):
+        raise refuse(T, prim, " with an axis computed at run time")
+    g = T.batched(g, T.flag_of(g))
+    stand = _stand_in(T, a, flags[0], g)
+    if axis.value is None:
+        flat = T.call(np.reshape, stand, T.call(bh.flat_shape, stand))
+        r = T.call(prim.fn, flat, idx, g, ir.Const(1))
+        return T.call(np.reshape, r, T.call(np.shape, stand)), True
+    return T.call(prim.fn, stand, idx, g, ir.Const(bh.shift_axes(axis.value, None))), True
+
+
 def _take(T, prim, args, flags, kwargs, kflags):
     _only_first(T, prim, flags, kflags)
     bound = _bind(prim, args, kwargs)
@@ -827,7 +882,8 @@ CONTAINERS = {accumulate.item_grads, runtime.as_items, runtime.add_grads, runtim
 
 
 _FORMS = {np.reshape: _reshape, np.broadcast_to: _reshape, np.ravel: _ravel,
-          np.tile: _tile, shape.untile: _untile,
+          np.tile: _tile, shape.untile: _untile, arith.pow_base: _pow_base, np.vstack: _vstack,
+          builtins.loop_items_grad: _loop_items_grad,
           np.transpose: _transpose, operator.getitem: _getitem,
           operator.matmul: _matmul, np.matmul: _matmul, np.dot: _matmul,
           np.einsum: _einsum, np.linalg.solve: _solve,
@@ -839,7 +895,7 @@ _FORMS = {np.reshape: _reshape, np.broadcast_to: _reshape, np.ravel: _ravel,
           runtime.unsplit: _unsplit, runtime.loop_length: _loop_length,
           operator.not_: _truth, bool: _truth, operator.truth: _truth, np.outer: _outer,
           runtime.setitem: _setitem, runtime.written: _at_index,
-          runtime.setitem_grad: _at_index, np.take: _take, builtins.keys_of: _keys,
+          runtime.setitem_grad: _at_index, np.take: _take, indexing.take_grad: _take_grad, builtins.keys_of: _keys,
           builtins.check_rebound: _checks, indexing.check_row_views: _checks,
           indexing.check_item_write: _checks, builtins.check_one_value: _checks,
           builtins.concat_items: _concat_items, builtins.items_between: _items_between,
@@ -873,6 +929,6 @@ _TAKE_CONTAINERS = {builtins.concat_items, builtins.items_between, builtins.item
                     builtins.keys_of, builtins.check_rebound, builtins.check_one_value,
                     indexing.check_row_views,
                     indexing.check_item_write, runtime.split_last, runtime.unsplit, runtime.loop_length, runtime.setitem, runtime.setitem_grad,
-                    runtime.written, builtins.loop_items, np.concatenate, np.stack, np.array, np.asarray, operator.getitem, len,
+                    runtime.written, builtins.loop_items, np.concatenate, np.stack, np.vstack, np.array, np.asarray, operator.getitem, len,
                     runtime.as_cotangent, runtime.ones_like_tree, runtime.zeros_like_tree,
                     runtime.ones_like_single} | set(HOLDERS) | CONTAINERS
