@@ -138,12 +138,15 @@ def relocate(e: S2SADError) -> S2SADError:
         return e
     user, hops = _trace_back(loc)
     e.location = None if user is not None and str(user.filename).startswith("<s2sad") else user
+    # no line of the user's: code s2sad wrote itself (a Jacobian's loop over its rows)
+    where = "for this line" if e.location is not None else \
+        "around your function, at no line of yours"
     if e.message.startswith("vmap"):    # batching the code (vmap(grad(f))): no order
-        e.message = (f"{e.message} (met in the code s2sad generated for this line, made "
-                     f"by {hops} transform{'s' if hops > 1 else ''})")
+        e.message = (f"{e.message} (met in the code s2sad generated {where}, made by "
+                     f"{hops} transform{'s' if hops > 1 else ''})")
     else:
         e.message = (f"{e.message} (met while differentiating, at order {hops + 1}, the "
-                     "derivative code s2sad generated for this line)")
+                     f"derivative code s2sad generated {where})")
     e.args = (e._format(),)
     return e
 

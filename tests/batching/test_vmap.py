@@ -867,3 +867,20 @@ def test_vstack_of_each_examples_arrays():
     close(vmap(_stacked_rows, in_axes=(0, None))(X, y1), [_stacked_rows(x, y1) for x in X])
     with pytest.raises(s2sad.TransformError, match="no batched form of unvstack"):
         vmap(grad(_stacked_rows))(X, Y)
+
+
+def _python_max_times_first(x):
+    return max(x) * x[0] + np.sum(np.sin(x) ** 2)
+
+
+def test_a_refusal_in_code_s2sad_wrote_itself_does_not_claim_a_line():
+    """vmap(hessian) of a function with Python's max: the refusal is met in the loop
+    over the Hessian's rows that s2sad writes, which is no line of the user's; the
+    message said 'for this line' and showed none."""
+    with pytest.raises(s2sad.TransformError) as info:
+        vmap(hessian(_python_max_times_first))(RNG.normal(size=(4, 3)))
+    msg = str(info.value)
+    assert info.value.location is None and "for this line" not in msg, msg
+    assert "at no line of yours" in msg
+    close(vmap(grad(_python_max_times_first))(np.eye(3) + 0.5),
+          [grad(_python_max_times_first)(x) for x in np.eye(3) + 0.5])
