@@ -9,6 +9,9 @@ the median per call with the quartiles, and s2sad's time over hand-written NumPy
 over JAX jit's (medians of the per-round ratios). JAX is timed after its compilation;
 it is left out where not installed.
 
+"s2sad jit" is the same s2sad function under s2sad.jit (Numba, where installed; it
+keeps whichever of compiled and NumPy code it measured faster on its first calls).
+
 Rows (--scale multiplies the size that grows): the gradient of a 256x64 -> 128 -> 10
 tanh MLP's squared error with respect to its four weights (rows); an RNN
 h = tanh(W h + U x_t), 64 units, T = 50, gradient of W and U (T); the Hessian of
@@ -147,6 +150,18 @@ def plate_rows(scale, rng):
             (f"plate training step, {n} points (Taylor)", step)]
 
 
+def with_jit(out):
+    """Each row gains "s2sad jit": its s2sad function under s2sad.jit (Numba), where
+    Numba is installed."""
+    if not s2sad.compiled.available():
+        return out
+    import warnings
+    warnings.simplefilter("ignore", s2sad.CompiledWarning)     # counted in the table
+    for _, impl in out:
+        impl["s2sad jit"] = s2sad.jit(impl["s2sad"])
+    return out
+
+
 def per_call(fn, budget=0.02):
     """How many calls make about `budget` seconds (at least 1)."""
     fn()
@@ -158,8 +173,9 @@ def per_call(fn, budget=0.02):
 
 def measure(impl, rounds):
     """{name: [seconds per call, one per round]}, the implementations taking turns."""
-    for fn in impl.values():          # compile, transform, warm up
-        fn()
+    for fn in impl.values():          # compile, transform, warm up (jit: past its trials)
+        for _ in range(8):
+            fn()
     number = {k: per_call(fn) for k, fn in impl.items()}
     times = {k: [] for k in impl}
     for _ in range(rounds):
@@ -176,10 +192,10 @@ def fmt_time(ts):
     return f"{med:,.1f} ({q1:,.1f}-{q3:,.1f})"
 
 
-def ratio(times, other):
-    if other not in times:
+def ratio(times, other, mine="s2sad"):
+    if other not in times or mine not in times:
         return "-"
-    r = np.array(times["s2sad"]) / np.array(times[other])
+    r = np.array(times[mine]) / np.array(times[other])
     q1, med, q3 = np.percentile(r, (25, 50, 75))
     return f"{med:.2f} ({q1:.2f}-{q3:.2f})"
 
@@ -193,15 +209,16 @@ def main(argv=None):
     print(f"s2sad {s2sad.__version__}, NumPy {np.__version__}"
           + (f", JAX {jax.__version__}" if jax else ", JAX not installed")
           + f"; scale {args.scale}, {args.rounds} rounds, one thread\n")
-    print("| workload | hand NumPy (µs) | s2sad (µs) | JAX jit (µs) | s2sad / hand | "
-          "s2sad / JAX |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    for name, impl in rows(args.scale):
+    print("| workload | hand NumPy (µs) | s2sad (µs) | s2sad jit (µs) | JAX jit (µs) | "
+          "s2sad / hand | s2sad / JAX | s2sad jit / JAX |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for name, impl in with_jit(rows(args.scale)):
         times = measure(impl, args.rounds)
         cells = [fmt_time(times[k]) if k in times else "-"
-                 for k in ("hand NumPy", "s2sad", "JAX jit")]
+                 for k in ("hand NumPy", "s2sad", "s2sad jit", "JAX jit")]
         print(f"| {name} | " + " | ".join(cells) + f" | {ratio(times, 'hand NumPy')} | "
-              f"{ratio(times, 'JAX jit')} |", flush=True)
+              f"{ratio(times, 'JAX jit')} | {ratio(times, 'JAX jit', 's2sad jit')} |",
+              flush=True)
     print(f"\nAllocator: {s2sad.memory_policy()}; it is process-wide, so the hand-written "
           "NumPy code gains from it too.")
 

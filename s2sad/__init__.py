@@ -11,7 +11,8 @@
 See ``source(grad_all(f))`` for the code s2sad writes.
 """
 
-from .errors import (ArgumentError, CotangentError, DerivativeError, InternalError,
+from .errors import (ArgumentError, CompiledWarning, CotangentError, DerivativeError,
+                     InternalError,
                      MissingRuleError, OutputError, RuleError, S2SADError,
                      SourceUnavailableError, TangentError, TransformError,
                      UnsupportedSyntaxError)
@@ -22,14 +23,14 @@ from .allocator import keep_freed_memory, memory_policy
 from .api import (backend, derivative, fprop, grad, grad_all, hessian, hvp, jacobian, jvp, source,
                   value_and_grad, vjp)
 from .api import biharmonic, laplacian, taylor
-from .api import vmap
+from .api import jit, vmap
 
 __version__ = "0.1.0"
 
 __all__ = ["backend", "grad_all", "grad", "value_and_grad", "vjp", "jvp", "derivative", "jacobian",
            "hessian", "hvp", "fprop", "source", "vmap", "taylor", "laplacian", "biharmonic", "stop_gradient",
-           "checkpointed", "keep_freed_memory", "memory_policy",
+           "checkpointed", "keep_freed_memory", "memory_policy", "jit",
            "defbprop",
-           "defjvp", "defnondiff", "S2SADError", "UnsupportedSyntaxError", "MissingRuleError",
+           "defjvp", "defnondiff", "S2SADError", "CompiledWarning", "UnsupportedSyntaxError", "MissingRuleError",
            "SourceUnavailableError", "RuleError", "TransformError", "ArgumentError",
            "OutputError", "CotangentError", "TangentError", "DerivativeError", "InternalError"]

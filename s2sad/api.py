@@ -39,7 +39,7 @@ import functools
 from typing import Any, Callable, Tuple, Union
 
 from . import rules  # noqa: F401  (registers every rule)
-from . import failures, generated, jacobians
+from . import compiled, failures, generated, jacobians
 from .call_checks import check_has_aux, check_one_index, check_wrt
 from .calls import backend, positional_params
 from .errors import ArgumentError
@@ -50,7 +50,7 @@ from .vmapped import Vmapped, vmap  # noqa: F401  (vmap: part of the API)
 
 __all__ = ["backend", "grad_all", "grad", "value_and_grad", "vjp", "jvp", "derivative",
            "jacobian", "hessian", "hvp", "fprop", "source", "positional_params", "taylor",
-           "laplacian", "biharmonic"]
+           "laplacian", "biharmonic", "jit"]
 
 Function = Callable[..., Any]       # what s2sad differentiates, and what it returns
 Wrt = Union[int, Tuple[int, ...]]   # argument indices
@@ -132,8 +132,33 @@ def derivative(fn: Function, wrt: Union[int, Tuple[int, ...]] = 0,
 
 
 @failures.public
+def jit(fn: Function, keep_faster: bool = True) -> Function:
+    """fn, with the code s2sad generates compiled by Numba while it runs.
+
+    ``jit(grad(f))``, ``grad(jit(f))``, ``jit(hessian(f))`` and ``jit(step)``, a
+    function of the user's that calls s2sad's transforms, all run the generated code
+    compiled where Numba takes it whole (loops and tapes included); the user's own code
+    runs as Python.  Where Numba cannot compile a generated function, it runs as NumPy
+    code, with one :class:`~s2sad.errors.CompiledWarning` saying why.  Results equal the
+    NumPy path's to rounding.
+
+    Compiled code is not always faster: over large arrays, NumPy's vectorized ``exp``
+    and ``tanh`` beat Numba's loops.  With ``keep_faster`` (the default) each generated
+    function is timed both ways on its first calls and the faster is kept;
+    ``keep_faster=False`` runs the compiled code wherever Numba compiles it.  The machine code is cached on disk (see
+    docs/performance.md).  Needs Numba: ``pip install 's2sad[numba]'``.
+    """
+    compiled.require("s2sad.jit")
+    return compiled.Jitted(fn, keep_faster)
+
+
 def source(obj: Any) -> str:
     """The generated module behind anything s2sad made, as Python source."""
+    if isinstance(obj, compiled.Jitted):
+        return obj.fn.compiled_source() if isinstance(obj.fn, Transformed) else \
+            source(obj.fn)
+    if isinstance(obj, Transformed) and obj.jitted:
+        return obj.compiled_source()
     if isinstance(obj, (Transformed, Vmapped)):
         return obj.source
     if isinstance(obj, jacobians.Jacobian):

@@ -118,6 +118,12 @@ class DerivativeError(S2SADError):
     user's line."""
 
 
+class CompiledWarning(UserWarning):
+    """s2sad.jit runs a generated function as NumPy code, not compiled: Numba could not
+    type it, or its compiled code met a case it leaves to NumPy (the message says which).
+    The results are the NumPy path's."""
+
+
 def several_outputs(x, gradients: bool) -> OutputError:
     """The refusal of grad of a function whose result x is a tuple, list or dict; gradients:
     x is a tuple or dict of gradients s2sad made (grad of a gradient of several inputs)."""

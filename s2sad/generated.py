@@ -38,6 +38,7 @@ class Module:
     # (kind, container, name, object) that must stay the same for this code to be valid
     guards: List[tuple] = field(default_factory=list)
     impure: bool = False        # it draws random numbers or acts (pipeline._finish)
+    compiled: Any = None        # under s2sad.jit: its Numba runner, or why there is none
 
     def function(self, xp):
         """The generated function with `xp` bound to an array module."""

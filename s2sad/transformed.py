@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
-from . import cache, call_checks, failures, fastcall, registry
+from . import cache, call_checks, compiled, failures, fastcall, registry
 from .call_checks import made_for_now
 from .calls import (article, backend_of, call_spec, check_cotangent, check_tangent,
                     checking_bprop, describe, finish, numeric, output_problem,
@@ -181,6 +181,10 @@ class Transformed(registry.Derived):
 
     def __init__(self, fn, kind, wrt=None, with_value=False, has_aux=False):
         self.made_for = made_for_now()      # hessian, jacobian, hvp: see made_for
+        # grad(jit(f)): runs compiled, as jit(f) was asked to ("faster" or "compiled")
+        self.jitted = fn.mode if isinstance(fn, compiled.Jitted) else ""
+        if self.jitted:
+            fn = fn.fn
         fn = registry.source_of(fn) or fn  # scipy.stats.norm.logpdf: the code s2sad reads
         refuse_target(fn, self.made_for or kind)
         self.fn = fn
@@ -195,6 +199,7 @@ class Transformed(registry.Derived):
         self._aux = None            # has_aux: _AuxParts, made at the first use
         self._last_spec = None      # the kind of call source() shows: the last one made
         self._fast = None           # the runner of calls with numbers and arrays: _fast_path
+        self._fast_jit = None       # its compiled counterpart (under s2sad.jit)
         self._runners = None        # every runner made, per kind of call
         self._through = None        # grad(grad(f, a), b): grad(f, b) (see _over_gradient)
         self.__name__ = f"{kind}_{name_of(fn)}"
@@ -300,6 +305,13 @@ class Transformed(registry.Derived):
                     parts.fprop.artifact(self._last_spec).module.source)
         return self.artifact(self._last_spec).module.source
 
+    def compiled_source(self) -> str:
+        """source, headed by how s2sad.jit runs it: compiled (and the text Numba compiles)
+        or as NumPy code (and why)."""
+        if self.has_aux:
+            return self.source
+        return compiled.describe(self.artifact(self._last_spec).module)
+
     # -- checks ----------------------------------------------------------------------------
     def _call_name(self) -> str:
         return call_checks.call_name(self)
@@ -330,9 +342,16 @@ class Transformed(registry.Derived):
 
     # -- calls -----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if self.jitted and not compiled.ACTIVE.get():
+            token = compiled.ACTIVE.set(self.jitted)
+            try:
+                return self(*args, **kwargs)
+            finally:
+                compiled.ACTIVE.reset(token)
         try:
-            if self._fast is not None and not kwargs:
-                result = self._fast(args)
+            fast = self._fast_jit if compiled.ACTIVE.get() else self._fast
+            if fast is not None and not kwargs:
+                result = fast(args)
                 if result is not fastcall.MISS:
                     return result
             return self._call(*args, **kwargs)
@@ -365,6 +384,8 @@ class Transformed(registry.Derived):
         if len(args) > len(params) or Arg.DEFAULT in spec:
             self._check_binding(args, kwargs)
         f = art.function(xp)
+        if xp is np and compiled.ACTIVE.get():      # under s2sad.jit: Numba's, where it can
+            f = compiled.runner(art.module, f) or f
         if xp is not np:        # Python floats become 0-d device arrays (ints stay counts)
             args = tuple(xp.asarray(a) if type(a) is float else a for a in args)
         try:
@@ -400,7 +421,8 @@ class Transformed(registry.Derived):
                 t in (float, int, np.ndarray) or t is dict and fastcall.plain_dict(a)
                 for t, a in zip(types, args)):
             return
-        key = (types, art.spec)
+        jit = compiled.ACTIVE.get()
+        key = (types, art.spec, jit)
         if self._runners is None:
             self._runners = {}
         run = self._runners.get(key)
@@ -409,7 +431,10 @@ class Transformed(registry.Derived):
                 art, f, len(args), types, self.kind, self.wrt, self.with_value,
                 functools.partial(call_checks.check_value, self), self._finish_grads,
                 raise_from_run)
-        self._fast = run
+        if jit:
+            self._fast_jit = run
+        else:
+            self._fast = run
 
     def _call_aux(self, args, kwargs):
         """grad(f, has_aux=True)(*args): one forward and one backward pass of f."""

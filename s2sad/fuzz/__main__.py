@@ -30,7 +30,7 @@ def parse(argv):
                    help="2 also checks grad of grad (default 1)")
     p.add_argument("--checks", default="",
                    help="comma-separated subset of grad,vjp,jvp,order2,taylor,laplacian,"
-                   "jacobian,vmap (overrides --order)")
+                   "jacobian,vmap,jit (overrides --order)")
     p.add_argument("--no-jvp", action="store_true", help="leave forward mode out")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     p.add_argument("--exclude", default="", help="comma-separated constructs to leave out")

@@ -17,6 +17,8 @@ instrumented copy of :mod:`s2sad.fuzz.kinks`), and runs the checks:
 ``vmap``    vmap(f) and vmap(grad_all(f)) over three examples (the float arrays, each
             moved a little, stacked; the other arguments shared) against a Python loop
             of f and of grad_all(f) over the same examples.
+``jit``     jit(grad_all(f)), compiled by Numba wherever it compiles (s2sad/compiled/),
+            against grad_all(f): equal to 1e-12 relative (skipped without Numba).
 
 A program that draws random numbers (a RandomState or Generator held by its module,
 NumPy's global generator; one it makes inside is seeded by its own code) has every
@@ -47,6 +49,7 @@ import os
 import re
 import sys
 import tempfile
+import warnings
 import traceback
 from dataclasses import dataclass, field
 
@@ -641,9 +644,31 @@ def check_vmap(f, args, rng, out):
                   "vmap of grad_all")
 
 
+def check_jit(f, args, rng, out):
+    """jit(grad_all(f)) (compiled by Numba wherever it compiles) against grad_all(f): the
+    same gradients to 1e-12 relative to each array's largest entry.  Where Numba is not
+    installed, nothing is checked."""
+    if not s2sad.compiled.available():
+        return
+    g = s2sad.grad_all(f)
+    fresh()
+    want = _leaves(g(*copy.deepcopy(args)))
+    fresh()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", s2sad.errors.CompiledWarning)
+        got = _leaves(s2sad.jit(g, keep_faster=False)(*copy.deepcopy(args)))
+    if len(got) != len(want):
+        raise Wrong(f"jit: {len(got)} gradients, without jit {len(want)}")
+    for a, b in zip(got, want):
+        scale = np.max(np.abs(b), initial=0.0)
+        if a.shape != b.shape or not np.all(np.abs(a - b) <= 1e-12 * scale) and not (
+                np.isnan(a).any() and np.array_equal(a, b, equal_nan=True)):
+            raise Wrong(f"jit: {a!r} differs from the NumPy path's {b!r}")
+
+
 CHECKS = {"grad": check_grad, "vjp": check_vjp, "jvp": check_jvp, "order2": check_order2,
           "taylor": check_taylor, "laplacian": check_laplacian, "jacobian": check_jacobian,
-          "vmap": check_vmap}
+          "vmap": check_vmap, "jit": check_jit}
 
 
 def checks_for(order, jvp=True):

@@ -45,7 +45,9 @@ CI_CONFIG = GenConfig(exclude=CI_OPEN_BUGS | CI_REFUSED)
     (("taylor",), 100, 25), (("laplacian",), 100, 25), (("jacobian",), 100, 25),
     # vmap and vmap of grad_all against a loop over the examples: vmap refuses more of the
     # grammar than the derivatives do (loops that stop per example under grad, effects)
-    (("vmap",), 600, 100)])
+    (("vmap",), 600, 100),
+    # jit(grad_all(f)) compiled by Numba against grad_all(f), to 1e-12 (no-op without Numba)
+    (("grad", "jit"), 300, 100)])
 def test_campaign(checks, n, least):
     # (a hang guard: a program that takes longer is classed a crash; the largest order-2
     # program of this seed transforms in about 27 s on an idle core)

@@ -1,0 +1,109 @@
+"""Compiled execution: generated code run by Numba (``s2sad.jit``).
+
+While a function made by :func:`s2sad.jit` runs (or a transform of a jitted function:
+``grad(jit(f))``), every generated function s2sad calls with NumPy arrays and numbers
+runs compiled where Numba can take it whole: lowering.py rewrites its text for Numba,
+kernels.py gives the runtime helpers compiled forms, build.py compiles it once (cached
+on disk) and falls back to NumPy's code, with one warning, where Numba cannot.
+
+Numba is optional (the ``numba`` extra); without it, asking for jit is an error that
+says how to install it.
+"""
+
+import importlib.util
+
+from ..errors import OptionError
+from .state import ACTIVE
+
+
+def available() -> bool:
+    """Is Numba installed?"""
+    return importlib.util.find_spec("numba") is not None
+
+
+def require(what: str) -> None:
+    """Refuse compiled execution where Numba is not installed."""
+    if not available():
+        raise OptionError(f"{what} compiles generated code with Numba, which is not "
+                          "installed", None, "Install it with: pip install 's2sad[numba]' "
+                          "(or pip install numba scipy); without it, call the function "
+                          "itself: it runs as NumPy code.")
+
+
+def runner(module, numpy_function):
+    """The compiled form of a generated module's function (a build.Runner), made once per
+    module, or None where it cannot be compiled (why: reason(module))."""
+    made = module.compiled
+    if made is None:
+        made = module.compiled = _make(module, numpy_function)
+    return made if not isinstance(made, str) else None
+
+
+def reason(module):
+    """Why a module runs as NumPy under jit; None if compiled, or not yet asked."""
+    made = module.compiled
+    if isinstance(made, str):
+        return made
+    if made is not None and not made.compiled:
+        return "Numba could not type it"
+    return None
+
+
+def describe(module) -> str:
+    """What source() shows of a generated module under s2sad.jit: the module Numba
+    compiles, or the NumPy code and why it runs as such."""
+    made = module.compiled
+    if made is None:
+        why = "not called under jit yet (its first call compiles it)"
+    elif isinstance(made, str):
+        why = f"runs as NumPy code: {made}"
+    elif made.dispatcher is None:
+        why = "runs as NumPy code: " + ("NumPy's code was measured faster" if made.slower
+                                        else "Numba could not compile it")
+    else:
+        return (f"# s2sad.jit: {module.name} runs compiled by Numba, every line; the module "
+                f"Numba compiles (the NumPy code: source(grad(f)) without jit):\n\n"
+                f"{made.text}")
+    return f"# s2sad.jit: {module.name} {why}.\n\n{module.source}"
+
+
+def _make(module, numpy_function):
+    import warnings
+
+    from ..errors import CompiledWarning
+    from . import build, kernels, lowering
+    lowered = lowering.lower(module, kernels.HELPERS)
+    origin = module.origin if module.origin and "<" not in module.origin else ""
+    what = f"{module.name} (generated {origin})" if origin else module.name
+    if lowered.reason is not None:
+        warnings.warn(f"s2sad.jit: {what} runs as NumPy code: {lowered.reason}",
+                      CompiledWarning, stacklevel=5)
+        return lowered.reason
+    try:
+        return build.Runner(lowered, numpy_function, what)
+    except Exception as e:          # (a file that cannot be written, say): NumPy's code
+        why = f"its compiled module could not be made ({type(e).__name__}: {e})"
+        warnings.warn(f"s2sad.jit: {what} runs as NumPy code: {why}", CompiledWarning,
+                      stacklevel=5)
+        return why
+
+
+class Jitted:
+    """fn, run with s2sad's generated code compiled by Numba (see :func:`s2sad.jit`)."""
+
+    def __init__(self, fn, keep_faster=True):
+        self.fn = fn.fn if isinstance(fn, Jitted) else fn
+        self.mode = "faster" if keep_faster else "compiled"
+        self.__name__ = f"jit_{getattr(self.fn, '__name__', 'function')}"
+        self.__doc__ = getattr(self.fn, "__doc__", None)
+        self.__wrapped__ = self.fn
+
+    def __repr__(self):
+        return f"<s2sad.jit({self.fn!r})>"
+
+    def __call__(self, *args, **kwargs):
+        token = ACTIVE.set(self.mode)
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            ACTIVE.reset(token)

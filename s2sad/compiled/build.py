@@ -1,0 +1,205 @@
+"""Numba's function for a generated module: the text written to a file, compiled with
+``@njit(cache=True)`` so that a second process loads the machine code from disk, and
+called with NumPy's code as the fallback.
+
+The file is named after a hash of its text (``s2sad_grad_f_<hash>.py``) in the cache
+directory: ``$S2SAD_NUMBA_CACHE_DIR``, else ``~/.cache/s2sad/numba``, else a folder of
+the temporary directory.  Numba keeps its machine code beside it, in ``__pycache__``.
+A file is never written twice (a new modification time would make Numba compile again).
+
+A call that Numba cannot type, or whose compiled code raises, runs as NumPy code: the
+NumPy code then gives the same result as without jit, or raises the user's error.  The
+first time that happens for a module, one warning says why.
+"""
+
+import hashlib
+import importlib.util
+import os
+import pathlib
+import re
+import sys
+import tempfile
+import threading
+import time
+import warnings
+
+from ..errors import CompiledWarning
+from .state import ACTIVE
+
+_LOCK = threading.Lock()
+
+
+def cache_dir() -> pathlib.Path:
+    """Where the Numba modules and their machine code are kept (made if absent)."""
+    chosen = os.environ.get("S2SAD_NUMBA_CACHE_DIR")
+    places = [pathlib.Path(chosen)] if chosen else [
+        pathlib.Path.home() / ".cache" / "s2sad" / "numba",
+        pathlib.Path(tempfile.gettempdir()) / f"s2sad-numba-{os.getuid()}"]
+    for place in places:
+        try:
+            place.mkdir(parents=True, exist_ok=True)
+            if os.access(place, os.W_OK):
+                return place
+        except OSError:
+            continue
+    return places[-1]
+
+
+def _stamp() -> str:
+    """What the machine code depends on besides the module's text: Numba's caching
+    follows the file alone, not the helpers it calls (kernels.py) nor Numba's version."""
+    global _STAMP
+    if _STAMP is None:
+        import numba
+        from . import kernels
+        helpers = pathlib.Path(kernels.__file__).read_bytes()
+        _STAMP = f"{numba.__version__} {hashlib.sha1(helpers).hexdigest()}"
+    return _STAMP
+
+
+_STAMP = None
+
+
+def dispatcher(lowered):
+    """The @njit function of a Lowered text, imported from its file."""
+    digest = hashlib.sha1((_stamp() + lowered.text).encode()).hexdigest()[:20]
+    stem = f"s2sad_{lowered.name}_{digest}"
+    path = cache_dir() / f"{stem}.py"
+    with _LOCK:
+        if not path.exists():
+            part = path.with_suffix(f".{os.getpid()}.part")
+            part.write_text(lowered.text)
+            os.replace(part, path)
+        mod = sys.modules.get(stem)
+        if mod is None:
+            spec = importlib.util.spec_from_file_location(stem, path)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            sys.modules[stem] = mod
+    return getattr(mod, lowered.name)
+
+
+def _value(hidden):
+    """The value now of a hidden argument (lowering.Lowered.hidden)."""
+    kind, where = hidden
+    if kind == "cell":
+        return where.cell_contents
+    if kind == "global":
+        return where[0][where[1]]
+    return where
+
+
+def _tupled(v):
+    """A list as a tuple (Numba indexes a tuple of like items, and a list of
+    arrays or of tuples is read, never changed, by the code it runs)."""
+    return tuple(map(_tupled, v)) if type(v) is list else v
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_TELLING = ("No implementation of function", "Cannot unify", "Use of unsupported",
+            "Unknown attribute", "Invalid use of", "NameError", "Untyped global")
+
+
+def numba_reason(e) -> str:
+    """The line of a Numba error that says what failed (its first line is often only
+    the pipeline's step), with the call's signature where it gives one."""
+    lines = [line.strip() for line in _ANSI.sub("", str(e)).splitlines() if line.strip()]
+    for k, line in enumerate(lines):
+        if line.startswith(_TELLING):
+            sig = lines[k + 1][3:].strip() if k + 1 < len(lines) and \
+                lines[k + 1].startswith(">>>") else ""
+            if line.startswith("No implementation") and sig:
+                return f"no compiled form of {sig}"[:240]
+            line = re.sub(r"'(\w+)\.\d+'", r"\1", line.split(", defined at")[0])
+            return (line + (": " + sig if sig else ""))[:240]
+    return (lines or [type(e).__name__])[0][:240]
+
+
+class Runner:
+    """The generated function as Numba runs it, with NumPy's code for what it cannot."""
+
+    def __init__(self, lowered, numpy_function, what):
+        self.dispatcher = dispatcher(lowered)
+        self.text = lowered.text
+        self.hidden = lowered.hidden
+        self.numpy_function = numpy_function
+        self.what = what            # "grad_f (generated from file.py:3)"
+        self.warned = False
+        self.fallbacks = 0
+        self.trials = 0             # calls timed so far, each way (see _trial)
+        self.times = {True: [], False: []}
+        self.first = None           # the compiling call's time
+        self.slower = False         # NumPy's code was the faster: it runs
+        self.__wrapped__ = numpy_function
+
+    def __call__(self, *args):
+        d = self.dispatcher
+        if self.trials < TRIALS and d is not None and ACTIVE.get() == "faster":
+            return self._trial(args)
+        if d is None:
+            return self.numpy_function(*args)
+        try:
+            if self.hidden or list in map(type, args):
+                return d(*map(_tupled, args), *map(_value, self.hidden))
+            return d(*args)
+        except Exception as e:          # decided again by NumPy's code
+            return self._numpy_after(e, args)
+
+    def _trial(self, args):
+        """One of the first calls, timed: compiled and NumPy take turns (after the compiling
+        call), and past TRIALS calls each, the faster is kept. A compiled body is not
+        always faster: NumPy's vectorized exp, tanh, ... beat Numba's scalar loops over
+        large arrays (docs/performance.md)."""
+        compiled = len(self.times[True]) <= len(self.times[False])
+        t = time.perf_counter()
+        if compiled:
+            out = self._compiled(args)
+        else:
+            out = self.numpy_function(*args)
+        dt = time.perf_counter() - t
+        if self.dispatcher is None:         # it fell back: NumPy from now on
+            self.trials = TRIALS
+            return out
+        if compiled and not self.times[True] and self.first is None:
+            self.first = dt                 # the call that compiled: not a timing
+        else:
+            self.times[compiled].append(dt)
+        self.trials = min(len(self.times[True]), len(self.times[False]))
+        if self.trials >= TRIALS and min(self.times[True]) > min(self.times[False]):
+            self.dispatcher = None
+            self.slower = True
+        return out
+
+    def _compiled(self, args):
+        try:
+            return self.dispatcher(*map(_tupled, args), *map(_value, self.hidden))
+        except Exception as e:
+            return self._numpy_after(e, args)
+
+    def _numpy_after(self, e, args):
+        """NumPy's code for a call the compiled code did not finish: Numba could not type
+        it (NumPy from now on), or it stopped (a case the compiled helpers leave to
+        NumPy, or the user's own error, which NumPy's code raises again as without jit:
+        then no warning)."""
+        from numba.core.errors import NumbaError
+        if isinstance(e, NumbaError):
+            self.dispatcher = None
+            self._warn(f"Numba could not compile it ({numba_reason(e)})")
+            return self.numpy_function(*args)
+        out = self.numpy_function(*args)
+        self.fallbacks += 1
+        self._warn(f"its compiled code stopped ({type(e).__name__}: {numba_reason(e)})")
+        return out
+
+    def _warn(self, why):
+        if not self.warned:
+            self.warned = True
+            warnings.warn(f"s2sad.jit: {self.what} runs as NumPy code: {why}",
+                          CompiledWarning, stacklevel=5)
+
+    @property
+    def compiled(self) -> bool:
+        return self.dispatcher is not None
+
+
+TRIALS = 3          # calls timed each way before the faster is kept

@@ -1,0 +1,588 @@
+"""The runtime helpers of generated code, as Numba compiles them.
+
+Each helper of s2sad/runtime.py that gradient code calls most (unbroadcast, unreduce,
+the matrix-product adjoints, ...) has here a stub of the same name and a Numba
+``overload`` that chooses an implementation from the types of its arguments.  Where no
+implementation fits (a container where an array was expected, a fancy index, an axis
+given as a tuple), the overload gives none: Numba's typing fails, and the function runs
+as NumPy code (see build.py).  Where a case is decided only by the values (a gradient
+broadcast up to a larger shape), the implementation raises, and the call runs as NumPy.
+
+A shape stands for an array whose backward pass reads only its shape: ``shape_like``
+gives the shape tuple, and every helper that takes an array for its shape takes the
+tuple too.  Imported only where Numba is installed.
+"""
+
+import numpy as np
+from numba import objmode, types
+from numba.extending import overload
+
+from .lowering import TRANSCENDENTAL
+
+NOT_COMPILED = "s2sad: a case the compiled helpers leave to NumPy"
+
+
+def _is_shape(t) -> bool:
+    return isinstance(t, (types.UniTuple, types.Tuple)) and all(
+        isinstance(e, types.Integer) for e in t)
+
+
+def _is_number(t) -> bool:
+    return isinstance(t, (types.Float, types.Integer, types.Complex)) and \
+        not isinstance(t, types.Boolean)
+
+
+def _rank(t):
+    """The rank of an array, a shape or a number; None for anything else."""
+    if isinstance(t, types.Array):
+        return t.ndim
+    if _is_shape(t):
+        return len(t)
+    if _is_number(t):
+        return 0
+    return None
+
+
+def _absent(t) -> bool:
+    """An argument left out (Numba passes its default) or given as None."""
+    return t is None or isinstance(t, types.NoneType) or \
+        isinstance(t, types.Omitted) and t.value is None
+
+
+def _false(t) -> bool:
+    """A flag left out (default False) or given as a literal False."""
+    return t is False or isinstance(t, types.Omitted) and t.value is False or \
+        isinstance(t, types.BooleanLiteral) and t.literal_value is False
+
+
+def _made(text: str, **names):
+    """The function `impl` defined by text, with np and names in its globals."""
+    env = {"np": np, "NOT_COMPILED": NOT_COMPILED, "shape_of": shape_of, **names}
+    exec(compile(text, "<s2sad compiled helper>", "exec"), env)
+    return env["impl"]
+
+
+# -- stubs: generated code calls these names; Numba calls the overloads below -----------
+def shape_of(x):
+    """The shape of an array, a shape, or a number's ()."""
+
+
+def ones_like(x):
+    """The sensitivity of a result: ones of its shape and type."""
+
+
+def shape_like(x):
+    """What a tape keeps of an array whose shape alone is read again."""
+
+
+def unbroadcast(g, x):
+    """g summed down to the shape of x."""
+
+
+def unreduce(g, x, axis=None, keepdims=False):
+    """g, the gradient of a sum of x over axis, spread back to x's shape."""
+
+
+def expand_like(t, like):
+    """t broadcast to like's shape (a forward-mode tangent of a broadcast input)."""
+
+
+def check_one_value(out):
+    """Taylor mode's check that a result is one array or number."""
+
+
+def matmul_lhs_grad(g, x, y):
+    """The gradient of x @ y with respect to x."""
+
+
+def matmul_rhs_grad(g, x, y):
+    """The gradient of x @ y with respect to y."""
+
+
+def add_lhs_grad(acc, g, x, y):
+    """acc plus the gradient of x @ y with respect to x."""
+
+
+def add_rhs_grad(acc, g, x, y):
+    """acc plus the gradient of x @ y with respect to y."""
+
+
+def add_into(acc, g):
+    """acc + g."""
+
+
+def summed(acc):
+    """A loop's accumulator, complete."""
+
+
+def tape_keep(v):
+    """v as a tape keeps it."""
+
+
+def loop_length(seq):
+    """len(seq) for a loop over seq."""
+
+
+def zeros_like_tree(x):
+    """Zeros shaped like an array or a number."""
+
+
+def getitem_grad(x, index, g):
+    """Zeros of x's shape with g at x[index]."""
+
+
+def add_at(acc, x, index, g):
+    """acc with g added at acc[index]."""
+
+
+def getitem_grads(x, *pairs):
+    """Zeros of x's shape with each g of the pairs (index, g) added at its index."""
+
+
+def stacked_like(c, x, lifted=False):
+    """The shape of a stacked coefficient of x: (D, *x.shape)."""
+
+
+# -- overloads -------------------------------------------------------------------------
+@overload(shape_of)
+def _shape_of(x):
+    if isinstance(x, types.Array):
+        return lambda x: x.shape
+    if _is_shape(x):
+        return lambda x: x
+    if _is_number(x):
+        return lambda x: ()
+    return None
+
+
+def _filled(value):
+    """The overload of a helper that gives value (0 or 1) in x's shape and type."""
+    def typer(x):
+        if isinstance(x, types.Array):
+            return lambda x: np.full_like(x, value)
+        if _is_number(x):
+            kind = x
+            return lambda x: kind(value)
+        return None
+    return typer
+
+
+overload(ones_like)(_filled(1))
+overload(zeros_like_tree)(_filled(0))
+
+
+@overload(shape_like)
+def _shape_like(x):
+    if isinstance(x, types.Array) and x.ndim:
+        return lambda x: x.shape
+    if isinstance(x, types.Array) or _is_number(x) or _is_shape(x):
+        return lambda x: x
+    return None
+
+
+@overload(unbroadcast)
+def _unbroadcast(g, x):
+    r, gr = _rank(x), _rank(g)
+    if r is None or gr is None or isinstance(x, types.Array) and not x.ndim:
+        return None
+    if r == 0:
+        return (lambda g, x: g) if gr == 0 else (lambda g, x: np.sum(g))
+    if gr == 0:
+        return lambda g, x: np.full(shape_of(x), g)
+    if gr < r:
+        return lambda g, x: np.broadcast_to(g, shape_of(x)).copy()
+    lead = gr - r
+    lines = ["def impl(g, x):", "    shape = shape_of(x)"]
+    if lead == 0:
+        lines += ["    if g.shape == shape:", "        return g",
+                  "    h = np.ascontiguousarray(g)"]
+    else:
+        lines += [f"    h = np.ascontiguousarray(g).reshape((-1,) + g.shape[{lead}:])"
+                  ".sum(axis=0)"]
+    for i in range(r):
+        one = "np.full(1, h.sum())" if r == 1 else \
+            f"h.sum(axis={i}).reshape(h.shape[:{i}] + (1,) + h.shape[{i + 1}:])"
+        lines += [f"    if shape[{i}] == 1 and h.shape[{i}] != 1:", f"        h = {one}"]
+    lines += ["    if h.shape != shape:", "        raise ValueError(NOT_COMPILED)",
+              "    return h"]
+    return _made("\n".join(lines))
+
+
+@overload(expand_like)
+def _expand_like(t, like):
+    r, tr = _rank(like), _rank(t)
+    if r is None or tr is None or tr > r:
+        return None
+    if tr == 0:
+        if r == 0:
+            return lambda t, like: t
+        return lambda t, like: np.full(shape_of(like), t)
+
+    def impl(t, like):
+        shape = shape_of(like)
+        if t.shape == shape:
+            return np.ascontiguousarray(t)
+        return np.ascontiguousarray(np.broadcast_to(t, shape))
+    return impl
+
+
+@overload(check_one_value)
+def _check_one_value(out):
+    if _rank(out) is not None and not _is_shape(out):
+        return lambda out: None
+    return None
+
+
+@overload(unreduce)
+def _unreduce(g, x, axis=None, keepdims=False):
+    r, gr = _rank(x), _rank(g)
+    if r is None or gr is None or not r:
+        return None
+    if _absent(axis):
+        if gr:
+            return None
+
+        def total(g, x, axis=None, keepdims=False):
+            return np.full(shape_of(x), g)
+        return total
+    if not isinstance(axis, types.Integer) or (gr != r - 1 and gr != r):
+        return None
+    lines = ["def impl(g, x, axis=None, keepdims=False):", "    shape = shape_of(x)",
+             "    out = np.empty(shape)", f"    a = axis % {r}"]
+    if gr == r:
+        lines += ["    out[:] = g"]
+    elif gr == 0:
+        lines += ["    out[:] = g"]
+    else:
+        lines += ["    gc = np.ascontiguousarray(g)"]
+        for i in range(r):
+            lines += [f"    {'if' if i == 0 else 'elif'} a == {i}:",
+                      f"        out[:] = gc.reshape(shape[:{i}] + (1,) + shape[{i + 1}:])"]
+    lines += ["    return out"]
+    return _made("\n".join(lines))
+
+
+def _product_ranks(g, x, y):
+    return _rank(g), _rank(x), _rank(y)
+
+
+@overload(matmul_lhs_grad)
+def _matmul_lhs_grad(g, x, y):
+    gr, xr, yr = _product_ranks(g, x, y)
+    if not isinstance(y, types.Array):
+        return None
+    cases = {(1, 2, 1): lambda g, x, y: np.outer(g, y),
+             (2, 2, 2): lambda g, x, y: g @ np.ascontiguousarray(y.T),
+             (1, 1, 2): lambda g, x, y: y @ g,
+             (0, 1, 1): lambda g, x, y: g * y}
+    return cases.get((gr, xr, yr))
+
+
+@overload(matmul_rhs_grad)
+def _matmul_rhs_grad(g, x, y):
+    gr, xr, yr = _product_ranks(g, x, y)
+    if not isinstance(x, types.Array):
+        return None
+    cases = {(1, 2, 1): lambda g, x, y: g @ x,
+             (2, 2, 2): lambda g, x, y: np.ascontiguousarray(x.T) @ g,
+             (1, 1, 2): lambda g, x, y: np.outer(x, g),
+             (0, 1, 1): lambda g, x, y: g * x}
+    return cases.get((gr, xr, yr))
+
+
+def _outer_into(acc, u, v):
+    """acc += the outer product of vectors u, v, in place (no temporary matrix)."""
+
+
+@overload(_outer_into)
+def _outer_into_impl(acc, u, v):
+    def impl(acc, u, v):
+        if acc.shape[0] != u.shape[0] or acc.shape[1] != v.shape[0]:
+            return acc + np.outer(u, v)
+        for i in range(u.shape[0]):
+            ui = u[i]
+            for j in range(v.shape[0]):
+                acc[i, j] += ui * v[j]
+        return acc
+    return impl
+
+
+def _accumulates_outer(acc, u, v) -> bool:
+    return isinstance(acc, types.Array) and acc.ndim == 2 and acc.mutable and \
+        isinstance(u, types.Array) and u.ndim == 1 and isinstance(v, types.Array) and \
+        v.ndim == 1
+
+
+# s2sad calls the add_* helpers only on a loop's accumulator that nothing else holds
+# (rules/runtime/accumulate.py), so they may write into it, as NumPy's code does
+@overload(add_lhs_grad)
+def _add_lhs_grad(acc, g, x, y):
+    if _rank(x) == 2 and _accumulates_outer(acc, g, y):
+        return lambda acc, g, x, y: _outer_into(acc, g, y)
+    return lambda acc, g, x, y: add_into(acc, matmul_lhs_grad(g, x, y))
+
+
+@overload(add_rhs_grad)
+def _add_rhs_grad(acc, g, x, y):
+    if _rank(y) == 2 and _accumulates_outer(acc, x, g):
+        return lambda acc, g, x, y: _outer_into(acc, x, g)
+    return lambda acc, g, x, y: add_into(acc, matmul_rhs_grad(g, x, y))
+
+
+@overload(add_into)
+def _add_into(acc, g):
+    if isinstance(acc, types.Array) and isinstance(g, types.Array) and acc.mutable and \
+            acc.ndim == g.ndim and acc.dtype == g.dtype:
+        def into(acc, g):
+            if acc.shape != g.shape:
+                return acc + g
+            acc += g
+            return acc
+        return into
+    return lambda acc, g: acc + g
+
+
+@overload(summed)
+def _summed(acc):
+    return lambda acc: acc
+
+
+@overload(tape_keep)
+def _tape_keep(v):
+    return lambda v: v
+
+
+@overload(loop_length)
+def _loop_length(seq):
+    if isinstance(seq, (types.Array, types.List, types.UniTuple, types.RangeType)):
+        return lambda seq: len(seq)
+    return None
+
+
+def _basic_index(index) -> bool:
+    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
+    return all(isinstance(p, (types.Integer, types.SliceType)) for p in parts)
+
+
+@overload(getitem_grad)
+def _getitem_grad(x, index, g):
+    if _rank(x) is None or not _basic_index(index):
+        return None
+    if isinstance(g, types.Array):
+        def from_array(x, index, g):
+            z = np.zeros(shape_of(x), g.dtype)
+            z[index] = g
+            return z
+        return from_array
+    if _is_number(g):
+        def from_number(x, index, g):
+            z = np.zeros(shape_of(x))
+            z[index] = g
+            return z
+        return from_number
+    return None
+
+
+@overload(add_at)
+def _add_at(acc, x, index, g):
+    if not isinstance(acc, types.Array) or not _basic_index(index):
+        return None
+
+    def impl(acc, x, index, g):
+        acc[index] += g
+        return acc
+    return impl
+
+
+@overload(getitem_grads)
+def _getitem_grads(x, *pairs):
+    indices, gs = pairs[0::2], pairs[1::2]
+    if _rank(x) is None or not gs or not all(map(_basic_index, indices)) or \
+            not all(isinstance(g, types.Array) for g in gs):
+        return None
+    lines = ["def impl(x, *pairs):", "    z = np.zeros(shape_of(x), pairs[1].dtype)",
+             "    z[pairs[0]] = pairs[1]"]
+    lines += [f"    z[pairs[{k}]] += pairs[{k + 1}]" for k in range(2, len(pairs), 2)]
+    return _made("\n".join(lines + ["    return z"]))
+
+
+@overload(stacked_like)
+def _stacked_like(c, x, lifted=False):
+    if not isinstance(c, types.Array) or _rank(x) is None or not _false(lifted):
+        return None         # (lifted: the shape of a broadcast one, left to NumPy)
+    return lambda c, x, lifted=False: c.shape[:1] + shape_of(x)
+
+
+def setitem(x, index, value):
+    """A copy of the array x with x[index] = value."""
+
+
+def setitem_grad(x, index, g):
+    """g with the part x[index] = value overwrote zeroed."""
+
+
+def written(g, index):
+    """g[index], the part of g that reached the value written there."""
+
+
+def python_float(v):
+    """A NumPy number as a Python float; an array as it is."""
+
+
+def loop_items(seq):
+    """What a `for` loop over seq runs through: seq itself (an array, a tuple)."""
+
+
+def ndim_of(x):
+    """np.ndim(x)."""
+
+
+def sum_keepdims(a, axis):
+    """np.sum(a, axis=axis, keepdims=True)."""
+
+
+def mean_axis(a, axis):
+    """np.mean(a, axis=axis)."""
+
+
+def mean_keepdims(a, axis):
+    """np.mean(a, axis=axis, keepdims=True)."""
+
+
+def _writes(x, index, value) -> bool:
+    """x[index] = value as s2sad's setitem does it: an array of floats (NumPy's cast of
+    floats into an int array is refused by s2sad's own code), a basic index."""
+    return isinstance(x, types.Array) and isinstance(x.dtype, (types.Float, types.Complex)) \
+        and _basic_index(index) and (_rank(value) is not None and not _is_shape(value))
+
+
+@overload(setitem)
+def _setitem(x, index, value):
+    if not _writes(x, index, value):
+        return None
+
+    def impl(x, index, value):
+        y = x.copy()
+        y[index] = value
+        return y
+    return impl
+
+
+@overload(setitem_grad)
+def _setitem_grad(x, index, g):
+    if not isinstance(x, types.Array) or not _writes(g, index, types.float64):
+        return None
+
+    def impl(x, index, g):
+        y = g.copy()
+        y[index] = 0
+        return y
+    return impl
+
+
+@overload(written)
+def _written(g, index):
+    if isinstance(g, types.Array) and _basic_index(index):
+        return lambda g, index: g[index]
+    return None
+
+
+@overload(python_float)
+def _python_float(v):
+    if isinstance(v, types.Array):
+        return lambda v: v
+    if isinstance(v, (types.Float, types.Integer)) and not isinstance(v, types.Boolean):
+        return lambda v: float(v)
+    return None
+
+
+@overload(loop_items)
+def _loop_items(seq):
+    if isinstance(seq, (types.Array, types.UniTuple)):
+        return lambda seq: seq
+    return None
+
+
+@overload(ndim_of)
+def _ndim_of(x):
+    r = _rank(x)
+    if r is None or _is_shape(x):
+        return None
+    return lambda x: r
+
+
+def _axis_text(r, name, keep, mean):
+    """The text of impl(a, axis): a sum (mean) over one axis of an array of rank r."""
+    lines = [f"def impl(a, axis):", f"    k = axis % {r}", "    s = np.sum(a, axis=k)"]
+    if mean:
+        lines += ["    s = s / a.shape[k]"]
+    if not keep:
+        return "\n".join(lines + ["    return s"])
+    if r == 1:
+        return "\n".join(lines + ["    return np.full(1, s)"])
+    for i in range(r):
+        lines += [f"    if k == {i}:",
+                  f"        return s.reshape(a.shape[:{i}] + (1,) + a.shape[{i + 1}:])"]
+    return "\n".join(lines + ["    raise ValueError(NOT_COMPILED)"])
+
+
+def _reduce_axis(keep, mean):
+    def typer(a, axis):
+        if not isinstance(a, types.Array) or not a.ndim or not isinstance(axis, types.Integer):
+            return None
+        return _made(_axis_text(a.ndim, "", keep, mean))
+    return typer
+
+
+overload(sum_keepdims)(_reduce_axis(True, False))
+overload(mean_axis)(_reduce_axis(False, True))
+overload(mean_keepdims)(_reduce_axis(True, True))
+
+
+# -- NumPy's vectorized transcendental functions ------------------------------------------
+# Numba's np.exp, np.tanh, ... are loops over libm's scalar functions: 4x (exp) to 11x
+# (tanh) slower than NumPy's SIMD ones over a large array (docs/performance.md).  Over
+# arrays of VECTORIZED elements or more, compiled code calls NumPy's, in object mode
+# (about 1 microsecond each time); over smaller ones and numbers, Numba's.
+VECTORIZED = 256
+
+
+def _vectorized(name):
+    """The stub vec_<name>(x) and its overload: np.<name>(x), NumPy's over large arrays."""
+    ufunc = getattr(np, name)
+
+    def stub(x):
+        pass
+    stub.__name__ = stub.__qualname__ = f"vec_{name}"
+    stub.__doc__ = f"np.{name}(x), NumPy's own over large arrays."
+
+    def typer(x):
+        if _is_number(x):
+            return lambda x: ufunc(x)
+        if not isinstance(x, types.Array) or not isinstance(x.dtype, types.Float):
+            return None
+        result = types.Array(x.dtype, x.ndim, "C")
+
+        def impl(x):
+            if x.size < VECTORIZED:
+                return np.ascontiguousarray(ufunc(x))
+            with objmode(y=result):
+                y = np.ascontiguousarray(ufunc(x))
+            return y
+        return impl
+    overload(stub)(typer)
+    return stub
+
+
+VECTORIZED_HELPERS = {f"vec_{name}": _vectorized(name) for name in TRANSCENDENTAL}
+globals().update(VECTORIZED_HELPERS)        # what the compiled modules import
+
+
+# the helpers above by their runtime names
+HELPERS = {f.__name__: f for f in (
+    ones_like, shape_like, unbroadcast, unreduce, expand_like, check_one_value, matmul_lhs_grad, matmul_rhs_grad,
+    add_lhs_grad, add_rhs_grad, add_into, summed, tape_keep, loop_length,
+    zeros_like_tree, getitem_grad, add_at, getitem_grads, stacked_like, ndim_of,
+    sum_keepdims, mean_axis, mean_keepdims, setitem, setitem_grad, written, python_float,
+    loop_items)}
+HELPERS.update(VECTORIZED_HELPERS)

@@ -1,0 +1,227 @@
+"""s2sad.jit: generated code compiled by Numba (s2sad/compiled/).
+
+What a user would type: ``s2sad.jit(s2sad.grad(f))(x)``, ``s2sad.grad(s2sad.jit(f))``,
+``s2sad.jit(step)`` around their own function.  What they would see: the NumPy path's
+values (to 1e-12 relative, checked against finite differences too), one
+CompiledWarning naming the function where Numba cannot take it, an OptionError with the
+install line where Numba is missing, and in a second process the machine code loaded
+from the disk cache.  The whole corpus at orders 1 and 2 runs in the slow campaign
+(tests/programs/test_jit_corpus.py).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad import compiled
+from s2sad.errors import CompiledWarning, OptionError
+
+numba = pytest.importorskip("numba")
+pytest.importorskip("scipy")       # Numba's matrix products call SciPy's BLAS
+
+
+@pytest.fixture(autouse=True)
+def numba_cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("S2SAD_NUMBA_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "numba"))
+
+
+def rnn(W, U, xs):
+    h = np.zeros(W.shape[0])
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + U @ xs[t])
+    return np.sum(h * h)
+
+
+def mlp(W1, b1, W2, x):
+    h = np.tanh(x @ W1 + b1)
+    return np.sum((h @ W2) ** 2) / x.shape[0]
+
+
+def scalar(x1, x2):
+    return np.log(x1) + x1 * x2 - np.sin(x2)
+
+
+def draws(x):
+    return np.sum(x * np.random.normal(size=x.shape))
+
+
+def with_dict(p, x):
+    return np.sum(np.tanh(p["w"] * x))
+
+
+def close(a, b, rtol=1e-12):
+    """a equals b leaf by leaf, to rtol relative to each leaf's largest entry."""
+    if isinstance(b, (tuple, list)):
+        assert isinstance(a, (tuple, list)) and len(a) == len(b)
+        for x, y in zip(a, b):
+            close(x, y, rtol)
+        return
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape
+    assert np.max(np.abs(a - b), initial=0.0) <= rtol * max(np.max(np.abs(b), initial=0), 1e-300)
+
+
+def fd_grad(f, args, i, h=1e-6):
+    x = args[i]
+    g = np.zeros_like(x)
+    for k in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[k] = h
+        up = list(args)
+        up[i] = x + e
+        down = list(args)
+        down[i] = x - e
+        g[k] = (f(*up) - f(*down)) / (2 * h)
+    return g
+
+
+def rnn_args(rng, n=6, T=7):
+    return rng.standard_normal((n, n)) / 3, rng.standard_normal((n, 4)) / 3, \
+        rng.standard_normal((T, 4))
+
+
+def module_of(t):
+    """The generated module a Transformed ran last (to ask how jit ran it)."""
+    return t.artifact(t._last_spec).module
+
+
+def test_rnn_gradient_runs_compiled_and_equals_numpy_and_fd():
+    args = rnn_args(np.random.default_rng(0))
+    g = s2sad.grad(rnn, wrt=(0, 1))
+    jg = s2sad.jit(g, keep_faster=False)
+    got = jg(*args)
+    close(got, g(*args))
+    close(got[0], fd_grad(rnn, args, 0), rtol=1e-7)
+    close(got[1], fd_grad(rnn, args, 1), rtol=1e-7)
+    runner = module_of(g).compiled
+    assert runner.compiled and runner.dispatcher.signatures     # Numba ran it
+    assert "runs compiled by Numba" in s2sad.source(jg)
+    assert "tape.append(" in s2sad.source(jg) and "tape.pop()" in s2sad.source(jg)
+
+
+def test_grad_of_jit_is_jit_of_grad():
+    args = rnn_args(np.random.default_rng(1))
+    a = s2sad.grad(s2sad.jit(rnn, keep_faster=False), wrt=(0, 1))
+    b = s2sad.grad(rnn, wrt=(0, 1))
+    close(a(*args), b(*args))
+    assert a.jitted == "compiled" and module_of(a).compiled.compiled
+    assert "runs compiled by Numba" in s2sad.source(a)
+
+
+def test_jit_of_a_users_step_runs_the_transforms_inside_compiled():
+    rng = np.random.default_rng(2)
+    W1, b1, W2, x = (rng.standard_normal((5, 8)), rng.standard_normal(8),
+                     rng.standard_normal((8, 3)), rng.standard_normal((16, 5)))
+    g = s2sad.grad(mlp, wrt=(0, 1, 2))
+
+    def step(W1, b1, W2, x, lr=0.1):
+        dW1, db1, dW2 = g(W1, b1, W2, x)
+        return W1 - lr * dW1, b1 - lr * db1, W2 - lr * dW2
+
+    close(s2sad.jit(step, keep_faster=False)(W1, b1, W2, x), step(W1, b1, W2, x))
+    assert module_of(g).compiled.compiled
+
+
+def test_scalar_gradient_and_second_order():
+    jg = s2sad.jit(s2sad.grad_all(scalar), keep_faster=False)
+    close(jg(2.0, 5.0), (1 / 2.0 + 5.0, 2.0 - np.cos(5.0)))
+    h = s2sad.jit(s2sad.grad(s2sad.grad(scalar, wrt=0), wrt=0), keep_faster=False)
+    close(h(2.0, 5.0), -1 / 4.0)
+    x = np.array([0.3, -1.2, 2.0])
+    hr = s2sad.jit(s2sad.hessian(lambda_free_rosen), keep_faster=False)
+    close(hr(x), s2sad.hessian(lambda_free_rosen)(x))
+
+
+def lambda_free_rosen(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+
+
+def test_what_numba_cannot_take_runs_as_numpy_with_one_warning():
+    x = np.linspace(0.5, 1.5, 4)
+    g = s2sad.grad(with_dict)
+    with pytest.warns(CompiledWarning, match="grad_with_dict") as seen:
+        got = s2sad.jit(g)({"w": x}, x)
+    close(got["w"], g({"w": x}, x)["w"])
+    assert len([w for w in seen if issubclass(w.category, CompiledWarning)]) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CompiledWarning)      # not again
+        s2sad.jit(g)({"w": x}, x)
+    assert "runs as NumPy code" in s2sad.source(s2sad.jit(g))
+
+
+def test_random_draws_are_not_compiled():
+    # Numba's generator is not NumPy's: compiled, the draws would differ
+    g = s2sad.grad(draws)
+    with pytest.warns(CompiledWarning, match="random numbers"):
+        np.random.seed(3)
+        got = s2sad.jit(g, keep_faster=False)(np.ones(3))
+    np.random.seed(3)
+    close(got, np.random.normal(size=3))
+
+
+def test_the_users_error_is_the_numpy_paths():
+    g = s2sad.grad(mlp, wrt=0)
+    rng = np.random.default_rng(4)
+    bad = (rng.standard_normal((5, 8)), rng.standard_normal(8), rng.standard_normal((7, 3)),
+           rng.standard_normal((16, 5)))
+    with pytest.raises(ValueError) as numpy_error:
+        g(*bad)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CompiledWarning)     # the user's error: no warning
+        with pytest.raises(ValueError) as jit_error:
+            s2sad.jit(g, keep_faster=False)(*bad)
+    assert str(jit_error.value) == str(numpy_error.value)
+
+
+def test_keep_faster_times_both_and_keeps_one():
+    args = rnn_args(np.random.default_rng(5))
+    g = s2sad.grad(rnn, wrt=(0, 1))
+    jg = s2sad.jit(g)
+    for _ in range(8):
+        close(jg(*args), g(*args))
+    runner = module_of(g).compiled
+    assert len(runner.times[True]) == len(runner.times[False]) == 3
+    assert runner.compiled == (min(runner.times[True]) <= min(runner.times[False]))
+
+
+def test_without_numba_jit_says_how_to_install(monkeypatch):
+    monkeypatch.setattr(compiled, "available", lambda: False)
+    with pytest.raises(OptionError, match=r"pip install 's2sad\[numba\]'"):
+        s2sad.jit(s2sad.grad(rnn))
+
+
+SECOND_PROCESS = textwrap.dedent("""
+    import json, sys, time, warnings
+    import numpy as np
+    import s2sad
+    sys.path.insert(0, sys.argv[1])
+    from test_jit import rnn, module_of
+    g = s2sad.grad(rnn, wrt=(0, 1))
+    rng = np.random.default_rng(0)
+    args = (rng.standard_normal((6, 6)) / 3, rng.standard_normal((6, 4)) / 3,
+            rng.standard_normal((7, 4)))
+    t = time.perf_counter()
+    s2sad.jit(g, keep_faster=False)(*args)
+    d = module_of(g).compiled.dispatcher
+    print(json.dumps({"seconds": time.perf_counter() - t,
+                      "hits": sum(d.stats.cache_hits.values()),
+                      "misses": sum(d.stats.cache_misses.values())}))
+""")
+
+
+def test_a_second_process_loads_the_machine_code_from_disk(tmp_path):
+    env = dict(os.environ, S2SAD_NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    here = os.path.dirname(__file__)
+    runs = [json.loads(subprocess.run([sys.executable, "-c", SECOND_PROCESS, here], env=env,
+                                      capture_output=True, text=True, check=True,
+                                      timeout=300).stdout) for _ in range(2)]
+    assert runs[0]["misses"] == 1 and runs[0]["hits"] == 0
+    assert runs[1]["hits"] == 1 and runs[1]["misses"] == 0
+    assert any((tmp_path / "cache").glob("s2sad_grad_rnn_*.py"))
