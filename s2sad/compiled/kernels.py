@@ -433,6 +433,22 @@ def loop_items(seq):
     """What a `for` loop over seq runs through: seq itself (an array, a tuple)."""
 
 
+def stack_items(items):
+    """np.stack(items) of a list or tuple of arrays of one shape."""
+
+
+def unstack(g, axis=0):
+    """The gradient of np.stack's items: g's rows, kept as g itself."""
+
+
+def unsplit(d, g):
+    """d, the gradient of g's items, shaped like g."""
+
+
+def split_last(items):
+    """(items without the last, the last): the adjoint of list_append."""
+
+
 def ndim_of(x):
     """np.ndim(x)."""
 
@@ -500,6 +516,61 @@ def _python_float(v):
 def _loop_items(seq):
     if isinstance(seq, (types.Array, types.UniTuple)):
         return lambda seq: seq
+    return None
+
+
+# The gradient of a list of like arrays (np.stack's adjoint, a grown list's) is held as
+# one array of its rows: unstack gives g itself, split_last slices it, unsplit gives it
+# to the list.  Only a list made inside the compiled function (a reflected list) takes it
+# that way: a tuple argument's gradient stays NumPy's (a tuple), so no compiled function
+# returns an array where NumPy's code returns a tuple.
+@overload(stack_items)
+def _stack_items(items):
+    if not isinstance(items, (types.List, types.UniTuple)):
+        return None
+    item = items.dtype
+    if isinstance(item, types.Array):
+        def arrays(items):
+            if len(items) == 0:
+                raise ValueError(NOT_COMPILED)
+            first = items[0]
+            out = np.empty((len(items),) + first.shape, first.dtype)
+            for i in range(len(items)):
+                if items[i].shape != first.shape:
+                    raise ValueError(NOT_COMPILED)
+                out[i] = items[i]
+            return out
+        return arrays
+    return None
+
+
+def _zero(t) -> bool:
+    return t == 0 or isinstance(t, types.Omitted) and t.value == 0 or \
+        isinstance(t, types.IntegerLiteral) and t.literal_value == 0
+
+
+@overload(unstack)
+def _unstack(g, axis=0):
+    if isinstance(g, types.Array) and g.ndim and _zero(axis):
+        return lambda g, axis=0: g
+    return None
+
+
+@overload(unsplit)
+def _unsplit(d, g):
+    if isinstance(d, types.Array) and d.ndim and isinstance(g, types.List):
+        def rows(d, g):
+            if d.shape[0] != len(g):
+                raise ValueError(NOT_COMPILED)
+            return d
+        return rows
+    return None
+
+
+@overload(split_last)
+def _split_last(items):
+    if isinstance(items, types.Array) and items.ndim:
+        return lambda items: (items[:-1], items[-1])
     return None
 
 
@@ -584,5 +655,5 @@ HELPERS = {f.__name__: f for f in (
     add_lhs_grad, add_rhs_grad, add_into, summed, tape_keep, loop_length,
     zeros_like_tree, getitem_grad, add_at, getitem_grads, stacked_like, ndim_of,
     sum_keepdims, mean_axis, mean_keepdims, setitem, setitem_grad, written, python_float,
-    loop_items)}
+    loop_items, stack_items, unstack, unsplit, split_last)}
 HELPERS.update(VECTORIZED_HELPERS)

@@ -16,6 +16,8 @@ reason (the function then runs as NumPy code, see build.py):
 - ``checked = check_shapes(...)`` (the code was made for these shapes) becomes a test
   that leaves a call with other shapes to NumPy's code, which refuses it;
 - ``dtape = zeros_like_tree(tape)`` of a tape just made becomes a new tape;
+- a list grown by ``hs = list_append(hs, v)`` and only read becomes ``hs.append(v)``;
+  the gradient of such a list (``unstack``, ``split_last``) is one array of its rows;
 - ``del name`` goes (Numba frees what it no longer needs);
 - the helpers s2sad binds are replaced by their compiled forms (kernels.py), bound
   numbers are written as constants; bound arrays, the user's closure cells and the
@@ -74,7 +76,7 @@ def _lower(module, helpers) -> Lowered:
     _empty_tapes(func)
     bound, hidden, consts = _bindings(module, func, helpers)
     tapes = _tape_names(func)
-    body = _Rewriter(tapes, consts).rewrite(func)
+    body = _Rewriter(tapes, consts, _grown_lists(func)).rewrite(func)
     params = [a.arg for a in func.args.args] + [h for h, _ in hidden]
     body.args.args = [ast.arg(arg=p) for p in params]
     body.name = module.name
@@ -113,7 +115,8 @@ def _bindings(module, func, helpers):
     used = {n.id for n in ast.walk(func) if isinstance(n, ast.Name)}
     bound, hidden, consts = set(), [], {}
     for name, value in module.bindings.items():
-        if name not in used or name in TAPE_HELPERS + ("check_shapes",):
+        if name not in used or name in TAPE_HELPERS + ("check_shapes",) or \
+                name == "list_append" and _grown_lists(func):
             continue
         if name in helpers and callable(value) and getattr(value, "__name__", "") == name:
             bound.add(name)
@@ -208,9 +211,55 @@ def _tape_names(func):
     return tapes
 
 
+# where a grown list may be read (the call, the positions of its arguments)
+LIST_READS = {"len": (0,), "loop_length": (0,), "unsplit": (1,), "list_append": (0,)}
+
+
+def _grown_lists(func):
+    """The names of lists made empty (`hs = []`) and grown by `hs = list_append(hs, v)`
+    whose every other use reads them (np.stack(hs), hs[i], len(hs), unsplit(d, hs)):
+    no other name, tape or container holds them, so appending in place is the same."""
+    parents = {child: node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
+    names = {n.targets[0].id for n in ast.walk(func) if isinstance(n, ast.Assign) and
+             len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and
+             _call_of(n.value) == "list_append" and isinstance(n.value.args[0], ast.Name)
+             and n.value.args[0].id == n.targets[0].id}
+    for n in ast.walk(func):
+        if isinstance(n, ast.Name) and n.id in names and not _list_use(n, parents[n]):
+            names.discard(n.id)
+    return names
+
+
+def _call_of(node):
+    """The name of the function node calls (np.<name> as 'xp.<name>'), or None."""
+    if not isinstance(node, ast.Call):
+        return None
+    f = node.func
+    if isinstance(f, ast.Name):
+        return f.id
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "xp":
+        return f"xp.{f.attr}"
+    return None
+
+
+def _list_use(name, parent) -> bool:
+    """Is this occurrence of a grown list's name one _grown_lists allows?"""
+    if isinstance(name.ctx, ast.Store):
+        return isinstance(parent, ast.Assign) and (
+            isinstance(parent.value, ast.List) and not parent.value.elts or
+            _call_of(parent.value) == "list_append")
+    if isinstance(parent, ast.Subscript):
+        return parent.value is name and isinstance(parent.ctx, ast.Load)
+    called = _call_of(parent)
+    if called == "xp.stack":
+        return parent.args[:1] == [name] and not parent.keywords
+    return called in LIST_READS and any(
+        k < len(parent.args) and parent.args[k] is name for k in LIST_READS[called])
+
+
 class _Rewriter(ast.NodeTransformer):
-    def __init__(self, tapes, consts):
-        self.tapes, self.consts = tapes, consts
+    def __init__(self, tapes, consts, lists=()):
+        self.tapes, self.consts, self.lists = tapes, consts, set(lists)
 
     def rewrite(self, func):
         func = self.visit(func)
@@ -249,6 +298,12 @@ class _Rewriter(ast.NodeTransformer):
         return self.generic_visit(node)
 
     def visit_Assign(self, node):
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and \
+                node.targets[0].id in self.lists and _call_of(node.value) == "list_append":
+            append = ast.Attribute(value=ast.Name(id=node.targets[0].id, ctx=ast.Load()),
+                                   attr="append", ctx=ast.Load())
+            call = ast.Call(func=append, args=[node.value.args[1]], keywords=[])
+            return ast.copy_location(ast.Expr(value=self.visit(call)), node)
         check = _shape_check(node)
         if check is not None:
             return ast.copy_location(self.visit(check), node)
@@ -262,8 +317,9 @@ class _Rewriter(ast.NodeTransformer):
 # large arrays, whose SIMD loops beat Numba's)
 TRANSCENDENTAL = ("exp", "log", "tanh", "sin", "cos", "tan", "expm1", "log1p", "arctan",
                   "sinh", "cosh", "log2", "log10", "arcsinh", "arctanh")
-# np.zeros_like(x), np.ones_like(x): the helpers that give a number for a number
-LIKE = {"zeros_like": "zeros_like_tree", "ones_like": "ones_like"}
+# np.zeros_like(x), np.ones_like(x), np.stack(items): the helpers that give a number for
+# a number (ones_like), and stack a list
+LIKE = {"zeros_like": "zeros_like_tree", "ones_like": "ones_like", "stack": "stack_items"}
 # NumPy calls Numba does not take as written, and the compiled helper that does
 REDUCTIONS = {("sum", True): "sum_keepdims", ("mean", False): "mean_axis",
               ("mean", True): "mean_keepdims"}

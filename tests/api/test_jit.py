@@ -48,6 +48,15 @@ def scalar(x1, x2):
     return np.log(x1) + x1 * x2 - np.sin(x2)
 
 
+def unrolled_states(x, n):
+    hs = []
+    h = x
+    for i in range(n):
+        h = np.tanh(h * 1.5 + 0.1 * i)
+        hs.append(h)
+    return np.sum(np.stack(hs) ** 2)
+
+
 def draws(x):
     return np.sum(x * np.random.normal(size=x.shape))
 
@@ -141,6 +150,20 @@ def test_scalar_gradient_and_second_order():
 
 def lambda_free_rosen(x):
     return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+
+
+def test_a_list_grown_in_a_loop_and_stacked():
+    x = np.linspace(-1.0, 1.0, 5)
+    g = s2sad.grad(unrolled_states)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CompiledWarning)      # compiled, not left to NumPy
+        got = s2sad.jit(g, keep_faster=False)(x, 4)
+    close(got, g(x, 4))
+    close(got, fd_grad(lambda x: unrolled_states(x, 4), (x,), 0), rtol=1e-7)
+    text = s2sad.source(s2sad.jit(g))
+    assert "hs.append(" in text and "stack_items(hs)" in text
+    with pytest.raises(ValueError):                 # no state to stack: NumPy's own error
+        s2sad.jit(g, keep_faster=False)(x, 0)
 
 
 def test_what_numba_cannot_take_runs_as_numpy_with_one_warning():
