@@ -36,7 +36,7 @@ passes through, with a note naming the user's line.
 """
 
 import functools
-from typing import Any, Callable, Tuple, Union
+from typing import Any, Callable, Optional, Tuple, Union
 
 from . import rules  # noqa: F401  (registers every rule)
 from . import compiled, failures, generated, jacobians
@@ -132,7 +132,7 @@ def derivative(fn: Function, wrt: Union[int, Tuple[int, ...]] = 0,
 
 
 @failures.public
-def jit(fn: Function, keep_faster: bool = True) -> Function:
+def jit(fn: Optional[Function] = None, keep_faster: bool = True) -> Function:
     """fn, with the code s2sad generates compiled by Numba while it runs.
 
     ``jit(grad(f))``, ``grad(jit(f))``, ``jit(hessian(f))`` and ``jit(step)``, a
@@ -145,10 +145,13 @@ def jit(fn: Function, keep_faster: bool = True) -> Function:
     Compiled code is not always faster: over large arrays, NumPy's vectorized ``exp``
     and ``tanh`` beat Numba's loops.  With ``keep_faster`` (the default) each generated
     function is timed both ways on its first calls and the faster is kept;
-    ``keep_faster=False`` runs the compiled code wherever Numba compiles it.  The machine code is cached on disk (see
-    docs/performance.md).  Needs Numba: ``pip install 's2sad[numba]'``.
+    ``keep_faster=False`` runs the compiled code wherever Numba compiles it.  The machine
+    code is cached on disk (see docs/performance.md).  A decorator too: ``@jit`` or
+    ``@jit(keep_faster=False)``.  Needs Numba: ``pip install 's2sad[numba]'``.
     """
     compiled.require("s2sad.jit")
+    if fn is None:          # @s2sad.jit(keep_faster=False)
+        return functools.partial(jit, keep_faster=keep_faster)
     return compiled.Jitted(fn, keep_faster)
 
 

@@ -188,6 +188,8 @@ class Runner:
             return self.numpy_function(*args)
         out = self.numpy_function(*args)
         self.fallbacks += 1
+        if self.fallbacks >= GIVE_UP:       # (a compiler failure Numba does not class as
+            self.dispatcher = None          # its own would be retried at every call)
         self._warn(f"its compiled code stopped ({type(e).__name__}: {numba_reason(e)})")
         return out
 
@@ -203,3 +205,4 @@ class Runner:
 
 
 TRIALS = 3          # calls timed each way before the faster is kept
+GIVE_UP = 3         # calls NumPy's code finished for the compiled code: NumPy's from then

@@ -64,6 +64,9 @@ def lower(module, helpers) -> Lowered:
         return _lower(module, helpers)
     except Refused as e:
         return Lowered(reason=str(e))
+    except Exception as e:      # a construct this rewriting does not know: NumPy's code
+        return Lowered(reason=f"s2sad could not rewrite it for Numba ({type(e).__name__}: "
+                              f"{e})")
 
 
 def _lower(module, helpers) -> Lowered:

@@ -138,6 +138,20 @@ def test_jit_of_a_users_step_runs_the_transforms_inside_compiled():
     assert module_of(g).compiled.compiled
 
 
+def test_as_a_decorator():
+    @s2sad.jit(keep_faster=False)
+    def both(x1, x2):
+        return s2sad.grad_all(scalar)(x1, x2)
+
+    @s2sad.jit
+    def first(x1, x2):
+        return s2sad.grad(scalar)(x1, x2)
+
+    close(both(2.0, 5.0), (1 / 2.0 + 5.0, 2.0 - np.cos(5.0)))
+    close(first(2.0, 5.0), 1 / 2.0 + 5.0)
+    assert isinstance(both, compiled.Jitted) and both.mode == "compiled"
+
+
 def test_scalar_gradient_and_second_order():
     jg = s2sad.jit(s2sad.grad_all(scalar), keep_faster=False)
     close(jg(2.0, 5.0), (1 / 2.0 + 5.0, 2.0 - np.cos(5.0)))
