@@ -13,7 +13,7 @@ says how to install it.
 import importlib.util
 
 from ..errors import OptionError
-from .state import ACTIVE
+from .state import ACTIVE, warn
 
 
 def available() -> bool:
@@ -32,21 +32,11 @@ def require(what: str) -> None:
 
 def runner(module, numpy_function):
     """The compiled form of a generated module's function (a build.Runner), made once per
-    module, or None where it cannot be compiled (why: reason(module))."""
+    module, or None where it cannot be compiled (describe(module) says why)."""
     made = module.compiled
     if made is None:
         made = module.compiled = _make(module, numpy_function)
     return made if not isinstance(made, str) else None
-
-
-def reason(module):
-    """Why a module runs as NumPy under jit; None if compiled, or not yet asked."""
-    made = module.compiled
-    if isinstance(made, str):
-        return made
-    if made is not None and not made.compiled:
-        return "Numba could not type it"
-    return None
 
 
 def describe(module) -> str:
@@ -68,23 +58,18 @@ def describe(module) -> str:
 
 
 def _make(module, numpy_function):
-    import warnings
-
-    from ..errors import CompiledWarning
-    from . import build, kernels, lowering
+    from . import build, kernels, lowering     # (they import Numba: not before jit runs)
     lowered = lowering.lower(module, kernels.HELPERS)
     origin = module.origin if module.origin and "<" not in module.origin else ""
     what = f"{module.name} (generated {origin})" if origin else module.name
     if lowered.reason is not None:
-        warnings.warn(f"s2sad.jit: {what} runs as NumPy code: {lowered.reason}",
-                      CompiledWarning, stacklevel=5)
+        warn(what, lowered.reason)
         return lowered.reason
     try:
         return build.Runner(lowered, numpy_function, what)
     except Exception as e:          # (a file that cannot be written, say): NumPy's code
         why = f"its compiled module could not be made ({type(e).__name__}: {e})"
-        warnings.warn(f"s2sad.jit: {what} runs as NumPy code: {why}", CompiledWarning,
-                      stacklevel=5)
+        warn(what, why)
         return why
 
 

@@ -21,10 +21,8 @@ import sys
 import tempfile
 import threading
 import time
-import warnings
 
-from ..errors import CompiledWarning
-from .state import ACTIVE
+from .state import ACTIVE, warn
 
 _LOCK = threading.Lock()
 
@@ -196,8 +194,7 @@ class Runner:
     def _warn(self, why):
         if not self.warned:
             self.warned = True
-            warnings.warn(f"s2sad.jit: {self.what} runs as NumPy code: {why}",
-                          CompiledWarning, stacklevel=5)
+            warn(self.what, why)
 
     @property
     def compiled(self) -> bool:

@@ -186,7 +186,8 @@ def test_what_numba_cannot_take_runs_as_numpy_with_one_warning():
     with pytest.warns(CompiledWarning, match="grad_with_dict") as seen:
         got = s2sad.jit(g)({"w": x}, x)
     close(got["w"], g({"w": x}, x)["w"])
-    assert len([w for w in seen if issubclass(w.category, CompiledWarning)]) == 1
+    mine = [w for w in seen if issubclass(w.category, CompiledWarning)]
+    assert len(mine) == 1 and mine[0].filename == __file__      # shown at the user's line
     with warnings.catch_warnings():
         warnings.simplefilter("error", CompiledWarning)      # not again
         s2sad.jit(g)({"w": x}, x)
