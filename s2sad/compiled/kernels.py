@@ -13,6 +13,9 @@ gives the shape tuple, and every helper that takes an array for its shape takes 
 tuple too.  Imported only where Numba is installed.
 """
 
+import ast
+import inspect
+
 import numpy as np
 from numba import objmode, types
 from numba.extending import overload
@@ -647,6 +650,75 @@ def _vectorized(name):
 
 VECTORIZED_HELPERS = {f"vec_{name}": _vectorized(name) for name in TRANSCENDENTAL}
 globals().update(VECTORIZED_HELPERS)        # what the compiled modules import
+
+
+# -- fused regions (fusion.py) ------------------------------------------------------------
+def fused_region(stub):
+    """The overload of a region (fusion.py), whose stub's parameters are its inputs and
+    whose docstring holds its statements (their targets, its outputs): one loop where
+    its arrays are C-contiguous float64 arrays of one shape."""
+    inputs = tuple(inspect.signature(stub).parameters)
+    lines = [line.strip() for line in stub.__doc__.splitlines()[1:] if line.strip()]
+    outputs = [ast.parse(line).body[0].targets[0].id for line in lines]
+    params = ", ".join(inputs)
+    text = f"def typer({params}):\n    return choose(({params}{',' if inputs else ''}))"
+    env = {"choose": lambda types_: _region_impl(inputs, outputs, lines, types_)}
+    exec(compile(text, "<s2sad region>", "exec"), env)
+    return env["typer"]
+
+
+def _loopable(t) -> bool:
+    return isinstance(t, types.Array) and t.dtype == types.float64 and t.layout == "C"
+
+
+def _region_impl(inputs, outputs, lines, kinds):
+    """The implementation of a region for its arguments' types."""
+    arrays = [name for name, t in zip(inputs, kinds) if _loopable(t)]
+    ranks = {t.ndim for t in kinds if isinstance(t, types.Array)}
+    plain = [f"    {line}" for line in lines]
+    returned = f"    return ({', '.join(outputs)},)"
+    straight = "\n".join([f"def impl({', '.join(inputs)}):"] + plain + [returned])
+    if not arrays or len(ranks) != 1 or not all(
+            _loopable(t) or _is_number(t) for t in kinds):
+        return _made(straight)
+    return _made(_loop_text(inputs, outputs, lines, arrays, plain, returned))
+
+
+def _loop_text(inputs, outputs, lines, arrays, plain, returned):
+    """The text of impl: the region's lines in one loop where its arrays share a shape,
+    else as written (plain)."""
+    carried = set(arrays)                       # the names that hold arrays
+    for line in lines:
+        node = ast.parse(line).body[0]
+        if {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)} & carried:
+            carried.add(node.targets[0].id)
+    ref = arrays[0]
+    same = " and ".join(f"{a}.shape == {ref}.shape" for a in arrays[1:]) or "True"
+    head = [f"def impl({', '.join(inputs)}):", f"    if {same}:", f"        size_ = {ref}.size"]
+    head += [f"        {a}_flat_ = {a}.reshape(size_)" for a in arrays]
+    head += [f"        {line}" for line in lines if ast.parse(line).body[0].targets[0].id
+             not in carried]                    # numbers only: once, before the loop
+    outs = [o for o in outputs if o in carried]
+    head += [f"        {o}_out_ = np.empty(size_)" for o in outs]
+    loop = ["        for i_ in range(size_):"]
+    loop += [f"            {a}_at_ = {a}_flat_[i_]" for a in arrays]
+    for line in lines:
+        node = ast.parse(line).body[0]
+        if node.targets[0].id in carried:
+            loop.append("            " + _renamed(node, carried))
+    loop += [f"            {o}_out_[i_] = {o}_at_" for o in outs]
+    done = ", ".join(f"{o}_out_.reshape({ref}.shape)" if o in carried else o
+                     for o in outputs)
+    return "\n".join(head + loop + [f"        return ({done},)"] + plain + [returned])
+
+
+def _renamed(node, carried):
+    """The statement with each array name x as its element x_at_."""
+
+    class Rename(ast.NodeTransformer):
+        def visit_Name(self, n):
+            return ast.Name(id=f"{n.id}_at_", ctx=n.ctx) if n.id in carried else n
+    return ast.unparse(Rename().visit(node))
 
 
 # the helpers above by their runtime names

@@ -36,6 +36,8 @@ from typing import List, Optional
 
 import numpy as np
 
+from . import fusion
+
 # the names a generated function may read besides its own: Python's builtins Numba runs
 BUILTINS = {"range", "len", "float", "int", "abs", "min", "max", "bool", "complex",
             "enumerate", "zip", "slice", "True", "False", "None", "ValueError"}
@@ -83,18 +85,22 @@ def _lower(module, helpers) -> Lowered:
     params = [a.arg for a in func.args.args] + [h for h, _ in hidden]
     body.args.args = [ast.arg(arg=p) for p in params]
     body.name = module.name
+    regions = fusion.fuse(body)
     bound.add("NOT_COMPILED")
     helpers_used = {"ndim_of", *REDUCTIONS.values(), *LIKE.values(),
                     *(f"vec_{n}" for n in TRANSCENDENTAL)}
     bound.update(n.id for n in ast.walk(body) if isinstance(n, ast.Name) and
                  n.id in helpers_used)
-    _check_names(body, set(params) | set(bound) | set(consts))
+    _check_names(body, set(params) | set(bound) | set(consts) | {r[0] for r in regions})
     origin = f" {module.origin[:1].upper()}{module.origin[1:]}." \
         if module.origin and "<" not in module.origin else ""
+    if regions:
+        bound.add("fused_region")
     lines = [f"# {module.name}, as Numba compiles it (s2sad.jit).{origin}",
-             "import numpy as np", "from numba import njit",
-             f"from s2sad.compiled.kernels import {', '.join(sorted(bound))}",
-             "", "", "@njit(cache=True, nogil=True)", ast.unparse(body), ""]
+             "import numpy as np", "from numba import njit"] + \
+        (["from numba.extending import overload"] if regions else []) + \
+        [f"from s2sad.compiled.kernels import {', '.join(sorted(bound))}", "", "",
+         fusion.definitions(regions) + "@njit(cache=True, nogil=True)", ast.unparse(body), ""]
     return Lowered(text="\n".join(lines), name=module.name,
                    hidden=[h for _, h in hidden])
 

@@ -57,6 +57,13 @@ def unrolled_states(x, n):
     return np.sum(np.stack(hs) ** 2)
 
 
+def chained(x, w, c):
+    a = x * w + c
+    b = a * a - 2.0 * x / (1.0 + w * w)
+    d = (b - a) * (x + 0.5) / (c + 3.0)
+    return np.sum(np.sin(d) * a)
+
+
 def draws(x):
     return np.sum(x * np.random.normal(size=x.shape))
 
@@ -178,6 +185,22 @@ def test_a_list_grown_in_a_loop_and_stacked():
     assert "hs.append(" in text and "stack_items(hs)" in text
     with pytest.raises(ValueError):                 # no state to stack: NumPy's own error
         s2sad.jit(g, keep_faster=False)(x, 0)
+
+
+@pytest.mark.parametrize("shapes", [((4, 3), (4, 3), ()), ((4, 3), (3,), ()),
+                                    ((4, 3), (4, 3), (4, 3)), ((), (), ())])
+def test_elementwise_statements_fused_into_one_loop(shapes):
+    # arrays of one shape: one loop; broadcast or numbers: the statements as written
+    rng = np.random.default_rng(7)
+    x, w, c = (rng.uniform(0.5, 1.5, s) if s else float(rng.uniform(0.5, 1.5))
+               for s in shapes)
+    g = s2sad.grad_all(chained)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CompiledWarning)
+        got = s2sad.jit(g, keep_faster=False)(x, w, c)
+    close(got, g(x, w, c))
+    close(got[0], fd_grad(chained, (np.asarray(x), w, c), 0), rtol=1e-7)
+    assert "fused_region(region_1)" in s2sad.source(s2sad.jit(g))
 
 
 def test_what_numba_cannot_take_runs_as_numpy_with_one_warning():
