@@ -120,6 +120,7 @@ class Runner:
         self.dispatcher = dispatcher(lowered)
         self.text = lowered.text
         self.hidden = lowered.hidden
+        self.params, self.defaults = lowered.params, lowered.defaults
         self.numpy_function = numpy_function
         self.what = what            # "grad_f (generated from file.py:3)"
         self.warned = False
@@ -130,7 +131,12 @@ class Runner:
         self.slower = False         # NumPy's code was the faster: it runs
         self.__wrapped__ = numpy_function
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
+        if kwargs or len(args) != len(self.params):
+            full = self._positional(args, kwargs)
+            if full is None:            # they do not fit: NumPy's code says how
+                return self.numpy_function(*args, **kwargs)
+            args = full
         d = self.dispatcher
         if self.trials < TRIALS and d is not None and ACTIVE.get() == "faster":
             return self._trial(args)
@@ -142,6 +148,23 @@ class Runner:
             return d(*args)
         except Exception as e:          # decided again by NumPy's code
             return self._numpy_after(e, args)
+
+    def _positional(self, args, kwargs):
+        """The call's arguments as the compiled function takes them (each parameter
+        positional, the defaults filled in), or None where they do not fit."""
+        n, first_default = len(self.params), len(self.params) - len(self.defaults)
+        if len(args) > n or set(kwargs) - set(self.params[len(args):]):
+            return None
+        out = list(args)
+        for k in range(len(args), n):
+            name = self.params[k]
+            if name in kwargs:
+                out.append(kwargs[name])
+            elif k >= first_default:
+                out.append(self.defaults[k - first_default])
+            else:
+                return None
+        return tuple(out)
 
     def _trial(self, args):
         """One of the first calls, timed: compiled and NumPy take turns (after the compiling

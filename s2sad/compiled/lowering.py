@@ -53,6 +53,8 @@ class Lowered:
     # ("global", (the module's globals, name)), read at each call
     hidden: List[tuple] = field(default_factory=list)
     reason: Optional[str] = None        # why it is not compiled
+    params: tuple = ()                  # the generated function's own parameters
+    defaults: tuple = ()                # the defaults of the last of them
 
 
 class Refused(Exception):
@@ -74,8 +76,8 @@ def lower(module, helpers) -> Lowered:
 def _lower(module, helpers) -> Lowered:
     if module.siblings:
         raise Refused("it is made of several functions (a recursive function's code)")
-    if module.defaults or module.kwdefaults:
-        raise Refused("its function has default arguments")
+    if module.kwdefaults:
+        raise Refused("its function has keyword-only arguments")
     text = "".join(linecache.getlines(module.filename))
     func = _inner_function(ast.parse(text), module.name)
     _empty_tapes(func)
@@ -101,8 +103,9 @@ def _lower(module, helpers) -> Lowered:
         (["from numba.extending import overload"] if regions else []) + \
         [f"from s2sad.compiled.kernels import {', '.join(sorted(bound))}", "", "",
          fusion.definitions(regions) + "@njit(cache=True, nogil=True)", ast.unparse(body), ""]
-    return Lowered(text="\n".join(lines), name=module.name,
-                   hidden=[h for _, h in hidden])
+    return Lowered(text="\n".join(lines), name=module.name, hidden=[h for _, h in hidden],
+                   params=tuple(a.arg for a in func.args.args),
+                   defaults=tuple(module.defaults or ()))
 
 
 def _inner_function(tree, name):

@@ -64,6 +64,10 @@ def chained(x, w, c):
     return np.sum(np.sin(d) * a)
 
 
+def scaled(x, y, k=2.0):
+    return np.sum(np.sin(x) * y * k)
+
+
 def draws(x):
     return np.sum(x * np.random.normal(size=x.shape))
 
@@ -201,6 +205,20 @@ def test_elementwise_statements_fused_into_one_loop(shapes):
     close(got, g(x, w, c))
     close(got[0], fd_grad(chained, (np.asarray(x), w, c), 0), rtol=1e-7)
     assert "fused_region(region_1)" in s2sad.source(s2sad.jit(g))
+
+
+def test_keywords_and_defaults():
+    x, y = np.linspace(0.0, 1.0, 4), np.array([1.0, -2.0, 0.5, 3.0])
+    g = s2sad.grad(scaled, wrt=(0, 1))
+    jg = s2sad.jit(g, keep_faster=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CompiledWarning)
+        for args, kwargs in [((x, y), {}), ((x,), {"y": y}), ((), {"y": y, "x": x}),
+                             ((x, y), {"k": 0.5}), ((x, y, 3.0), {})]:
+            close(jg(*args, **kwargs), g(*args, **kwargs))
+    assert module_of(g).compiled.compiled
+    with pytest.raises(s2sad.ArgumentError, match="do not fit"):
+        jg(x, y, z=1.0)
 
 
 def test_what_numba_cannot_take_runs_as_numpy_with_one_warning():
