@@ -130,17 +130,21 @@ def _bindings(module, func, helpers):
         if name not in used or name in TAPE_HELPERS + ("check_shapes",) or \
                 name == "list_append" and _grown_lists(func):
             continue
-        if name in helpers and callable(value) and getattr(value, "__name__", "") == name:
-            bound.add(name)
-        elif type(value) in (int, float, bool) or isinstance(value, np.number):
+        own = callable(value) and str(getattr(value, "__module__", "")).startswith("s2sad.")
+        if own and name in helpers and getattr(value, "__name__", "") == name:
+            bound.add(name)             # (s2sad's helper, not a function of that name)
+        elif type(value) in (int, float, bool):
             consts[name] = value
-        elif type(value) is np.ndarray:
-            hidden.append((name, ("binding", value)))
+        elif type(value) is np.ndarray or isinstance(value, np.number):
+            hidden.append((name, ("binding", value)))   # (a NumPy number keeps its dtype)
         elif _draws(value):
             raise Refused(f"it draws random numbers ({name}; Numba's generator is not "
                           "NumPy's: the values would differ)")
+        elif own:
+            raise Refused(f"it needs s2sad's helper {name}, which has no compiled form yet")
         else:
-            raise Refused(f"it calls or reads {name}, which has no compiled form")
+            raise Refused(f"it calls or reads {name}, which compiled code cannot take "
+                          "(it is given arrays and numbers only)")
     for name, cell in module.cells.items():
         if name in used:
             hidden.append((name, ("cell", cell)))
@@ -291,7 +295,7 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_Name(self, node):
         if node.id in self.consts and isinstance(node.ctx, ast.Load):
-            return ast.copy_location(ast.Constant(value=_literal(self.consts[node.id])), node)
+            return ast.copy_location(ast.Constant(value=self.consts[node.id]), node)
         if node.id in self.tapes and not getattr(node, "_tape_ok", False):
             raise Refused(f"its tape {node.id} is used in a way Numba is not given")
         return node
@@ -397,10 +401,6 @@ def _tape_name(name, ctx=None):
     node = ast.Name(id=name, ctx=ctx or ast.Load())
     node._tape_ok = True
     return node
-
-
-def _literal(v):
-    return v.item() if isinstance(v, np.generic) else v
 
 
 def _check_names(func, known):
