@@ -448,13 +448,15 @@ class Progress:
 
 def train(sizes=DEFAULT_SIZES, steps=1000, points=1000, edge_points=50, lr=5e-4, seed=0,
           mode=None, backend="numpy", dtype=np.float64, print_every=0, progress=True,
-          params=None):
+          params=None, jit=False):
     """Train the PINN; returns (params on the host, history of (step, loss)).
 
     The first step includes the transform time (s2sad writes the code of the
     loss gradient once); history holds the loss before each step's update.
+    jit: each step under s2sad.jit (Numba compiles the gradient's elementwise regions).
     """
     set_mode(mode)
+    step_fn = s2sad.jit(loss_and_grad) if jit else loss_and_grad
     xp = array_module(backend)
     rng = np.random.default_rng(seed)
     if params is None:
@@ -465,7 +467,7 @@ def train(sizes=DEFAULT_SIZES, steps=1000, points=1000, edge_points=50, lr=5e-4,
     bar = Progress(steps, enabled=progress)
     for step in range(1, steps + 1):
         batch = to_device(sample_points(rng, points, edge_points, dtype), xp)
-        value, grads = loss_and_grad(params, *batch)
+        value, grads = step_fn(params, *batch)
         value = float(value)
         history.append((step, value))
         if not math.isfinite(value):
@@ -826,6 +828,10 @@ def parse_args(argv=None):
     p.add_argument("--backend", choices=["numpy", "cupy"], default="numpy",
                    help="array library to train with (default numpy)")
     p.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+    p.add_argument("--jit", action="store_true",
+                   help="run the Adam steps under s2sad.jit: Numba compiles the loss "
+                        "gradient's elementwise regions (needs numba; the first step "
+                        "compiles them, about 20 s, cached on disk for later runs)")
     p.add_argument("--png", default="plate.png",
                    help="where to save the picture (needs matplotlib); '' for none")
     p.add_argument("--print-every", type=int, default=100,
@@ -851,6 +857,10 @@ def parse_args(argv=None):
         p.error(f"--weights must be five comma-separated numbers, got {args.weights!r}")
     if len(args.weights) != 5:
         p.error(f"--weights must be five numbers, got {len(args.weights)}")
+    if args.jit and args.backend != "numpy":
+        p.error("--jit compiles NumPy code with Numba: use it with --backend numpy")
+    if args.jit and not s2sad.compiled.available():
+        p.error("--jit needs Numba: pip install 's2sad[numba]'")
     return args
 
 
@@ -880,7 +890,8 @@ def main(argv=None):
           f"{'-'.join(map(str, args.sizes))}, {args.mode} mode, {args.backend}, {args.dtype}")
     print(f"{args.steps} Adam steps (lr {args.lr:g}), {args.points} interior points and "
           f"{args.edge_points} on each pair of edges per step, loss weights "
-          f"{','.join(f'{w:g}' for w in WEIGHTS)}")
+          f"{','.join(f'{w:g}' for w in WEIGHTS)}"
+          + ("; the steps under s2sad.jit (Numba)" if args.jit else ""))
     if args.lbfgs:
         print(f"then {args.lbfgs} L-BFGS iterations at {args.lbfgs_points} fixed interior "
               f"points and {args.lbfgs_edge_points} on each pair of edges")
@@ -890,7 +901,7 @@ def main(argv=None):
     t0 = time.perf_counter()
     params, adam_history = train(args.sizes, args.steps, args.points, args.edge_points, args.lr,
                                  args.seed, args.mode, args.backend, dtype, args.print_every,
-                                 progress=not args.no_progress)
+                                 progress=not args.no_progress, jit=args.jit)
     t_adam = time.perf_counter() - t0
     print(f"Adam: {args.steps} steps in {t_adam:.1f} s"
           + (f"; last batch's loss {adam_history[-1][1]:.4e}" if adam_history else ""))

@@ -50,6 +50,11 @@ def describe(module) -> str:
     elif made.dispatcher is None:
         why = "runs as NumPy code: " + ("NumPy's code was measured faster" if made.slower
                                         else "Numba could not compile it")
+    elif not made.whole:
+        states = "".join(f"#   {r.name}: {r.state}\n" for r in made.mixed.regions)
+        return (f"# s2sad.jit: {module.name} runs as NumPy code with "
+                f"{len(made.mixed.regions)} elementwise regions for Numba, not compiled "
+                f"whole ({made.why_not_whole}):\n{states}\n{made.text}")
     else:
         return (f"# s2sad.jit: {module.name} runs compiled by Numba, every line; the module "
                 f"Numba compiles (the NumPy code: source(grad(f)) without jit):\n\n"
@@ -58,19 +63,36 @@ def describe(module) -> str:
 
 
 def _make(module, numpy_function):
-    from . import build, kernels, lowering     # (they import Numba: not before jit runs)
+    from . import build, kernels, lowering, regions  # (they import Numba: not before jit)
     lowered = lowering.lower(module, kernels.HELPERS)
     origin = module.origin if module.origin and "<" not in module.origin else ""
     what = f"{module.name} (generated {origin})" if origin else module.name
-    if lowered.reason is not None:
-        warn(what, lowered.reason)
-        return lowered.reason
+    code = module.code
+    lowered.params = lowered.params or code.co_varnames[:code.co_argcount]
+    lowered.defaults = tuple(module.defaults or ())
+
+    made_mixed = []
+
+    def make_mixed():               # (made once; None where it cannot be made)
+        if not made_mixed:
+            try:
+                made_mixed.append(regions.mixed(module, what, build.load))
+            except Exception:       # (a file that cannot be written, say): NumPy's code
+                made_mixed.append(None)
+        return made_mixed[0]
     try:
-        return build.Runner(lowered, numpy_function, what)
+        if lowered.reason is not None and make_mixed() is None:
+            warn(what, lowered.reason)
+            return lowered.reason
+        made = build.Runner(lowered, numpy_function, what, make_mixed)
     except Exception as e:          # (a file that cannot be written, say): NumPy's code
         why = f"its compiled module could not be made ({type(e).__name__}: {e})"
         warn(what, why)
         return why
+    if not made.whole:
+        warn(what, lowered.reason, how=f"runs as NumPy code with {len(made.mixed.regions)} "
+                                       "elementwise regions compiled")
+    return made
 
 
 class Jitted:

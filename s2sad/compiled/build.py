@@ -60,13 +60,18 @@ _STAMP = None
 
 def dispatcher(lowered):
     """The @njit function of a Lowered text, imported from its file."""
-    digest = hashlib.sha1((_stamp() + lowered.text).encode()).hexdigest()[:20]
-    stem = f"s2sad_{lowered.name}_{digest}"
+    return getattr(load(f"s2sad_{lowered.name}", lowered.text), lowered.name)
+
+
+def load(stem, text):
+    """The Python module of a Numba module's text, from its file (stem_<hash>.py)."""
+    digest = hashlib.sha1((_stamp() + text).encode()).hexdigest()[:20]
+    stem = f"{stem}_{digest}"
     path = cache_dir() / f"{stem}.py"
     with _LOCK:
         if not path.exists():
             part = path.with_suffix(f".{os.getpid()}.part")
-            part.write_text(lowered.text)
+            part.write_text(text)
             os.replace(part, path)
         mod = sys.modules.get(stem)
         if mod is None:
@@ -74,7 +79,7 @@ def dispatcher(lowered):
             mod = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(mod)
             sys.modules[stem] = mod
-    return getattr(mod, lowered.name)
+    return mod
 
 
 def _value(hidden):
@@ -114,15 +119,25 @@ def numba_reason(e) -> str:
 
 
 class Runner:
-    """The generated function as Numba runs it, with NumPy's code for what it cannot."""
+    """The generated function as Numba runs it, with NumPy's code for what it cannot.
 
-    def __init__(self, lowered, numpy_function, what):
-        self.dispatcher = dispatcher(lowered)
-        self.text = lowered.text
-        self.hidden = lowered.hidden
-        self.params, self.defaults = lowered.params, lowered.defaults
+    Whole (lowering.py): Numba's function of the whole generated function, given lists
+    as tuples and its hidden arguments after the user's.  Else (regions.py): the NumPy
+    code with its elementwise regions compiled, a Python function called as the
+    generated one is (why_not_whole says why it is not compiled whole)."""
+
+    def __init__(self, lowered, numpy_function, what, make_mixed):
         self.numpy_function = numpy_function
         self.what = what            # "grad_f (generated from file.py:3)"
+        self.params, self.defaults = lowered.params, lowered.defaults
+        self.make_mixed, self.mixed = make_mixed, None      # () -> regions.Mixed or None
+        self.why_not_whole = lowered.reason
+        if lowered.reason is None:
+            self.dispatcher, self.text = dispatcher(lowered), lowered.text
+            self.hidden = lowered.hidden
+        else:
+            self.mixed = make_mixed()
+            self.dispatcher, self.text, self.hidden = self.mixed.function, self.mixed.text, []
         self.warned = False
         self.fallbacks = 0
         self.trials = 0             # calls timed so far, each way (see _trial)
@@ -138,16 +153,21 @@ class Runner:
                 return self.numpy_function(*args, **kwargs)
             args = full
         d = self.dispatcher
-        if self.trials < TRIALS and d is not None and ACTIVE.get() == "faster":
+        if self.trials < TRIALS and d is not None and ACTIVE.get() == "faster" and self.whole:
             return self._trial(args)
         if d is None:
             return self.numpy_function(*args)
         try:
-            if self.hidden or list in map(type, args):
+            if self.hidden or self.whole and list in map(type, args):
                 return d(*map(_tupled, args), *map(_value, self.hidden))
             return d(*args)
         except Exception as e:          # decided again by NumPy's code
             return self._numpy_after(e, args)
+
+    @property
+    def whole(self) -> bool:
+        """Is the whole function compiled (not only its regions)?"""
+        return self.mixed is None or self.dispatcher is not self.mixed.function
 
     def _positional(self, args, kwargs):
         """The call's arguments as the compiled function takes them (each parameter
@@ -193,6 +213,8 @@ class Runner:
 
     def _compiled(self, args):
         try:
+            if not self.whole:
+                return self.dispatcher(*args)
             return self.dispatcher(*map(_tupled, args), *map(_value, self.hidden))
         except Exception as e:
             return self._numpy_after(e, args)
@@ -203,9 +225,8 @@ class Runner:
         NumPy, or the user's own error, which NumPy's code raises again as without jit:
         then no warning)."""
         from numba.core.errors import NumbaError
-        if isinstance(e, NumbaError):
-            self.dispatcher = None
-            self._warn(f"Numba could not compile it ({numba_reason(e)})")
+        if isinstance(e, NumbaError) and self.whole:
+            self._not_whole(f"Numba could not compile it whole ({numba_reason(e)})")
             return self.numpy_function(*args)
         out = self.numpy_function(*args)
         self.fallbacks += 1
@@ -214,10 +235,24 @@ class Runner:
         self._warn(f"its compiled code stopped ({type(e).__name__}: {numba_reason(e)})")
         return out
 
-    def _warn(self, why):
+    def _not_whole(self, why):
+        """The function's regions compiled from now on, or NumPy's code where it has
+        none (or draws random numbers); the trials start again."""
+        self.why_not_whole = why
+        self.mixed = self.make_mixed()
+        if self.mixed is None:
+            self.dispatcher = None
+            self._warn(why)
+            return
+        self.dispatcher, self.text, self.hidden = self.mixed.function, self.mixed.text, []
+        self.trials, self.times, self.first = 0, {True: [], False: []}, None
+        self._warn(why, how=f"runs as NumPy code with {len(self.mixed.regions)} "
+                            "elementwise regions compiled")
+
+    def _warn(self, why, how="runs as NumPy code"):
         if not self.warned:
             self.warned = True
-            warn(self.what, why)
+            warn(self.what, why, how)
 
     @property
     def compiled(self) -> bool:

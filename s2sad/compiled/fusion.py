@@ -16,31 +16,67 @@ target read before it is assigned in the run (``h = h * 2`` ends one).
 """
 
 import ast
+from collections import Counter
 
 OPERATIONS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 LEAST_STATEMENTS, LEAST_OPERATIONS = 2, 4
 
 
-def fuse(func):
-    """Rewrite func's runs in place; the regions' (name, inputs, outputs, lines)."""
+def fuse(func, spans=None, streams=None):
+    """Rewrite func's runs in place; the regions' (name, inputs, outputs, lines).  spans,
+    a list: each region's first and last line in func's text are appended to it.
+    streams: the most arrays a region may read and write (None: no limit)."""
     regions = []
+    taken = {n.id for n in ast.walk(func) if isinstance(n, ast.Name)}
+    prefix = "region_"
+    while any(t.startswith(prefix) for t in taken):     # (a name of the user's)
+        prefix = "s2sad_" + prefix
+    read = Counter(n.id for n in ast.walk(func) if isinstance(n, ast.Name) and
+                   isinstance(n.ctx, ast.Load))
     for node in list(ast.walk(func)):
         for field in ("body", "orelse"):
             body = getattr(node, field, None)
             if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                setattr(node, field, _fused_body(body, regions))
+                setattr(node, field, _fused_body(body, regions, prefix, read, spans,
+                                                          streams))
+    inner = {t for _, _, outputs, lines in regions for t in targets(lines)} - \
+        {o for _, _, outputs, _ in regions for o in outputs}
+    for node in ast.walk(func):         # (a name a region keeps to itself is never made)
+        for field in ("body", "orelse"):
+            body = getattr(node, field, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                setattr(node, field, [s for s in map(lambda s: _undeleted(s, inner), body)
+                                      if s is not None])
     return regions
 
 
-def _fused_body(body, regions):
+def _undeleted(stmt, names):
+    """stmt, without the names of a `del` (None where none is left)."""
+    if not isinstance(stmt, ast.Delete):
+        return stmt
+    stmt.targets = [t for t in stmt.targets if not (isinstance(t, ast.Name) and t.id in names)]
+    return stmt if stmt.targets else None
+
+
+def targets(lines):
+    return [ast.parse(line).body[0].targets[0].id for line in lines]
+
+
+def _fused_body(body, regions, prefix, read, spans, streams):
     out, run = [], []
     for stmt in body + [None]:
         candidate = stmt is not None and _arithmetic(stmt) and \
             stmt.targets[0].id not in _reads(stmt)
-        if candidate and _extends(run, stmt):
+        if candidate and _extends(run, stmt) and (
+                streams is None or _streams(run + [stmt], read) <= streams):
             run.append(stmt)
             continue
-        out += _region(run, regions) if _worth(run) else run
+        if _worth(run):
+            out += _region(run, regions, prefix, read)
+            if spans is not None:
+                spans.append((run[0].lineno, run[-1].end_lineno))
+        else:
+            out += run
         run = [stmt] if candidate else []
         if stmt is not None and not candidate:
             out.append(stmt)
@@ -80,20 +116,31 @@ def _extends(run, stmt) -> bool:
     return all(target != s.targets[0].id and target not in _reads(s) for s in run)
 
 
+def _streams(run, read) -> int:
+    """How many arrays a region of run reads and writes: its inputs and outputs."""
+    targets = {s.targets[0].id for s in run}
+    within = Counter(r for s in run for r in _reads(s))
+    return len(set(within) - targets) + sum(read[t] > within[t] for t in targets)
+
+
 def _worth(run) -> bool:
     ops = sum(isinstance(n, (ast.BinOp, ast.UnaryOp)) for s in run for n in ast.walk(s.value))
     return len(run) >= LEAST_STATEMENTS and ops >= LEAST_OPERATIONS
 
 
-def _region(run, regions):
-    """The statement that calls the run's region, the region recorded in regions."""
-    name = f"region_{len(regions) + 1}"
+def _region(run, regions, prefix, read):
+    """The statement that calls the run's region, the region recorded in regions.  Its
+    outputs: the targets read after it (read: how often the function reads each name);
+    the others live only inside its loop."""
+    name = f"{prefix}{len(regions) + 1}"
     targets = [s.targets[0].id for s in run]
     inputs = []
     for s in run:
         for r in _reads(s):
             if r not in targets and r not in inputs:
                 inputs.append(r)
+    within = Counter(r for s in run for r in _reads(s))
+    targets = [t for t in targets if read[t] > within[t]] or targets[-1:]
     lines = [ast.unparse(s) for s in run]
     regions.append((name, inputs, targets, lines))
     call = ast.Call(func=ast.Name(id=name, ctx=ast.Load()),
@@ -107,11 +154,16 @@ def definitions(regions) -> str:
     """The text that defines each region in the module: a stub whose docstring holds its
     statements, one a line, and the overload kernels.fused_region makes of it."""
     out = []
-    for name, inputs, _, lines in regions:
+    for name, inputs, outputs, lines in regions:
         out += [f"def {name}({', '.join(inputs)}):",
-                f'    """{HEAD}'] + [f"    {line}" for line in lines] + [
+                f'    """{HEAD}'] + [f"    {line}" for line in lines + [returns(outputs)]] + [
                 '    """', "", "", f"overload({name})(fused_region({name}))", "", "", ""]
     return "\n".join(out)
+
+
+def returns(outputs) -> str:
+    """The region's last line: what it returns."""
+    return f"return ({', '.join(outputs)},)"
 
 
 HEAD = "One loop over the elements, where the arrays share a shape (s2sad.jit):"

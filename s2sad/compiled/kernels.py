@@ -17,7 +17,7 @@ import ast
 import inspect
 
 import numpy as np
-from numba import objmode, types
+from numba import njit, objmode, types
 from numba.extending import overload
 
 from .lowering import TRANSCENDENTAL
@@ -653,18 +653,53 @@ globals().update(VECTORIZED_HELPERS)        # what the compiled modules import
 
 
 # -- fused regions (fusion.py) ------------------------------------------------------------
-def fused_region(stub):
+def fused_region(stub, strict=False):
     """The overload of a region (fusion.py), whose stub's parameters are its inputs and
     whose docstring holds its statements (their targets, its outputs): one loop where
-    its arrays are C-contiguous float64 arrays of one shape."""
+    its arrays are C-contiguous float64 arrays of one shape.
+
+    strict (a region called from NumPy code, regions.py): an implementation only where
+    every input is a float64 array of rank 1 or more, a float or an integer, and one at
+    least an array, so that each result has the type NumPy gives it; for other types
+    Numba finds none, and the region runs as NumPy code."""
     inputs = tuple(inspect.signature(stub).parameters)
     lines = [line.strip() for line in stub.__doc__.splitlines()[1:] if line.strip()]
-    outputs = [ast.parse(line).body[0].targets[0].id for line in lines]
+    returned = ast.parse(lines.pop()).body[0].value        # (its last line: fusion.returns)
+    outputs = [e.id for e in returned.elts]
     params = ", ".join(inputs)
     text = f"def typer({params}):\n    return choose(({params}{',' if inputs else ''}))"
-    env = {"choose": lambda types_: _region_impl(inputs, outputs, lines, types_)}
+    env = {"choose": lambda types_: _strict_impl(inputs, outputs, lines, types_) if strict
+           else _region_impl(inputs, outputs, lines, types_)}
     exec(compile(text, "<s2sad region>", "exec"), env)
     return env["typer"]
+
+
+def _strict_impl(inputs, outputs, lines, kinds):
+    """A region called from NumPy code: one loop where its arguments are float64 arrays
+    of one rank (one at least; one that is not C-contiguous, such as the broadcast
+    gradient of a sum, copied first), float64 and int64 numbers, and the arrays share a
+    shape (else it raises: its statements run as NumPy code); for other types none."""
+    arrays = [name for name, t in zip(inputs, kinds) if isinstance(t, types.Array)]
+    if not arrays or len({t.ndim for t in kinds if isinstance(t, types.Array)}) != 1 or \
+            not all(t.dtype == types.float64 and t.ndim >= 1 if isinstance(t, types.Array)
+                    else t in (types.float64, types.int64) for t in kinds):
+        return None
+    text = _loop_text(inputs, outputs, lines, arrays, [], "    raise ValueError(NOT_COMPILED)",
+                      checked=True).split("\n")
+    copies = [f"    {name} = np.ascontiguousarray({name})" for name, t in zip(inputs, kinds)
+              if isinstance(t, types.Array) and t.layout != "C"]   # (a broadcast gradient)
+    return _made("\n".join(text[:1] + copies + text[1:]), checked_div=checked_div)
+
+
+@njit(error_model="numpy")
+def checked_div(a, b):
+    """a / b of two numbers, raising where Python would: a region's kernel runs under
+    NumPy's error model (an array's element divided by zero is inf or nan, as in NumPy),
+    so its statements of numbers alone divide by this, and where it raises, the region
+    runs as Python (regions.py)."""
+    if b == 0:
+        raise ZeroDivisionError("division by zero")
+    return a / b
 
 
 def _loopable(t) -> bool:
@@ -684,9 +719,10 @@ def _region_impl(inputs, outputs, lines, kinds):
     return _made(_loop_text(inputs, outputs, lines, arrays, plain, returned))
 
 
-def _loop_text(inputs, outputs, lines, arrays, plain, returned):
+def _loop_text(inputs, outputs, lines, arrays, plain, returned, checked=False):
     """The text of impl: the region's lines in one loop where its arrays share a shape,
-    else as written (plain)."""
+    else as written (plain); checked: its statements of numbers alone divide by
+    checked_div."""
     carried = set(arrays)                       # the names that hold arrays
     for line in lines:
         node = ast.parse(line).body[0]
@@ -696,8 +732,8 @@ def _loop_text(inputs, outputs, lines, arrays, plain, returned):
     same = " and ".join(f"{a}.shape == {ref}.shape" for a in arrays[1:]) or "True"
     head = [f"def impl({', '.join(inputs)}):", f"    if {same}:", f"        size_ = {ref}.size"]
     head += [f"        {a}_flat_ = {a}.reshape(size_)" for a in arrays]
-    head += [f"        {line}" for line in lines if ast.parse(line).body[0].targets[0].id
-             not in carried]                    # numbers only: once, before the loop
+    head += [f"        {_checked(line) if checked else line}" for line in lines
+             if ast.parse(line).body[0].targets[0].id not in carried]   # numbers: once
     outs = [o for o in outputs if o in carried]
     head += [f"        {o}_out_ = np.empty(size_)" for o in outs]
     loop = ["        for i_ in range(size_):"]
@@ -710,6 +746,19 @@ def _loop_text(inputs, outputs, lines, arrays, plain, returned):
     done = ", ".join(f"{o}_out_.reshape({ref}.shape)" if o in carried else o
                      for o in outputs)
     return "\n".join(head + loop + [f"        return ({done},)"] + plain + [returned])
+
+
+def _checked(line) -> str:
+    """line, each division a call of checked_div."""
+
+    class Divisions(ast.NodeTransformer):
+        def visit_BinOp(self, n):
+            self.generic_visit(n)
+            if not isinstance(n.op, ast.Div):
+                return n
+            return ast.Call(func=ast.Name(id="checked_div", ctx=ast.Load()),
+                            args=[n.left, n.right], keywords=[])
+    return ast.unparse(Divisions().visit(ast.parse(line)))
 
 
 def _renamed(node, carried):

@@ -137,7 +137,7 @@ def _bindings(module, func, helpers):
             consts[name] = value
         elif type(value) is np.ndarray or isinstance(value, np.number):
             hidden.append((name, ("binding", value)))   # (a NumPy number keeps its dtype)
-        elif _draws(value):
+        elif draws(value):
             raise Refused(f"it draws random numbers ({name}; Numba's generator is not "
                           "NumPy's: the values would differ)")
         elif own:
@@ -157,7 +157,7 @@ def _bindings(module, func, helpers):
     return bound, hidden, consts
 
 
-def _draws(value) -> bool:
+def draws(value) -> bool:
     """Is value a function of numpy.random, or a method of a NumPy generator?"""
     owner = getattr(value, "__self__", None)
     return isinstance(owner, (np.random.RandomState, np.random.Generator,

@@ -15,12 +15,12 @@ ACTIVE: "contextvars.ContextVar[str]" = contextvars.ContextVar("s2sad_jit", defa
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # s2sad/
 
 
-def warn(what: str, why: str) -> None:
-    """One CompiledWarning that `what` runs as NumPy code, and why, shown at the user's
-    line that called into s2sad (not at a line of s2sad's own)."""
+def warn(what: str, why: str, how: str = "runs as NumPy code") -> None:
+    """One CompiledWarning that `what` runs as NumPy code (or `how` it runs), and why,
+    shown at the user's line that called into s2sad (not at a line of s2sad's own)."""
     frame, level = sys._getframe(1), 2         # (stacklevel 1 is this function)
     while frame is not None and (frame.f_code.co_filename.startswith(_PACKAGE) or
                                  frame.f_code.co_filename.startswith("<s2sad")):
         frame, level = frame.f_back, level + 1
-    warnings.warn(f"s2sad.jit: {what} runs as NumPy code: {why}", CompiledWarning,
+    warnings.warn(f"s2sad.jit: {what} {how}: {why}", CompiledWarning,
                   stacklevel=level)

@@ -645,18 +645,23 @@ def check_vmap(f, args, rng, out):
 
 
 def check_jit(f, args, rng, out):
-    """jit(grad_all(f)) (compiled by Numba wherever it compiles) against grad_all(f): the
-    same gradients to 1e-12 relative to each array's largest entry.  Where Numba is not
-    installed, nothing is checked."""
+    """jit(grad_all(f)) (compiled by Numba wherever it compiles, whole or its regions,
+    whatever its arrays' sizes) against grad_all(f): the same gradients to 1e-12 relative
+    to each array's largest entry.  Where Numba is not installed, nothing is checked."""
     if not s2sad.compiled.available():
         return
     g = s2sad.grad_all(f)
     fresh()
     want = _leaves(g(*copy.deepcopy(args)))
     fresh()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", s2sad.errors.CompiledWarning)
-        got = _leaves(s2sad.jit(g, keep_faster=False)(*copy.deepcopy(args)))
+    from s2sad.compiled import regions
+    least, regions.LEAST_ELEMENTS = regions.LEAST_ELEMENTS, 0   # small arrays' regions too
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", s2sad.errors.CompiledWarning)
+            got = _leaves(s2sad.jit(g, keep_faster=False)(*copy.deepcopy(args)))
+    finally:
+        regions.LEAST_ELEMENTS = least
     if len(got) != len(want):
         raise Wrong(f"jit: {len(got)} gradients, without jit {len(want)}")
     for a, b in zip(got, want):

@@ -224,6 +224,43 @@ def test_command_line(mode, capsys, tmp_path):
     assert [s for s, _ in result["gn_history"]] == list(range(first_gn, first_gn + 3))
 
 
+needs_numba = pytest.mark.skipif(importlib.util.find_spec("numba") is None or
+                                 importlib.util.find_spec("scipy") is None,
+                                 reason="--jit needs Numba (and SciPy's BLAS)")
+
+
+def _adam_both_ways(mode, steps):
+    kw = dict(sizes=SMALL, steps=steps, points=40, edge_points=10, lr=1e-2, seed=0, mode=mode,
+              progress=False)
+    with pytest.warns(s2sad.CompiledWarning, match="elementwise regions compiled"):
+        jitted = plate.train(jit=True, **kw)
+    return jitted, plate.train(**kw)
+
+
+@needs_numba
+def test_adam_under_jit_is_adam(mode, monkeypatch, tmp_path):
+    monkeypatch.setenv("S2SAD_NUMBA_CACHE_DIR", str(tmp_path))
+    (p_jit, h_jit), (p_np, h_np) = _adam_both_ways(mode, steps=3)
+    assert h_jit == h_np
+    out = plate.main(TINY + ["--jit", "--no-progress", "--print-every", "0", "--mode", mode])
+    assert len(out["adam_history"]) == 3
+
+
+@needs_numba
+@pytest.mark.slow       # about a minute compiling the step's regions: .ci/run runs it
+def test_adam_under_jit_with_its_regions_compiled(mode, monkeypatch, tmp_path):
+    from s2sad.compiled import regions
+    monkeypatch.setenv("S2SAD_NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(regions, "LEAST_ELEMENTS", 0)     # the small network's too
+    (p_jit, h_jit), (p_np, h_np) = _adam_both_ways(mode, steps=3)
+    np.testing.assert_allclose([v for _, v in h_jit], [v for _, v in h_np], rtol=1e-12)
+    for (W1, b1), (W2, b2) in zip(p_jit, p_np):
+        np.testing.assert_allclose(W1, W2, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(b1, b2, rtol=1e-12, atol=1e-15)
+    mod = plate.loss_and_grad.artifact(plate.loss_and_grad._last_spec).module
+    assert {r.state for r in mod.compiled.mixed.regions} == {"compiled"}
+
+
 def test_command_line_errors(capsys):
     with pytest.raises(SystemExit):
         plate.parse_args(["--sizes", "3,4,1"])
