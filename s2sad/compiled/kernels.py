@@ -17,10 +17,10 @@ import ast
 import inspect
 
 import numpy as np
-from numba import njit, objmode, types
+from numba import objmode, types
 from numba.extending import overload
 
-from .lowering import TRANSCENDENTAL
+from .lowering import TRANSCENDENTAL, checked
 
 NOT_COMPILED = "s2sad: a case the compiled helpers leave to NumPy"
 
@@ -60,7 +60,8 @@ def _false(t) -> bool:
 
 def _made(text: str, **names):
     """The function `impl` defined by text, with np and names in its globals."""
-    env = {"np": np, "NOT_COMPILED": NOT_COMPILED, "shape_of": shape_of, **names}
+    env = {"np": np, "NOT_COMPILED": NOT_COMPILED, "shape_of": shape_of, "true_div": true_div,
+           "floor_div": floor_div, "mod_of": mod_of, **names}
     exec(compile(text, "<s2sad compiled helper>", "exec"), env)
     return env["impl"]
 
@@ -684,22 +685,11 @@ def _strict_impl(inputs, outputs, lines, kinds):
             not all(t.dtype == types.float64 and t.ndim >= 1 if isinstance(t, types.Array)
                     else t in (types.float64, types.int64) for t in kinds):
         return None
-    text = _loop_text(inputs, outputs, lines, arrays, [], "    raise ValueError(NOT_COMPILED)",
-                      checked=True).split("\n")
+    text = _loop_text(inputs, outputs, lines, arrays, [],
+                      "    raise ValueError(NOT_COMPILED)").split("\n")
     copies = [f"    {name} = np.ascontiguousarray({name})" for name, t in zip(inputs, kinds)
               if isinstance(t, types.Array) and t.layout != "C"]   # (a broadcast gradient)
-    return _made("\n".join(text[:1] + copies + text[1:]), checked_div=checked_div)
-
-
-@njit(error_model="numpy")
-def checked_div(a, b):
-    """a / b of two numbers, raising where Python would: a region's kernel runs under
-    NumPy's error model (an array's element divided by zero is inf or nan, as in NumPy),
-    so its statements of numbers alone divide by this, and where it raises, the region
-    runs as Python (regions.py)."""
-    if b == 0:
-        raise ZeroDivisionError("division by zero")
-    return a / b
+    return _made("\n".join(text[:1] + copies + text[1:]))
 
 
 def _loopable(t) -> bool:
@@ -710,7 +700,7 @@ def _region_impl(inputs, outputs, lines, kinds):
     """The implementation of a region for its arguments' types."""
     arrays = [name for name, t in zip(inputs, kinds) if _loopable(t)]
     ranks = {t.ndim for t in kinds if isinstance(t, types.Array)}
-    plain = [f"    {line}" for line in lines]
+    plain = [f"    {checked(line)}" for line in lines]
     returned = f"    return ({', '.join(outputs)},)"
     straight = "\n".join([f"def impl({', '.join(inputs)}):"] + plain + [returned])
     if not arrays or len(ranks) != 1 or not all(
@@ -719,10 +709,11 @@ def _region_impl(inputs, outputs, lines, kinds):
     return _made(_loop_text(inputs, outputs, lines, arrays, plain, returned))
 
 
-def _loop_text(inputs, outputs, lines, arrays, plain, returned, checked=False):
+def _loop_text(inputs, outputs, lines, arrays, plain, returned):
     """The text of impl: the region's lines in one loop where its arrays share a shape,
-    else as written (plain); checked: its statements of numbers alone divide by
-    checked_div."""
+    else as written (plain).  Its statements of numbers alone divide by true_div (the
+    code runs under NumPy's error model: an array's element divided by zero is inf or
+    nan, as in NumPy; a number divided by zero raises, as in Python)."""
     carried = set(arrays)                       # the names that hold arrays
     for line in lines:
         node = ast.parse(line).body[0]
@@ -732,7 +723,7 @@ def _loop_text(inputs, outputs, lines, arrays, plain, returned, checked=False):
     same = " and ".join(f"{a}.shape == {ref}.shape" for a in arrays[1:]) or "True"
     head = [f"def impl({', '.join(inputs)}):", f"    if {same}:", f"        size_ = {ref}.size"]
     head += [f"        {a}_flat_ = {a}.reshape(size_)" for a in arrays]
-    head += [f"        {_checked(line) if checked else line}" for line in lines
+    head += [f"        {checked(line)}" for line in lines
              if ast.parse(line).body[0].targets[0].id not in carried]   # numbers: once
     outs = [o for o in outputs if o in carried]
     head += [f"        {o}_out_ = np.empty(size_)" for o in outs]
@@ -748,17 +739,29 @@ def _loop_text(inputs, outputs, lines, arrays, plain, returned, checked=False):
     return "\n".join(head + loop + [f"        return ({done},)"] + plain + [returned])
 
 
-def _checked(line) -> str:
-    """line, each division a call of checked_div."""
+def true_div(a, b):
+    """a / b; of two numbers, ZeroDivisionError where b is zero (as Python's floats)."""
 
-    class Divisions(ast.NodeTransformer):
-        def visit_BinOp(self, n):
-            self.generic_visit(n)
-            if not isinstance(n.op, ast.Div):
-                return n
-            return ast.Call(func=ast.Name(id="checked_div", ctx=ast.Load()),
-                            args=[n.left, n.right], keywords=[])
-    return ast.unparse(Divisions().visit(ast.parse(line)))
+
+def floor_div(a, b):
+    """a // b; of two numbers, ZeroDivisionError where b is zero."""
+
+
+def mod_of(a, b):
+    """a % b; of two numbers, ZeroDivisionError where b is zero."""
+
+
+def _division(op):
+    def typer(a, b):
+        if _is_number(a) and _is_number(b):
+            return _made("def impl(a, b):\n    if b == 0:\n        raise ZeroDivisionError("
+                         f"'division by zero')\n    return a {op} b")
+        return _made(f"def impl(a, b):\n    return a {op} b")
+    return typer
+
+
+for _stub, _op in ((true_div, "/"), (floor_div, "//"), (mod_of, "%")):
+    overload(_stub)(_division(_op))
 
 
 def _renamed(node, carried):
@@ -778,3 +781,4 @@ HELPERS = {f.__name__: f for f in (
     sum_keepdims, mean_axis, mean_keepdims, setitem, setitem_grad, written, python_float,
     loop_items, stack_items, unstack, unsplit, split_last)}
 HELPERS.update(VECTORIZED_HELPERS)
+HELPERS.update((f.__name__, f) for f in (true_div, floor_div, mod_of))

@@ -88,8 +88,9 @@ def _lower(module, helpers) -> Lowered:
     body.args.args = [ast.arg(arg=p) for p in params]
     body.name = module.name
     regions = fusion.fuse(body)
+    body = Divisions().visit(body)      # (after fusion: a region's loop divides freely)
     bound.add("NOT_COMPILED")
-    helpers_used = {"ndim_of", *REDUCTIONS.values(), *LIKE.values(),
+    helpers_used = {"ndim_of", *REDUCTIONS.values(), *LIKE.values(), *DIVISIONS.values(),
                     *(f"vec_{n}" for n in TRANSCENDENTAL)}
     bound.update(n.id for n in ast.walk(body) if isinstance(n, ast.Name) and
                  n.id in helpers_used)
@@ -102,7 +103,8 @@ def _lower(module, helpers) -> Lowered:
              "import numpy as np", "from numba import njit"] + \
         (["from numba.extending import overload"] if regions else []) + \
         [f"from s2sad.compiled.kernels import {', '.join(sorted(bound))}", "", "",
-         fusion.definitions(regions) + "@njit(cache=True, nogil=True)", ast.unparse(body), ""]
+         fusion.definitions(regions) + "@njit(cache=True, nogil=True, error_model='numpy')",
+         ast.unparse(body), ""]
     return Lowered(text="\n".join(lines), name=module.name, hidden=[h for _, h in hidden],
                    params=tuple(a.arg for a in func.args.args),
                    defaults=tuple(module.defaults or ()))
@@ -412,3 +414,37 @@ def _check_names(func, known):
                 n.id not in known and n.id not in stored and n.id not in BUILTINS and \
                 n.id != "np":
             raise Refused(f"it reads {n.id}, which Numba is not given")
+
+
+def checked(line: str) -> str:
+    """line (a statement's text), each `/`, `//` and `%` a call of true_div, floor_div
+    and mod_of: compiled code runs under NumPy's error model (so that loops dividing
+    arrays are vectorized), where a number divided by zero would not raise as in
+    Python."""
+    return ast.unparse(Divisions().visit(ast.parse(line)))
+
+
+class Divisions(ast.NodeTransformer):
+    """`a / b`, `a // b`, `a % b` as true_div(a, b), floor_div(a, b), mod_of(a, b), and
+    `x /= y` likewise."""
+
+    def visit_BinOp(self, n):
+        self.generic_visit(n)
+        name = DIVISIONS.get(type(n.op))
+        if name is None:
+            return n
+        return ast.copy_location(ast.Call(func=ast.Name(id=name, ctx=ast.Load()),
+                                          args=[n.left, n.right], keywords=[]), n)
+
+    def visit_AugAssign(self, n):
+        self.generic_visit(n)
+        name = DIVISIONS.get(type(n.op))
+        if name is None or not isinstance(n.target, ast.Name):
+            return n
+        read = ast.Name(id=n.target.id, ctx=ast.Load())
+        call = ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=[read, n.value],
+                        keywords=[])
+        return ast.copy_location(ast.Assign(targets=[n.target], value=call), n)
+
+
+DIVISIONS = {ast.Div: "true_div", ast.FloorDiv: "floor_div", ast.Mod: "mod_of"}

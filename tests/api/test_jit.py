@@ -304,3 +304,28 @@ def test_a_second_process_loads_the_machine_code_from_disk(tmp_path):
     assert runs[0]["misses"] == 1 and runs[0]["hits"] == 0
     assert runs[1]["hits"] == 1 and runs[1]["misses"] == 0
     assert any((tmp_path / "cache").glob("s2sad_grad_rnn_*.py"))
+
+
+def ratio_of(x, y, k):
+    q = x / y + k % 3 - k // 2
+    return np.sum(q * q) + k / (k - 2.0)
+
+
+def test_division_by_zero_as_numpy_and_python():
+    # compiled under NumPy's error model (its loops vectorize): an array's element divided
+    # by zero is inf or nan as in NumPy, a number divided by zero raises as in Python
+    g = s2sad.grad_all(ratio_of)
+    x, y = np.array([1.0, -2.0, 0.5]), np.array([0.0, 1.0, 2.0])
+    jg = s2sad.jit(g, keep_faster=False)
+    with np.errstate(all="ignore"):
+        want = g(x, y, 5.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", CompiledWarning)
+            got = jg(x, y, 5.0)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+    assert module_of(g).compiled.compiled and "true_div(" in s2sad.source(jg)
+    with pytest.raises(ZeroDivisionError):
+        g(x, y, 2.0)
+    with pytest.raises(ZeroDivisionError):
+        jg(x, y, 2.0)
