@@ -90,8 +90,7 @@ def _make(module, numpy_function):
         warn(what, why)
         return why
     if not made.whole:
-        warn(what, lowered.reason, how=f"runs as NumPy code with {len(made.mixed.regions)} "
-                                       "elementwise regions compiled")
+        warn(what, lowered.reason, how=made.mixed.how)
     return made
 
 

@@ -246,8 +246,7 @@ class Runner:
             return
         self.dispatcher, self.text, self.hidden = self.mixed.function, self.mixed.text, []
         self.trials, self.times, self.first = 0, {True: [], False: []}, None
-        self._warn(why, how=f"runs as NumPy code with {len(self.mixed.regions)} "
-                            "elementwise regions compiled")
+        self._warn(why, how=self.mixed.how)
 
     def _warn(self, why, how="runs as NumPy code"):
         if not self.warned:

@@ -48,6 +48,13 @@ STREAMS = 12
 @dataclass
 class Mixed:
     """A function's NumPy code with its regions compiled (see build.Runner)."""
+
+    @property
+    def how(self) -> str:
+        """How the function runs, for a warning."""
+        n = len(self.regions)
+        return f"runs as NumPy code with {n} elementwise region{'s' if n != 1 else ''} compiled"
+
     function: Any                       # the Python function, called like the generated one
     text: str                           # what source() shows: the function and its regions
     regions: List["Region"]
@@ -89,6 +96,8 @@ class Region:
         compiled = len(self.times[True]) <= len(self.times[False])
         t = time.perf_counter()
         out = self._kernel(args) if compiled else self.python(*args)
+        if self.times is None:          # (its kernel stopped for good: Python from now on)
+            return out
         self.times[compiled].append(time.perf_counter() - t)
         if min(map(len, self.times.values())) >= TRIALS:
             if self.kernel is not None and min(self.times[True]) > min(self.times[False]):
@@ -108,9 +117,11 @@ class Region:
         from .build import numba_reason
         self.stops += 1
         if isinstance(e, NumbaError) or self.stops >= GIVE_UP:
+            why = numba_reason(e) if isinstance(e, NumbaError) else \
+                f"its kernel stopped: {type(e).__name__}: {numba_reason(e)}"
             self.kernel, self.times = None, None
-            self.state = f"Python ({numba_reason(e)})"
-            self.what.note(f"its {self.name} runs as Python ({numba_reason(e)})")
+            self.state = f"Python ({why})"
+            self.what.note(f"its {self.name} runs as Python ({why})")
 
 
 class Owner:

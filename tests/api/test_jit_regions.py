@@ -230,6 +230,28 @@ def jitted_quietly(fn, seed):
     return g
 
 
+def spread(d, y):
+    x = d["x"]                      # (a dict: Numba does not take the function whole)
+    a = x * y + x * x - y
+    b = a * x - a / (y + 2.0) + x
+    return np.sum(np.sin(b) * a)
+
+
+def test_a_region_whose_shapes_differ_stops_and_runs_as_python():
+    # one loop only where its arrays share a shape: (4096, 2) against (4096, 1) raises
+    # in the kernel, three times (keep_faster's trials), then its statements run
+    rng = np.random.default_rng(7)
+    x, y = rng.uniform(0.5, 1.5, (4096, 2)), rng.uniform(0.5, 1.5, (4096, 1))
+    g = s2sad.grad(spread, wrt=(0, 1))
+    jg = s2sad.jit(g)
+    with pytest.warns(CompiledWarning, match=r"runs as Python \(its kernel stopped: ValueError"):
+        for _ in range(6):
+            close(jg({"x": x}, y)[1], g({"x": x}, y)[1])
+            close(jg({"x": x}, y)[0]["x"], g({"x": x}, y)[0]["x"])
+    assert regions_of(g) and all(r.kernel is None and r.state.startswith("Python (its kernel stopped")
+                                 for r in regions_of(g))
+
+
 def test_a_users_name_like_a_regions_is_kept_apart():
     g = jitted_quietly(user_named, 5)
     names = [r.name for r in regions_of(g)]
