@@ -22,13 +22,16 @@ from .calls import finish, forced_backend
 MISS = object()        # the runner's answer for a call it does not cover
 
 
-def runner(art, f, n, types, kind, wrt, with_value, check_value, finish_grads, on_error):
+def runner(art, f, n, types, kind, wrt, with_value, check_value, finish_grads, on_error,
+           jit=None):
     """A function run(args) -> the call's result, or MISS.  art: the artifact (its
-    guards); f: its generated function for NumPy; types: the argument types it covers;
-    check_value(value) for value_and_grad; finish_grads(grads, art, args) where the
-    gradients are not one per float argument; on_error(e) raises what an error of the
-    generated code means."""
-    env = {"MISS": MISS, "f": f, "art": art, "fin": finish, "check_value": check_value,
+    guards); f: its generated function for NumPy, or under s2sad.jit its compiled runner
+    (compiled/build.py: Runner), with jit() saying the mode ("faster" or "compiled");
+    types: the argument types it covers; check_value(value) for value_and_grad;
+    finish_grads(grads, art, args) where the gradients are not one per float argument;
+    on_error(e) raises what an error of the generated code means."""
+    env = {"MISS": MISS, "f": f, "jit": jit, "art": art, "fin": finish,
+           "check_value": check_value,
            "finish_grads": finish_grads, "on_error": on_error, "f64": np.float64,
            "_missing": _GONE, "forced": forced_backend.get, "plain_dict": plain_dict}
     names = [f"a{i}" for i in range(n)]
@@ -49,8 +52,7 @@ def runner(art, f, n, types, kind, wrt, with_value, check_value, finish_grads, o
              "            return MISS",
              "    except ValueError:",
              "        return MISS",
-             "    try:",
-             f"        r = f({', '.join(names)})",
+             "    try:"] + _call_lines(jit, names) + [
              "    except Exception as e:",
              "        on_error(e)"]
     if with_value:
@@ -100,6 +102,21 @@ def _guard_tests(guards, env):
     return tests
 
 
+def _call_lines(jit, names):
+    """The call of the generated function: under jit, the function its runner settled on
+    for the mode (its `direct`, called without the runner's frame: a scalar gradient's
+    microsecond), whose error the runner answers (NumPy's code again where the compiled
+    code stopped)."""
+    args = ", ".join(names)
+    if not jit:
+        return [f"        r = f({args})"]
+    return ["        d = f.direct if jit() == 'faster' else f.direct_compiled",
+            "        try:",
+            f"            r = d({args})",
+            "        except Exception as e:",
+            f"            r = f.after(e, d, {_tuple(names)})"]
+
+
 def _finish_lines(kind, wrt, names, types):
     """The lines that shape the generated function's result r like the arguments."""
     if kind == "derivative":
@@ -110,7 +127,8 @@ def _finish_lines(kind, wrt, names, types):
     if not all(isinstance(i, int) and -len(names) <= i < len(names) for i in chosen):
         return [f"return finish_grads(r, art, {_tuple(names)})"]
     rs = [f"r{k}" for k in range(len(chosen))]
-    items = [f"{r} if type({r}) is float else fin({r}, {names[i]})" if types[i] is float else
+    items = [f"{r} if type({r}) is float else float({r}) if type({r}) is f64 else "
+             f"fin({r}, {names[i]})" if types[i] is float else
              f"fin({r}, {names[i]})" for r, i in zip(rs, chosen)]
     return [f"{_tuple(rs)} = r", f"return {_tuple(items)}"]
 

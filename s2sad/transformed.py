@@ -29,6 +29,8 @@ from .runtime import as_cotangent, ones_like_tree, zeros_like_tree
 from .pipeline import get_artifact, lower_function, name_of
 from .transforms.taylor_mode.taylor import Seeds
 
+_jit_mode = compiled.ACTIVE.get     # under s2sad.jit: "faster" or "compiled"; else None
+
 
 def raise_from_run(e: BaseException):
     """Raise what an error of generated code means (see failures.at_run_time): the
@@ -342,14 +344,15 @@ class Transformed(registry.Derived):
 
     # -- calls -----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if self.jitted and not compiled.ACTIVE.get():
+        jit = _jit_mode()
+        if self.jitted and not jit:
             token = compiled.ACTIVE.set(self.jitted)
             try:
                 return self(*args, **kwargs)
             finally:
                 compiled.ACTIVE.reset(token)
         try:
-            fast = self._fast_jit if compiled.ACTIVE.get() else self._fast
+            fast = self._fast_jit if jit else self._fast
             if fast is not None and not kwargs:
                 result = fast(args)
                 if result is not fastcall.MISS:
@@ -430,7 +433,7 @@ class Transformed(registry.Derived):
             run = self._runners[key] = fastcall.runner(
                 art, f, len(args), types, self.kind, self.wrt, self.with_value,
                 functools.partial(call_checks.check_value, self), self._finish_grads,
-                raise_from_run)
+                raise_from_run, _jit_mode if f is not art.function(np) else None)
         if jit:
             self._fast_jit = run
         else:

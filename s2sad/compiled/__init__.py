@@ -71,19 +71,13 @@ def _make(module, numpy_function):
     lowered.params = lowered.params or code.co_varnames[:code.co_argcount]
     lowered.defaults = tuple(module.defaults or ())
 
-    made_mixed = []
-
-    def make_mixed():               # (made once; None where it cannot be made)
-        if not made_mixed:
-            try:
-                made_mixed.append(regions.mixed(module, what, build.load))
-            except Exception:       # (a file that cannot be written, say): NumPy's code
-                made_mixed.append(None)
-        return made_mixed[0]
+    make_mixed = MixedOnce(module, what)
     try:
         if lowered.reason is not None and make_mixed() is None:
-            warn(what, lowered.reason)
-            return lowered.reason
+            draws = lowered.reason.startswith("it draws")     # (said once is enough)
+            why = lowered.reason + ("" if draws else make_mixed.why_none)
+            warn(what, why)
+            return why
         made = build.Runner(lowered, numpy_function, what, make_mixed)
     except Exception as e:          # (a file that cannot be written, say): NumPy's code
         why = f"its compiled module could not be made ({type(e).__name__}: {e})"
@@ -92,6 +86,30 @@ def _make(module, numpy_function):
     if not made.whole:
         warn(what, lowered.reason, how=made.mixed.how)
     return made
+
+
+class MixedOnce:
+    """make_mixed() -> the module's regions.Mixed, made at the first call, or None where it
+    has no region; then why_none says why, where the user would want to know (where it
+    prints: "; its elementwise regions are not compiled either: ...")."""
+
+    def __init__(self, module, what):
+        self.module, self.what = module, what
+        self.made, self.why_none = [], ""
+
+    def __call__(self):
+        from . import build, regions
+        if not self.made:
+            try:
+                got = regions.mixed(self.module, self.what, build.load)
+            except Exception:       # (a file that cannot be written, say): NumPy's code
+                got = None
+            if isinstance(got, str):
+                self.why_none = "; its elementwise regions are not compiled either: a call " \
+                    f"that stops would run again as NumPy code, and {got}"
+                got = None
+            self.made.append(got)
+        return self.made[0]
 
 
 class Jitted:

@@ -130,7 +130,7 @@ class Runner:
         self.numpy_function = numpy_function
         self.what = what            # "grad_f (generated from file.py:3)"
         self.params, self.defaults = lowered.params, lowered.defaults
-        self.make_mixed, self.mixed = make_mixed, None      # () -> regions.Mixed or None
+        self.make_mixed, self.mixed = make_mixed, None      # compiled.MixedOnce
         self.why_not_whole = lowered.reason
         if lowered.reason is None:
             self.dispatcher, self.text = dispatcher(lowered), lowered.text
@@ -145,6 +145,29 @@ class Runner:
         self.first = None           # the compiling call's time
         self.slower = False         # NumPy's code was the faster: it runs
         self.__wrapped__ = numpy_function
+        self._settle()
+
+    def _settle(self):
+        """direct (under keep_faster) and direct_compiled (keep_faster=False): what a call
+        with every parameter positional runs, called without this object in between once
+        nothing is left to decide (the dispatcher, the regions' function, NumPy's code),
+        else this object.  The fast path of a call (fastcall.py) calls it and hands what
+        it raises to after()."""
+        d = self.dispatcher
+        if d is None:
+            self.direct = self.direct_compiled = self.numpy_function
+        elif self.hidden:
+            self.direct = self.direct_compiled = self
+        else:
+            self.direct_compiled = d
+            self.direct = d if self.trials >= TRIALS or not self.whole else self
+
+    def after(self, e, ran, args):
+        """The result of a call whose direct function `ran` raised e: NumPy's code where
+        the compiled code stopped, else e again (the user's error, raised once)."""
+        if ran is self or ran is self.numpy_function:
+            raise e
+        return self._numpy_after(e, args)
 
     def __call__(self, *args, **kwargs):
         if kwargs or len(args) != len(self.params):
@@ -200,6 +223,7 @@ class Runner:
         dt = time.perf_counter() - t
         if self.dispatcher is None:         # it fell back: NumPy from now on
             self.trials = TRIALS
+            self._settle()
             return out
         if compiled and not self.times[True] and self.first is None:
             self.first = dt                 # the call that compiled: not a timing
@@ -209,11 +233,12 @@ class Runner:
         if self.trials >= TRIALS and min(self.times[True]) > min(self.times[False]):
             self.dispatcher = None
             self.slower = True
+        self._settle()
         return out
 
     def _compiled(self, args):
         try:
-            if not self.whole:
+            if not self.whole or not self.hidden and list not in map(type, args):
                 return self.dispatcher(*args)
             return self.dispatcher(*map(_tupled, args), *map(_value, self.hidden))
         except Exception as e:
@@ -232,6 +257,7 @@ class Runner:
         self.fallbacks += 1
         if self.fallbacks >= GIVE_UP:       # (a compiler failure Numba does not class as
             self.dispatcher = None          # its own would be retried at every call)
+            self._settle()
         self._warn(f"its compiled code stopped ({type(e).__name__}: {numba_reason(e)})")
         return out
 
@@ -242,10 +268,12 @@ class Runner:
         self.mixed = self.make_mixed()
         if self.mixed is None:
             self.dispatcher = None
-            self._warn(why)
+            self._settle()
+            self._warn(why + self.make_mixed.why_none)
             return
         self.dispatcher, self.text, self.hidden = self.mixed.function, self.mixed.text, []
         self.trials, self.times, self.first = 0, {True: [], False: []}, None
+        self._settle()
         self._warn(why, how=self.mixed.how)
 
     def _warn(self, why, how="runs as NumPy code"):

@@ -11,7 +11,7 @@ allow, else the same statements as Python.  A region whose kernel Numba cannot t
 which stops three times, runs as Python from then on: the first time, one warning.
 
 Regions run only in functions that draw no random numbers and act on nothing
-(repeatable): where a call stops, build.Runner runs the NumPy code of the whole call
+(unrepeatable): where a call stops, build.Runner runs the NumPy code of the whole call
 again, which raises the user's error at the user's line.
 """
 
@@ -137,15 +137,16 @@ class Owner:
 
 
 def mixed(module, what, load):
-    """The Mixed form of a generated module (generated.Module), or None where it has no
-    region or cannot have one; load(stem, text): the Python module of a file's text
-    (build.load)."""
+    """The Mixed form of a generated module (generated.Module); None where it has no
+    region; why not (a str) where it must not have one (unrepeatable).  load(stem,
+    text): the Python module of a file's text (build.load)."""
     if module.siblings:
         return None
     text = "".join(linecache.getlines(module.filename))
     tree = ast.parse(text)
-    if not repeatable(module, {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}):
-        return None
+    why = unrepeatable(module, {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)})
+    if why:
+        return why
     outer = tree.body[0]
     inner = [n for n in outer.body if isinstance(n, ast.FunctionDef) and n.name == module.name]
     if not isinstance(outer, ast.FunctionDef) or len(inner) != 1:
@@ -201,32 +202,34 @@ def _rewritten(lines, outer, found, spans):
                      ).splitlines()
 
 
-def repeatable(module, names) -> bool:
-    """May a call of the module's function run twice (once more as NumPy code where the
-    first stopped) with no difference the user sees: no draw, no effect (print, a
-    warning, a method of the user's), every function it calls (its bindings, and the
-    globals and builtins among names) NumPy's, SciPy's, math's or s2sad's own."""
-    values = list(module.bindings.values())
+def unrepeatable(module, names) -> str:
+    """Why a call of the module's function may not run twice (once more as NumPy code
+    where the first stopped) unseen by the user, or "" where it may: no draw, no effect
+    (print, a warning, a method of the user's), every function it calls (its bindings,
+    and the globals and builtins among names) NumPy's, SciPy's, math's or s2sad's own."""
+    values = list(module.bindings.items())
     for name in names - set(module.bindings) - set(module.cells):
         if name in module.globals:
-            values.append(module.globals[name])
+            values.append((name, module.globals[name]))
         elif hasattr(builtins, name):
             if name in ACTING:
-                return False
-            values.append(getattr(builtins, name))
-    for value in values:
+                return "it prints, logs or warns" if name == "print" else f"it calls {name}"
+            values.append((name, getattr(builtins, name)))
+    for name, value in values:
         if not callable(value) or isinstance(value, type):
             continue
+        shown = getattr(value, "__qualname__", None) or name
         prim = registry.lookup(value)
         checks = str(getattr(value, "__name__", "")).startswith("check_")  # (they raise)
-        if prim is not None and getattr(prim, "effect", False) and not checks or \
-                lowering.draws(value):
-            return False
+        if lowering.draws(value):
+            return f"it draws random numbers ({shown})"
+        if prim is not None and getattr(prim, "effect", False) and not checks:
+            return "it prints, logs or warns"
         home = str(getattr(value, "__module__", "") or
                    type(getattr(value, "__self__", None)).__module__)
         if not home.startswith(PURE_HOMES):
-            return False
-    return True
+            return f"it calls {shown} (from {home or 'an unknown module'})"
+    return ""
 
 
 PURE_HOMES = ("s2sad.", "numpy", "scipy.special", "scipy.linalg", "math", "builtins")

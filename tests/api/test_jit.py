@@ -329,3 +329,29 @@ def test_division_by_zero_as_numpy_and_python():
         g(x, y, 2.0)
     with pytest.raises(ZeroDivisionError):
         jg(x, y, 2.0)
+
+
+def test_a_settled_call_runs_the_chosen_function_directly():
+    # once keep_faster has chosen, a call with numbers and arrays runs the chosen function
+    # without the runner in between (a scalar gradient's microseconds); a compiled call
+    # that stops still runs NumPy's code, and the user's error is raised once
+    g = s2sad.grad_all(ratio_of)
+    jg = s2sad.jit(g)
+    x, y = np.array([1.0, -2.0, 0.5]), np.array([3.0, 1.0, 2.0])
+    for _ in range(8):
+        close(jg(x, y, 5.0), g(x, y, 5.0))
+    runner = module_of(g).compiled
+    assert runner.direct in (runner.dispatcher, runner.numpy_function)
+    assert runner.direct is runner.numpy_function or runner.compiled
+    with pytest.raises(ZeroDivisionError):
+        jg(x, y, 2.0)
+    assert runner.fallbacks == 0
+
+    def stops(*args):
+        raise ValueError(s2sad.compiled.kernels.NOT_COMPILED)
+    kept = s2sad.jit(g, keep_faster=False)
+    close(kept(x, y, 5.0), g(x, y, 5.0))
+    runner.direct_compiled = stops
+    with pytest.warns(CompiledWarning, match="its compiled code stopped"):
+        close(kept(x, y, 5.0), g(x, y, 5.0))
+    assert runner.fallbacks == 1

@@ -198,11 +198,14 @@ def test_a_function_that_prints_is_not_run_twice(capsys):
     rng = np.random.default_rng(3)
     params, x = make(rng)
     g = s2sad.grad(loud)
-    with pytest.warns(CompiledWarning, match=r"grad_loud .*runs as NumPy code: "):
+    with pytest.warns(CompiledWarning, match=r"grad_loud .*runs as NumPy code: .*; its "
+                      r"elementwise regions are not compiled either: a call that stops would "
+                      r"run again as NumPy code, and it prints, logs or warns$"):
         got = s2sad.jit(g, keep_faster=False)(params, x)
     assert capsys.readouterr().out == "loss\n"        # once: no region could run it again
     close(got, g(params, x))
     assert isinstance(module_of(g).compiled, str)
+    assert "it prints, logs or warns" in s2sad.source(s2sad.jit(g))
 
 
 def test_keep_faster_times_each_region_and_keeps_one():
