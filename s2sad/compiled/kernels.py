@@ -20,6 +20,7 @@ import numpy as np
 from numba import objmode, types
 from numba.extending import overload
 
+from . import vecmath
 from .lowering import TRANSCENDENTAL, checked
 
 NOT_COMPILED = "s2sad: a case the compiled helpers leave to NumPy"
@@ -614,12 +615,14 @@ overload(mean_axis)(_reduce_axis(False, True))
 overload(mean_keepdims)(_reduce_axis(True, True))
 
 
-# -- NumPy's vectorized transcendental functions ------------------------------------------
+# -- vectorized transcendental functions -------------------------------------------------
 # Numba's np.exp, np.tanh, ... are loops over libm's scalar functions: 4x (exp) to 11x
 # (tanh) slower than NumPy's SIMD ones over a large array (docs/performance.md).  Over
 # arrays of VECTORIZED elements or more, compiled code calls NumPy's, in object mode
-# (about 1 microsecond each time); over smaller ones and numbers, Numba's.
+# (about 1 microsecond each time); over smaller ones and numbers, Numba's.  exp and tanh
+# of float64 arrays are vecmath.py's loops, which LLVM vectorizes, whatever their size.
 VECTORIZED = 256
+OWN = {"exp": vecmath.exp, "tanh": vecmath.tanh}
 
 
 def _vectorized(name):
@@ -637,6 +640,9 @@ def _vectorized(name):
         if not isinstance(x, types.Array) or not isinstance(x.dtype, types.Float):
             return None
         result = types.Array(x.dtype, x.ndim, "C")
+        if name in OWN and x.dtype == types.float64:
+            own = OWN[name]
+            return lambda x: own(x)
 
         def impl(x):
             if x.size < VECTORIZED:
