@@ -111,7 +111,7 @@ def _add_show(sub):
 
 def _add_export(sub):
     export = sub.add_parser(
-        "export", help="write the derivative as a standalone module (NumPy only)",
+        "export", help="write the derivative as a standalone module (NumPy; --jit: and Numba)",
         description="Write the derivative as a Python module that needs only NumPy, not "
                     "s2sad: the generated code, the s2sad helpers it calls, and the "
                     "functions and constants of your file that it reads.",
@@ -125,6 +125,10 @@ def _add_export(sub):
                              "literal (a global array): error (the default) stops and names it; "
                              "embed copies its current value into the module; import imports "
                              "it from your module (which must then be importable)")
+    export.add_argument("--jit", action="store_true",
+                        help="also write the code as s2sad.jit compiles it with Numba: "
+                             "FUNCTION_jit runs it (needs Numba and s2sad), falling back "
+                             "to the NumPy code")
     export.set_defaults(run=_cmd_export)
 
 
@@ -217,8 +221,9 @@ def _cmd_show(args) -> int:
 def _cmd_export(args) -> int:
     fn, user = load_target(args.target)
     module = generated_module(build(fn, args), args.spec, fn)
-    command = " ".join([PROG, "export"] + _options_text(args))
-    text = export_source(module, user, args.target, command, args.output, args.globals_mode)
+    command = " ".join([PROG, "export"] + _options_text(args) + (["--jit"] if args.jit else []))
+    text = export_source(module, user, args.target, command, args.output, args.globals_mode,
+                         _numba_section(module) if args.jit else None)
     if args.output:
         try:
             with open(args.output, "w") as fh:
@@ -229,6 +234,19 @@ def _cmd_export(args) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _numba_section(module):
+    """export --jit: the Numba section of the module (CLIError where it has none)."""
+    from . import compiled
+    if not compiled.available():
+        raise CLIError("--jit writes code that Numba compiles, and Numba is not installed: "
+                       "pip install 's2sad[numba]'")
+    from .compiled import exporting
+    try:
+        return exporting.section(module)
+    except exporting.ExportRefused as e:
+        raise CLIError(f"--jit: {e}; export it without --jit (NumPy code)")
 
 
 def _options_text(args):

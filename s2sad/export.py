@@ -50,18 +50,27 @@ class ExportError(Exception):
     """Why the module cannot be exported: one or two lines for the user."""
 
 
-def export_source(module, user_module, target, command, output, globals_mode="error") -> str:
+def export_source(module, user_module, target, command, output, globals_mode="error",
+                  compiled=None) -> str:
     """The text of a standalone module computing what `module`'s function computes.
 
     target and command are quoted in the header; output (a path, or None for standard
-    output) names the module there; globals_mode is "error", "embed" or "import"."""
+    output) names the module there; globals_mode is "error", "embed" or "import";
+    compiled: the Numba section that follows the NumPy code (``export --jit``:
+    compiled.exporting.Section), or None."""
     ex = _Exporter(user_module, globals_mode)
     ex.need("xp", np, "the generated code")
     ex.add_generated(module)
     mine = os.path.basename(getattr(user_module, "__file__", None) or target)
     body = _body(ex.ordered(), mine)
-    text = _header(module, target, command, output) + "\n" + body.strip("\n") + \
-        f"\n\n\n__all__ = [{module.name!r}]\n"
+    names = [module.name]
+    if compiled is not None:
+        title = "the same code, as Numba compiles it (s2sad.jit)"
+        body = body.rstrip("\n") + f"\n\n\n# ---- {title} " + "-" * (80 - len(title) - 7) + \
+            "\n\n" + compiled.text
+        names += compiled.names
+    text = _header(module, target, command, output, compiled) + "\n" + body.strip("\n") + \
+        f"\n\n\n__all__ = {names!r}\n"
     _check_export(text, ex)
     return text
 
@@ -99,7 +108,7 @@ def _body(units, mine) -> str:
     return out
 
 
-def _header(module, target, command, output) -> str:
+def _header(module, target, command, output, compiled=None) -> str:
     """The comment at the top: where the module came from, and how to call it."""
     first = module.source.splitlines()[0].lstrip("# ").strip()
     name = os.path.splitext(os.path.basename(output))[0] if output else "MODULE"
@@ -109,13 +118,23 @@ def _header(module, target, command, output) -> str:
         f"#   {command}",
         f"# {first}",
         "#",
-        "# Standalone: it needs NumPy only (not s2sad). Call it as you would call the function:",
-        f"#   from {name} import {module.name}",
-        f"#   {signature(module)}",
-        "# It returns what the generated code returns; s2sad's own wrapper also gives each",
-        "# gradient its argument's type (a Python float for a float, float32 for float32).",
-        "",
     ]
+    if compiled is None:
+        head += ["# Standalone: it needs NumPy only (not s2sad). Call it as you would call "
+                 "the function:",
+                 f"#   from {name} import {module.name}",
+                 f"#   {signature(module)}"]
+    else:
+        head += [f"# {module.name}, its NumPy code, needs NumPy only. {compiled.names[0]}, "
+                 "the same code",
+                 "# compiled by Numba, needs Numba and s2sad's compiled helpers "
+                 "(pip install 's2sad[numba]'):",
+                 f"#   from {name} import {compiled.names[0]}",
+                 f"#   {compiled.call}",
+                 "# It runs the NumPy code where the compiled code stops, with one warning."]
+    head += ["# It returns what the generated code returns; s2sad's own wrapper also gives each",
+             "# gradient its argument's type (a Python float for a float, float32 for float32).",
+             ""]
     return "\n".join(head)
 
 

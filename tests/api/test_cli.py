@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
@@ -322,6 +323,75 @@ def test_export_to_stdout(src, capsys):
     assert code == 0, err
     assert "def grad_f(x, y):" in out and "def unbroadcast(g, x):" in out
     compile(out, "<export>", "exec")
+
+
+
+def load_export(path):
+    """The exported module at path, imported under its own name."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_export_jit_writes_the_code_numba_compiles(src, tmp_path, capsys, monkeypatch):
+    pytest.importorskip("numba")
+    pytest.importorskip("scipy")
+    monkeypatch.setenv("S2SAD_NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    m = cli.load_file(str(src))
+    rng = np.random.default_rng(5)
+    x34, y34 = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+    x23, w34 = rng.normal(size=(2, 3)), rng.normal(size=(3, 4))
+    cases = [("jf", ["--wrt", "all"], "grad_all_f", (x34, y34), s2sad.grad_all(m.f)),
+             ("jloop", ["--spec", "dn"], "grad_loop", (x34, 5), s2sad.grad(m.loop)),
+             ("jmm", ["--wrt", "0,1"], "grad_mm", (x23, w34), s2sad.grad(m.mm, wrt=(0, 1))),
+             ("jglobal", ["--globals", "embed"], "grad_uses_global", (x34.T[:, :2],),
+              s2sad.grad(m.uses_global))]
+    for name, options, function, args, g in cases:
+        out = tmp_path / f"{name}.py"
+        code, stdout, err = run(["export", f"{src}:{_target(function)}", *options, "--jit",
+                                 "-o", out], capsys)
+        assert code == 0, err
+        text = out.read_text()
+        numpy_part, _, numba_part = text.partition("# ---- the same code, as Numba compiles")
+        assert "import s2sad" not in numpy_part and "import numpy as xp" in numpy_part
+        assert "import s2sad.compiled.kernels as nb" in numba_part
+        assert f"@njit(cache=True, nogil=True, error_model='numpy')\ndef {function}_compiled(" \
+            in numba_part
+        assert f"from {name} import {function}_jit" in text and "--jit" in text.splitlines()[1]
+        mod = load_export(out)
+        assert mod.__all__ == [function, f"{function}_jit", f"{function}_compiled"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")          # compiled: no fallback
+            got = getattr(mod, f"{function}_jit")(*args)
+        assert_same(got, g(*args))
+        assert_same(got, s2sad.jit(g, keep_faster=False)(*args))
+        assert_same(getattr(mod, function)(*args), g(*args))       # its NumPy code
+    # the user's error is raised by the NumPy code; where the compiled code stops, the NumPy
+    # code runs, with one warning
+    with pytest.raises(ValueError):
+        mod.grad_uses_global_jit(np.ones((3, 5)))
+
+    def stops(*args):
+        raise ValueError("s2sad: a case the compiled helpers leave to NumPy")
+    mod.grad_uses_global_compiled = stops
+    x = x34.T[:, :2]
+    with pytest.warns(UserWarning, match=r"grad_uses_global_jit ran as NumPy code: the "
+                      r"compiled code stopped \(ValueError: s2sad: a case"):
+        assert_same(mod.grad_uses_global_jit(x), s2sad.grad(m.uses_global)(x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert_same(mod.grad_uses_global_jit(x), s2sad.grad(m.uses_global)(x))
+    assert "nb.vec_tanh(" in text                  # the compiled helpers, read from s2sad
+
+
+def test_export_jit_refusals(src, tmp_path, capsys, monkeypatch):
+    pytest.importorskip("numba")
+    check_error(capsys, ["export", f"{src}:lst", "--spec", "c", "--jit"], "--jit: Numba "
+                "cannot compile grad_lst whole: it needs s2sad's helper", "without --jit")
+    monkeypatch.setattr(s2sad.compiled, "available", lambda: False)
+    check_error(capsys, ["export", f"{src}:f", "--jit"], "pip install 's2sad[numba]'")
 
 
 # -- errors ------------------------------------------------------------------------------
