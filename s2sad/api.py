@@ -158,8 +158,8 @@ def jit(fn: Optional[Function] = None, keep_faster: bool = True) -> Function:
 def source(obj: Any) -> str:
     """The generated module behind anything s2sad made, as Python source."""
     if isinstance(obj, compiled.Jitted):
-        return obj.fn.compiled_source() if isinstance(obj.fn, Transformed) else \
-            source(obj.fn)
+        return obj.fn.compiled_source() if isinstance(obj.fn, (Transformed, Vmapped)) \
+            else source(obj.fn)
     if isinstance(obj, Transformed) and obj.jitted:
         return obj.compiled_source()
     if isinstance(obj, (Transformed, Vmapped)):

@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from . import cache, failures, registry
+from . import cache, compiled, failures, registry
 from .calls import backend_of, call_spec, describe, positional_params
 from .containers import flatten
 from .errors import ArgumentError, TransformError
@@ -116,6 +116,12 @@ class Vmapped(registry.Derived):
         spec, shapes = self._last or (None, None)
         return self.artifact(spec, shapes).module.source
 
+    def compiled_source(self) -> str:
+        """source, headed by how s2sad.jit runs it: compiled (and the text Numba compiles)
+        or as NumPy code (and why)."""
+        spec, shapes = self._last or (None, None)
+        return compiled.describe(self.artifact(spec, shapes).module)
+
     def __call__(self, *args, **kwargs):
         try:
             return self._call(*args, **kwargs)
@@ -150,7 +156,10 @@ class Vmapped(registry.Derived):
         shapes = tuple(a.shape if type(a) is np.ndarray else item_shapes(a)
                        if isinstance(a, (tuple, list)) else None for a in args)
         self._last = (spec, shapes)
-        f = self.artifact(spec, shapes).function(xp)
+        art = self.artifact(spec, shapes)
+        f = art.function(xp)
+        if xp is np and compiled.ACTIVE.get():      # under s2sad.jit: Numba's, where it can
+            f = compiled.runner(art.module, f) or f
         try:
             return f(*map(flatten, args))
         except Exception as e:      # at the user's line: their error, or a refusal there

@@ -355,3 +355,29 @@ def test_a_settled_call_runs_the_chosen_function_directly():
     with pytest.warns(CompiledWarning, match="its compiled code stopped"):
         close(kept(x, y, 5.0), g(x, y, 5.0))
     assert runner.fallbacks == 1
+
+
+def silu_loss(x, w):
+    z = x * w
+    s = z / (1 + np.exp(-z))
+    return np.sum(s * s + z * s * 0.5)
+
+
+def test_per_example_gradients_under_jit():
+    # vmap's code runs compiled too, where Numba takes it (else as NumPy code, one warning)
+    rng = np.random.default_rng(7)
+    X, w = rng.standard_normal((200, 50)), rng.standard_normal(50)
+    pe = s2sad.vmap(s2sad.grad(silu_loss, wrt=1), in_axes=(0, None))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CompiledWarning)
+        got = s2sad.jit(pe, keep_faster=False)(X, w)
+    close(got, pe(X, w))
+    close(got[3], s2sad.grad(silu_loss, wrt=1)(X[3], w))
+    shown = s2sad.source(s2sad.jit(pe))
+    assert "runs compiled by Numba" in shown and "@njit(" in shown
+    W1, b1, W2 = rng.standard_normal((8, 16)), rng.standard_normal(16), rng.standard_normal((16, 3))
+    xs, ys = rng.standard_normal((64, 8)), rng.standard_normal((64, 5))[:, :3]
+    pm = s2sad.vmap(s2sad.grad(mlp, wrt=(0, 1, 2)), in_axes=(None, None, None, 0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CompiledWarning)
+        close(s2sad.jit(pm)(W1, b1, W2, xs), pm(W1, b1, W2, xs))
