@@ -619,10 +619,11 @@ overload(mean_keepdims)(_reduce_axis(True, True))
 # Numba's np.exp, np.tanh, ... are loops over libm's scalar functions: 4x (exp) to 11x
 # (tanh) slower than NumPy's SIMD ones over a large array (docs/performance.md).  Over
 # arrays of VECTORIZED elements or more, compiled code calls NumPy's, in object mode
-# (about 1 microsecond each time); over smaller ones and numbers, Numba's.  exp and tanh
-# of float64 arrays are vecmath.py's loops, which LLVM vectorizes, whatever their size.
+# (about 1 microsecond each time); over smaller ones and numbers, Numba's.  exp, tanh
+# and log of float64 arrays are vecmath.py's loops, which LLVM vectorizes, whatever
+# their size.
 VECTORIZED = 256
-OWN = {"exp": vecmath.exp, "tanh": vecmath.tanh}
+OWN = {"exp": vecmath.exp, "tanh": vecmath.tanh, "log": vecmath.log}
 
 
 def _vectorized(name):
