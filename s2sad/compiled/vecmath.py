@@ -60,6 +60,7 @@ _A = tuple(2.0 / (2 * k + 1) for k in range(12))    # 2 atanh(s) = sum of _A[k] 
 _SQRT_HALF_BITS = 0x3FE6A09E667F3BCD                # the bits of sqrt(1/2)
 _TINY = 2.2250738585072014e-308                     # the least normal float64
 _SERIES = 0.3                               # below: the series; above: exp
+_CHUNK = 1024       # elements a pass: the temporaries stay small (in cache, never paged)
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
@@ -97,7 +98,10 @@ def exp(x):
     """np.exp(x) of a float64 array, as a new C-contiguous array."""
     flat = np.ascontiguousarray(x).reshape(x.size)
     out = np.empty(x.size)
-    _exp_loop(flat, out, np.empty(x.size))
+    scale = np.empty(min(x.size, _CHUNK))
+    for lo in range(0, x.size, _CHUNK):
+        hi = min(lo + _CHUNK, x.size)
+        _exp_loop(flat[lo:hi], out[lo:hi], scale[:hi - lo])
     for i in range(x.size):
         v = flat[i]
         if not (_LOW <= v <= _HIGH):           # inf, 0, a subnormal, nan: libm's
@@ -132,12 +136,15 @@ def _tanh_loop(x, e, out):
 def tanh(x):
     """np.tanh(x) of a float64 array, as a new C-contiguous array."""
     flat = np.ascontiguousarray(x).reshape(x.size)
-    e = np.empty(x.size)
-    for i in range(x.size):
-        e[i] = -2.0 * min(abs(flat[i]), 40.0)   # (tanh(40) is 1.0)
-    e = exp(e)
     out = np.empty(x.size)
-    _tanh_loop(flat, e, out)
+    m = min(x.size, _CHUNK)
+    a, e, scale = np.empty(m), np.empty(m), np.empty(m)
+    for lo in range(0, x.size, _CHUNK):
+        k = min(_CHUNK, x.size - lo)
+        for i in range(k):
+            a[i] = -2.0 * min(abs(flat[lo + i]), 40.0)     # (tanh(40) is 1.0)
+        _exp_loop(a[:k], e[:k], scale[:k])                 # (normal: no libm needed)
+        _tanh_loop(flat[lo:lo + k], e[:k], out[lo:lo + k])
     for i in range(x.size):
         if flat[i] != flat[i]:                  # nan
             out[i] = flat[i]
@@ -175,7 +182,10 @@ def log(x):
     """np.log(x) of a float64 array, as a new C-contiguous array."""
     flat = np.ascontiguousarray(x).reshape(x.size)
     out = np.empty(x.size)
-    _log_loop(flat, np.empty(x.size), np.empty(x.size), out)
+    m, e = np.empty(min(x.size, _CHUNK)), np.empty(min(x.size, _CHUNK))
+    for lo in range(0, x.size, _CHUNK):
+        hi = min(lo + _CHUNK, x.size)
+        _log_loop(flat[lo:hi], m[:hi - lo], e[:hi - lo], out[lo:hi])
     for i in range(x.size):
         v = flat[i]
         if not (_TINY <= v < np.inf):           # 0, negative, subnormal, inf, nan: libm's
