@@ -142,8 +142,9 @@ def jit(fn: Optional[Function] = None, keep_faster: bool = True) -> Function:
     code, with one :class:`~s2sad.errors.CompiledWarning` saying why.  Results equal the
     NumPy path's to rounding.
 
-    Compiled code is not always faster: over large arrays, NumPy's vectorized ``exp``
-    and ``tanh`` beat Numba's loops.  With ``keep_faster`` (the default) each generated
+    Compiled code is not always faster (a function whose time is in its matrix products
+    gains little, and calling compiled code costs a microsecond).  With ``keep_faster``
+    (the default) each generated
     function is timed both ways on its first calls and the faster is kept;
     ``keep_faster=False`` runs the compiled code wherever Numba compiles it.  The machine
     code is cached on disk (see docs/performance.md).  A decorator too: ``@jit`` or
