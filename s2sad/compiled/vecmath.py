@@ -63,6 +63,15 @@ _SERIES = 0.3                               # below: the series; above: exp
 _CHUNK = 1024       # elements a pass: the temporaries stay small (in cache, never paged)
 
 
+@njit(inline="always", error_model="numpy", fastmath={"contract"})
+def _horner(coefficients, z):
+    """sum of coefficients[k] * z**k, by Horner's rule (a loop LLVM unrolls)."""
+    p = coefficients[-1]
+    for k in range(len(coefficients) - 2, -1, -1):
+        p = p * z + coefficients[k]
+    return p
+
+
 @njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 def _exp_loop(x, out, scale):
     n = x.size
@@ -71,20 +80,7 @@ def _exp_loop(x, out, scale):
         t = v * _INV_LN2 + _ROUND
         k = t - _ROUND
         r = (v - k * _LN2_HI) - k * _LN2_LO
-        p = _C[13]
-        p = p * r + _C[12]
-        p = p * r + _C[11]
-        p = p * r + _C[10]
-        p = p * r + _C[9]
-        p = p * r + _C[8]
-        p = p * r + _C[7]
-        p = p * r + _C[6]
-        p = p * r + _C[5]
-        p = p * r + _C[4]
-        p = p * r + _C[3]
-        p = p * r + _C[2]
-        p = p * r + _C[1]
-        out[i] = p * r + _C[0]
+        out[i] = _horner(_C, r)
         scale[i] = t
     bits = scale.view(np.int64)
     for i in range(n):
@@ -114,18 +110,7 @@ def _tanh_loop(x, e, out):
     for i in range(x.size):
         v = x[i]
         z = v * v
-        p = _T[11]
-        p = p * z + _T[10]
-        p = p * z + _T[9]
-        p = p * z + _T[8]
-        p = p * z + _T[7]
-        p = p * z + _T[6]
-        p = p * z + _T[5]
-        p = p * z + _T[4]
-        p = p * z + _T[3]
-        p = p * z + _T[2]
-        p = p * z + _T[1]
-        p = p * z + _T[0]
+        p = _horner(_T, z)
         q = e[i]
         big = (1.0 - q) / (1.0 + q)
         big = big if v >= 0 else -big
@@ -162,18 +147,7 @@ def _log_loop(x, m, e, out):
     for i in range(x.size):
         s = (m[i] - 1.0) / (m[i] + 1.0)
         z = s * s
-        p = _A[11]
-        p = p * z + _A[10]
-        p = p * z + _A[9]
-        p = p * z + _A[8]
-        p = p * z + _A[7]
-        p = p * z + _A[6]
-        p = p * z + _A[5]
-        p = p * z + _A[4]
-        p = p * z + _A[3]
-        p = p * z + _A[2]
-        p = p * z + _A[1]
-        p = p * z + _A[0]
+        p = _horner(_A, z)
         out[i] = e[i] * _LN2_HI + (p * s + e[i] * _LN2_LO)
 
 
