@@ -387,8 +387,7 @@ class Transformed(registry.Derived):
         if len(args) > len(params) or Arg.DEFAULT in spec:
             self._check_binding(args, kwargs)
         f = art.function(xp)
-        if xp is np and compiled.ACTIVE.get():      # under s2sad.jit: Numba's, where it can
-            f = compiled.runner(art.module, f) or f
+        f = compiled.chosen(art.module, f, xp)      # under s2sad.jit: Numba's, where it can
         if xp is not np:        # Python floats become 0-d device arrays (ints stay counts)
             args = tuple(xp.asarray(a) if type(a) is float else a for a in args)
         try:
@@ -425,7 +424,7 @@ class Transformed(registry.Derived):
                 for t, a in zip(types, args)):
             return
         jit = compiled.ACTIVE.get()
-        key = (types, art.spec, jit)
+        key = (types, art.spec, bool(jit))     # (a jit run reads the mode at each call)
         if self._runners is None:
             self._runners = {}
         run = self._runners.get(key)

@@ -157,9 +157,7 @@ class Vmapped(registry.Derived):
                        if isinstance(a, (tuple, list)) else None for a in args)
         self._last = (spec, shapes)
         art = self.artifact(spec, shapes)
-        f = art.function(xp)
-        if xp is np and compiled.ACTIVE.get():      # under s2sad.jit: Numba's, where it can
-            f = compiled.runner(art.module, f) or f
+        f = compiled.chosen(art.module, art.function(xp), xp)   # (under jit: Numba's)
         try:
             return f(*map(flatten, args))
         except Exception as e:      # at the user's line: their error, or a refusal there

@@ -12,6 +12,8 @@ says how to install it.
 
 import importlib.util
 
+import numpy as np
+
 from ..errors import OptionError
 from .state import ACTIVE, warn
 
@@ -37,6 +39,14 @@ def runner(module, numpy_function):
     if made is None:
         made = module.compiled = _make(module, numpy_function)
     return made if not isinstance(made, str) else None
+
+
+def chosen(module, numpy_function, xp):
+    """What a call of a generated module's function runs: under s2sad.jit with NumPy
+    arrays, its compiled runner where one can be made; else numpy_function."""
+    if xp is not np or not ACTIVE.get():
+        return numpy_function
+    return runner(module, numpy_function) or numpy_function
 
 
 def describe(module) -> str:
