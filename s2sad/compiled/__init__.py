@@ -62,9 +62,10 @@ def describe(module) -> str:
                                         else "Numba could not compile it")
     elif not made.whole:
         states = "".join(f"#   {r.name}: {r.state}\n" for r in made.mixed.regions)
-        return (f"# s2sad.jit: {module.name} runs as NumPy code with "
-                f"{len(made.mixed.regions)} elementwise regions for Numba, not compiled "
-                f"whole ({made.why_not_whole}):\n{states}\n{made.text}")
+        n = len(made.mixed.regions)
+        return (f"# s2sad.jit: {module.name} runs as NumPy code with {n} elementwise "
+                f"region{'s' if n != 1 else ''} for Numba, not compiled whole "
+                f"({made.why_not_whole}):\n{states}\n{made.text}")
     else:
         return (f"# s2sad.jit: {module.name} runs compiled by Numba, every line; the module "
                 f"Numba compiles (the NumPy code: source(grad(f)) without jit):\n\n"

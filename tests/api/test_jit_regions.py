@@ -253,6 +253,8 @@ def test_a_region_whose_shapes_differ_stops_and_runs_as_python():
             close(jg({"x": x}, y)[0]["x"], g({"x": x}, y)[0]["x"])
     assert regions_of(g) and all(r.kernel is None and r.state.startswith("Python (its kernel stopped")
                                  for r in regions_of(g))
+    assert len(regions_of(g)) == 1       # one region: said so, not "1 ... regions"
+    assert "runs as NumPy code with 1 elementwise region for Numba" in s2sad.source(jg)
 
 
 def test_a_users_name_like_a_regions_is_kept_apart():
