@@ -16,7 +16,9 @@ Rows (--scale multiplies the size that grows): the gradient of a 256x64 -> 128 -
 tanh MLP's squared error with respect to its four weights (rows); an RNN
 h = tanh(W h + U x_t), 64 units, T = 50, gradient of W and U (T); the Hessian of
 Rosenbrock's function, n = 32 (n); the plate's Taylor residual and training step,
-2-32-64-32-1, 1,000 interior points (points); the gradient of a scalar function of two
+2-32-64-32-1, 1,000 interior points (points), the residual both as plate.py writes it
+(three derivative passes) and as s2sad.biharmonic (one pass, its three directions
+stacked), against the same JAX residual; the gradient of a scalar function of two
 Python floats (no size).
 """
 
@@ -141,13 +143,20 @@ def plate_rows(scale, rng):
     params = plate.make_params((2, 32, 64, 32, 1), seed=0)
     batch = plate.sample_points(rng, points=1000 * scale)
     residual = {"s2sad": lambda: plate.residual(params, *batch[:2])}
+    collapsed = {"s2sad": lambda: BIHARMONIC(params, *batch[:2]) - 1.0}
     step = {"s2sad": lambda: plate.loss_and_grad(params, *batch)}
     made = bp.jax_functions(params, batch)
     if made is not None:
         residual["JAX jit"], step["JAX jit"], _ = made
+        collapsed["JAX jit"] = residual["JAX jit"]
     n = 1000 * scale
     return [(f"plate residual, {n} points (Taylor)", residual),
+            (f"plate residual, {n} points (s2sad.biharmonic)", collapsed),
             (f"plate training step, {n} points (Taylor)", step)]
+
+
+# the residual as one collapsed Taylor pass (docs/taylor.md): w_xxxx + 2 w_xxyy + w_yyyy
+BIHARMONIC = s2sad.biharmonic(plate.w, wrt=(1, 2))
 
 
 def with_jit(out):

@@ -45,13 +45,15 @@ def cache_dir() -> pathlib.Path:
 
 def _stamp() -> str:
     """What the machine code depends on besides the module's text: Numba's caching
-    follows the file alone, not the helpers it calls (kernels.py) nor Numba's version."""
+    follows the file alone, not the helpers it calls (kernels.py, vecmath.py) nor Numba's
+    version."""
     global _STAMP
     if _STAMP is None:
         import numba
-        from . import kernels
-        helpers = pathlib.Path(kernels.__file__).read_bytes()
-        _STAMP = f"{numba.__version__} {hashlib.sha1(helpers).hexdigest()}"
+        helpers = hashlib.sha1()
+        for path in sorted(pathlib.Path(__file__).parent.glob("*.py")):
+            helpers.update(path.read_bytes())       # (kernels.py, vecmath.py, ...)
+        _STAMP = f"{numba.__version__} {helpers.hexdigest()}"
     return _STAMP
 
 

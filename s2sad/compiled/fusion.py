@@ -13,6 +13,12 @@ between regions, are faster than libm's inside a loop.
 
 A run needs two statements and four operations at least, distinct targets, and no
 target read before it is assigned in the run (``h = h * 2`` ends one).
+
+Taylor mode's stacked directions (lowering.py, compiled whole): its code reads a
+coefficient of shape (D, *s) through ``lifted(c, ref)`` and ``spread(c, ref)`` (the
+reshape and broadcast that line it up with a value of ref's rank) and sums it over its
+directions with ``direction_sum(e)``.  With ``stacked``, these calls are operands of a
+run like names; kernels.fused_region makes of such a region loops over the directions.
 """
 
 import ast
@@ -20,14 +26,18 @@ from collections import Counter
 
 OPERATIONS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 LEAST_STATEMENTS, LEAST_OPERATIONS = 2, 4
+# the calls a run may hold with stacked: (the helper, how many arguments, names alone)
+STACKED = {"lifted": (2, True), "spread": (2, True), "direction_sum": (1, False)}
 
 
-def fuse(func, spans=None, streams=None):
+def fuse(func, spans=None, streams=None, stacked=False):
     """Rewrite func's runs in place; the regions' (name, inputs, outputs, lines).  spans,
     a list: each region's first and last line in func's text are appended to it.
-    streams: the most arrays a region may read and write (None: no limit)."""
+    streams: the most arrays a region may read and write (None: no limit).  stacked: the
+    calls of STACKED are operands too."""
     regions = []
     taken = {n.id for n in ast.walk(func) if isinstance(n, ast.Name)}
+    calls = STACKED if stacked else {}
     prefix = "region_"
     while any(t.startswith(prefix) for t in taken):     # (a name of the user's)
         prefix = "s2sad_" + prefix
@@ -38,7 +48,7 @@ def fuse(func, spans=None, streams=None):
             body = getattr(node, field, None)
             if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
                 setattr(node, field, _fused_body(body, regions, prefix, read, spans,
-                                                          streams))
+                                                 streams, calls))
     inner = {t for _, _, outputs, lines in regions for t in targets(lines)} - \
         {o for _, _, outputs, _ in regions for o in outputs}
     for node in ast.walk(func):         # (a name a region keeps to itself is never made)
@@ -62,10 +72,10 @@ def targets(lines):
     return [ast.parse(line).body[0].targets[0].id for line in lines]
 
 
-def _fused_body(body, regions, prefix, read, spans, streams):
+def _fused_body(body, regions, prefix, read, spans, streams, calls):
     out, run = [], []
     for stmt in body + [None]:
-        candidate = stmt is not None and _arithmetic(stmt) and \
+        candidate = stmt is not None and _arithmetic(stmt, calls) and \
             stmt.targets[0].id not in _reads(stmt)
         if candidate and _extends(run, stmt) and (
                 streams is None or _streams(run + [stmt], read) <= streams):
@@ -83,14 +93,19 @@ def _fused_body(body, regions, prefix, read, spans, streams):
     return out
 
 
-def _arithmetic(stmt) -> bool:
-    """`name = <+, -, *, / and unary minus of names and numbers>`, one operation at least."""
+def _arithmetic(stmt, calls=None) -> bool:
+    """`name = <+, -, *, / and unary minus of names and numbers>`, one operation at least
+    (or one call of calls: see STACKED)."""
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and
             isinstance(stmt.targets[0], ast.Name)):
         return False
     ops = 0
     for n in ast.walk(stmt.value):
-        if isinstance(n, ast.BinOp):
+        if isinstance(n, ast.Call):
+            if not _operand_call(n, calls or {}):
+                return False
+            ops += 1
+        elif isinstance(n, ast.BinOp):
             if not isinstance(n.op, OPERATIONS):
                 return False
             ops += 1
@@ -106,8 +121,20 @@ def _arithmetic(stmt) -> bool:
     return ops > 0
 
 
+def _operand_call(n, calls) -> bool:
+    """Is n a call of calls, its arguments as calls says?"""
+    if not isinstance(n.func, ast.Name) or n.func.id not in calls or n.keywords:
+        return False
+    count, names = calls[n.func.id]
+    return len(n.args) == count and (not names or all(isinstance(a, ast.Name)
+                                                      for a in n.args))
+
+
 def _reads(stmt):
-    return [n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)]
+    """The names stmt's value reads (not the functions it calls)."""
+    called = {id(n.func) for n in ast.walk(stmt.value) if isinstance(n, ast.Call)}
+    return [n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name) and
+            id(n) not in called]
 
 
 def _extends(run, stmt) -> bool:
@@ -124,7 +151,10 @@ def _streams(run, read) -> int:
 
 
 def _worth(run) -> bool:
-    ops = sum(isinstance(n, (ast.BinOp, ast.UnaryOp)) for s in run for n in ast.walk(s.value))
+    """Two statements and LEAST_OPERATIONS operations at least (a direction sum is one;
+    lifted and spread, which give their array, are none)."""
+    ops = sum(isinstance(n, (ast.BinOp, ast.UnaryOp)) or isinstance(n, ast.Call) and
+              n.func.id == "direction_sum" for s in run for n in ast.walk(s.value))
     return len(run) >= LEAST_STATEMENTS and ops >= LEAST_OPERATIONS
 
 

@@ -20,7 +20,8 @@ import numpy as np
 from numba import objmode, types
 from numba.extending import overload
 
-from . import vecmath
+from ..rules.taylor import batch as taylor_batch
+from . import region_loops, vecmath
 from .lowering import TRANSCENDENTAL, checked
 
 NOT_COMPILED = "s2sad: a case the compiled helpers leave to NumPy"
@@ -62,7 +63,8 @@ def _false(t) -> bool:
 def _made(text: str, **names):
     """The function `impl` defined by text, with np and names in its globals."""
     env = {"np": np, "NOT_COMPILED": NOT_COMPILED, "shape_of": shape_of, "true_div": true_div,
-           "floor_div": floor_div, "mod_of": mod_of, **names}
+           "floor_div": floor_div, "mod_of": mod_of, "lifted": lifted, "spread": spread,
+           "direction_sum": direction_sum, **names}
     exec(compile(text, "<s2sad compiled helper>", "exec"), env)
     return env["impl"]
 
@@ -90,6 +92,11 @@ def unreduce(g, x, axis=None, keepdims=False):
 
 def expand_like(t, like):
     """t broadcast to like's shape (a forward-mode tangent of a broadcast input)."""
+
+
+def broadcast_view(x, shape):
+    """np.broadcast_to(x, shape), which generated code only reads: x itself where it has
+    that shape, else a new array."""
 
 
 def check_one_value(out):
@@ -195,7 +202,7 @@ def _unbroadcast(g, x):
     if gr == 0:
         return lambda g, x: np.full(shape_of(x), g)
     if gr < r:
-        return lambda g, x: np.broadcast_to(g, shape_of(x)).copy()
+        return lambda g, x: broadcast_view(g, shape_of(x))     # (a new array)
     lead = gr - r
     lines = ["def impl(g, x):", "    shape = shape_of(x)"]
     if lead == 0:
@@ -223,12 +230,39 @@ def _expand_like(t, like):
             return lambda t, like: t
         return lambda t, like: np.full(shape_of(like), t)
 
-    def impl(t, like):
-        shape = shape_of(like)
-        if t.shape == shape:
-            return np.ascontiguousarray(t)
-        return np.ascontiguousarray(np.broadcast_to(t, shape))
-    return impl
+    return lambda t, like: broadcast_view(t, shape_of(like))
+
+
+@overload(broadcast_view)
+def _broadcast_view(x, shape):
+    if not _is_shape(shape) or not len(shape) or not (
+            _is_number(x) or isinstance(x, types.Array) and x.ndim <= len(shape)):
+        return None
+    if _is_number(x):
+        return lambda x, shape: np.full(shape, x)
+    return _made(_broadcast_text(x, len(shape)), kind=x.dtype)
+
+
+def _broadcast_text(x, n):
+    """impl(x, shape): x itself where it has that shape (and is a C-contiguous array that
+    may be written), else a new array of x broadcast, in n nested loops; where they do
+    not broadcast, NumPy's code says why.  (Numba's np.broadcast_to and broadcasting
+    assignment format their error message in compiled code: seconds to compile.)"""
+    pad = n - x.ndim
+    lines = ["def impl(x, shape):"]
+    if not pad and x.layout == "C" and x.mutable:
+        lines += ["    if x.shape == shape:", "        return x"]
+    lines += ["    y = np.ascontiguousarray(x)" if x.layout != "C" else "    y = x",
+              f"    y = y.reshape({'(1,) * %d + ' % pad if pad else ''}y.shape)"]
+    lines += [f"    if y.shape[{a}] != 1 and y.shape[{a}] != shape[{a}]:\n"
+              "        raise ValueError(NOT_COMPILED)" for a in range(n)]
+    lines += ["    out = np.empty(shape, kind)"]
+    for a in range(n):
+        lines += [f"{'    ' * (a + 1)}for i{a} in range(shape[{a}]):",
+                  f"{'    ' * (a + 2)}j{a} = i{a} if y.shape[{a}] != 1 else 0"]
+    lines += [f"{'    ' * (n + 1)}out[{', '.join(f'i{a}' for a in range(n))}] = "
+              f"y[{', '.join(f'j{a}' for a in range(n))}]", "    return out"]
+    return "\n".join(lines)
 
 
 @overload(check_one_value)
@@ -692,11 +726,49 @@ def _strict_impl(inputs, outputs, lines, kinds):
             not all(t.dtype == types.float64 and t.ndim >= 1 if isinstance(t, types.Array)
                     else t in (types.float64, types.int64) for t in kinds):
         return None
-    text = _loop_text(inputs, outputs, lines, arrays, [],
-                      "    raise ValueError(NOT_COMPILED)").split("\n")
+    text = region_loops.loop_text(inputs, outputs, lines, arrays, [],
+                                  "    raise ValueError(NOT_COMPILED)").split("\n")
     copies = [f"    {name} = np.ascontiguousarray({name})" for name, t in zip(inputs, kinds)
               if isinstance(t, types.Array) and t.layout != "C"]   # (a broadcast gradient)
     return _made("\n".join(text[:1] + copies + text[1:]))
+
+
+def numpy_region(text, *args):
+    """A region's lines run as NumPy code (in object mode, region_loops.directions_text):
+    text, the function region_loops.numpy_text writes, called with args; made once per
+    text.  (Called by its name from compiled code, so that the machine code cached on
+    disk finds it again.)"""
+    function = _NUMPY_REGIONS.get(text)
+    if function is None:
+        env = {"np": np,
+               "lifted": lambda c, ref: np.reshape(c, taylor_batch.lift_shape(c, ref)),
+               "spread": lambda c, ref: np.broadcast_to(c, taylor_batch.full_shape(c, ref)),
+               "direction_sum": lambda e: np.sum(e, axis=0)}
+        exec(compile(text, "<s2sad region as NumPy code>", "exec"), env)
+        function = _NUMPY_REGIONS[text] = env["region"]
+    return function(*args)
+
+
+_NUMPY_REGIONS = {}
+
+
+def numpy_fallback(text, args, like):
+    """numpy_region(text, *args) from compiled code, in object mode: its results are
+    C-contiguous float64 arrays of the ranks of like's arrays."""
+
+
+@overload(numpy_fallback)
+def _numpy_fallback(text, args, like):
+    if not isinstance(like, types.BaseTuple) or not all(
+            isinstance(t, types.Array) for t in like.types):
+        return None
+    results = types.Tuple([types.Array(types.float64, t.ndim, "C") for t in like.types])
+
+    def impl(text, args, like):     # (here, not in a generated text: Numba's disk cache
+        with objmode(out=results):  # finds its object-mode environment again)
+            out = numpy_region(text, *args)
+        return out
+    return impl
 
 
 def _loopable(t) -> bool:
@@ -704,46 +776,26 @@ def _loopable(t) -> bool:
 
 
 def _region_impl(inputs, outputs, lines, kinds):
-    """The implementation of a region for its arguments' types."""
+    """The implementation of a region for its arguments' types: one loop where its
+    arrays are of one rank, three where they are Taylor mode's stacked coefficients
+    beside the primal (region_loops.py; where their shapes do not line up, the lines
+    run as NumPy code, numpy_region), else its lines as written."""
     arrays = [name for name, t in zip(inputs, kinds) if _loopable(t)]
     ranks = {t.ndim for t in kinds if isinstance(t, types.Array)}
     plain = [f"    {checked(line)}" for line in lines]
     returned = f"    return ({', '.join(outputs)},)"
     straight = "\n".join([f"def impl({', '.join(inputs)}):"] + plain + [returned])
-    if not arrays or len(ranks) != 1 or not all(
-            _loopable(t) or _is_number(t) for t in kinds):
+    if not arrays or not all(_loopable(t) or _is_number(t) for t in kinds):
         return _made(straight)
-    return _made(_loop_text(inputs, outputs, lines, arrays, plain, returned))
-
-
-def _loop_text(inputs, outputs, lines, arrays, plain, returned):
-    """The text of impl: the region's lines in one loop where its arrays share a shape,
-    else as written (plain).  Its statements of numbers alone divide by true_div (the
-    code runs under NumPy's error model: an array's element divided by zero is inf or
-    nan, as in NumPy; a number divided by zero raises, as in Python)."""
-    carried = set(arrays)                       # the names that hold arrays
-    for line in lines:
-        node = ast.parse(line).body[0]
-        if {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)} & carried:
-            carried.add(node.targets[0].id)
-    ref = arrays[0]
-    same = " and ".join(f"{a}.shape == {ref}.shape" for a in arrays[1:]) or "True"
-    head = [f"def impl({', '.join(inputs)}):", f"    if {same}:", f"        size_ = {ref}.size"]
-    head += [f"        {a}_flat_ = {a}.reshape(size_)" for a in arrays]
-    head += [f"        {checked(line)}" for line in lines
-             if ast.parse(line).body[0].targets[0].id not in carried]   # numbers: once
-    outs = [o for o in outputs if o in carried]
-    head += [f"        {o}_out_ = np.empty(size_)" for o in outs]
-    loop = ["        for i_ in range(size_):"]
-    loop += [f"            {a}_at_ = {a}_flat_[i_]" for a in arrays]
-    for line in lines:
-        node = ast.parse(line).body[0]
-        if node.targets[0].id in carried:
-            loop.append("            " + _renamed(node, carried))
-    loop += [f"            {o}_out_[i_] = {o}_at_" for o in outs]
-    done = ", ".join(f"{o}_out_.reshape({ref}.shape)" if o in carried else o
-                     for o in outputs)
-    return "\n".join(head + loop + [f"        return ({done},)"] + plain + [returned])
+    if len(ranks) == 2:
+        text = region_loops.directions_text(inputs, outputs, lines, kinds)
+        if text:
+            return _made(text, numpy_fallback=numpy_fallback)
+        return _made(straight)
+    if len(ranks) != 1 or any(isinstance(n, ast.Call) for line in lines
+                              for n in ast.walk(ast.parse(line))):
+        return _made(straight)
+    return _made(region_loops.loop_text(inputs, outputs, lines, arrays, plain, returned))
 
 
 def true_div(a, b):
@@ -771,21 +823,185 @@ for _stub, _op in ((true_div, "/"), (floor_div, "//"), (mod_of, "%")):
     overload(_stub)(_division(_op))
 
 
-def _renamed(node, carried):
-    """The statement with each array name x as its element x_at_."""
+# -- Taylor mode's stacked directions (rules/taylor/batch.py) -----------------------------
+# With D > 1 directions (s2sad.biharmonic, s2sad.taylor with several seeds), a coefficient
+# of shape s is one array of shape (D, *s), and generated code asks these helpers for the
+# shapes that reshape, broadcast and multiply it.  rules/batching has helpers named
+# lift_shape and matmul_shape too, with other signatures: each stub here names the module
+# of the function it stands for (stands_for), and lowering.py binds no other.
 
-    class Rename(ast.NodeTransformer):
-        def visit_Name(self, n):
-            return ast.Name(id=f"{n.id}_at_", ctx=n.ctx) if n.id in carried else n
-    return ast.unparse(Rename().visit(node))
+
+def lift_shape(c, ref):
+    """c (D, *s) reshaped for broadcasting against a result of ref's rank: (D, 1.., *s)."""
+
+
+def full_shape(c, ref):
+    """(D, *ref.shape): the shape of a stacked coefficient of ref."""
+
+
+def stacked_shape(d, ref):
+    """(d, *ref.shape)."""
+
+
+def matmul_shape(c, p, q, lhs, dot=False, alone=False):
+    """The shape for c, the stacked coefficient of matmul's operand p (the other, q)."""
+
+
+def batched_zeros(x, d):
+    """A zero stacked coefficient for x: shape (d, *x.shape)."""
+
+
+def seed_directions(x, column):
+    """The order-1 coefficient of x along D directions: column[d] in every element."""
+
+
+def lifted(c, ref):
+    """np.reshape(c, lift_shape(c, ref))."""
+
+
+def spread(c, ref):
+    """np.broadcast_to(c, full_shape(c, ref)), as broadcast_view gives it."""
+
+
+def direction_sum(e):
+    """np.sum(e, axis=0): a stacked coefficient summed over its directions."""
+
+
+@overload(lifted)
+def _lifted(c, ref):
+    if not isinstance(c, types.Array) or not _shaped(ref):
+        return None
+    if _rank(ref) + 1 <= c.ndim:
+        return lambda c, ref: c
+    if c.layout == "C":
+        return lambda c, ref: np.reshape(c, lift_shape(c, ref))
+    return lambda c, ref: np.reshape(np.ascontiguousarray(c), lift_shape(c, ref))
+
+
+@overload(spread)
+def _spread(c, ref):
+    if not isinstance(c, types.Array) or not c.ndim or not _shaped(ref):
+        return None
+    return lambda c, ref: broadcast_view(c, full_shape(c, ref))
+
+
+@overload(direction_sum)
+def _direction_sum(e):
+    if not isinstance(e, types.Array) or not e.ndim:
+        return None
+    if e.ndim == 1 or not isinstance(e.dtype, (types.Float, types.Complex)):
+        return lambda e: np.sum(e, axis=0)
+
+    def impl(e):        # (row by row, in order: NumPy's sum over a leading axis)
+        out = np.zeros(e.shape[1:], e.dtype)
+        for d in range(e.shape[0]):
+            out += e[d]
+        return out
+    return impl
+
+
+def _flag(t):
+    """The value of a flag known when typing (a literal or a default), else None."""
+    if t is True or t is False:
+        return t
+    if isinstance(t, types.BooleanLiteral):
+        return t.literal_value
+    if isinstance(t, types.Omitted) and isinstance(t.value, bool):
+        return t.value
+    return None
+
+
+def _shaped(t) -> bool:
+    """An array or a number (whose shape is ())."""
+    return isinstance(t, types.Array) or _is_number(t)
+
+
+@overload(lift_shape)
+def _lift_shape(c, ref):
+    if not isinstance(c, types.Array) or not _shaped(ref):
+        return None
+    pad = _rank(ref) + 1 - c.ndim
+    if pad <= 0:
+        return lambda c, ref: c.shape
+    ones = (1,) * pad
+    return lambda c, ref: c.shape[:1] + ones + c.shape[1:]
+
+
+@overload(full_shape)
+def _full_shape(c, ref):
+    if not isinstance(c, types.Array) or not c.ndim or not _shaped(ref):
+        return None
+    return lambda c, ref: c.shape[:1] + shape_of(ref)
+
+
+@overload(stacked_shape)
+def _stacked_shape(d, ref):
+    if not isinstance(d, types.Integer) or not _shaped(ref):
+        return None
+    return lambda d, ref: (d,) + shape_of(ref)
+
+
+@overload(matmul_shape)
+def _matmul_shape(c, p, q, lhs, dot=False, alone=False):
+    flags = _flag(lhs), _flag(dot), _flag(alone)
+    if not all(isinstance(t, types.Array) and t.ndim for t in (c, p, q)) or None in flags:
+        return None
+    lhs, dot, alone = flags
+    if dot and not (p.ndim <= 2 and q.ndim <= 2):
+        return None                 # (refused by NumPy's code, with its message)
+    head = "def impl(c, p, q, lhs, dot=False, alone=False):\n    core = p.shape\n"
+    if lhs and alone and q.ndim == 2:
+        return _made(head + "    return (-1, core[-1])")
+    rank = p.ndim
+    if rank == 1:
+        head += "    core = (1,) + core\n" if lhs else "    core = core + (1,)\n"
+        rank = 2
+    ones = (1,) * (max(rank, q.ndim, 2) - rank)
+    return _made(head + "    return c.shape[:1] + ones + core", ones=ones)
+
+
+@overload(batched_zeros)
+def _batched_zeros(x, d):
+    if not isinstance(d, types.Integer):
+        return None
+    if isinstance(x, types.Array) and isinstance(x.dtype, (types.Float, types.Complex)):
+        kind = x.dtype
+        return lambda x, d: np.zeros((d,) + x.shape, kind)
+    if isinstance(x, types.Float):
+        return lambda x, d: np.zeros(d)
+    return None
+
+
+@overload(seed_directions)
+def _seed_directions(x, column):
+    if not isinstance(column, types.BaseTuple) or not all(
+            isinstance(t, (types.Float, types.Integer)) and not isinstance(t, types.Boolean)
+            for t in column.types):
+        return None
+    if not (isinstance(x, types.Array) and x.dtype == types.float64 or
+            isinstance(x, types.Float)):
+        return None
+    n = len(column.types)       # (each item by its own index: the tuple may mix types)
+    lines = ["def impl(x, column):", f"    out = np.empty(({n},) + shape_of(x))"]
+    lines += [f"    out[{d}] = float(column[{d}])" for d in range(n)]
+    return _made("\n".join(lines + ["    return out"]))
+
+
+STACKED = {f.__name__: f for f in (lift_shape, full_shape, stacked_shape, matmul_shape,
+                                   batched_zeros, seed_directions, lifted, spread,
+                                   direction_sum)}
+for _stub in STACKED.values():
+    _stub.stands_for = "s2sad.rules.taylor.batch"
 
 
 # the helpers above by their runtime names
 HELPERS = {f.__name__: f for f in (
-    ones_like, shape_like, unbroadcast, unreduce, expand_like, check_one_value, matmul_lhs_grad, matmul_rhs_grad,
+    ones_like, shape_like, unbroadcast, unreduce, expand_like, broadcast_view,
+    check_one_value, matmul_lhs_grad, matmul_rhs_grad,
     add_lhs_grad, add_rhs_grad, add_into, summed, tape_keep, loop_length,
     zeros_like_tree, getitem_grad, add_at, getitem_grads, stacked_like, ndim_of,
     sum_keepdims, mean_axis, mean_keepdims, setitem, setitem_grad, written, python_float,
     loop_items, stack_items, unstack, unsplit, split_last)}
 HELPERS.update(VECTORIZED_HELPERS)
 HELPERS.update((f.__name__, f) for f in (true_div, floor_div, mod_of))
+HELPERS.update(STACKED)

@@ -13,6 +13,8 @@ reason (the function then runs as NumPy code, see build.py):
   ``np.exp(x)`` (and the other TRANSCENDENTAL functions) NumPy's own over large arrays,
   ``np.sum(x, axis=k, keepdims=True)`` and ``np.mean(x, axis=k)``, ``np.ndim(x)``,
   ``np.zeros_like(x)`` of a number (a number, as the name holds elsewhere);
+  ``np.matmul(x, y)`` is written ``x @ y``, which Numba takes; ``np.broadcast_to(x,
+  shape)`` calls broadcast_view (x itself where it has that shape, else a new array);
 - ``checked = check_shapes(...)`` (the code was made for these shapes) becomes a test
   that leaves a call with other shapes to NumPy's code, which refuses it;
 - ``dtape = zeros_like_tree(tape)`` of a tape just made becomes a new tape;
@@ -87,11 +89,15 @@ def _lower(module, helpers) -> Lowered:
     params = [a.arg for a in func.args.args] + [h for h, _ in hidden]
     body.args.args = [ast.arg(arg=p) for p in params]
     body.name = module.name
-    regions = fusion.fuse(body)
+    names = {n.id for n in ast.walk(body) if isinstance(n, ast.Name)} | set(params)
+    stacked = bool(bound & STACKED_SHAPES) and not names & set(fusion.STACKED)
+    if stacked:                         # (and no name of the user's is one of the helpers')
+        body = StackedCalls().visit(body)
+    regions = fusion.fuse(body, stacked=stacked)
     body = Divisions().visit(body)      # (after fusion: a region's loop divides freely)
     bound.add("NOT_COMPILED")
-    helpers_used = {"ndim_of", *REDUCTIONS.values(), *LIKE.values(), *DIVISIONS.values(),
-                    *(f"vec_{n}" for n in TRANSCENDENTAL)}
+    helpers_used = {"ndim_of", BROADCAST, *fusion.STACKED, *REDUCTIONS.values(),
+                    *LIKE.values(), *DIVISIONS.values(), *(f"vec_{n}" for n in TRANSCENDENTAL)}
     bound.update(n.id for n in ast.walk(body) if isinstance(n, ast.Name) and
                  n.id in helpers_used)
     _check_names(body, set(params) | set(bound) | set(consts) | {r[0] for r in regions})
@@ -133,7 +139,8 @@ def _bindings(module, func, helpers):
                 name == "list_append" and _grown_lists(func):
             continue
         own = callable(value) and str(getattr(value, "__module__", "")).startswith("s2sad.")
-        if own and name in helpers and getattr(value, "__name__", "") == name:
+        if own and name in helpers and getattr(value, "__name__", "") == name and \
+                getattr(helpers[name], "stands_for", value.__module__) == value.__module__:
             bound.add(name)             # (s2sad's helper, not a function of that name)
         elif type(value) in (int, float, bool):
             consts[name] = value
@@ -338,6 +345,8 @@ TRANSCENDENTAL = ("exp", "log", "tanh", "sin", "cos", "tan", "expm1", "log1p", "
 # np.zeros_like(x), np.ones_like(x), np.stack(items): the helpers that give a number for
 # a number (ones_like), and stack a list
 LIKE = {"zeros_like": "zeros_like_tree", "ones_like": "ones_like", "stack": "stack_items"}
+# np.broadcast_to(x, shape): an array Numba can reshape and loop over (kernels.py)
+BROADCAST = "broadcast_view"
 # NumPy calls Numba does not take as written, and the compiled helper that does
 REDUCTIONS = {("sum", True): "sum_keepdims", ("mean", False): "mean_axis",
               ("mean", True): "mean_keepdims"}
@@ -345,9 +354,15 @@ REDUCTIONS = {("sum", True): "sum_keepdims", ("mean", False): "mean_axis",
 
 def _numpy_call(call):
     """np.sum(x, axis=k, keepdims=True), np.mean(x, axis=k[, keepdims=...]) as
-    sum_keepdims(x, k), mean_axis(x, k), ...; np.ndim(x) as ndim_of(x); np.exp(x) as
+    sum_keepdims(x, k), mean_axis(x, k), ...; np.matmul(x, y) as x @ y (Numba takes only
+    the operator); np.ndim(x) as ndim_of(x); np.exp(x) as
     vec_exp(x) (TRANSCENDENTAL); np.zeros_like(x) as zeros_like_tree(x) (LIKE); else None."""
     name = call.func.attr
+    if name == "matmul" and len(call.args) == 2 and not call.keywords:    # (Numba: `@`)
+        return ast.BinOp(left=call.args[0], op=ast.MatMult(), right=call.args[1])
+    if name == "broadcast_to" and len(call.args) == 2 and not call.keywords:
+        return ast.Call(func=ast.Name(id=BROADCAST, ctx=ast.Load()), args=call.args,
+                        keywords=[])
     if name == "ndim" and len(call.args) == 1 and not call.keywords:
         return ast.Call(func=ast.Name(id="ndim_of", ctx=ast.Load()), args=call.args,
                         keywords=[])
@@ -373,6 +388,44 @@ def _numpy_call(call):
         return None
     return ast.Call(func=ast.Name(id=helper, ctx=ast.Load()), args=[call.args[0], axis],
                     keywords=[])
+
+
+# Taylor mode's stacked directions: its code calls these helpers (kernels.py)
+STACKED_SHAPES = {"lift_shape", "full_shape", "stacked_shape"}
+
+
+class StackedCalls(ast.NodeTransformer):
+    """In Taylor mode's code of stacked directions: np.reshape(c, lift_shape(c, ref)) as
+    lifted(c, ref), broadcast_view(c, full_shape(c, ref)) as spread(c, ref), and
+    np.sum(e, axis=0) as direction_sum(e): the helpers that fusion.py takes into a loop
+    over the directions."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        called = f.id if isinstance(f, ast.Name) else f"np.{f.attr}" if isinstance(
+            f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "np" else None
+        if called in ("np.reshape", "broadcast_view") and len(node.args) == 2 and \
+                not node.keywords:
+            c, shape = node.args
+            inner = "lift_shape" if called == "np.reshape" else "full_shape"
+            if isinstance(c, ast.Name) and _call_of(shape) == inner and \
+                    len(shape.args) == 2 and not shape.keywords and \
+                    isinstance(shape.args[0], ast.Name) and shape.args[0].id == c.id and \
+                    isinstance(shape.args[1], ast.Name):
+                helper = "lifted" if called == "np.reshape" else "spread"
+                return ast.copy_location(_called(helper, [c, shape.args[1]]), node)
+        if called == "np.sum" and len(node.args) == 1 and len(node.keywords) == 1 and \
+                node.keywords[0].arg == "axis" and \
+                isinstance(node.keywords[0].value, ast.Constant) and \
+                node.keywords[0].value.value == 0 and \
+                type(node.keywords[0].value.value) is int:
+            return ast.copy_location(_called("direction_sum", node.args), node)
+        return node
+
+
+def _called(name, args):
+    return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=list(args), keywords=[])
 
 
 def _tape_statement(node, tapes):

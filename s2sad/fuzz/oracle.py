@@ -12,7 +12,8 @@ instrumented copy of :mod:`s2sad.fuzz.kinks`), and runs the checks:
             (so s2sad transforms the code it generated);
 ``taylor``  Taylor mode at order 2 along v: d1 against FD of f, d2 against FD of
             ``jvp`` (for a program returning one array or number);
-``laplacian`` the batched Taylor code (stacked directions) against the plain jets;
+``laplacian`` the batched Taylor code (stacked directions) against the plain jets, and
+            under jit (where Numba is installed) against the NumPy path;
 ``jacobian`` jacobian (forward) and hessian at two points (code, pattern made at the first).
 ``vmap``    vmap(f) and vmap(grad_all(f)) over three examples (the float arrays, each
             moved a little, stacked; the other arguments shared) against a Python loop
@@ -500,6 +501,23 @@ def check_laplacian(f, args, rng, out):
     if not err <= 1e-7 * scale:
         raise Wrong(f"laplacian: off by {err:.3g} from the sum of second derivatives "
                     f"(scale {scale:.3g})")
+    _laplacian_jit(f, wrt, args, got)
+
+
+def _laplacian_jit(f, wrt, args, want):
+    """The laplacian under jit (its stacked coefficients in Numba's loops over the
+    directions, compiled.kernels) equals the NumPy path's to 1e-12 relative."""
+    if not s2sad.compiled.available():
+        return
+    fresh()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", s2sad.errors.CompiledWarning)
+        got = s2sad.jit(s2sad.laplacian(f, wrt=wrt), keep_faster=False)(*copy.deepcopy(args))
+    a, b = np.asarray(got), np.asarray(want)
+    scale = np.max(np.abs(b), initial=0.0)
+    if a.shape != b.shape or not np.all(np.abs(a - b) <= 1e-12 * scale) and not (
+            np.isnan(a).any() and np.array_equal(a, b, equal_nan=True)):
+        raise Wrong(f"laplacian under jit: {a!r} differs from the NumPy path's {b!r}")
 
 
 def check_jacobian(f, args, rng, out):
