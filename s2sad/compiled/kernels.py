@@ -20,7 +20,6 @@ import numpy as np
 from numba import objmode, types
 from numba.extending import overload
 
-from ..rules.taylor import batch as taylor_batch
 from . import region_loops, vecmath
 from .lowering import TRANSCENDENTAL, checked
 
@@ -733,44 +732,6 @@ def _strict_impl(inputs, outputs, lines, kinds):
     return _made("\n".join(text[:1] + copies + text[1:]))
 
 
-def numpy_region(text, *args):
-    """A region's lines run as NumPy code (in object mode, region_loops.directions_text):
-    text, the function region_loops.numpy_text writes, called with args; made once per
-    text.  (Called by its name from compiled code, so that the machine code cached on
-    disk finds it again.)"""
-    function = _NUMPY_REGIONS.get(text)
-    if function is None:
-        env = {"np": np,
-               "lifted": lambda c, ref: np.reshape(c, taylor_batch.lift_shape(c, ref)),
-               "spread": lambda c, ref: np.broadcast_to(c, taylor_batch.full_shape(c, ref)),
-               "direction_sum": lambda e: np.sum(e, axis=0)}
-        exec(compile(text, "<s2sad region as NumPy code>", "exec"), env)
-        function = _NUMPY_REGIONS[text] = env["region"]
-    return function(*args)
-
-
-_NUMPY_REGIONS = {}
-
-
-def numpy_fallback(text, args, like):
-    """numpy_region(text, *args) from compiled code, in object mode: its results are
-    C-contiguous float64 arrays of the ranks of like's arrays."""
-
-
-@overload(numpy_fallback)
-def _numpy_fallback(text, args, like):
-    if not isinstance(like, types.BaseTuple) or not all(
-            isinstance(t, types.Array) for t in like.types):
-        return None
-    results = types.Tuple([types.Array(types.float64, t.ndim, "C") for t in like.types])
-
-    def impl(text, args, like):     # (here, not in a generated text: Numba's disk cache
-        with objmode(out=results):  # finds its object-mode environment again)
-            out = numpy_region(text, *args)
-        return out
-    return impl
-
-
 def _loopable(t) -> bool:
     return isinstance(t, types.Array) and t.dtype == types.float64 and t.layout == "C"
 
@@ -779,7 +740,7 @@ def _region_impl(inputs, outputs, lines, kinds):
     """The implementation of a region for its arguments' types: one loop where its
     arrays are of one rank, three where they are Taylor mode's stacked coefficients
     beside the primal (region_loops.py; where their shapes do not line up, the lines
-    run as NumPy code, numpy_region), else its lines as written."""
+    run as NumPy code, region_loops.numpy_fallback), else its lines as written."""
     arrays = [name for name, t in zip(inputs, kinds) if _loopable(t)]
     ranks = {t.ndim for t in kinds if isinstance(t, types.Array)}
     plain = [f"    {checked(line)}" for line in lines]
@@ -790,7 +751,7 @@ def _region_impl(inputs, outputs, lines, kinds):
     if len(ranks) == 2:
         text = region_loops.directions_text(inputs, outputs, lines, kinds)
         if text:
-            return _made(text, numpy_fallback=numpy_fallback)
+            return _made(text, numpy_fallback=region_loops.numpy_fallback)
         return _made(straight)
     if len(ranks) != 1 or any(isinstance(n, ast.Call) for line in lines
                               for n in ast.walk(ast.parse(line))):

@@ -5,12 +5,18 @@ kernels.fused_region calls these once it knows a region's argument types:
 ``directions_text`` three, where they are Taylor mode's stacked coefficients (D, *s)
 beside the primal's arrays (s).  Each returns the text of ``impl``, whose arrays are
 read as ``x_flat_`` and whose elements are ``x_at_``; kernels makes the function.
+``numpy_fallback`` runs a region's lines as NumPy code, in object mode, where its
+arrays broadcast other than over the directions.  Imported only where Numba is
+installed.
 """
 
 import ast
 
-from numba import types
+import numpy as np
+from numba import objmode, types
+from numba.extending import overload
 
+from ..rules.taylor import batch as taylor_batch
 from .lowering import checked
 
 
@@ -115,7 +121,7 @@ def directions_text(inputs, outputs, lines, kinds):
     """The text of impl: the region's lines in three loops (see _Kinds) where its arrays
     are of the primal's shape s and of (D, *s), checked at each call; else (arrays that
     broadcast otherwise, (N, 1) against (N, 3) say) the lines as NumPy runs them, in
-    object mode (kernels.numpy_fallback; Numba's own broadcasting of arrays of two ranks
+    object mode (numpy_fallback; Numba's own broadcasting of arrays of two ranks
     takes seconds to compile).  None where its types do not fit."""
     low = min(t.ndim for t in kinds if isinstance(t, types.Array))
     kind = {name: "number" if not isinstance(t, types.Array) else
@@ -210,7 +216,7 @@ class _DirectionLoops:
         return [indent + line for line in body]
 
     def fallback(self, text):
-        """The line that runs the region as NumPy code (kernels.numpy_fallback: in object
+        """The line that runs the region as NumPy code (numpy_fallback: in object
         mode), given an array of each output's rank (where one is a number, none: the
         call stops, and runs as NumPy code)."""
         if any(self.kind[o] == "number" for o in self.given):
@@ -255,3 +261,40 @@ def _renamed(node, carried):
         def visit_Name(self, n):
             return ast.Name(id=f"{n.id}_at_", ctx=n.ctx) if n.id in carried else n
     return ast.unparse(Rename().visit(node))
+
+
+def numpy_region(text, *args):
+    """A region's lines run as NumPy code (in object mode, directions_text): text, the
+    function numpy_text writes, called with args; made once per text.  (Called by its
+    name from compiled code, so that the machine code cached on disk finds it again.)"""
+    function = _NUMPY_REGIONS.get(text)
+    if function is None:
+        env = {"np": np,
+               "lifted": lambda c, ref: np.reshape(c, taylor_batch.lift_shape(c, ref)),
+               "spread": lambda c, ref: np.broadcast_to(c, taylor_batch.full_shape(c, ref)),
+               "direction_sum": lambda e: np.sum(e, axis=0)}
+        exec(compile(text, "<s2sad region as NumPy code>", "exec"), env)
+        function = _NUMPY_REGIONS[text] = env["region"]
+    return function(*args)
+
+
+_NUMPY_REGIONS = {}
+
+
+def numpy_fallback(text, args, like):
+    """numpy_region(text, *args) from compiled code, in object mode: its results are
+    C-contiguous float64 arrays of the ranks of like's arrays."""
+
+
+@overload(numpy_fallback)
+def _numpy_fallback(text, args, like):
+    if not isinstance(like, types.BaseTuple) or not all(
+            isinstance(t, types.Array) for t in like.types):
+        return None
+    results = types.Tuple([types.Array(types.float64, t.ndim, "C") for t in like.types])
+
+    def impl(text, args, like):     # (here, not in a generated text: Numba's disk cache
+        with objmode(out=results):  # finds its object-mode environment again)
+            out = numpy_region(text, *args)
+        return out
+    return impl
