@@ -187,6 +187,22 @@ OPERATORS = {
 }
 
 
+def callable_name(fn) -> str:
+    """fn's name; for an object called like a function (a spline), what it is: "a
+    scipy.interpolate.CubicSpline object"."""
+    name = getattr(fn, "__name__", None)
+    if isinstance(name, str):
+        return name
+    cls = type(fn)
+    path = _public_path(cls.__module__)
+    return f"a {path + '.' if path and path != 'builtins' else ''}{cls.__qualname__} object"
+
+
+def code_name(prim) -> str:
+    """How a hint's code names the function of prim: `obj` for an object called like one."""
+    return "obj" if " " in prim.name else prim.name
+
+
 def primitive(fn, name: Optional[str] = None) -> Primitive:
     """The Primitive for fn, created on first use."""
     p = _PRIMS.get(id(fn))
@@ -199,7 +215,7 @@ def primitive(fn, name: Optional[str] = None) -> Primitive:
     else:
         mod = getattr(fn, "__module__", "") or ""
         printing = HELPER if mod.startswith("s2sad.") else USER
-        p = Primitive(fn, name or getattr(fn, "__name__", "prim"), printing)
+        p = Primitive(fn, name or callable_name(fn), printing)
     _PRIMS[id(fn)] = p
     _KEEP.append(fn)
     return p
@@ -503,9 +519,12 @@ def missing_rule(fn, location=None) -> MissingRuleError:
     own = refused(lookup(fn), location)
     if own is not None:
         return own
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
     mod = getattr(fn, "__module__", None)
-    full = f"{mod}.{name}" if mod and mod != "builtins" else name
+    if not isinstance(name, str):       # an object called like a function
+        full, name = callable_name(fn), "obj"
+    else:
+        full = f"{mod}.{name}" if mod and mod != "builtins" else name
     hint = textwrap.dedent(f"""\
         s2sad has no derivative rule for {full} and cannot read its source.
         Register one with the public decorator, written in NumPy:

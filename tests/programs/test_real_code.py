@@ -699,3 +699,72 @@ def reshaped_by_a_kept_shape(x):
 def test_reshape_of_a_spread_shape():
     x = np.arange(6.0).reshape(2, 3) / 7.0
     check_grads(reshaped_by_a_kept_shape, (x,), order=2, modes=("rev", "fwd"))
+
+
+# ---------------------------------------------------------------------------
+# an object called like a function: its class's own __call__
+# ---------------------------------------------------------------------------
+
+class Net:
+    def __init__(self, W1, b1, W2):
+        self.W1, self.b1, self.W2 = W1, b1, W2
+
+    def __call__(self, x, y):
+        h = np.tanh(np.outer(x, self.W1[0]) + np.outer(y, self.W1[1]) + self.b1)
+        return h @ self.W2
+
+
+_R = np.random.default_rng(5)
+NET = Net(_R.normal(size=(2, 4)), _R.normal(size=4), _R.normal(size=4))
+
+
+def net_at(x, y):
+    return NET(x, y)                            # the instance is called, as in PINN codes
+
+
+def net_loss(x, y):
+    return np.sum(net_at(x, y) ** 2)
+
+
+def test_an_instance_called_like_a_function_runs_its_call_method():
+    x, y = np.array([0.3, -0.2, 0.5]), np.array([0.1, 0.4, -0.6])
+    _check(net_loss, x, y)
+    lap = s2sad.laplacian(net_at)(x, y)
+    h = 1e-4
+    fd = sum((net_at(x + a, y + b) - 2 * net_at(x, y) + net_at(x - a, y - b)) / h ** 2
+             for a, b in ((h, 0), (0, h)))
+    np.testing.assert_allclose(lap, fd, atol=1e-6)
+    global NET
+    old, NET = NET, Net(2 * NET.W1, NET.b1, NET.W2)     # another object: transformed again
+    try:
+        np.testing.assert_allclose(grad(net_loss)(x, y), _fd_grad(net_loss, x, y), atol=1e-7)
+    finally:
+        NET = old
+
+
+def _fd_grad(f, x, y, h=1e-6):
+    g = np.zeros_like(x)
+    for i in range(len(x)):
+        e = np.zeros_like(x)
+        e[i] = h
+        g[i] = (f(x + e, y) - f(x - e, y)) / (2 * h)
+    return g
+
+
+class Opaque:
+    """A callable object whose __call__ s2sad cannot read (a C type's slot)."""
+    __call__ = np.sin
+
+
+OPAQUE = Opaque()
+
+
+def test_an_object_without_a_readable_call_is_refused_by_what_it_is():
+    def f(x):
+        return np.sum(OPAQUE(x))
+    for transform in (grad, s2sad.derivative, functools.partial(s2sad.derivative, order=3)):
+        with pytest.raises(S2SADError) as e:
+            transform(f)(X)
+        text = str(e.value)
+        assert "Opaque object" in text and " prim" not in text and "0x" not in text
+        assert "test_real_code.py" in text

@@ -400,6 +400,31 @@ def test_stacked_directions_refuse_what_they_do_not_batch(f, what):
     assert np.all(np.isfinite(derivative(f, wrt=0, order=2)(x, y)))
 
 
+def outer_vdot(x, y):
+    """np.outer and np.vdot flatten their operands; both, or one, carry directions."""
+    W = np.array([[0.3, -0.5], [0.8, 0.1], [-0.4, 0.6]])
+    h = np.tanh(np.outer(x, W[:, 0]) + np.outer(np.sin(y), W[:, 1]) + np.outer(x, y)[:, :3])
+    return h @ W[:, 1] + np.vdot(x * y, np.cos(x)) + np.vdot(W[:2], np.ones((2, 2)))
+
+
+def test_stacked_directions_through_outer_and_vdot():
+    x, y = np.linspace(-0.8, 0.7, 5), np.linspace(-0.5, 0.6, 5)
+    f = outer_vdot
+    lap = laplacian(f, wrt=(0, 1))(x, y)
+    np.testing.assert_allclose(lap, nested(f, 0, 2)(x, y) + nested(f, 1, 2)(x, y),
+                               rtol=1e-9, atol=1e-9)
+    got = derivative(f, wrt=(0, 1), order=(2, 1))(x, y)
+    np.testing.assert_allclose(got, nested(nested(f, 0, 2), 1, 1)(x, y), rtol=1e-9, atol=1e-9)
+    check_grads(outer_vdot_loss, (x, y), order=2, modes=("rev",))
+
+
+LAP_OUTER = laplacian(outer_vdot, wrt=(0, 1))
+
+
+def outer_vdot_loss(x, y):
+    return np.sum(LAP_OUTER(x, y) ** 2)
+
+
 def sorted_norm(x, y):
     return np.sort(np.sin(x * y)) * np.linalg.norm(x - y) + np.max(x * y)
 

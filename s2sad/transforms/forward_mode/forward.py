@@ -53,7 +53,7 @@ def _missing_jvp(prim, src) -> MissingRuleError:
     name = prim.name
     return MissingRuleError(
         f"no forward-mode rule for {name}", src,
-        f"Register one with s2sad.defjvp({name}), taking (inputs..., out, one tangent per "
+        f"Register one with s2sad.defjvp({registry.code_name(prim)}), taking (inputs..., out, one tangent per "
         "input) and returning each input's contribution to the tangent of the result; or "
         "declare it linear with s2sad.registry.deflinear.")
 

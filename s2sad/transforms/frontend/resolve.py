@@ -257,6 +257,9 @@ def classify(obj, parsed, node, label=None) -> Target:
             raise UnsupportedSyntaxError(f"calling `{label or obj.__name__}(...)`",
                                          parsed.location(node), CLASS_HINTS[obj])
         return Target("prim", constructor(obj))
+    call = _python_call(obj)
+    if call is not None:
+        return Target("user", call)         # net(x): the object's own __call__, self = net
     if not callable(obj):
         raise TransformError(f"`{label or type(obj).__name__}` is a {type(obj).__name__}, "
                              "not a function, and cannot be called", parsed.location(node))
@@ -264,3 +267,14 @@ def classify(obj, parsed, node, label=None) -> Target:
     # refuses it, naming the function, if a derivative has to flow through it
     return Target("prim", registry.primitive(obj))
 
+
+
+def _python_call(obj):
+    """obj's `__call__` bound to obj, where obj is an instance of a class whose `__call__`
+    is written in Python outside the libraries; else None."""
+    if isinstance(obj, type):
+        return None
+    call = getattr(type(obj), "__call__", None)
+    if isinstance(call, types.FunctionType) and not library_function(call):
+        return types.MethodType(call, obj)
+    return None

@@ -52,7 +52,8 @@ def refuse(T, prim, why=""):
         f"batched form of {prim.name}{why}", T.src,
         "Take the derivatives one direction at a time (derivative(f, wrt=k, order=K), "
         "nested), or write the function with primitives Taylor mode batches (elementwise "
-        "functions, sum/mean, reshape, transpose, indexing, concatenate, stack, @, einsum).")
+        "functions, sum/mean, reshape, transpose, indexing, concatenate, stack, @, einsum, "
+        "outer).")
 
 
 def _kw(prim, args, kwargs) -> Dict:
@@ -120,6 +121,10 @@ def call(T, prim, args, primals, flags, kwargs, out, D):
         return _matmul(T, args, primals, flags, out, fn is np.dot, D)
     if fn is np.einsum:
         return _einsum(T, prim, args, flags, kwargs)
+    if fn in (np.outer, np.vdot):
+        if kwargs:
+            raise refuse(T, prim, " with keyword arguments")
+        return _flat_product(T, fn, args, flags, D)
     if fn in _GRADS:
         return _GRADS[fn](T, prim, args, flags, kwargs, D)
     if fn in (padding.diff, padding.undiff, padding.diff_ends_grad):
@@ -233,6 +238,17 @@ def _matmul(T, args, primals, flags, out, dot, D):
                                          ir.Const(dot)))
     r = T.call(np.matmul, a, b)
     return T.call(np.reshape, r, T.call(tb.stacked_shape, ir.Const(D), out))
+
+
+def _flat_product(T, fn, args, flags, D):
+    """np.outer(a, b) and np.vdot(a, b), which flatten their operands: as products of
+    reshaped operands, so that every order differentiates them again."""
+    a, b = args[:2]            # real (Taylor mode refuses complex numbers): no conj
+    left, right = ((D, -1, 1), (D, 1, -1)) if fn is np.outer else ((D, -1), (D, -1))
+    a = T.call(np.reshape, a, ir.Const(left if flags[0] else left[1:]))
+    b = T.call(np.reshape, b, ir.Const(right if flags[1] else right[1:]))
+    product = T.call(operator.mul, a, b)
+    return product if fn is np.outer else T.call(np.sum, product, axis=ir.Const(1))
 
 
 def _einsum(T, prim, args, flags, kwargs):

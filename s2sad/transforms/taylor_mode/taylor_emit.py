@@ -312,7 +312,7 @@ def missing_taylor(prim, src) -> MissingRuleError:
     return MissingRuleError(
         f"no Taylor-mode rule for {prim.name}", src,
         f"Taylor mode (s2sad.taylor, derivative(order=K), laplacian, biharmonic) needs one: "
-        f"register it with s2sad.registry.deftaylor({prim.name}) in s2sad/rules/taylor/, "
+        f"register it with s2sad.registry.deftaylor({registry.code_name(prim)}) in s2sad/rules/taylor/, "
         "or take nested first-order derivatives (derivative(derivative(f))) instead.")
 
 
