@@ -768,3 +768,44 @@ def test_an_object_without_a_readable_call_is_refused_by_what_it_is():
         text = str(e.value)
         assert "Opaque object" in text and " prim" not in text and "0x" not in text
         assert "test_real_code.py" in text
+
+
+# ---------------------------------------------------------------------------
+# imports written inside the function
+# ---------------------------------------------------------------------------
+
+def imports_inside(w, x):
+    import numpy as np                            # noqa: F811 (shadows the module's)
+    import scipy.stats
+    from scipy.special import logsumexp as lse
+    from scipy import special
+    z = np.stack([w * x, np.sin(w), special.expit(w)])
+    return np.sum(lse(z, axis=0)) + np.sum(scipy.stats.norm.logpdf(w, 0.5, 2.0))
+
+
+def import_in_a_branch(w, x):
+    if x > 0:
+        from scipy.special import expit
+        return np.sum(expit(w))
+    return np.sum(w)
+
+
+def import_of_an_assigned_name(w, x):
+    from scipy.special import expit
+    expit = np.tanh
+    return np.sum(expit(w))
+
+
+def test_imports_at_the_top_of_the_function_run_once_when_it_is_read():
+    pytest.importorskip("scipy")
+    w = np.array([0.3, -0.7, 1.1])
+    _check(imports_inside, w, 0.4)
+    h = 1e-4
+    fd = (imports_inside(w + h, 0.4) - 2 * imports_inside(w, 0.4) +
+          imports_inside(w - h, 0.4)) / h ** 2
+    np.testing.assert_allclose(s2sad.derivative(imports_inside, order=2)(w, 0.4), fd,
+                               rtol=1e-5)
+    for f in (import_in_a_branch, import_of_an_assigned_name):
+        with pytest.raises(UnsupportedSyntaxError, match="an `import` inside a branch") as e:
+            grad(f)(w, 0.4)
+        assert "test_real_code.py" in str(e.value)

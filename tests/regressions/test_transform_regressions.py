@@ -616,3 +616,30 @@ def test_gradient_of_a_broadcast_to_no_element():
     x = np.array([0.1, 0.2, 0.3])
     np.testing.assert_array_equal(grad(empty_selection_plus_one)(x, 5.0), np.zeros(3))
     np.testing.assert_allclose(grad(empty_selection_plus_one)(x, 0.15), [2.0, 1.0, 1.0])
+
+
+# -- Taylor mode: the zero coefficient of a constant that is not an array -----------------
+def grown_tuple(x, y):
+    states = ()                                  # () had the zero coefficient array([])
+    h = x
+    for i in range(3):
+        h = np.tanh(h * y + i)
+        states = states + (h,)
+    return sum(states)
+
+
+def diff_of_a_list(x, y):
+    # prepend=None had the zero coefficient array(None): np.diff prepended it
+    return np.cumsum(x * y) + np.diff(np.concatenate([[0.0], x ** 2]))
+
+
+@pytest.mark.parametrize("f", [grown_tuple, diff_of_a_list])
+def test_taylor_zero_coefficients_of_an_empty_tuple_and_of_none(f):
+    # was: ValueError from the generated code ("operands could not be broadcast")
+    x, y = np.linspace(-0.9, 0.8, 5), np.linspace(0.3, -0.6, 5)
+    h = 1e-4
+    fd = (f(x + h, y) - 2 * f(x, y) + f(x - h, y)) / h ** 2
+    np.testing.assert_allclose(s2sad.derivative(f, order=2)(x, y), fd, atol=1e-6)
+    nested = s2sad.derivative(s2sad.derivative(s2sad.derivative(f)))
+    np.testing.assert_allclose(s2sad.derivative(f, order=3)(x, y), nested(x, y),
+                               rtol=1e-10, atol=1e-12)

@@ -29,6 +29,9 @@ STRAIGHT_LINE = ("s2sad differentiates assignments, operators, NumPy calls, `if`
                  "statements and expressions, `for` and `while` loops, nested functions "
                  "and lambdas, and `return`.")
 
+_IMPORTS = ("s2sad runs the imports at the top of the function's body, once, when it reads "
+            "the function; move this one there or to the top of the module.")
+
 # node type -> (what to call it, what to do instead)
 REFUSED = {
     gast.AsyncFor: ("an `async for` loop", STRAIGHT_LINE),
@@ -40,8 +43,10 @@ REFUSED = {
     gast.YieldFrom: ("`yield from` (a generator)", "Generators are not supported."),
     gast.Await: ("`await`", "Coroutines are not supported."),
     gast.Delete: ("a `del` statement", STRAIGHT_LINE),
-    gast.Import: ("an `import` inside the function", "Import at module level."),
-    gast.ImportFrom: ("an `import` inside the function", "Import at module level."),
+    gast.Import: ("an `import` inside a branch, a loop or a nested function, or of a name "
+                  "the function also assigns", _IMPORTS),
+    gast.ImportFrom: ("an `import` inside a branch, a loop or a nested function, or of a "
+                      "name the function also assigns", _IMPORTS),
     gast.Set: ("a set literal", "Sets are not differentiable."),
     gast.NamedExpr: ("an assignment expression (`:=`)", "Use a separate assignment."),
 }

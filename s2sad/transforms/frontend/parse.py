@@ -30,6 +30,7 @@ import numpy as np
 from ... import generated, registry
 from ...ir.spec import Arg
 from ...errors import Location, SourceUnavailableError, UnsupportedSyntaxError
+from .imports import run_imports
 
 
 @dataclass
@@ -377,6 +378,7 @@ def parse(fn, spec=None) -> Parsed:
     gnode = gast.ast_to_gast(node)
     _mangle(gnode, getattr(fn, "__qualname__", ""))
     parsed = Parsed(gnode, code.co_name, filename, lines, World(fn.__globals__, cells), fn)
+    run_imports(parsed)
     module = generated.MODULES.get(filename)
     if module is not None:          # generated code: inherit what its transform assumed
         parsed.guards = list(module.guards)

@@ -25,6 +25,7 @@ import numpy as np
 from ... import ir, registry, runtime
 from ...errors import TransformError
 from ...rules.numpy import padding
+from ...rules.python import builtins, containers_kind, objects
 from ...rules.taylor import batch as tb
 
 _AXIS_FIRST = {}            # fn -> (kwarg names that are axes, what axis=None means)
@@ -44,6 +45,11 @@ _axes((np.moveaxis,), ("source", "destination"), None)
 _axes((np.trace, np.diagonal), ("axis1", "axis2"), None)
 
 _SAME = {np.copy, np.asarray, operator.pos, np.positive}     # applied as they are
+# what builds or rearranges a list, tuple or dict: its coefficient is one of stacked
+# coefficients, item by item (rules/taylor/batch.item_index reads them back), so that
+# these apply to it as they are
+_SAME |= {runtime.list_append, runtime.make_dict, builtins.concat_items, builtins.as_tuple,
+          builtins.copy_of, builtins.dict_copy, objects.record, containers_kind.same_kind}
 
 
 def refuse(T, prim, why=""):

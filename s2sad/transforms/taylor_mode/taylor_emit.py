@@ -321,8 +321,19 @@ def zeros_for(T: Emitter, atom):
     if is_number(atom):
         return ir.Const(0.0)
     if isinstance(atom, ir.Const):
-        return ir.Const(np.zeros_like(atom.value))
+        return ir.Const(zero_constant(atom.value))
     return T.call(np.zeros_like, atom)
+
+
+def zero_constant(v):
+    """The zero coefficient of a constant: None for None or a string (np.diff's prepend=None
+    has none: not a 0-d array, which np.diff would prepend), a tuple of them for a tuple
+    (() for ()), else zeros of its shape."""
+    if v is None or isinstance(v, str):
+        return None
+    if isinstance(v, tuple):
+        return tuple(zero_constant(e) for e in v)
+    return np.zeros_like(v)
 
 
 def expand(T: Emitter, c, out):
