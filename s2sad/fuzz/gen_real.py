@@ -489,13 +489,18 @@ class RealCodeStatements:
 
     # -- sequences ---------------------------------------------------------------------------
     def s_tuple_concat(self, scope, indent, nest, loop):
-        """t + (x,), (x,) + t, and a, *rest = t."""
+        """t + (x,), (x,) + t, t grown from () in a loop, and a, *rest = t."""
         t = self.rng.choice(["f", "v"])
         tp, tp2 = self.name("tp"), self.name("tp")
         cat = self.rng.choice([f"{tp} + ({self.e(t, scope, 2)},)",
                                f"({self.e(t, scope, 2)},) + {tp}", f"{tp} + {tp}"])
         lines = [self.pad(indent, f"{tp} = ({self.e(t, scope, 2)}, {self.e(t, scope, 2)})"),
                  self.pad(indent, f"{tp2} = {cat}")]
+        if self.rng.random() < 0.35:        # grown from () in a loop: ()'s zero coefficient
+            k = self.name("k")
+            lines = [self.pad(indent, f"{tp2} = ()"),
+                     self.pad(indent, f"for {k} in range(2):"),
+                     self.pad(indent + 1, f"{tp2} = {tp2} + ({self.e(t, scope, 2)},)")]
         scope.readers += [(t, f"{tp2}[-1]"), (t, f"{tp2}[0]")]
         if self.ok("builtin_sum"):
             scope.readers.append((t, f"sum({tp2})"))

@@ -643,3 +643,25 @@ def test_taylor_zero_coefficients_of_an_empty_tuple_and_of_none(f):
     nested = s2sad.derivative(s2sad.derivative(s2sad.derivative(f)))
     np.testing.assert_allclose(s2sad.derivative(f, order=3)(x, y), nested(x, y),
                                rtol=1e-10, atol=1e-12)
+
+
+def list_constant_joined(x, y):
+    # fuzz seed 58004 program 158: [0.5]'s zero coefficient was array([0.]), which
+    # concatenation with a list added to, item by item, where a branch joins it
+    rest = [np.sum(x * y), np.cos(x[1])]
+    if y[0] < 0.3:
+        rest += [np.max(x * y)]
+    items = [0.5] + rest + [x[1] * 2.0]
+    return np.sum(np.array(items)) * x + sum(items)
+
+
+def test_taylor_zero_coefficient_of_a_list_constant_is_a_list():
+    x, y = np.array([0.3, -0.5, 0.8]), np.array([0.6, 0.2, -0.4])
+    D = s2sad.derivative
+    f = list_constant_joined
+    for y_ in (y, -y):
+        want = D(D(f, wrt=0), wrt=0)(x, y_) + D(D(f, wrt=1), wrt=1)(x, y_)
+        np.testing.assert_allclose(s2sad.laplacian(f)(x, y_), want, rtol=1e-10, atol=1e-12)
+        h = 1e-4
+        fd = (f(x + h, y_) - 2 * f(x, y_) + f(x - h, y_)) / h ** 2
+        np.testing.assert_allclose(D(f, order=2)(x, y_), fd, atol=1e-5)

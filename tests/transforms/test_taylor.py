@@ -2,6 +2,7 @@
 biharmonic, checked against closed forms and nested first-order derivatives, through
 control flow, at float32 and float64; reverse over Taylor against finite differences."""
 
+import collections
 import math
 
 import numpy as np
@@ -389,8 +390,35 @@ def implicit_einsum(x, y):
     return np.einsum("i,i", np.sin(x), y)
 
 
-@pytest.mark.parametrize("f,what", [(flat_cumsum, "cumsum"), (flip_all, "flip"),
-                                    (implicit_einsum, "einsum"), (dot3, "np.dot")])
+def take_tile_kron(x, y):
+    z = np.take(x * y, [2, 2, 0]) + np.tile(np.sin(x[:1]), 3) + np.kron(x[:3], y[:1])
+    return np.roll(np.sin(z), 1) + np.cross(z, y[:3]) + np.inner(x, y) * np.trace(
+        np.diag(x * y))
+
+
+@pytest.mark.parametrize("f", [flat_cumsum, flip_all, implicit_einsum, take_tile_kron])
+def test_stacked_directions_one_call_per_direction_where_there_is_no_batched_form(f):
+    # a linear function without a batched form runs on each direction's slice (before:
+    # refused, "no batched form of take")
+    x, y = np.linspace(0.1, 0.9, 6), np.linspace(-0.5, 0.6, 6)
+    np.testing.assert_allclose(laplacian(f, wrt=(0, 1))(x, y), nested(f, 0, 2)(x, y) +
+                               nested(f, 1, 2)(x, y), rtol=1e-10, atol=1e-10)
+    got = derivative(f, wrt=(0, 1), order=(1, 2))(x, y)
+    np.testing.assert_allclose(got, nested(nested(f, 0, 1), 1, 2)(x, y), rtol=1e-10,
+                               atol=1e-10)
+
+
+def stack_of_a_list(x, y):
+    return np.vstack([x, np.sin(y)]).sum(axis=0)
+
+
+def split_in_two(x, y):
+    a, b = np.split(x * y, 2)
+    return np.concatenate([b, a])
+
+
+@pytest.mark.parametrize("f,what", [(dot3, "np.dot"), (stack_of_a_list, "vstack"),
+                                    (split_in_two, "split")])
 def test_stacked_directions_refuse_what_they_do_not_batch(f, what):
     x, y = np.linspace(0.1, 0.9, 6), np.linspace(-0.5, 0.6, 6)
     with pytest.raises(S2SADError, match=what) as e:
@@ -436,6 +464,41 @@ def containers(x, y):
         states = states + (h,)
     p = {"a": x * y, "b": tuple(parts)}
     return np.sum(np.stack(parts), axis=0) + sum(states) * p["a"] + p["b"][1] ** 2
+
+
+Pair = collections.namedtuple("Pair", "a b")
+
+
+class Scaled:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, x):
+        return np.tanh(self.w * x)
+
+
+def items_set(x, y):
+    """Items set into a list, a dict and an array; a namedtuple's fields; an object built
+    inside (a dict of its attributes)."""
+    lst = [x, y, x * y]
+    lst[1] = np.sin(x * 2.0) * y
+    d = {"a": x}
+    d["b"] = y * y
+    z = np.zeros((2, len(x)))
+    z[0] = x * y
+    z[1, 1:] = np.sin(y[1:]) * x[0]
+    p = Pair(lst[1] * lst[2], np.cos(y))
+    rows = np.array([a * b for a, b in zip(x, y)])       # np.array of a list built
+    return p.a + d["b"] * d["a"] + z.sum(axis=0) * p.b + Scaled(y)(x) + rows * np.sum(rows)
+
+
+def test_stacked_directions_through_items_set_fields_and_objects():
+    x, y = np.linspace(-0.8, 0.7, 5), np.linspace(-0.5, 0.6, 5)
+    f = items_set
+    np.testing.assert_allclose(laplacian(f, wrt=(0, 1))(x, y), nested(f, 0, 2)(x, y) +
+                               nested(f, 1, 2)(x, y), rtol=1e-9, atol=1e-9)
+    got = derivative(f, wrt=(0, 1), order=(2, 1))(x, y)
+    np.testing.assert_allclose(got, nested(nested(f, 0, 2), 1, 1)(x, y), rtol=1e-9, atol=1e-9)
 
 
 LAP_CONTAINERS = laplacian(containers, wrt=(0, 1))

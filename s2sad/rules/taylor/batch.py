@@ -191,7 +191,42 @@ def check_shapes(shapes, *args):
                                 f"(None: any); it was called with {got}")
 
 
-defnondiff(check_shapes, lift_shape, full_shape, stacked_shape, batch_shape, batch_index,
+def stacked_arrays(*cs):
+    """Refuse where a stacked coefficient that taylor_batched.per_direction slices is a
+    list, tuple or dict (its items' coefficients: c[d] would be an item, not a direction)."""
+    for c in cs:
+        if isinstance(c, (tuple, list, dict)):
+            raise DerivativeError("Taylor mode with several directions has no batched form "
+                                  "of this function of a list or tuple of arrays; take the "
+                                  "derivatives one direction at a time (derivative(f, wrt=k, "
+                                  "order=K))")
+
+
+def stacked_items(c):
+    """Refuse where the stacked coefficient of what the code set an item of as a list or
+    dict (taylor_batched.call) is an array: its item is not its index there."""
+    if not isinstance(c, (list, dict)):
+        raise DerivativeError("Taylor mode with several directions has no batched form of "
+                              "an item set into what is a list or dict on one path and an "
+                              "array on another; take the derivatives one direction at a "
+                              "time (derivative(f, wrt=k, order=K))")
+
+
+def stacked_rows(c):
+    """Refuse where np.array(c) of a list's stacked coefficient (taylor_batched.call:
+    np.stack(c, axis=1)) would not make NumPy's array: c's items must be arrays."""
+    if not isinstance(c, (list, tuple)) or not c or \
+            any(isinstance(e, (list, tuple, dict)) for e in c):
+        raise DerivativeError("Taylor mode with several directions has no batched form of "
+                              "np.array of an empty list or of nested lists; take the "
+                              "derivatives one direction at a time (derivative(f, wrt=k, "
+                              "order=K))")
+
+
+defnondiff(check_shapes, stacked_arrays, stacked_items, stacked_rows, lift_shape, full_shape, stacked_shape, batch_shape, batch_index,
            item_index, batch_axes, reversed_axes, matmul_shape, batched_zeros, seed_directions,
            stacked_like, matmul_grad_like, trailing_axes, grad_index)
 registry.primitive(check_shapes).effect = True     # never dropped
+registry.primitive(stacked_arrays).effect = True
+registry.primitive(stacked_items).effect = True
+registry.primitive(stacked_rows).effect = True

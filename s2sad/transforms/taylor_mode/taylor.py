@@ -65,6 +65,8 @@ class TaylorTransform:
         self.varied = analysis.varied(func.body, {func.params[i] for i in wrt})
         analysis.refuse_varied_stores(func.body, self.varied)
         self.T = Emitter(layout.K, lambda t, v: self.emit(t, v), self.names.fresh, layout.D)
+        self.T.is_container = lambda a: isinstance(a, ir.Var) and (
+            a.name in self.containers or a.name in self.tuples)
 
     def emit(self, target, value) -> ir.Var:
         self.block.append(ir.Assign(target, value, self.src))

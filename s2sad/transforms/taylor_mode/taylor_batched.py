@@ -49,10 +49,12 @@ _SAME = {np.copy, np.asarray, operator.pos, np.positive}     # applied as they a
 # coefficients, item by item (rules/taylor/batch.item_index reads them back), so that
 # these apply to it as they are
 _SAME |= {runtime.list_append, runtime.make_dict, builtins.concat_items, builtins.as_tuple,
-          builtins.copy_of, builtins.dict_copy, objects.record, containers_kind.same_kind}
+          builtins.copy_of, builtins.dict_copy, objects.record, containers_kind.same_kind,
+          runtime.field, runtime.add_grads}
 
 
 def refuse(T, prim, why=""):
+    """The refusal of a call with no batched form and no per-direction one."""
     return TransformError(
         f"Taylor mode with several directions (mixed partials, laplacian, biharmonic) has no "
         f"batched form of {prim.name}{why}", T.src,
@@ -95,21 +97,67 @@ def lift_args(T, args, flags, out):
     return [lift(T, a, out) if f else a for a, f in zip(args, flags)]
 
 
+# what returns a list or tuple of arrays (for several arguments: _ONE_OR_SEVERAL)
+_SEQUENCES = {getattr(np, n) for n in ("split", "array_split", "hsplit", "vsplit", "dsplit",
+                                       "broadcast_arrays", "meshgrid", "unstack")
+              if hasattr(np, n)}
+_ONE_OR_SEVERAL = {np.atleast_1d, np.atleast_2d, np.atleast_3d}
+
+
+class _NoBatchedForm(Exception):
+    """call's refusal, answered by per_direction."""
+
+
 def call(T, prim, args, primals, flags, kwargs, out, D):
     """prim(*args, **kwargs) with args[i] stacked where flags[i] (primals: the call's own
-    arguments): its stacked result."""
+    arguments; prim linear in each of those): its stacked result, one call on the stacked
+    arrays where prim has a batched form here, else one call per direction."""
+    try:
+        return _batched_call(T, prim, args, primals, flags, kwargs, out, D)
+    except _NoBatchedForm:
+        return per_direction(T, prim, args, primals, flags, kwargs, out, D)
+
+
+def per_direction(T, prim, args, primals, flags, kwargs, out, D):
+    """prim applied to each direction's slice c[d] of its stacked arguments, the D results
+    stacked: right for any function linear in them (np.take, np.tile, np.kron, ...), at D
+    times the calls.  A list or tuple argument holds its items' coefficients, which c[d]
+    would not slice: refused here where it is known, else when the code runs
+    (tb.stacked_arrays).  So is a function that returns a list or tuple (np.split), whose
+    coefficient must be a list of stacked arrays, not D lists stacked."""
+    known = T.is_container or (lambda a: False)
+    if any(f and known(p) for p, f in zip(primals, flags)):
+        raise refuse(T, prim, " (a list or tuple of arrays)")
+    if known(out) or getattr(prim, "returns_tuple", False) or prim.fn in _SEQUENCES or \
+            (prim.fn in _ONE_OR_SEVERAL and len(args) > 1):
+        raise refuse(T, prim, ", which returns a list or tuple")
+    T.call(tb.stacked_arrays, *[a for a, f in zip(args, flags) if f])
+    one = [T.call(prim.fn, *[T.call(operator.getitem, a, ir.Const(d)) if f else a
+                              for a, f in zip(args, flags)], **kwargs) for d in range(D)]
+    return T.call(np.stack, T.pack(one), axis=0)
+
+
+def _batched_call(T, prim, args, primals, flags, kwargs, out, D):
     fn = prim.fn
     args = list(args)
     if prim.elementwise:
         return T.call(fn, *lift_args(T, args, flags, out), **kwargs)
+    known = T.is_container or (lambda a: False)
+    if fn in (np.array, np.asarray) and flags[0] and known(primals[0]) and not kwargs and \
+            len(args) == 1:
+        T.call(tb.stacked_rows, args[0])        # np.array(items): the items' axis after D
+        return T.call(np.stack, args[0], axis=1)
     if fn in _SAME or (prim.short == "astype" and not any(flags[1:])):
+        return T.call(fn, *args, **kwargs)
+    if fn is runtime.setitem and flags[0] and T.is_container and T.is_container(primals[0]):
+        T.call(tb.stacked_items, args[0])       # lst[i] = v, d[k] = v: item by item
         return T.call(fn, *args, **kwargs)
     if fn in _AXIS_FIRST:
         return _axis_call(T, prim, args, kwargs, D)
     if fn is np.reshape or fn is np.broadcast_to:
         kw = _kw(prim, args, kwargs)
         if fn is np.reshape and getattr(kw.get("order"), "value", "C") != "C":
-            raise refuse(T, prim, " with order other than 'C'")
+            raise _NoBatchedForm(T, prim, " with order other than 'C'")
         name = "shape"
         shape = args.pop(1) if len(args) > 1 else kwargs.pop(name)
         kwargs = {k: v for k, v in kwargs.items() if k != name}
@@ -129,13 +177,13 @@ def call(T, prim, args, primals, flags, kwargs, out, D):
         return _einsum(T, prim, args, flags, kwargs)
     if fn in (np.outer, np.vdot):
         if kwargs:
-            raise refuse(T, prim, " with keyword arguments")
+            raise _NoBatchedForm(T, prim, " with keyword arguments")
         return _flat_product(T, fn, args, flags, D)
     if fn in _GRADS:
         return _GRADS[fn](T, prim, args, flags, kwargs, D)
     if fn in (padding.diff, padding.undiff, padding.diff_ends_grad):
         return _diff(T, prim, args, primals, kwargs, D)
-    raise refuse(T, prim)
+    raise _NoBatchedForm(T, prim)
 
 
 # reverse mode's helpers (runtime.py), for Taylor mode over gradient code (hessian): each
@@ -153,7 +201,7 @@ def _unreduce(T, prim, args, flags, kwargs, D):
     axis = args[2] if len(args) > 2 else kw.get("axis", ir.Const(None))
     keep = args[3] if len(args) > 3 else kw.get("keepdims", ir.Const(False))
     if not isinstance(axis, ir.Const) or not isinstance(keep, ir.Const):
-        raise refuse(T, prim, " with axis= or keepdims= computed at run time")
+        raise _NoBatchedForm(T, prim, " with axis= or keepdims= computed at run time")
     if keep.value:
         axis = ir.Const(None)
     elif axis.value is None:
@@ -190,7 +238,7 @@ def _diff(T, prim, args, primals, kwargs, D):
         for k, name in enumerate(("prepend", "append")):
             v = primals[first + k] if len(primals) > first + k else kw.get(name)
             if not (isinstance(v, ir.Const) and v.value is None):
-                raise refuse(T, prim, " with prepend= or append=")
+                raise _NoBatchedForm(T, prim, " with prepend= or append=")
         args = args[:first]
         kwargs = {k: v for k, v in kwargs.items() if k not in ("prepend", "append")}
     if prim.fn is padding.diff_ends_grad:
@@ -217,7 +265,7 @@ def _axis_call(T, prim, args, kwargs, D, how=None):
     for name in names:
         a = kw.get(name)
         if not isinstance(a, ir.Const):
-            raise refuse(T, prim, f" with {name}= computed at run time")
+            raise _NoBatchedForm(T, prim, f" with {name}= computed at run time")
         v = a.value
         if v is None:
             if none == "flatten" and getattr(kw.get("keepdims"), "value", False) is not True:
@@ -226,7 +274,7 @@ def _axis_call(T, prim, args, kwargs, D, how=None):
                               *args[1:], **kwargs)
             if none == "same":
                 continue
-            raise refuse(T, prim, f" with {name}=None")
+            raise _NoBatchedForm(T, prim, f" with {name}=None")
         shift = tuple(x + 1 if x >= 0 else x for x in np.atleast_1d(v).tolist())
         kwargs = dict(kwargs, **{name: ir.Const(shift if isinstance(v, (tuple, list))
                                                 else shift[0])})
@@ -261,7 +309,7 @@ def _einsum(T, prim, args, flags, kwargs):
     spec = args[0]
     if not (isinstance(spec, ir.Const) and isinstance(spec.value, str) and
             "->" in spec.value):
-        raise refuse(T, prim, " without an explicit output ('ij,jk->ik')")
+        raise _NoBatchedForm(T, prim, " without an explicit output ('ij,jk->ik')")
     ins, res = spec.value.replace(" ", "").split("->")
     letter = next(ch for ch in "ZYXWVUTSRQPONMLKJIHGFEDCBA" if ch not in spec.value)
     ops = ins.split(",")

@@ -63,6 +63,7 @@ class Emitter:
         self._fresh = fresh
         self.batched = False        # a rule runs on stacked directions (taylor_batched.py)
         self.src = None             # the user's line being transformed (for refusals)
+        self.is_container = None    # atom -> may it hold a list, tuple or dict? (taylor.py)
         self._scopes: List[List[Scaled]] = []
 
     def value(self, a):
@@ -320,20 +321,16 @@ def zeros_for(T: Emitter, atom):
     """A materialized zero coefficient for atom (a number for a number)."""
     if is_number(atom):
         return ir.Const(0.0)
+    if isinstance(atom, ir.Const) and isinstance(atom.value, (tuple, list)):
+        # a tuple of its items' zeros that adds and scales item by item (runtime.Cotangent:
+        # [0.5] + rest concatenates it, where array([0.]) would have been added)
+        return T.call(runtime.zeros_like_tree, atom)
     if isinstance(atom, ir.Const):
-        return ir.Const(zero_constant(atom.value))
+        # None for None or a string: np.diff's prepend=None has no coefficient (np.diff
+        # would prepend a 0-d array)
+        v = atom.value
+        return ir.Const(None if v is None or isinstance(v, str) else np.zeros_like(v))
     return T.call(np.zeros_like, atom)
-
-
-def zero_constant(v):
-    """The zero coefficient of a constant: None for None or a string (np.diff's prepend=None
-    has none: not a 0-d array, which np.diff would prepend), a tuple of them for a tuple
-    (() for ()), else zeros of its shape."""
-    if v is None or isinstance(v, str):
-        return None
-    if isinstance(v, tuple):
-        return tuple(zero_constant(e) for e in v)
-    return np.zeros_like(v)
 
 
 def expand(T: Emitter, c, out):
