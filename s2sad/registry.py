@@ -22,6 +22,7 @@ makes derivatives of any order work.
 import inspect
 import operator
 import textwrap
+import types
 from typing import Callable, Dict, List, Optional
 
 import numpy as np
@@ -191,9 +192,11 @@ def callable_name(fn) -> str:
     """fn's name; for an object called like a function (a spline), what it is: "a
     scipy.interpolate.CubicSpline object"."""
     name = getattr(fn, "__name__", None)
-    if isinstance(name, str):
-        return name
-    cls = type(fn)
+    return name if isinstance(name, str) else object_name(type(fn))
+
+
+def object_name(cls) -> str:
+    """How messages name an object of cls: "a scipy.interpolate.CubicSpline object"."""
     path = _public_path(cls.__module__)
     return f"a {path + '.' if path and path != 'builtins' else ''}{cls.__qualname__} object"
 
@@ -235,8 +238,8 @@ _OWN: Dict[int, object] = {}               # id -> the sources s2sad supplies
 
 
 def own_source(fn) -> bool:
-    """Whether fn is a source s2sad supplies (implement, implement_method): its lines are
-    s2sad's, so a message about one names the user's call instead."""
+    """Whether fn is a source s2sad supplies (implement, implement_method, implement_call):
+    its lines are s2sad's, so a message about one names the user's call instead."""
     return id(fn) in _OWN
 
 
@@ -252,7 +255,8 @@ def implement(fn, source) -> None:
 
 def implemented():
     """[(public name, source)] of the library functions and methods differentiated as
-    source code (implement, implement_method), sorted; s2sad's own helpers left out."""
+    source code (implement, implement_method, implement_call), sorted; s2sad's own
+    helpers left out."""
     return sorted((k, v) for k, v in _IMPLEMENTED.items() if not k.startswith("s2sad."))
 
 
@@ -267,6 +271,37 @@ def implement_method(obj, name, source) -> None:
     _KEEP.append(obj)
     owner = getattr(obj, "name", None) or type(obj).__name__
     _IMPLEMENTED[f"{_public_path(type(obj).__module__)}.{owner}.{name}"] = source
+
+
+_CALL_SOURCES: Dict[type, tuple] = {}      # class -> (its __call__, source)
+
+
+def implement_call(cls, source) -> None:
+    """Differentiate obj(*args, **kw), for obj an instance of cls or of a subclass that
+    keeps cls's __call__ (a scipy.interpolate.CubicSpline is a PPoly), as source(obj,
+    *args, **kw): a Python function of NumPy calls that s2sad transforms with `self` the
+    object, whose attributes are constants of the differentiation."""
+    _CALL_SOURCES[cls] = (cls.__call__, source)
+    _OWN[id(source)] = source
+    _IMPLEMENTED[f"{_public_path(cls.__module__)}.{cls.__qualname__}.__call__"] = source
+
+
+def call_class(cls):
+    """The class registered with implement_call whose __call__ cls's instances run, or
+    None (CubicSpline: PPoly; a subclass with its own __call__: None)."""
+    for registered, (call, _) in _CALL_SOURCES.items():
+        if isinstance(cls, type) and issubclass(cls, registered) and \
+                getattr(cls, "__call__", None) is call:
+            return registered
+    return None
+
+
+def call_source(obj):
+    """The source registered with implement_call for obj's class, bound to obj (a method
+    whose self is obj), or None."""
+    registered = None if isinstance(obj, type) else call_class(type(obj))
+    return None if registered is None else \
+        types.MethodType(_CALL_SOURCES[registered][1], obj)
 
 
 _FREEZING: Dict[int, object] = {}

@@ -260,8 +260,8 @@ def test_a_differentiated_value_stored_on_an_object_keeps_its_value_there():
 
 def test_an_unknown_method_where_the_derivative_flows_is_refused_by_name():
     def f(w):
-        return np.sum(w.cumprod())
-    with pytest.raises(UnsupportedSyntaxError, match=r"the method `\.cumprod\(\)`"):
+        return np.sum(w.tolist())
+    with pytest.raises(UnsupportedSyntaxError, match=r"the method `\.tolist\(\)`"):
         grad(f)(X)
 
 
@@ -809,3 +809,21 @@ def test_imports_at_the_top_of_the_function_run_once_when_it_is_read():
         with pytest.raises(UnsupportedSyntaxError, match="an `import` inside a branch") as e:
             grad(f)(w, 0.4)
         assert "test_real_code.py" in str(e.value)
+
+
+# ---------------------------------------------------------------------------
+# array methods and attributes published code uses
+# ---------------------------------------------------------------------------
+
+def methods_and_parts(w):
+    z = w + 1j * w[::-1]
+    loss = (w ** 2).sum().item() + np.sum(z.real * z.imag) + w.cumprod()[-1]
+    order = w.argsort()
+    bins = np.digitize(w, [0.0])                  # integers: no derivative
+    return loss + w.take(order)[0] * w.repeat(2)[1] + np.sum(bins * w ** 3)
+
+
+def test_item_real_imag_cumprod_take_repeat_and_digitize():
+    _check(methods_and_parts, X)
+    with pytest.raises(UnsupportedSyntaxError, match=r"the method `\.item\(\)`"):
+        grad(lambda w: w.item(0) * 2.0)(X)

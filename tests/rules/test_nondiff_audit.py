@@ -88,6 +88,14 @@ TABLE = [
     *[(f, Entry("int", args(X))) for f in (np.argsort, np.argmax, np.argmin, np.nonzero,
                                             np.flatnonzero, np.count_nonzero)],
     (np.searchsorted, Entry("int", args(_sorted, _a(4)))),
+    (np.digitize, Entry("int", args(X, lambda rng: np.array([-0.5, 0.0, 0.5])))),
+    (np.argwhere, Entry("int", args(X))),
+    (np.lexsort, Entry("int", args(lambda rng: (rng.normal(size=4), rng.normal(size=4))))),
+    (np.unravel_index, Entry("int", args(lambda rng: np.array([1, 4]), (2, 3)))),
+    # -- NumPy's integer and boolean scalar types called on a float: they truncate
+    *[(t, Entry("int", args(FLOAT))) for t in (np.int8, np.int16, np.int32, np.int64,
+                                                np.uint8, np.uint16, np.uint32, np.uint64)],
+    (np.bool_, Entry("bool", args(FLOAT))),
     (np.indices, Entry("int", args((2, 3)))),
     (len, Entry("int", args(X))),
     (np.ndim, Entry("int", args(X))),
@@ -319,6 +327,15 @@ TABLE = [
     (TB.check_shapes, Entry("structural", args(((3, 2),), X), reason=(
         "a check run for its effect (refuses arguments of other shapes than the code was "
         "made for); it returns None"))),
+    (TB.stacked_arrays, Entry("structural", args(X), reason=(
+        "a check run for its effect (Taylor mode's per-direction call: refuses a list or "
+        "tuple); it returns None"))),
+    (TB.stacked_items, Entry("structural", args(lambda rng: [rng.normal(size=3)]), reason=(
+        "a check run for its effect (an item set into a list's stacked coefficient: refuses "
+        "an array); it returns None"))),
+    (TB.stacked_rows, Entry("structural", args(lambda rng: [rng.normal(size=3)]), reason=(
+        "a check run for its effect (np.array of a list's stacked coefficient: refuses an "
+        "empty or nested list); it returns None"))),
     ("s2sad.jacobians:number_output", Entry("structural", args(lambda rng: np.float64(2.0)),
                                             reason=("a check run for its effect (hessian's: "
                                                     "the result is one number); it returns "

@@ -158,3 +158,24 @@ def test_real_if_close_of_complex_values_keeps_the_complex_derivative():
         # x + 1e-3j: not close to real at the default tolerance, so complex values
         f = lambda x: np.real(np.real_if_close(x + 1e-3j) ** 2)     # noqa: E731
         assert s2sad.grad(f)(0.8) == pytest.approx(1.6)
+
+
+# -- NumPy's scalar types called on a value -------------------------------------------------
+def scalar_types(x):
+    return np.float64(np.sum(x)) ** 2 + np.float64(x[0]) * np.float64(x[1]) + \
+        np.int64(x[2] * 3) * x[2] + np.bool_(x[0] > 0) * x[1]
+
+
+def test_numpy_scalar_types_as_casts():
+    # before: refused ("no derivative rule for numpy.float64")
+    x = np.array([0.3, -0.5, 0.8])
+    check_grads(scalar_types, (x,), order=2, modes=("rev", "fwd"))
+    # np.int64 truncates: its derivative is zero, so np.int64(3 x[2]) * x[2] gives 2
+    s = np.sum(x)
+    np.testing.assert_allclose(s2sad.grad(scalar_types)(x),
+                               [2 * s + x[1], 2 * s + x[0] + 1.0, 2 * s + 2.0], rtol=1e-12)
+    nested = s2sad.derivative(s2sad.derivative(scalar_types))(x)
+    assert np.isclose(s2sad.derivative(scalar_types, order=2)(x), nested, rtol=1e-12)
+    g = s2sad.grad(lambda x: np.float32(x[0]) * x[1])      # noqa: E731
+    assert g(x.astype(np.float32)).dtype == np.float32
+    np.testing.assert_allclose(g(x), [x[1], np.float32(x[0]), 0.0], rtol=1e-12)

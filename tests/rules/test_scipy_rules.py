@@ -76,3 +76,28 @@ def test_solve_triangular_takes_trans_as_scipy_does(trans):
     A = np.triu(np.random.default_rng(2).normal(size=(3, 3))) + 3 * np.eye(3)
     b = np.array([1.0, 2.0, -0.5])
     check_grads(lambda a, b: tri_solve(a, b, trans), (A, b), order=2, modes=("rev", "fwd"))
+
+
+XS = np.linspace(0.0, 1.0, 5)[:, None]
+YS = np.sin(4.0 * XS[:, 0])
+
+
+def gp_negative_log_likelihood(params, lower):
+    """A Gaussian process's objective as GP tutorials write it (cho_factor, cho_solve)."""
+    ell, sf, sn = np.exp(params)
+    K = sf ** 2 * np.exp(-0.5 * (XS - XS.T) ** 2 / ell ** 2) + (sn ** 2 + 1e-6) * np.eye(5)
+    c, low = sl.cho_factor(K, lower=lower)
+    alpha = sl.cho_solve((c, low), YS)
+    return 0.5 * YS @ alpha + np.sum(np.log(np.diag(c))) + np.sum(c) * 1e-3
+
+
+@pytest.mark.parametrize("lower", [False, True])
+def test_cho_factor_and_cho_solve_at_orders_1_2_and_3(lower):
+    p = np.array([-1.0, 0.2, -1.5])
+    f = lambda p: gp_negative_log_likelihood(p, lower)          # noqa: E731
+    check_grads(f, (p,), order=2, modes=("rev", "fwd"))
+    # the value is SciPy's, the other triangle of c (a's entries) included
+    assert np.isclose(s2sad.value_and_grad(f)(p)[0], f(p), rtol=1e-12)
+    third = s2sad.derivative(f, order=3)(p)
+    nested = s2sad.derivative(s2sad.derivative(s2sad.derivative(f)))(p)
+    assert np.isclose(third, nested, rtol=1e-8)

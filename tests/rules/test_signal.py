@@ -69,3 +69,14 @@ def test_refusals_are_s2sad_errors():
             np.ones(3))
     with pytest.raises(S2SADError):
         s2sad.grad(lambda s: np.sum(np.linspace(s, 2.0, 3, retstep=True)[0]))(0.5)
+
+
+def polyval_of_a_list(x):
+    # coefficients written as a list: the rule's p[:-1] * powers repeated the list when
+    # its code was transformed again (order 2 refused: "repeating a list or tuple")
+    return np.sum(np.polyval([1.0, -2.0, 3.0, 0.5], x) + np.polyval(x, 0.5))
+
+
+def test_polyval_of_a_list_of_coefficients_at_orders_2_and_3():
+    x = np.array([0.3, -0.5, 0.8])
+    check_grads(polyval_of_a_list, (x,), order=3, modes=("rev", "fwd"))

@@ -17,7 +17,7 @@ import numpy as np
 
 from ...errors import TransformError
 from ...ir import Const, Var
-from ...registry import defbprop, defjvp, defnondiff, deftaylor, defview, primitive
+from ...registry import defbprop, defjvp, deflinear, defnondiff, deftaylor, defview, primitive
 from ...runtime import array_namespace, astype, dtype_of, unbroadcast
 from .. import binding
 
@@ -126,3 +126,49 @@ def _cast_call(dtype_at, others):
 binding.REWRITES[id(np.array)] = _cast_call(1, ("copy", "order"))
 binding.REWRITES[id(np.asarray)] = _cast_call(1, ("copy", "order"))
 binding.REWRITES[id(astype)] = _cast_call(1, ("copy", "order", "casting"))
+
+
+# NumPy's scalar types called on a value: np.float64(x) converts (x's derivative, in the
+# result's dtype; of a complex x, its real part, as NumPy's value); np.int64(x) and the
+# other integer types (and np.bool_) truncate, piecewise constant: no derivative
+FLOAT_TYPES = tuple(t for t in (np.float64, np.float32, np.float16, np.longdouble))
+INTEGER_TYPES = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                 np.uint64, np.bool_)
+
+
+@defbprop(*FLOAT_TYPES)
+def bprop_float_type(x, out, dout):
+    return (inexact_part(dout, x),)
+
+
+@defjvp(*FLOAT_TYPES)
+def jvp_float_type(x, out, dx):
+    return (inexact_part(dx, out),)
+
+
+@deftaylor(*FLOAT_TYPES)
+def taylor_float_type(T, x, out):
+    return [out] + [T.through(lambda b: T.call(inexact_part, b, out), c) for c in x[1:]]
+
+
+defnondiff(*INTEGER_TYPES)
+
+
+def item_value(x):
+    """x.item(): the one element of x as a Python number (x.item(i) stays the method, which
+    is refused where a derivative flows through it)."""
+    return x.item() if hasattr(x, "item") else x
+
+
+@defbprop(item_value)
+def bprop_item_value(x, out, dout):
+    # (as float(x): the gradient has x's shape, one element)
+    return (dout * np.ones_like(x),)
+
+
+@defjvp(item_value)
+def jvp_item_value(x, out, dx):
+    return (item_value(dx),)
+
+
+deflinear(item_value)

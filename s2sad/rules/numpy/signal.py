@@ -174,12 +174,13 @@ registry.primitive(vander_powers).tuple_length = 2
 @defbprop(np.polyval)
 def bprop_polyval(p, x, out, dout):
     return (np.ravel(dout) @ np.vander(np.ravel(x), np.shape(p)[0]),
-            unbroadcast(dout * np.polyval(p[:-1] * poly_powers(p), x), x))
+            unbroadcast(dout * np.polyval(np.asarray(p)[:-1] * poly_powers(p), x), x))
 
 
 @defjvp(np.polyval)
 def jvp_polyval(p, x, out, dp, dx):
-    return (np.polyval(dp, x), dx * np.polyval(p[:-1] * poly_powers(p), x))
+    # (np.asarray: p may be a list, which `*` would repeat in the code transformed again)
+    return (np.polyval(dp, x), dx * np.polyval(np.asarray(p)[:-1] * poly_powers(p), x))
 
 
 @defbprop(np.vander)

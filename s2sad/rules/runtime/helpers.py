@@ -192,7 +192,8 @@ registry.primitive(schedule)        # a checkpointed loop's actions (ints): a co
 # constructors: their arguments are shapes, counts and dtypes (np.arange: rules below)
 defnondiff(np.zeros, np.ones, np.empty, np.eye, np.identity, np.tri, np.indices,
            np.argsort, np.argmax, np.argmin, np.nonzero, np.flatnonzero, np.searchsorted,
-           np.isclose, np.allclose, np.array_equal, np.any, np.all, np.count_nonzero)
+           np.isclose, np.allclose, np.array_equal, np.any, np.all, np.count_nonzero,
+           np.digitize, np.argwhere, np.lexsort, np.unravel_index)   # (integers)
 
 for _f in RETURNS_TUPLE:
     registry.primitive(_f).returns_tuple = True

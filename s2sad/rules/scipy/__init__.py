@@ -6,6 +6,8 @@
     stats       the distributions, as NumPy code s2sad transforms
     integrate   odeint and solve_ivp: adjoint and sensitivity equations
     optimize    scipy.optimize's test functions, as NumPy code
+    interpolate calls of PPoly (CubicSpline, PchipInterpolator, Akima1DInterpolator) and
+                BSpline objects, as NumPy code
 """
 
-from . import special, incomplete, linalg, optimize, stats, integrate  # noqa: F401
+from . import special, incomplete, linalg, optimize, stats, integrate, interpolate  # noqa: F401

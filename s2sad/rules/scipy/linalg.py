@@ -1,5 +1,6 @@
 """scipy.linalg: solve_triangular (trans 0 or 1, lower), cholesky (lower), expm, solve,
-inv, det.
+inv, det; cho_factor and cho_solve as NumPy code on cholesky and solve_triangular
+(registry.implement), so that every order follows from those two.
 
 Registered only when SciPy is installed.  solve_triangular and cholesky read one triangle
 of a, so a's gradient lies in that triangle (cholesky: the symmetric matrix it reads, as
@@ -11,7 +12,7 @@ function beyond these (unit_diagonal, assume_a, ...) are refused when passed.
 
 import numpy as np
 
-from ...registry import defbprop, defjvp, deflinear, defnondiff
+from ...registry import defbprop, defjvp, deflinear, defnondiff, implement
 from ...runtime import array_namespace, matmul_lhs_grad, unbroadcast
 from ..numpy.decompositions import (frechet_block, lower_half, maybe_transpose, require, symmetric,
                                     symmetric_adj, upper_right)
@@ -112,3 +113,27 @@ if sl is not None:
     @defjvp(sl.det)
     def jvp_sl_det(a, out, da, check_finite=True):
         return (out * np.einsum("...ij,...ji->...", sl.inv(a), da),)
+
+
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """scipy.linalg.cho_factor: (c, lower), c the Cholesky factor in one triangle and a's
+    own entries in the other, as SciPy leaves them."""
+    if lower:
+        return sl.cholesky(a, lower=True) + np.triu(a, 1), lower
+    return sl.cholesky(a, lower=False) + np.tril(a, -1), lower
+
+
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    """scipy.linalg.cho_solve: A^-1 b from cho_factor's (c, lower), A = L L^T = U^T U; it
+    reads c's factor triangle only."""
+    c, lower = c_and_lower
+    if lower:
+        return sl.solve_triangular(c, sl.solve_triangular(c, b, lower=True), trans=1,
+                                   lower=True)
+    return sl.solve_triangular(c, sl.solve_triangular(c, b, trans=1, lower=False),
+                               lower=False)
+
+
+if sl is not None:
+    implement(sl.cho_factor, cho_factor)
+    implement(sl.cho_solve, cho_solve)

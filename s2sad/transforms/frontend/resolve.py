@@ -35,6 +35,7 @@ import numpy as np
 
 from ... import registry
 from ...checkpoint import checkpointed
+from ...rules.numpy import casts
 from ...errors import TransformError, UnsupportedSyntaxError
 from .parse import MethodOf, library_function
 from .resolve_values import rewrite
@@ -48,9 +49,12 @@ METHODS = {
     "argmax": np.argmax, "argmin": np.argmin, "any": np.any, "all": np.all,
     "reshape": np.reshape, "transpose": np.transpose, "swapaxes": np.swapaxes,
     "diagonal": np.diagonal, "trace": np.trace, "conj": np.conj, "round": np.round,
+    "cumprod": np.cumprod, "take": np.take, "repeat": np.repeat, "argsort": np.argsort,
+    "conjugate": np.conj, "nonzero": np.nonzero, "item": casts.item_value,
 }
 VARARG_METHODS = {"reshape": "shape", "transpose": "axes"}   # x.reshape(3, 2) == x.reshape((3, 2))
-ATTRIBUTES = {"T": np.transpose, "shape": np.shape, "ndim": np.ndim, "size": np.size}
+ATTRIBUTES = {"T": np.transpose, "shape": np.shape, "ndim": np.ndim, "size": np.size,
+              "real": np.real, "imag": np.imag}
 
 
 @dataclass
@@ -257,6 +261,9 @@ def classify(obj, parsed, node, label=None) -> Target:
             raise UnsupportedSyntaxError(f"calling `{label or obj.__name__}(...)`",
                                          parsed.location(node), CLASS_HINTS[obj])
         return Target("prim", constructor(obj))
+    call = registry.call_source(obj)
+    if call is not None:
+        return Target("user", call)         # spline(x): the NumPy source s2sad has for it
     call = _python_call(obj)
     if call is not None:
         return Target("user", call)         # net(x): the object's own __call__, self = net

@@ -5,6 +5,7 @@ lowering knows.  Rewrites, one line each::
     self.a   (self of a class s2sad knows)        =>  attribute(self, "a")
     obj.a = v, obj.a += v                         =>  set_attribute(obj, "a", v)   (an effect)
     obj.m(x) (obj global, m a method in Python)   =>  M(x), M = obj.m: inlined, self = obj
+    obj.s(x) (obj.s a spline: implement_call)     =>  S(x), S = obj.s: its NumPy source
     self.m(x), C(...).m(x), c.m(x) (c = C(...))   =>  M(self, x), M = MethodOf(C, C.m)
     m = C(W, b); m(x), m.a, m.a = v   (C a plain class of the user's; resolve_built.py, run
                                       first)  =>  m = NEW(W, b): a dict of its attributes
@@ -63,6 +64,12 @@ def plain_object(value) -> bool:
     if isinstance(value, tuple):
         return hasattr(value, "_fields")
     return not isinstance(value, _VALUES) and not is_library(type(value))
+
+
+def held_kind(value) -> bool:
+    """An object the code may hold by identity and read the attributes of where it runs: a
+    plain object, or a spline whose NumPy source s2sad has (registry.implement_call)."""
+    return plain_object(value) or registry.call_class(type(value)) is not None
 
 
 def user_function(f) -> bool:
@@ -135,7 +142,7 @@ def held_object(rw, node, scope):
             _, value = rw.world.lookup(node.id)
         except KeyError:
             return False, None
-        if plain_object(value):
+        if held_kind(value):
             return rw.static(node, scope)       # (guarded: the code assumes this object)
     if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
         ok, base = held_object(rw, node.value, scope)      # self.parser.get(v, name)
@@ -166,7 +173,7 @@ def held_items(rw, node, scope):
         ok, value = False, None
     items = list(value.values()) if isinstance(value, dict) else value
     if not ok or not isinstance(items, (list, tuple)) or not items or \
-            not all(plain_object(v) and not isinstance(v, type) for v in items):
+            not all(held_kind(v) and not isinstance(v, type) for v in items):
         return None
     # the code is made for these objects, in this order: a change transforms it again
     rw.parsed.guards.append(("items", value, None, tuple(items)))
@@ -175,13 +182,18 @@ def held_items(rw, node, scope):
 
 def _held_method(rw, obj, node):
     """obj.attr (node) where it is a function in Python (a method bound to obj, a
-    function stored on it): a name holding it, inlined where called; else None."""
+    function stored on it, a spline whose NumPy source s2sad has): a name holding it,
+    inlined where called; else None."""
     try:
         value = getattr(obj, node.attr)
     except AttributeError:
         # one the code sets while it runs (self.out = ...) and reads back: forwarded to
         # the store, or read where the code runs (lowering/attributes.py)
         return None
+    if registry.call_source(value) is not None:
+        # self.spline(x): its source, inlined; another spline there makes the code again
+        rw.parsed.guards.append(("attr", obj, node.attr, value))
+        return _at(_name(rw.cell(value, node.attr)), node)
     if isinstance(value, types.MethodType) and user_function(value.__func__) or \
             user_function(value):
         return _at(_name(rw.cell(value, node.attr)), node)

@@ -686,6 +686,8 @@ class Lowering:
         name = node.func.attr
         receiver = self.atom(node.func.value)
         fn = runtime.astype if name == "astype" else METHODS.get(name)
+        if name == "item" and (args or kwargs):
+            fn = None                   # x.item(i): as any other method
         if fn is None or isinstance(receiver, ir.Const) and not isinstance(
                 receiver.value, (np.ndarray, np.generic)):
             # any other method (rng.normal, "{}".format): run as it is, on the primal

@@ -651,6 +651,9 @@ class Control:
             if target.kind == "prim":
                 return low.prim_call(target.value, args, kwargs, node)
             return self.inline(target.value, args, kwargs, node)
+        made = low.out.made.get(getattr(fn, "name", None))
+        if made is not None:
+            raise made_inside(made, low.loc(node))
         raise UnsupportedSyntaxError(
             "calling a function chosen at run time", low.loc(node),
             "s2sad must know which function a call runs when it transforms the code: a "
@@ -699,3 +702,18 @@ class Control:
         # None: no return in it; RAISED: it only raises
         return ir.Const(None) if result is None or result is RAISED else result
 
+
+def made_inside(cls, loc):
+    """The refusal of a call of an object of cls made by the differentiated code itself
+    (CubicSpline(t, y)(x)): s2sad knows its class, not the object."""
+    what = registry.object_name(cls)
+    if registry.call_class(cls) is not None:
+        hint = (f"s2sad differentiates a call of {what} in x where the object is made outside "
+                f"the function, from constants: `spline = {cls.__name__}(t, y)` before "
+                "`def f(x)`, and `spline(x)` inside. A derivative in the data an "
+                "interpolator is made from is not supported.")
+    else:
+        hint = ("s2sad must know which function a call runs when it transforms the code: "
+                "make the object outside the function, or call a function of your own.")
+    return UnsupportedSyntaxError(f"calling {what} made inside the differentiated function",
+                                  loc, hint)

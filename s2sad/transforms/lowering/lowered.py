@@ -65,6 +65,8 @@ class Output:
         # name -> the atoms it may be a version of: a loop's carried value (its start), an
         # if's join (its two sides); lower_nonlocal follows a caller's list through them
         self.origin: Dict[str, tuple] = {}
+        # name -> the class whose object a call made it (spline = CubicSpline(t, y))
+        self.made: Dict[str, type] = {}
 
     def note_params(self, params, spec):
         """The parameters the call passes containers in, and those it passes dicts in
@@ -92,6 +94,8 @@ class Output:
             self.dicts[target] = dict(zip(value.args[0].value, self.packs[value.args[1].name]))
         if isinstance(value, ir.Call) and getattr(value.callee, "fn", None) is range:
             self.ranges.add(ir.Var(target))
+        if isinstance(value, ir.Call) and isinstance(getattr(value.callee, "fn", None), type):
+            self.made[target] = value.callee.fn
         if isinstance(value, ir.Call) and getattr(value.callee, "tuple_items", ()):
             self.tuple_items[target] = value.callee.tuple_items
 

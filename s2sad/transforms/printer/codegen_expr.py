@@ -219,9 +219,11 @@ class Printer:
         eargs = list(e.args)
         kws = list(e.kwargs)
         if sig is not None:
-            # leave out trailing arguments that equal their defaults: unreduce(g, x, None, False)
+            # leave out trailing arguments that equal their defaults: unreduce(g, x, None, False);
+            # never the first (np.arange(0): s2sad's signature gives arange a start=0)
             params = list(sig.parameters.values())
-            while eargs and len(eargs) <= len(params) and _is_default(eargs[-1], params[len(eargs) - 1]):
+            while len(eargs) > 1 and len(eargs) <= len(params) and \
+                    _is_default(eargs[-1], params[len(eargs) - 1]):
                 eargs.pop()
             byname = sig.parameters
             kws = [(k, a) for k, a in kws if not (k in byname and _is_default(a, byname[k]))]
