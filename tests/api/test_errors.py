@@ -151,13 +151,17 @@ def uses_del(x):
 
 
 def uses_import(x):
-    import math as m          # MARK
-    return m.sin(x)
+    if x > 0:                 # (an import at the top of the body runs when s2sad reads it)
+        import math as m          # MARK
+        return m.sin(x)
+    return x
 
 
 def uses_from_import(x):
-    from math import sin      # MARK
-    return sin(x)
+    def inner(y):
+        from math import sin      # MARK
+        return sin(y)
+    return inner(x)
 
 
 def uses_set_item_of_item(x):

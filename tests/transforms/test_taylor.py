@@ -393,7 +393,7 @@ def implicit_einsum(x, y):
 def take_tile_kron(x, y):
     z = np.take(x * y, [2, 2, 0]) + np.tile(np.sin(x[:1]), 3) + np.kron(x[:3], y[:1])
     return np.roll(np.sin(z), 1) + np.cross(z, y[:3]) + np.inner(x, y) * np.trace(
-        np.diag(x * y))
+        np.diag(x * y)) + np.diff(x[:4] * y[:4], prepend=0.5)[1:] ** 2
 
 
 @pytest.mark.parametrize("f", [flat_cumsum, flip_all, implicit_einsum, take_tile_kron])

@@ -80,6 +80,8 @@ class TaylorTransform:
     def zero(self, a, s=None):
         """A materialized zero coefficient for a in slot s (a tuple's or a list's: zeros
         alike; stacked directions: shape (D, *a.shape))."""
+        if isinstance(a, ir.Const) and (a.value is None or isinstance(a.value, str)):
+            return ir.Const(None)       # (np.diff's append=None has no coefficient)
         if s is not None and self.L.stacked(s):
             return taylor_batched.zeros(self.T, a, self.L.D)
         if isinstance(a, ir.Var) and (a.name in self.containers or a.name in self.tuples):

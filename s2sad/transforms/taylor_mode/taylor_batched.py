@@ -131,6 +131,8 @@ def per_direction(T, prim, args, primals, flags, kwargs, out, D):
     if known(out) or getattr(prim, "returns_tuple", False) or prim.fn in _SEQUENCES or \
             (prim.fn in _ONE_OR_SEVERAL and len(args) > 1):
         raise refuse(T, prim, ", which returns a list or tuple")
+    flags = [f and not (isinstance(a, ir.Const) and a.value is None)     # (no coefficient)
+             for a, f in zip(args, flags)]
     T.call(tb.stacked_arrays, *[a for a, f in zip(args, flags) if f])
     one = [T.call(prim.fn, *[T.call(operator.getitem, a, ir.Const(d)) if f else a
                               for a, f in zip(args, flags)], **kwargs) for d in range(D)]
