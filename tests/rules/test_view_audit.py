@@ -149,6 +149,8 @@ UNPROBED = {
     **{f: "run for its effect (print, assert, log, warn, a check): returns None"
        for f in (print, B.check_assert, B.log_call, warnings.warn, B.check_rebound,
                  B.check_changed_in_place, B.check_one_value)},
+    np.unravel_index: "new integer arrays (indices of a flat index), no derivative: "
+                      "never a view of its argument",
     add_into: "adds into its first argument by design: only generated code calls it, on a "
               "loop accumulator nothing else holds (transforms/optimizer/optimize_acc.py); code "
               "transformed again reads it as + (registry.alias)",

@@ -152,6 +152,7 @@ def taylor_float_type(T, x, out):
 
 
 defnondiff(*INTEGER_TYPES)
+defview(*FLOAT_TYPES)       # np.float64(x) of a float64 array is x itself
 
 
 def item_value(x):

@@ -15,4 +15,10 @@ ROWS = [
         id="cast_to-int"),
     Row(lambda x: x.astype(np.ones(1, bool).dtype) * x ** 2, shapes=[(3,)], also=ALSO,
         id="cast_to-bool"),
+    # NumPy's float types called on a value share one rule (np.float32's rounding would
+    # cost the finite differences their accuracy: covered by np.float64's row)
+    Row(lambda x: np.float64(x) * np.sin(x), shapes=[(3,)],
+        also=(np.float64, np.float32, np.float16, np.longdouble), id="float64-call"),
+    Row(lambda x: np.sum(np.sin(x)).item() * x, shapes=[(3,)], also=(C.item_value,),
+        id="item-method"),
 ]
