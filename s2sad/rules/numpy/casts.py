@@ -138,12 +138,13 @@ INTEGER_TYPES = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.
 
 @defbprop(*FLOAT_TYPES)
 def bprop_float_type(x, out, dout):
-    return (inexact_part(dout, x),)
+    # of a complex x the value is Re x (NumPy warns): np.real's cotangent, the real dout
+    return (inexact_part(np.real(dout), x),)
 
 
 @defjvp(*FLOAT_TYPES)
 def jvp_float_type(x, out, dx):
-    return (inexact_part(dx, out),)
+    return (inexact_part(np.real(dx), out),)
 
 
 @deftaylor(*FLOAT_TYPES)
