@@ -17,7 +17,7 @@ from typing import Dict, Iterator, Optional, Tuple
 
 import numpy as np
 
-from . import failures, ir, registry, runtime
+from . import failures, ir, registry, runtime, scopes
 from .errors import (ArgumentError, CotangentError, Location, OptionError, S2SADError,
                      TangentError, UnsupportedSyntaxError)
 from .containers import flatten, is_record, rebuild
@@ -108,11 +108,13 @@ def backend(name: str) -> Iterator[None]:
         raise OptionError(f"backend must be 'numpy' or 'cupy', got {name!r}")
     if name == "cupy":
         _import_cupy()
+    scopes.OPEN.enter()
     token = forced_backend.set(name)
     try:
         yield
     finally:
         forced_backend.reset(token)
+        scopes.OPEN.leave()
 
 
 def _import_cupy():

@@ -15,7 +15,7 @@ MISS, and the call takes the general way.
 
 import numpy as np
 
-from . import cache
+from . import cache, floatmath, scopes
 from .ir.spec import Arg
 from .calls import finish, forced_backend
 
@@ -23,38 +23,46 @@ MISS = object()        # the runner's answer for a call it does not cover
 
 
 def runner(art, f, n, types, kind, wrt, with_value, check_value, finish_grads, on_error,
-           jit=None):
+           jit=None, general=None):
     """A function run(args) -> the call's result, or MISS.  art: the artifact (its
     guards); f: its generated function for NumPy, or under s2sad.jit its compiled runner
     (compiled/build.py: Runner), with jit() saying the mode ("faster" or "compiled");
     types: the argument types it covers; check_value(value) for value_and_grad;
     finish_grads(grads, art, args) where the gradients are not one per float argument;
-    on_error(e) raises what an error of the generated code means."""
+    on_error(e) raises what an error of the generated code means.
+
+    general: (call, jit_active, trim) for the runner that is the transform's entry
+    (Transformed.__call__): run(*args, **kwargs), which hands a call it does not cover,
+    or one under an s2sad.jit (jit_active()), to call(args, kwargs), and raises its
+    errors trimmed; without it, run(args) answers MISS."""
     env = {"MISS": MISS, "f": f, "jit": jit, "art": art, "fin": finish,
            "check_value": check_value,
            "finish_grads": finish_grads, "on_error": on_error, "f64": np.float64,
-           "_missing": _GONE, "forced": forced_backend.get, "plain_dict": plain_dict}
+           "forced": forced_backend.get, "plain_dict": plain_dict,
+           "RETRY": floatmath.RETRY}
+    numbers = not jit and art.module.numbers and all(t in (float, int) for t in types)
+    if numbers:         # Python numbers: math's functions (floatmath.py)
+        env["fm"] = art.function(floatmath.FLOATS)
     names = [f"a{i}" for i in range(n)]
-    tests = [f"type({a}) is not T{i}" for i, a in enumerate(names)]
-    tests.append("forced() not in (None, 'numpy')")    # s2sad.backend("cupy") around it
-    # an array: of floats (Arg.ARRAY) or not (Arg.CONSTANT), as where the code was made
-    tests += [f"({a}.dtype.kind in 'fc') is not {art.spec[i] == Arg.ARRAY}"
-              for i, a in enumerate(names) if types[i] is np.ndarray]
-    tests += [f"not plain_dict({a})" for i, a in enumerate(names) if types[i] is dict]
-    env.update({f"T{i}": t for i, t in enumerate(types)})
-    tests += _guard_tests(art.guards, env)
-    lines = ["def run(args):",
-             f"    if len(args) != {n}:",
-             "        return MISS",
+    if general is not None:
+        env["general"], env["jit_active"], env["trim"] = general
+    tests = _arg_tests(art, names, types, env, general is not None)
+    miss = "return MISS" if general is None else "return general(args, kwargs)"
+    lines = ["def run(args):" if general is None else "def run(*args, **kwargs):",
+             f"    if len(args) != {n}:" if general is None else
+             f"    if kwargs or len(args) != {n}:",
+             f"        {miss}",
              f"    {_tuple(names)} = args",
-             "    try:                          # (an empty cell raises ValueError)",
+             "    try:           # (an empty cell raises ValueError, a global gone KeyError)",
              f"        if {' or '.join(tests) or 'False'}:",
-             "            return MISS",
-             "    except ValueError:",
-             "        return MISS",
-             "    try:"] + _call_lines(jit, names) + [
+             f"            {miss}",
+             "    except (ValueError, KeyError):",
+             f"        {miss}",
+             "    try:"] + _call_lines(jit, names, numbers) + [
              "    except Exception as e:",
-             "        on_error(e)"]
+             "        on_error(e)" if general is None else "        raise_trimmed(e)"]
+    if general is not None:
+        env["raise_trimmed"] = _raise_trimmed(on_error, env["trim"])
     if with_value:
         lines += ["    value, r = r", "    check_value(value)"]
     lines += ["    " + line for line in _finish_lines(kind, wrt, names, types)]
@@ -66,7 +74,31 @@ def runner(art, f, n, types, kind, wrt, with_value, check_value, finish_grads, o
     return run
 
 
-_GONE = object()
+def _arg_tests(art, names, types, env, entry):
+    """The tests of a call's arguments (and the scopes open, the guards), each true where
+    the runner does not cover the call; the names they read go into env."""
+    tests = [f"type({a}) is not T{i}" for i, a in enumerate(names)]
+    # s2sad.backend("cupy") around it, or (for the entry) an s2sad.jit
+    scope = "forced() not in (None, 'numpy')" + (" or jit_active()" if entry else "")
+    env["OPEN"] = scopes.OPEN
+    tests.append(f"OPEN.count and ({scope})")
+    # an array: of floats (Arg.ARRAY) or not (Arg.CONSTANT), as where the code was made
+    tests += [f"({a}.dtype.kind in 'fc') is not {art.spec[i] == Arg.ARRAY}"
+              for i, a in enumerate(names) if types[i] is np.ndarray]
+    tests += [f"not plain_dict({a})" for i, a in enumerate(names) if types[i] is dict]
+    env.update({f"T{i}": t for i, t in enumerate(types)})
+    return tests + _guard_tests(art.guards, env)
+
+
+def _raise_trimmed(on_error, trim):
+    """on_error, whose exception leaves s2sad trimmed (what Transformed.__call__ raises)."""
+    def raise_trimmed(e):
+        try:
+            on_error(e)
+        except Exception as x:
+            raise trim(x)
+        raise trim(e)   # (on_error raises)
+    return raise_trimmed
 
 
 def plain_dict(d) -> bool:
@@ -98,16 +130,22 @@ def _guard_tests(guards, env):
             tests.append(f"not holds({kind!r}, G{i}, {name!r}, O{i})")
         else:
             env[f"G{i}"] = container
-            tests.append(f"G{i}.get({name!r}, _missing) is not O{i}")
+            tests.append(f"G{i}[{name!r}] is not O{i}")
     return tests
 
 
-def _call_lines(jit, names):
+def _call_lines(jit, names, numbers=False):
     """The call of the generated function: under jit, the function its runner settled on
     for the mode (its `direct`, called without the runner's frame: a scalar gradient's
     microsecond), whose error the runner answers (NumPy's code again where the compiled
-    code stopped)."""
+    code stopped).  numbers: the code with math's functions first, NumPy's where they
+    raise (floatmath.py)."""
     args = ", ".join(names)
+    if numbers:
+        return ["        try:",
+                f"            r = fm({args})",
+                "        except RETRY:",
+                f"            r = f({args})"]
     if not jit:
         return [f"        r = f({args})"]
     return ["        d = f.direct if jit() == 'faster' else f.direct_compiled",

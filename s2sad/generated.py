@@ -38,6 +38,7 @@ class Module:
     # (kind, container, name, object) that must stay the same for this code to be valid
     guards: List[tuple] = field(default_factory=list)
     impure: bool = False        # it draws random numbers or acts (pipeline._finish)
+    numbers: bool = False       # it computes with numbers alone from Python numbers
     compiled: Any = None        # under s2sad.jit: its Numba runner, or why there is none
 
     def function(self, xp):
@@ -83,7 +84,7 @@ def _for_backend(obj, xp):
     """A function s2sad generated (a recursive function's fwd, bwd or jvp code), built for
     the array module xp like the code that calls it; anything else as it is."""
     mod = getattr(obj, "__s2sad_module__", None)
-    if mod is None or not callable(obj) or xp.__name__ == "numpy":
+    if mod is None or not callable(obj) or xp.__name__ in ("numpy", "floats"):
         return obj
     return mod._build(xp).get(getattr(obj, "__name__", ""), obj)
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import cache, failures, generated, ir, registry
 from .errors import TransformError
+from .ir import analysis
 from .ir.spec import CONTAINERS, DIFFERENTIATED, NUMBERS, Arg, all_arrays
 from .transforms import names
 from .transforms.batching import batch
@@ -102,10 +103,32 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> cac
     if kind == "jvp" and module.defaults:
         module.defaults = tuple(module.defaults) + (None,) * n     # the tangents
     module.kwdefaults = getattr(fnobj, "__kwdefaults__", None) or {}
+    module.numbers = _numbers_only(g, module, n)
+    if module.numbers:      # what xp is when Python numbers come in (floatmath.py)
+        module.source = module.source.replace(
+            "(numpy or cupy), chosen", "(numpy or cupy; math's functions for Python "
+            "numbers), chosen", 1)
     art = cache.Artifact(module, module.guards)
     art.params = list(func.params[:n])
     art.spec = spec
     return art
+
+
+def _numbers_only(g, module, n) -> bool:
+    """Does g compute with numbers alone when its positional arguments are Python
+    numbers (floatmath.py)?  The outside values it reads must be numbers now (a guard
+    makes the code again where one changes), and it must draw and act on nothing."""
+    if module.impure or module.siblings:
+        return False
+    known = set(g.params[:n]) | {k for k, v in module.kwdefaults.items()
+                                 if type(v) in (int, float)}
+    for name in ir.free_names(g) - known:
+        cell = module.cells.get(name)
+        value = module.bindings.get(name, module.globals.get(name)) if cell is None \
+            else cell.cell_contents
+        if type(value) in (int, float):
+            known.add(name)
+    return analysis.numbers_only(g, known)
 
 
 def _code(fn, func, out, kind, wrt, with_value, spec, slots, parsed):

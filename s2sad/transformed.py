@@ -11,13 +11,14 @@ import functools
 import inspect
 import itertools
 import linecache
+import operator
 import types
 import weakref
 from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
-from . import cache, call_checks, compiled, failures, fastcall, registry
+from . import cache, call_checks, compiled, failures, fastcall, registry, scopes
 from .call_checks import made_for_now
 from .calls import (article, backend_of, call_spec, check_cotangent, check_tangent,
                     checking_bprop, describe, finish, numeric, output_problem,
@@ -201,6 +202,7 @@ class Transformed(registry.Derived):
         self._aux = None            # has_aux: _AuxParts, made at the first use
         self._last_spec = None      # the kind of call source() shows: the last one made
         self._fast = None           # the runner of calls with numbers and arrays: _fast_path
+        self._entry = self._call_any    # what a call runs (see __call__)
         self._fast_jit = None       # its compiled counterpart (under s2sad.jit)
         self._runners = None        # every runner made, per kind of call
         self._through = None        # grad(grad(f, a), b): grad(f, b) (see _over_gradient)
@@ -343,16 +345,28 @@ class Transformed(registry.Derived):
                                 f"fit {shown}: {msg}")
 
     # -- calls -----------------------------------------------------------------------------
-    def __call__(self, *args, **kwargs):
+    # g(*args) calls g._entry(*args): the general call, or once a call with Python numbers
+    # and NumPy arrays was made, the runner written for such calls (fastcall.py), which
+    # hands the others to the general call.  The getter is C code (attrgetter), so the
+    # call of a scalar gradient adds no Python frame of its own.
+    __call__ = property(operator.attrgetter("_entry"),
+                        doc="Call it like the original function.")
+
+    def _call_any(self, *args, **kwargs):
+        return self._general(args, kwargs)
+
+    def _general(self, args, kwargs):
         jit = _jit_mode()
         if self.jitted and not jit:
+            scopes.OPEN.enter()
             token = compiled.ACTIVE.set(self.jitted)
             try:
-                return self(*args, **kwargs)
+                return self._general(args, kwargs)
             finally:
                 compiled.ACTIVE.reset(token)
+                scopes.OPEN.leave()
         try:
-            fast = self._fast_jit if jit else self._fast
+            fast = self._fast_jit if jit else None
             if fast is not None and not kwargs:
                 result = fast(args)
                 if result is not fastcall.MISS:
@@ -432,11 +446,12 @@ class Transformed(registry.Derived):
             run = self._runners[key] = fastcall.runner(
                 art, f, len(args), types, self.kind, self.wrt, self.with_value,
                 functools.partial(call_checks.check_value, self), self._finish_grads,
-                raise_from_run, _jit_mode if f is not art.function(np) else None)
+                raise_from_run, _jit_mode if f is not art.function(np) else None,
+                general=None if jit else (self._general, _jit_mode, failures.trim))
         if jit:
             self._fast_jit = run
         else:
-            self._fast = run
+            self._fast = self._entry = run
 
     def _call_aux(self, args, kwargs):
         """grad(f, has_aux=True)(*args): one forward and one backward pass of f."""

@@ -14,6 +14,7 @@ import importlib.util
 
 import numpy as np
 
+from .. import scopes
 from ..errors import OptionError
 from .state import ACTIVE, warn
 
@@ -137,8 +138,10 @@ class Jitted:
         return f"<s2sad.jit({self.fn!r})>"
 
     def __call__(self, *args, **kwargs):
+        scopes.OPEN.enter()
         token = ACTIVE.set(self.mode)
         try:
             return self.fn(*args, **kwargs)
         finally:
             ACTIVE.reset(token)
+            scopes.OPEN.leave()

@@ -12,6 +12,8 @@ rewrites reads in place (substitution); none emits code::
                                value restored from a tape)
     record_tuple(tuples, t, v) notes in tuples that t = v holds a tuple (its length, or
                                None when unknown)
+    numbers_only(func, numbers) does func compute with numbers alone, from the names in
+                               numbers (Python floats run it with math's functions)
     substitute(func, m)        reads of the names in m replaced by their atoms, nested
                                functions included; subst_block, subst_expr and
                                subst_atom do it for a block, an expression, an atom
@@ -320,3 +322,81 @@ def own_reads(s):
     else:
         atoms = []
     return [a for a in atoms if isinstance(a, ir.Var)]
+
+
+# -- code on numbers alone ---------------------------------------------------------------
+
+_NUMBER_TYPES = (int, float, bool)
+_COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge)
+
+
+def numbers_only(func: ir.Function, numbers: set) -> bool:
+    """Is every value func computes a number, given that the names in `numbers` (its
+    parameters, the outside values it reads) hold Python numbers?  True where each
+    statement is an elementwise primitive of numbers and constants (not ``**``, whose
+    Python form of a negative float is complex), an if or a while loop whose values are
+    numbers, and the result a number or a tuple of them: NumPy's functions of numbers
+    then return numbers, and so do math's, which Python floats run faster (floatmath)."""
+    known = set(numbers)
+    if not _numbers_block(func.body, known):
+        return False
+    packs = {s.target: s.value for s in func.body
+             if isinstance(s, ir.Assign) and isinstance(s.value, ir.Pack)}
+    return _numbers_tree(func.result, known, packs)
+
+
+def _numbers_tree(a, known, packs) -> bool:
+    """Is a a number, or a tuple of numbers and such tuples (value_and_grad's)?"""
+    if _number(a, known):
+        return True
+    pack = packs.get(a.name) if isinstance(a, ir.Var) else None
+    return pack is not None and all(_numbers_tree(i, known, packs) for i in pack.items)
+
+
+def _number(a, known) -> bool:
+    return a.name in known if isinstance(a, ir.Var) else type(a.value) in _NUMBER_TYPES
+
+
+def _numbers_block(stmts, known: set) -> bool:
+    for s in stmts:
+        if isinstance(s, ir.Assign):
+            v = s.value
+            if isinstance(v, ir.Call):
+                p = v.callee
+                fn = getattr(p, "fn", None)
+                if fn is runtime.release:           # (frees what it names)
+                    continue
+                if not (isinstance(p, registry.Primitive) and not v.kwargs and
+                        (p.elementwise and p.pure and fn is not operator.pow or
+                         fn in _COMPARISONS or
+                         fn is runtime.unbroadcast) and         # of a number: the number
+                        all(_number(a, known) for a in v.args)):
+                    return False
+                known.add(s.target)
+            elif isinstance(v, (ir.Var, ir.Const)):
+                if not _number(v, known):
+                    return False
+                known.add(s.target)
+            elif not isinstance(v, ir.Pack):        # a tuple: the result, nothing reads it
+                return False
+        elif isinstance(s, ir.If):
+            if not (_number(s.test, known) and _numbers_block(s.body, known) and
+                    _numbers_block(s.orelse, known)):
+                return False
+            for t, x, y in s.outs:
+                if not (_number(x, known) and _number(y, known)):
+                    return False
+                known.add(t)
+        elif isinstance(s, ir.Loop):
+            if s.iter is not None or s.checkpoint is not None or \
+                    not all(_number(i, known) for _, i, _ in s.carried):
+                return False
+            known.update(c for c, _, _ in s.carried)
+            if not (_numbers_block(s.cond, known) and _numbers_block(s.body, known)):
+                return False
+            if not all(_number(a, known) for a in [s.test, s.stop] if a is not None) or \
+                    not all(_number(n, known) for _, _, n in s.carried):
+                return False
+        elif not isinstance(s, ir.Return):
+            return False
+    return True

@@ -209,3 +209,24 @@ def test_a_dict_without_a_key_raises_the_general_paths_error():
     with pytest.raises(KeyError) as first:
         s2sad.grad(layer)({"W": np.ones((3, 2)), "b": np.ones(2), "n": 2}, x)
     assert str(fast.value) == str(first.value)
+
+
+# -- scopes: s2sad.jit and s2sad.backend around a call whose runner is made -------------------
+
+def test_a_jit_around_a_call_with_a_runner_runs_compiled():
+    pytest.importorskip("numba")
+    g = s2sad.grad_all(scaled)
+    want = g(0.3, 1.5)
+    g(0.3, 1.5)                         # the runner is g's entry now
+    assert g._fast_jit is None
+    assert s2sad.jit(g)(0.3, 1.5) == pytest.approx(want, rel=1e-14)
+    assert g._fast_jit is not None      # the call took the jit's way, not the runner's
+    assert g(0.3, 1.5) == want          # and after it, the runner again
+
+
+def test_the_numpy_backend_around_a_call_with_a_runner():
+    g = s2sad.grad_all(scaled)
+    want = g(0.3, 1.5)
+    with s2sad.backend("numpy"):
+        assert g(0.3, 1.5) == pytest.approx(want, rel=1e-14)
+        assert g(0.3, 1.5) == pytest.approx(want, rel=1e-14)
