@@ -184,5 +184,6 @@ def source(obj: Any) -> str:
 
 
 # what a call of each of them means inside a function s2sad differentiates
-jacobians.mark_inline(call=(grad, grad_all, value_and_grad, derivative, fprop, jacobian, hessian),
+jacobians.mark_inline(call=(grad, grad_all, value_and_grad, derivative, fprop, jacobian, hessian,
+                            laplacian, biharmonic, taylor),
                       vjp=vjp, jvp=jvp)

@@ -18,7 +18,8 @@ import linecache
 
 import gast
 
-_LIFTABLE = ("grad", "value_and_grad", "derivative", "jacobian", "hessian")
+_LIFTABLE = ("grad", "value_and_grad", "derivative", "jacobian", "hessian", "laplacian",
+             "biharmonic", "taylor")
 
 
 def _loads(node) -> set:

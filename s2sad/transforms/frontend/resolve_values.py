@@ -108,9 +108,13 @@ class _Rewriter:
 
     # -- static values -------------------------------------------------------------
     def static(self, node, scope):
-        """(True, value) for a constant, free name, module attribute or tuple of them."""
+        """(True, value) for a constant, free name, module attribute or tuple of them,
+        or a call of s2sad's API with such arguments (derivative(derivative(u)))."""
         if isinstance(node, gast.Constant):
             return True, node.value
+        if isinstance(node, gast.Call):
+            made = self.evaluated(node, scope)
+            return made is not None, made
         if isinstance(node, gast.Name) and node.id not in scope.locals:
             try:
                 kind, value = self.world.lookup(node.id)
@@ -802,6 +806,12 @@ def _binding(rw, st, scope):
         ok, fn = rw.static(value.func, scope)
         if ok and fn is functools.partial and value.args:
             return _partial(rw, st, name, value, scope)
+        made = rw.evaluated(value, scope)       # lap = s2sad.laplacian(u): made now
+        if made is not None:
+            cell = rw.cell(made, name)
+            scope.bound[name] = lambda node: _at(gast.Call(
+                _name(cell), node.args, node.keywords), node)
+            return []
     return None
 
 

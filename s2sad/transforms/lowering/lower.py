@@ -702,6 +702,13 @@ class Lowering:
         return self.prim_call(registry.primitive(fn), [receiver] + args, kwargs, node)
 
     def prim_call(self, prim, args, kwargs, node):
+        if any(isinstance(a, Closure) for a in list(args) + list(kwargs.values())) and \
+                getattr(prim.fn, "__s2sad_inline__", None):
+            raise UnsupportedSyntaxError(
+                f"s2sad.{prim.name}(...) of a function defined in the code it transforms",
+                self.loc(node), f"Define the function at the top level of a module (passing "
+                f"it what it reads as arguments), or write s2sad.{prim.name}(lambda ...)"
+                "(...): s2sad makes the function when it transforms the code.")
         if any(isinstance(a, Closure) for a in list(args) + list(kwargs.values())):
             raise UnsupportedSyntaxError(
                 f"passing a function to {prim.name}", self.loc(node),
