@@ -98,6 +98,10 @@ def hint_for(callee, args) -> str:
             return f"{first}_{word}_{b}".replace(".", "_").replace("-", "m")
         return word
     short = callee.short if isinstance(callee, registry.Primitive) else "call"
+    key = args[1].value if len(args) > 1 and isinstance(args[1], ir.Const) else None
+    if first and getattr(callee, "attribute", False) and isinstance(key, str) and \
+            key.isidentifier() and len(first) + len(key) < 24:
+        return f"{first}_{key}"         # net.W: net_W
     if first and len(first) + len(short) < 16:
         return f"{short}_{first}"
     return short

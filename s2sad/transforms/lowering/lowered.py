@@ -124,7 +124,7 @@ class Output:
                 if v[0] == "cell" and v[1] is cell:
                     return ir.Var(k)
             printed = name if name not in self.externals and name not in self.assigned and \
-                low.top else low.names.fresh(name)
+                low.top else self._global_name(cell, low) or low.names.fresh(name)
             low.names.taken.add(printed)
             self.externals[printed] = ("cell", cell)
             return ir.Var(printed)
@@ -133,6 +133,21 @@ class Output:
         self.externals[printed] = ("value", value)
         self.guards.append(("global", low.parsed.world.globals, name, value))
         return ir.Var(printed)
+
+    def _global_name(self, cell, low):
+        """The name of the top function's global that holds what cell does (a method's
+        `self`: NET in NET(x)), where that name is free to print; else None."""
+        try:
+            obj = cell.cell_contents
+        except ValueError:
+            return None
+        if _literal(obj) or obj is None:
+            return None
+        for k, v in self.top_globals.items():
+            if v is obj and k.isidentifier() and not k.startswith("_") and \
+                    k not in self.externals and k not in self.assigned:
+                return k
+        return None
 
     def value_of(self, atom):
         """The object a constant or an external name holds (a function passed in)."""
