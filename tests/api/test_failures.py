@@ -20,8 +20,8 @@ def myop(x):
 
 @s2sad.defbprop(myop)
 def bprop_myop(x, out, dout):
-    # np.i0 has no rule: fine at order 1 (the rule runs), refused at order 2
-    return (dout * 2 * np.i0(x) / np.i0(x) * x,)
+    # np.float_power has no rule: fine at order 1 (the rule runs), refused at order 2
+    return (dout * 2 * np.float_power(x, 2.0) / np.float_power(x, 2.0) * x,)
 
 
 def uses_myop(x):
