@@ -10,7 +10,9 @@ over JAX jit's (medians of the per-round ratios). JAX is timed after its compila
 it is left out where not installed.
 
 "s2sad jit" is the same s2sad function under s2sad.jit (Numba, where installed; it
-keeps whichever of compiled and NumPy code it measured faster on its first calls).
+keeps whichever of compiled and NumPy code it measured faster on its first calls); for
+the residuals, s2sad.jit of the user's residual function, which it transforms whole (its
+three derivatives' shared work done once: s2sad/whole.py).
 
 Rows (--scale multiplies the size that grows): the gradient of a 256x64 -> 128 -> 10
 tanh MLP's squared error with respect to its four weights (rows); an RNN
@@ -77,8 +79,19 @@ def jax_module():
     return jax, jnp
 
 
+class Call:
+    """fn(*args) as a function of no arguments; with_jit calls s2sad.jit(fn)(*args)."""
+
+    def __init__(self, fn, *args):
+        self.fn, self.args = fn, args
+
+    def __call__(self):
+        return self.fn(*self.args)
+
+
 def rows(scale):
-    """(name, {implementation: function of no arguments}) for each row."""
+    """(name, {implementation: function of no arguments}) for each row; "s2sad" is a
+    Call of the s2sad function (with_jit jits that function, not the call)."""
     rng = np.random.default_rng(0)
     jax, jnp = jax_module()
     out = []
@@ -88,7 +101,7 @@ def rows(scale):
           rng.standard_normal((128, 10)) / 11, np.zeros(10))
     g_mlp = s2sad.grad(mlp_loss, wrt=(0, 1, 2, 3))
     impl = {"hand NumPy": lambda: mlp_grad_by_hand(*ws, x, y),
-            "s2sad": lambda: g_mlp(*ws, x, y)}
+            "s2sad": Call(g_mlp, *ws, x, y)}
     if jax:
         def jloss(W1, b1, W2, b2, x, y):
             h = jnp.tanh(x @ W1 + b1)
@@ -102,7 +115,7 @@ def rows(scale):
     xs = rng.standard_normal((50 * scale, 32))
     g_rnn = s2sad.grad(core.rnn_wu, wrt=(0, 1))
     impl = {"hand NumPy": lambda: core.rnn_wu_grad_by_hand(W, U, xs),
-            "s2sad": lambda: g_rnn(W, U, xs)}
+            "s2sad": Call(g_rnn, W, U, xs)}
     if jax:
         def jrnn(W, U, xs):
             def step(h, x):
@@ -116,7 +129,7 @@ def rows(scale):
     # Rosenbrock Hessian
     xr = rng.uniform(-1, 1, 32 * scale)
     h_ros = s2sad.hessian(jac.rosen)
-    impl = {"hand NumPy": lambda: jac.rosen_hessian_by_hand(xr), "s2sad": lambda: h_ros(xr)}
+    impl = {"hand NumPy": lambda: jac.rosen_hessian_by_hand(xr), "s2sad": Call(h_ros, xr)}
     if jax:
         def jrosen(x):
             return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
@@ -128,7 +141,7 @@ def rows(scale):
     # scalar
     gs = s2sad.grad_all(core.scalar)
     impl = {"hand NumPy": lambda: core.scalar_grad_by_hand(2.0, 5.0),
-            "s2sad": lambda: gs(2.0, 5.0)}
+            "s2sad": Call(gs, 2.0, 5.0)}
     if jax:
         def jscalar(x1, x2):
             return jnp.log(x1) + x1 * x2 - jnp.sin(x2)
@@ -142,9 +155,9 @@ def plate_rows(scale, rng):
     plate.set_mode("taylor")
     params = plate.make_params((2, 32, 64, 32, 1), seed=0)
     batch = plate.sample_points(rng, points=1000 * scale)
-    residual = {"s2sad": lambda: plate.residual(params, *batch[:2])}
-    collapsed = {"s2sad": lambda: BIHARMONIC(params, *batch[:2]) - 1.0}
-    step = {"s2sad": lambda: plate.loss_and_grad(params, *batch)}
+    residual = {"s2sad": Call(plate.residual, params, *batch[:2])}
+    collapsed = {"s2sad": Call(collapsed_residual, params, *batch[:2])}
+    step = {"s2sad": Call(plate.loss_and_grad, params, *batch)}
     made = bp.jax_functions(params, batch)
     if made is not None:
         residual["JAX jit"], step["JAX jit"], _ = made
@@ -159,6 +172,10 @@ def plate_rows(scale, rng):
 BIHARMONIC = s2sad.biharmonic(plate.w, wrt=(1, 2))
 
 
+def collapsed_residual(params, x, y):
+    return BIHARMONIC(params, x, y) - 1.0
+
+
 def with_jit(out):
     """Each row gains "s2sad jit": its s2sad function under s2sad.jit (Numba), where
     Numba is installed."""
@@ -167,7 +184,8 @@ def with_jit(out):
     import warnings
     warnings.simplefilter("ignore", s2sad.CompiledWarning)     # counted in the table
     for _, impl in out:
-        impl["s2sad jit"] = s2sad.jit(impl["s2sad"])
+        call = impl["s2sad"]
+        impl["s2sad jit"] = Call(s2sad.jit(call.fn), *call.args)
     return out
 
 

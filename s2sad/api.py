@@ -39,7 +39,7 @@ import functools
 from typing import Any, Callable, Optional, Tuple, Union
 
 from . import rules  # noqa: F401  (registers every rule)
-from . import compiled, failures, generated, jacobians
+from . import compiled, failures, generated, jacobians, whole  # noqa: F401 (s2sad.jit)
 from .call_checks import check_has_aux, check_one_index, check_wrt
 from .calls import backend, positional_params
 from .errors import ArgumentError
@@ -135,12 +135,16 @@ def derivative(fn: Function, wrt: Union[int, Tuple[int, ...]] = 0,
 def jit(fn: Optional[Function] = None, keep_faster: bool = True) -> Function:
     """fn, with the code s2sad generates compiled by Numba while it runs.
 
-    ``jit(grad(f))``, ``grad(jit(f))``, ``jit(hessian(f))`` and ``jit(step)``, a
-    function of the user's that calls s2sad's transforms, all run the generated code
-    compiled where Numba takes it whole (loops and tapes included); the user's own code
-    runs as Python.  Where Numba cannot compile a generated function, it runs as NumPy
-    code, with one :class:`~s2sad.errors.CompiledWarning` saying why.  Results equal the
-    NumPy path's to rounding.
+    ``jit(grad(f))``, ``grad(jit(f))`` and ``jit(hessian(f))`` run the generated code
+    compiled where Numba takes it whole (loops and tapes included).  ``jit(step)``, a
+    function of the user's (which may call s2sad's transforms), is transformed whole: its
+    own code in functional form, the transforms it calls inlined, so that what they share
+    (a network's values under several derivatives) is computed once, and it all runs as
+    one generated function, compiled; where s2sad cannot read step (a construct it
+    refuses), step runs as Python with the transforms it calls compiled.  Where Numba
+    cannot compile a generated function, it runs as NumPy code, with one
+    :class:`~s2sad.errors.CompiledWarning` saying why.  Results equal the NumPy path's
+    to rounding.
 
     Compiled code is not always faster (a function whose time is in its matrix products
     gains little, and calling compiled code costs a microsecond).  With ``keep_faster``
@@ -159,6 +163,9 @@ def jit(fn: Optional[Function] = None, keep_faster: bool = True) -> Function:
 def source(obj: Any) -> str:
     """The generated module behind anything s2sad made, as Python source."""
     if isinstance(obj, compiled.Jitted):
+        if obj.whole and obj.whole._last_spec is not None and \
+                obj.whole._last_spec not in obj.whole.refused:
+            return obj.whole.compiled_source()      # a user's function, transformed whole
         return obj.fn.compiled_source() if isinstance(obj.fn, (Transformed, Vmapped)) \
             else source(obj.fn)
     if isinstance(obj, Transformed) and obj.jitted:

@@ -87,7 +87,7 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> cac
     spec = (spec + Arg.DEFAULT * n)[:n]
     func.containers = {func.params[i] for i, c in enumerate(spec) if c in CONTAINERS}
     base = name_of(fn)
-    slots = _slots(spec, None if kind in ("fprop", "jvp", "vmap") or
+    slots = _slots(spec, None if kind in ("fprop", "jvp", "vmap", "call") or
                    isinstance(wrt, taylor.Seeds) else wrt, n, base)
     g, header = _code(fn, func, out, kind, wrt, with_value, spec, slots, parsed)
     # a Python float argument is a number: what is computed from numbers alone is too
@@ -138,6 +138,10 @@ def _code(fn, func, out, kind, wrt, with_value, spec, slots, parsed):
         return _taylor(func, out, wrt, spec, base, parsed)
     if kind == "vmap":
         return _vmap(func, out, wrt, base, parsed)
+    if kind == "call":      # s2sad.jit of a user's function: its own code, whole (whole.py)
+        func.name = out.names.fresh(f"jit_{base}")
+        return func, (f"{func.name}: {base} as one function, the s2sad functions it calls "
+                      f"inlined (s2sad.jit). From {_where(parsed)}.")
     if kind == "jvp":
         slots = [i if spec[i] in DIFFERENTIATED else None for i in range(n)]
         g = forward.jvp_function(func, out, slots, out.names.fresh(f"jvp_{base}"))

@@ -418,7 +418,7 @@ class Transformed(registry.Derived):
             return out, checking_bprop(bprop, out, describe(self.fn))
         if not kwargs and len(args) == len(params) and xp is np:
             self._fast_path(args, art, f)
-        if self.kind in ("derivative", "jvp"):
+        if self.kind in ("derivative", "jvp", "call"):
             return result
         values = [args[i] if i < len(args) else kwargs.get(p) for i, p in enumerate(art.params)]
         if self.with_value:

@@ -68,9 +68,10 @@ def describe(module) -> str:
                 f"region{'s' if n != 1 else ''} for Numba, not compiled whole "
                 f"({made.why_not_whole}):\n{states}\n{made.text}")
     else:
+        head = module.source.splitlines()[0] if module.source.startswith("# ") else ""
         return (f"# s2sad.jit: {module.name} runs compiled by Numba, every line; the module "
-                f"Numba compiles (the NumPy code: source(grad(f)) without jit):\n\n"
-                f"{made.text}")
+                f"Numba compiles (the NumPy code: source() of the same transform without "
+                f"jit).\n{head}\n\n{made.text}")
     return f"# s2sad.jit: {module.name} {why}.\n\n{module.source}"
 
 
@@ -124,8 +125,19 @@ class MixedOnce:
         return self.made[0]
 
 
+# how a user's function is transformed whole (transformed.Whole, registered there):
+# WHOLE[0](jitted) -> an object whose run(args, kwargs) is the call's result, or NOT_WHOLE
+WHOLE: list = []
+NOT_WHOLE = object()
+
+
 class Jitted:
-    """fn, run with s2sad's generated code compiled by Numba (see :func:`s2sad.jit`)."""
+    """fn, run with s2sad's generated code compiled by Numba (see :func:`s2sad.jit`).
+
+    A function of the user's is transformed whole where s2sad can (WHOLE): the s2sad
+    functions it calls are inlined, the work they share is done once, and it all runs
+    as one generated function; else (a call s2sad refuses) it runs as Python, with the
+    s2sad functions it calls compiled."""
 
     def __init__(self, fn, keep_faster=True):
         self.fn = fn.fn if isinstance(fn, Jitted) else fn
@@ -133,6 +145,7 @@ class Jitted:
         self.__name__ = f"jit_{getattr(self.fn, '__name__', 'function')}"
         self.__doc__ = getattr(self.fn, "__doc__", None)
         self.__wrapped__ = self.fn
+        self.whole = None           # made at the first call (WHOLE), False where none
 
     def __repr__(self):
         return f"<s2sad.jit({self.fn!r})>"
@@ -141,6 +154,12 @@ class Jitted:
         scopes.OPEN.enter()
         token = ACTIVE.set(self.mode)
         try:
+            if self.whole is None:
+                self.whole = WHOLE[0](self) if WHOLE else False
+            if self.whole:
+                result = self.whole.run(args, kwargs)
+                if result is not NOT_WHOLE:
+                    return result
             return self.fn(*args, **kwargs)
         finally:
             ACTIVE.reset(token)

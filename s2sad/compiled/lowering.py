@@ -294,6 +294,11 @@ class _Rewriter(ast.NodeTransformer):
     def visit_Delete(self, node):
         return None
 
+    def visit_Dict(self, node):
+        raise Refused("it builds a dict (Numba's is a typed Dict, not a Python dict)")
+
+    visit_DictComp = visit_Dict
+
     def visit_Attribute(self, node):
         self.generic_visit(node)
         if node.attr == "random":

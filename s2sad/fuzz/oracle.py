@@ -678,15 +678,34 @@ def check_jit(f, args, rng, out):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", s2sad.errors.CompiledWarning)
             got = _leaves(s2sad.jit(g, keep_faster=False)(*copy.deepcopy(args)))
+            _same_as_numpy(got, want, "jit")
+            _whole_jit(f, args)
     finally:
         regions.LEAST_ELEMENTS = least
+
+
+def _whole_jit(f, args):
+    """jit(f) itself: f transformed whole and compiled (s2sad/whole.py), or run as Python
+    where s2sad refuses it, against f."""
+    fresh()
+    try:
+        want = _leaves(f(*copy.deepcopy(args)))
+    except Exception:           # f's own error: nothing to compare
+        return
+    fresh()
+    _same_as_numpy(_leaves(s2sad.jit(f, keep_faster=False)(*copy.deepcopy(args))), want,
+                   "jit of the function itself")
+
+
+def _same_as_numpy(got, want, what):
+    """got equals want to 1e-12 relative to each array's largest entry, or a Wrong."""
     if len(got) != len(want):
-        raise Wrong(f"jit: {len(got)} gradients, without jit {len(want)}")
+        raise Wrong(f"{what}: {len(got)} values, without jit {len(want)}")
     for a, b in zip(got, want):
         scale = np.max(np.abs(b), initial=0.0)
         if a.shape != b.shape or not np.all(np.abs(a - b) <= 1e-12 * scale) and not (
                 np.isnan(a).any() and np.array_equal(a, b, equal_nan=True)):
-            raise Wrong(f"jit: {a!r} differs from the NumPy path's {b!r}")
+            raise Wrong(f"{what}: {a!r} differs from the NumPy path's {b!r}")
 
 
 CHECKS = {"grad": check_grad, "vjp": check_vjp, "jvp": check_jvp, "order2": check_order2,

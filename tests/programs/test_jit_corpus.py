@@ -91,3 +91,41 @@ def test_whole_corpus(order, least):
     print(order, {k: done.count(k) for k in ("compiled", "regions", "numpy")})
     # measured 2026-11-29: 172 of 239 compiled at order 1, 172 of 231 at order 2
     assert done.count("compiled") >= least * len(done), (done.count("compiled"), len(done))
+
+
+# -- s2sad.jit of the user's function itself: transformed whole (s2sad/whole.py) --------------
+
+def compare_whole(fn, args):
+    """'whole' (transformed whole, its values f's to 1e-12 relative), 'python' (refused: run
+    as Python, the same values) or None (fn itself raises)."""
+    import copy
+    try:
+        want = fn(*copy.deepcopy(args))
+    except Exception:
+        return None
+    j = s2sad.jit(fn, keep_faster=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CompiledWarning)
+        got = j(*copy.deepcopy(args))
+    a, b = leaves(got), leaves(want)
+    assert len(a) == len(b), fn.__name__
+    for x, y in zip(a, b):
+        assert x.shape == y.shape, fn.__name__
+        scale = np.max(np.abs(y), initial=0.0)
+        assert np.all(np.abs(x - y) <= 1e-12 * scale) or \
+            np.array_equal(x, y, equal_nan=True), (fn.__name__, x, y)
+    return "python" if j.whole is False or j.whole.refused else "whole"
+
+
+def test_whole_sample():
+    chosen = [(fn, args) for fn, args in ENTRIES if fn.__name__ in SAMPLE]
+    ran = [compare_whole(fn, args) for fn, args in chosen]
+    assert ran.count("whole") >= 8, ran
+
+
+@pytest.mark.slow
+def test_whole_corpus_jitted_whole():
+    ran = [compare_whole(fn, args) for fn, args in ENTRIES]
+    done = [r for r in ran if r is not None]
+    print({k: done.count(k) for k in ("whole", "python")})
+    assert done.count("whole") >= 0.8 * len(done), (done.count("whole"), len(done))
