@@ -352,16 +352,17 @@ class Transformed(registry.Derived):
     __call__ = property(operator.attrgetter("_entry"),
                         doc="Call it like the original function.")
 
-    def _call_any(self, *args, **kwargs):
-        return self._general(args, kwargs)
-
     def _general(self, args, kwargs):
+        """The general call, for a call that the fast runner does not cover."""
+        return self._call_any(*args, **kwargs)
+
+    def _call_any(self, *args, **kwargs):
         jit = _jit_mode()
         if self.jitted and not jit:
             scopes.OPEN.enter()
             token = compiled.ACTIVE.set(self.jitted)
             try:
-                return self._general(args, kwargs)
+                return self._call_any(*args, **kwargs)
             finally:
                 compiled.ACTIVE.reset(token)
                 scopes.OPEN.leave()

@@ -1,5 +1,5 @@
 # grad_all_sigmoid: the gradient of sigmoid with respect to every input. From golden_examples.py:18.
-# xp is the array module (numpy or cupy), chosen from the arguments at each call.
+# xp is the array module (numpy or cupy; math's functions for Python numbers), chosen from the arguments at each call.
 
 def grad_all_sigmoid(x):
     exp_neg_x = xp.exp(-x)

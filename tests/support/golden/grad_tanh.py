@@ -1,5 +1,5 @@
 # grad_tanh: the gradient of tanh with respect to x. From <s2sad: tanh>:1.
-# xp is the array module (numpy or cupy), chosen from the arguments at each call.
+# xp is the array module (numpy or cupy; math's functions for Python numbers), chosen from the arguments at each call.
 
 def grad_tanh(x):
     out = xp.tanh(x)
