@@ -80,8 +80,8 @@ def _arg_tests(art, names, types, env, entry):
     tests = [f"type({a}) is not T{i}" for i, a in enumerate(names)]
     # s2sad.backend("cupy") around it, or (for the entry) an s2sad.jit
     scope = "forced() not in (None, 'numpy')" + (" or jit_active()" if entry else "")
-    env["OPEN"] = scopes.OPEN
-    tests.append(f"OPEN.count and ({scope})")
+    env["OPEN"] = scopes.OPEN.open
+    tests.append(f"OPEN and ({scope})")
     # an array: of floats (Arg.ARRAY) or not (Arg.CONSTANT), as where the code was made
     tests += [f"({a}.dtype.kind in 'fc') is not {art.spec[i] == Arg.ARRAY}"
               for i, a in enumerate(names) if types[i] is np.ndarray]

@@ -353,7 +353,16 @@ class Transformed(registry.Derived):
                         doc="Call it like the original function.")
 
     def _general(self, args, kwargs):
-        """The general call, for a call that the fast runner does not cover."""
+        """The general call, for a call that the fast runner does not cover: under an
+        s2sad.jit, the runner of compiled code first."""
+        fast = self._fast_jit
+        if fast is not None and not kwargs and _jit_mode():
+            try:
+                result = fast(args)
+            except Exception as e:
+                raise failures.trim(e)
+            if result is not fastcall.MISS:
+                return result
         return self._call_any(*args, **kwargs)
 
     def _call_any(self, *args, **kwargs):
