@@ -21,7 +21,7 @@ from .calls import (container_kind_hint, definite_result, describe, output_probl
                     type_name, CONTAINER)
 from .ir.spec import CONTAINERS, DIFFERENTIATED, NOT_DIFFERENTIATED, Arg
 from .errors import ArgumentError, OutputError, reduce_gradients_hint
-from .pipeline import lower_function, name_of
+from .pipeline import keep_lowering, lower_function, name_of
 from .transforms.taylor_mode.taylor import Seeds
 
 # the public transform that s2sad is making a derivative for, where it makes one itself
@@ -154,11 +154,13 @@ def check_result(t, spec):
     (grad, value_and_grad) or not a number (a string, None)."""
     if t.kind not in GRADIENTS:
         return
-    _, func, _ = lower_function(t.fn, spec)
+    lowered = lower_function(t.fn, spec)
+    func = lowered[1]
     n = len(func.params) - len(getattr(func, "kwonly", []))
     cparams = {func.params[i] for i, c in enumerate((spec or "")[:n]) if c in CONTAINERS}
     what, desc = definite_result(func, cparams)
     if what is None or (what == CONTAINER and t.kind == "grad_all"):
+        keep_lowering(t.fn, spec, lowered)      # the transform's front end, done
         return
     # the user's line (the target may be code s2sad generated: a gradient's return)
     loc = failures.user_location(getattr(func.body[-1], "src", None))

@@ -14,6 +14,7 @@ here, through the lowering's output (``out.split_pair``, ``out.jvp_recursive``).
 
 import functools
 import os
+import threading
 from typing import Any, Dict, Optional
 
 import numpy as np
@@ -61,8 +62,27 @@ def _slots(spec: str, wrt, n: int, base: str):
     return [i if spec[i] in DIFFERENTIATED else None for i in chosen]
 
 
+# a lowering made for one use and kept for the next (keep_lowering): per thread
+_KEPT = threading.local()
+
+
+def keep_lowering(fn, spec, lowered) -> None:
+    """Keep lowered, the result of lower_function(fn, spec) that its caller read without
+    changing it, for this thread's next lower_function(fn, spec): call_checks.check_result
+    reads the lowering that the transform then starts from.  drop_lowering() lets it go."""
+    _KEPT.item = (fn, spec, lowered)
+
+
+def drop_lowering() -> None:
+    _KEPT.item = None
+
+
 def lower_function(fn, spec=None):
     """The front end: fn's source, checked, resolved and in functional form."""
+    kept = getattr(_KEPT, "item", None)
+    if kept is not None and kept[0] is fn and kept[1] == spec:
+        _KEPT.item = None
+        return kept[2]
     parsed = parse.parse(fn, spec)
     parsed.spec = spec
     generators.eager(parsed, top=True)
@@ -246,6 +266,15 @@ def _where(parsed) -> str:
     if not name.startswith("<"):
         name = os.path.basename(name)
     return f"{name}:{line}"
+
+
+def made_artifact(fn, kind, wrt, with_value, spec) -> Optional[cache.Artifact]:
+    """What get_artifact returns where it transforms nothing (made before, still valid);
+    else None."""
+    key = (cache.key_of(fn), kind, wrt, with_value, spec)
+    with cache.LOCK:
+        art = cache.ARTIFACTS.get(key)
+        return art if art is not None and art.valid() else None
 
 
 def get_artifact(fn, kind, wrt, with_value, spec) -> cache.Artifact:

@@ -27,7 +27,7 @@ from .containers import flatten
 from .ir.spec import DIFFERENTIATED, NUMBERS, Arg, all_arrays
 from .errors import ArgumentError, InternalError, OutputError, S2SADError
 from .runtime import as_cotangent, ones_like_tree, zeros_like_tree
-from .pipeline import get_artifact, lower_function, name_of
+from .pipeline import drop_lowering, get_artifact, lower_function, made_artifact, name_of
 from .transforms.taylor_mode.taylor import Seeds
 
 _jit_mode = compiled.ACTIVE.get     # under s2sad.jit: "faster" or "compiled"; else None
@@ -237,12 +237,26 @@ class Transformed(registry.Derived):
         art = self._arts.get(spec)
         if art is None or not art.valid():
             call_checks.check_spec(self, spec)
-            art = self._transform(spec)
-            if not getattr(art, "result_checked", False):   # once per transform made
+            art = self._made(spec)
+            if art is None:
+                try:    # check_result's front end is the transform's (keep_lowering)
+                    call_checks.check_result(self, spec)
+                    art = self._transform(spec)
+                finally:
+                    drop_lowering()
+                art.result_checked = True
+            elif not getattr(art, "result_checked", False):   # once per transform made
                 call_checks.check_result(self, spec)
                 art.result_checked = True
             self._arts[spec] = art
         return art
+
+    def _made(self, spec):
+        """The artifact _transform(spec) would return without transforming (another
+        function made it), or None."""
+        if self._over_gradient(spec) is not None:
+            return None
+        return made_artifact(self.fn, self.kind, self.wrt, self.with_value, spec)
 
     def _transform(self, spec):
         """The artifact for spec: grad of a gradient forward over reverse where it can."""
