@@ -19,7 +19,7 @@ import numpy as np
 
 from . import compiled
 from .calls import backend_of, call_spec
-from .errors import S2SADError
+from .errors import InternalError, S2SADError
 from .transformed import Transformed
 from .transforms.frontend.parse import library_function
 
@@ -44,6 +44,8 @@ class Whole(Transformed):
             return compiled.NOT_WHOLE
         try:
             self.artifact(spec)
+        except InternalError:
+            raise                   # a bug of s2sad's is shown, not run around
         except S2SADError as e:
             self.refused[spec] = e
             return compiled.NOT_WHOLE

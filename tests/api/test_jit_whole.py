@@ -86,6 +86,24 @@ def test_a_function_s2sad_refuses_runs_as_python():
     np.testing.assert_allclose(run(j, *args), reads_a_file(*args), rtol=1e-12)
 
 
+def test_a_bug_of_s2sads_is_shown_not_run_around(monkeypatch):
+    """An InternalError while transforming fn whole is raised, not hidden by running fn
+    as Python: only a refusal of the user's construct falls back."""
+    from s2sad.errors import InternalError
+
+    def broken(spec):
+        raise InternalError("a pass failed")
+
+    from s2sad.whole import Whole
+
+    j = s2sad.jit(residual, keep_faster=False)
+    j.whole = Whole(j)
+    monkeypatch.setattr(j.whole, "artifact", broken)
+    with pytest.raises(InternalError, match="a pass failed"):
+        run(j, *setup())
+    assert not j.whole.refused
+
+
 def test_the_users_own_error_passes_through():
     def checked(params, x, y):
         if x.shape != y.shape:
