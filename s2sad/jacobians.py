@@ -418,7 +418,7 @@ def _compressed(made, fn, i, args, chunk, what, value, traced):
         return None
     t, comp, art, watched = plan
     out, (d1,) = t(*args, comp.seeds)
-    if getattr(t._fast, "art", None) is not art:    # what the code read changed: plan again
+    if t.fast_artifact() is not art:    # what the code read changed: plan again
         del made[key]
         return None
     return out, comp.columns(d1)
@@ -491,7 +491,7 @@ def _plan(made, fn, i, args, chunk, what, value, traced):
         raise
     except S2SADError:
         return _DENSE
-    art = getattr(t._fast, "art", None)
+    art = t.fast_artifact()
     watched = None if art is None else blind.value_blind(art.module, (number_output,))
     if watched is None:
         return _DENSE

@@ -452,6 +452,12 @@ class Transformed(registry.Derived):
             return value, self._finish_grads(grads, art, values)
         return self._finish_grads(result, art, values)
 
+    def fast_artifact(self):
+        """The artifact that this mode's fast runner (with or without s2sad.jit) ran at its
+        last call, or None where no call with numbers and NumPy arrays has made one."""
+        run = self._fast_jit if _jit_mode() else self._fast
+        return getattr(run, "art", None)
+
     def _fast_path(self, args, art, f):
         """Calls with numbers, NumPy arrays, dicts of them: a runner (fastcall.py), per kind."""
         types = tuple(map(type, args))

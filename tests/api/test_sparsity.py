@@ -10,11 +10,14 @@ could change from call to call (a branch on a value, a global index that may be 
 a closure) the dense passes run: the tests change those values between calls.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
 import s2sad
 from s2sad import jacobians, sparsity
+from s2sad.errors import CompiledWarning
 from s2sad.fuzz.sparse import run_one
 
 rng = np.random.default_rng(7)
@@ -177,10 +180,10 @@ def grouped(x):                     # blocks of 10 / GROUPS entries: a pattern f
     return np.sum(np.sum(np.reshape(x, (GROUPS.astype(np.intp)[0], -1)), axis=1) ** 2)
 
 
-def _rewritten(fns, x, write, restore):
+def _rewritten(fns, x, write, restore, wrap=lambda h: h):
     """Each function's Hessian before and after write() (at the same x): the one after is
-    the new function's (against finite differences), and differs."""
-    hs = [s2sad.hessian(f) for f in fns]
+    the new function's (against finite differences), and differs.  wrap: s2sad.jit, say."""
+    hs = [wrap(s2sad.hessian(f)) for f in fns]
     before = [h(x) for h in hs]
     for f, b in zip(fns, before):
         np.testing.assert_allclose(b, fd_hessian(f, x), rtol=1e-5, atol=1e-4)
@@ -239,6 +242,43 @@ def test_globals_rewritten_between_calls_give_the_new_hessian():
         IDX[:] = [0, 1, 2, 3]
         M = 3
     _rewritten([global_index, global_slice], rng.normal(size=12), write, restore)
+
+
+def jit_quietly(h):
+    """s2sad.jit(h), its CompiledWarnings (a function run as NumPy code) silenced."""
+    pytest.importorskip("numba")
+    j = s2sad.jit(h)
+
+    def run(*args):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CompiledWarning)
+            return j(*args)
+    return run
+
+
+def test_a_banded_hessian_under_jit_takes_its_few_tangents():
+    """Under s2sad.jit the Hessian is compressed as without it (3 tangents, not 40)."""
+    x = rng.normal(size=40) * 0.5
+    h = s2sad.hessian(rosen)
+    H = jit_quietly(h)(x)
+    assert "# The 40 columns come from 3 tangents" in s2sad.source(h) and passes(h) == 3
+    np.testing.assert_allclose(H, s2sad.hessian(rosen, sparse=False)(x), rtol=1e-13,
+                               atol=1e-12)
+    np.testing.assert_allclose(jit_quietly(h)(x + 0.25), h(x + 0.25), rtol=1e-13, atol=1e-12)
+
+
+def test_globals_rewritten_between_jit_calls_give_the_new_hessian():
+    def write():
+        global M
+        IDX[:] = [4, 7, 9, 11]
+        M = 8
+
+    def restore():
+        global M
+        IDX[:] = [0, 1, 2, 3]
+        M = 3
+    _rewritten([global_index, global_slice], rng.normal(size=12), write, restore,
+               jit_quietly)
 
 
 def test_a_closure_rewritten_between_calls_gives_the_new_hessian():
