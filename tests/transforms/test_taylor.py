@@ -408,17 +408,18 @@ def test_stacked_directions_one_call_per_direction_where_there_is_no_batched_for
                                atol=1e-10)
 
 
-def stack_of_a_list(x, y):
-    return np.vstack([x, np.sin(y)]).sum(axis=0)
+def broadcast_pair(x, y):           # (vstack and split are batched: test_taylor_joins.py)
+    a, b = np.broadcast_arrays(x[:, None], np.sin(y))
+    return np.sum(a * b, axis=0)
 
 
-def split_in_two(x, y):
-    a, b = np.split(x * y, 2)
-    return np.concatenate([b, a])
+def grid_of(x, y):
+    X, Y = np.meshgrid(x, y * x)
+    return np.sum(X * np.cos(Y), axis=0)
 
 
-@pytest.mark.parametrize("f,what", [(dot3, "np.dot"), (stack_of_a_list, "vstack"),
-                                    (split_in_two, "split")])
+@pytest.mark.parametrize("f,what", [(dot3, "np.dot"), (broadcast_pair, "broadcast_arrays"),
+                                    (grid_of, "meshgrid")])
 def test_stacked_directions_refuse_what_they_do_not_batch(f, what):
     x, y = np.linspace(0.1, 0.9, 6), np.linspace(-0.5, 0.6, 6)
     with pytest.raises(S2SADError, match=what) as e:

@@ -8,6 +8,8 @@
     linalg        solve, inv, det, cholesky, eigh, expm, svd, ...
     helpers       stop_gradient, divmod, loop_items and the helpers of first-order rules
     batch         shape helpers of the stacked directions
+    joins         vstack, hstack, column_stack and dstack of stacked coefficients
 """
 
 from . import series, batch, elementwise, linalg, reductions, select, helpers  # noqa: F401
+from . import joins  # noqa: F401

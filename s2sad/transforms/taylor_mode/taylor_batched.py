@@ -27,6 +27,7 @@ from ...errors import TransformError
 from ...rules.numpy import padding
 from ...rules.python import builtins, containers_kind, objects
 from ...rules.taylor import batch as tb
+from ...rules.taylor import joins
 
 _AXIS_FIRST = {}            # fn -> (kwarg names that are axes, what axis=None means)
 
@@ -38,7 +39,7 @@ def _axes(fns, names, none):
 
 _axes((np.sum, np.mean), ("axis",), "flatten")
 _axes((np.concatenate, np.stack, np.expand_dims, np.cumsum, np.diff, np.flip, np.roll,
-       np.repeat), ("axis",), None)
+       np.repeat, np.split, np.array_split), ("axis",), None)
 _axes((np.squeeze,), ("axis",), "same")
 _axes((np.swapaxes,), ("axis1", "axis2"), None)
 _axes((np.moveaxis,), ("source", "destination"), None)
@@ -104,6 +105,11 @@ _SEQUENCES = {getattr(np, n) for n in ("split", "array_split", "hsplit", "vsplit
 _ONE_OR_SEVERAL = {np.atleast_1d, np.atleast_2d, np.atleast_3d}
 
 
+# np.vsplit and np.dsplit split along the stacked coefficient's axis 1 and 3, np.hsplit
+# along its axis 1 or 2 (joins.hsplit_axis: 0 marks it)
+_SPLITS = {np.vsplit: 1, np.dsplit: 3, np.hsplit: 0}
+
+
 class _NoBatchedForm(Exception):
     """call's refusal, answered by per_direction."""
 
@@ -156,6 +162,10 @@ def _batched_call(T, prim, args, primals, flags, kwargs, out, D):
         return T.call(fn, *args, **kwargs)
     if fn in _AXIS_FIRST:
         return _axis_call(T, prim, args, kwargs, D)
+    if fn in joins.JOINS and flags[0] and len(args) == 1 and not kwargs:
+        return T.call(joins.JOINS[fn], args[0], primals[0])   # (their items' ranks vary)
+    if fn in _SPLITS and flags[0]:
+        return _split(T, prim, args, kwargs)
     if fn is np.reshape or fn is np.broadcast_to:
         kw = _kw(prim, args, kwargs)
         if fn is np.reshape and getattr(kw.get("order"), "value", "C") != "C":
@@ -186,6 +196,17 @@ def _batched_call(T, prim, args, primals, flags, kwargs, out, D):
     if fn in (padding.diff, padding.undiff, padding.diff_ends_grad):
         return _diff(T, prim, args, primals, kwargs, D)
     raise _NoBatchedForm(T, prim)
+
+
+def _split(T, prim, args, kwargs):
+    """np.vsplit, np.hsplit or np.dsplit of a stacked coefficient: np.split along its axis."""
+    kw = dict(kwargs)
+    where = args[1] if len(args) == 2 else kw.pop("indices_or_sections", None)
+    if where is None or kw or len(args) > 2:
+        raise _NoBatchedForm(T, prim)
+    axis = _SPLITS[prim.fn]
+    axis = ir.Const(axis) if axis else T.call(joins.hsplit_axis, args[0])
+    return T.call(np.split, args[0], where, axis=axis)
 
 
 # reverse mode's helpers (runtime.py), for Taylor mode over gradient code (hessian): each
