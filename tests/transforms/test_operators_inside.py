@@ -124,3 +124,54 @@ def test_an_operator_of_a_function_defined_inside_is_refused_at_its_line():
         s2sad.grad(loss)(params, x, y, 1)
     assert "test_operators_inside.py" in str(e.value)
     assert "s2sad.laplacian(...) of a function defined in the code" in str(e.value)
+
+
+class Pinn:
+    """A PINN as a class, as its authors write one: the network a method, the operator
+    made of it inside the loss (self.u) or once in __init__ (self.lap)."""
+
+    def __init__(self, scale):
+        self.scale = scale
+        self.lap = s2sad.laplacian(self.u, wrt=(1, 2))
+        self.u_x = s2sad.derivative(self.u, wrt=1)
+
+    def u(self, params, x, y):
+        return self.scale * u(params, x, y)
+
+    def loss_made_inside(self, params, x, y):
+        lap = s2sad.laplacian(self.u, wrt=(1, 2))(params, x, y)
+        return np.mean((lap + np.sin(np.pi * x) * np.sin(np.pi * y)) ** 2)
+
+    def loss_made_once(self, params, x, y):
+        u_xx = s2sad.derivative(self.u_x, wrt=1)(params, x, y)
+        return np.mean((self.lap(params, x, y) + np.sin(np.pi * x) * np.sin(np.pi * y)) ** 2) \
+            + np.mean(u_xx)
+
+
+def reference(scale, params, x, y):
+    made_once = scale * (np.mean(s2sad.derivative(u, wrt=1, order=2)(params, x, y)))
+    return laplace_loss_outside_scaled(scale, params, x, y), made_once
+
+
+def laplace_loss_outside_scaled(scale, params, x, y):
+    return np.mean((scale * LAP(params, x, y) + np.sin(np.pi * x) * np.sin(np.pi * y)) ** 2)
+
+
+@pytest.mark.parametrize("which", ["loss_made_inside", "loss_made_once"])
+def test_a_pinn_class_whose_loss_calls_an_operator_of_its_own_method(which):
+    params, x, y = setup()
+    net = Pinn(1.5)
+    loss = getattr(net, which)
+    inside, u_xx = reference(1.5, params, x, y)
+    want = inside + (u_xx if which == "loss_made_once" else 0.0)
+    assert loss(params, x, y) == pytest.approx(want, rel=1e-12)
+    g = s2sad.grad(loss)
+    got = g(params, x, y)
+    for k in (0, 3):
+        assert got[1][k] == pytest.approx(central(loss, params, k), rel=1e-6, abs=1e-8)
+    if which == "loss_made_once":      # another operator in the attribute: the new one's
+        net.lap = s2sad.laplacian(lambda p, a, b: 2.0 * net.u(p, a, b), wrt=(1, 2))
+        again = g(params, x, y)
+        assert not np.allclose(again[1], got[1])
+        for k in (0, 3):
+            assert again[1][k] == pytest.approx(central(loss, params, k), rel=1e-6, abs=1e-8)

@@ -197,6 +197,9 @@ def _held_method(rw, obj, node):
     if isinstance(value, types.MethodType) and user_function(value.__func__) or \
             user_function(value):
         return _at(_name(rw.cell(value, node.attr)), node)
+    if isinstance(value, registry.Derived):     # self.lap = s2sad.laplacian(...): its code
+        rw.parsed.guards.append(("attr", obj, node.attr, value))
+        return _at(_name(rw.cell(value, node.attr)), node)
     return None
 
 
