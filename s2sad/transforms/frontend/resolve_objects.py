@@ -30,6 +30,7 @@ differentiation unless a derivative would flow through it.
 import collections
 import copy
 import functools
+import inspect
 import numbers
 import sys
 import types
@@ -178,6 +179,22 @@ def held_items(rw, node, scope):
     # the code is made for these objects, in this order: a change transforms it again
     rw.parsed.guards.append(("items", value, None, tuple(items)))
     return value
+
+
+def static_attribute(rw, obj, name):
+    """(True, obj.name) where the code may take it as known when it is transformed: a
+    method obj's class defines in Python (bound to obj), or an s2sad operator held in the
+    attribute (guarded: another one there transforms the code again); else (False, None)."""
+    fn = inspect.getattr_static(type(obj), name, None)
+    own = getattr(obj, "__dict__", None)
+    if not isinstance(obj, (type, types.ModuleType)) and isinstance(fn, types.FunctionType) \
+            and not (isinstance(own, dict) and name in own):
+        return True, getattr(obj, name)
+    value = getattr(obj, name, None)
+    if isinstance(value, registry.Derived):
+        rw.parsed.guards.append(("attr", obj, name, value))
+        return True, value
+    return False, None
 
 
 def _held_method(rw, obj, node):

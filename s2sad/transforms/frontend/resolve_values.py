@@ -31,7 +31,6 @@ called; otherwise it is left as it is and the lowering refuses it.
 import contextlib
 import copy
 import functools
-import inspect
 import operator
 import types
 import warnings
@@ -40,7 +39,6 @@ from collections import Counter
 import gast
 import numpy as np
 
-from ...registry import Derived
 from ...runtime import field
 from ...errors import UnsupportedSyntaxError
 from ...failures import note_handled
@@ -130,12 +128,8 @@ class _Rewriter:
             ok, base = self.static(node.value, scope)
             if ok and isinstance(base, types.ModuleType) and hasattr(base, node.attr):
                 return True, getattr(base, node.attr)
-            if ok and _class_method(base, node.attr):     # self.u of a bound method's self
-                return True, getattr(base, node.attr)
-            value = getattr(base, node.attr, None) if ok else None
-            if isinstance(value, Derived):      # self.u_x = s2sad.derivative(...): assumed
-                self.parsed.guards.append(("attr", base, node.attr, value))
-                return True, value
+            if ok:              # self.u, self.lap of a bound method's self
+                return objects.static_attribute(self, base, node.attr)
             return False, None
         if isinstance(node, gast.Tuple):
             parts = [self.static(e, scope) for e in node.elts]
@@ -998,12 +992,3 @@ def _pullback(rw, st, scope):
     scope.bound[pb] = bound
     return pre
 
-
-def _class_method(obj, name) -> bool:
-    """Is obj.name a method that obj's class defines in Python (not shadowed by an
-    attribute of obj's own), so that obj.name is that function bound to obj?"""
-    if isinstance(obj, (type, types.ModuleType)):
-        return False
-    fn = inspect.getattr_static(type(obj), name, None)
-    own = getattr(obj, "__dict__", None)
-    return isinstance(fn, types.FunctionType) and not (isinstance(own, dict) and name in own)
