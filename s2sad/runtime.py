@@ -7,6 +7,7 @@ orders working.  Helpers find the array library from their arguments, so the
 same generated code runs on NumPy and CuPy.
 """
 
+import dataclasses
 import numpy as np
 
 from .backends import array_namespace, backend_of, register_backend, scatter_add  # noqa: F401
@@ -627,7 +628,11 @@ def _field_key(record, name):
 
 
 def field(x, record, name):
-    """record.name read from x, which is record or a gradient shaped like it."""
+    """record.name read from x, which is record or a gradient shaped like it.  A dataclass
+    that is a default value (not passed, so not flattened into a dict) is read as it is
+    at this call."""
+    if type(x) is not dict and dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return getattr(x, name)
     return x[_field_key(record, name)]
 
 

@@ -257,6 +257,43 @@ def test_record_second_order():
     check_all(inner_norm, X)
 
 
+@dataclasses.dataclass
+class Config:                   # a mutable settings object, a default value of the loss
+    depth: int = 2
+    leak: float = 0.1
+
+
+CONFIG = Config()
+
+
+def leaky_net(params, x, cfg=CONFIG):
+    h = x
+    for k in range(cfg.depth):
+        W, b = params[k]
+        z = h @ W + b
+        h = np.where(z > 0, z, cfg.leak * z) + 0.1 * np.tanh(z)
+    return np.mean(h ** 2)
+
+
+def test_a_settings_object_as_a_default_value_is_read_at_each_call():
+    rng = np.random.default_rng(4)
+    params = [(rng.normal(size=(3, 4)), rng.normal(size=4)),
+              (rng.normal(size=(4, 4)), rng.normal(size=4)),
+              (rng.normal(size=(4, 2)), rng.normal(size=2))]
+    x = rng.normal(size=(5, 3))
+    check_grads(leaky_net, (params, x), order=2, wrt=0)
+    g = grad(leaky_net)
+    two = g(params, x)
+    CONFIG.depth, CONFIG.leak = 3, 0.2          # the object changed: the new values count
+    try:
+        three = g(params, x)
+        check_grads(leaky_net, (params, x), order=2, wrt=0)
+    finally:
+        CONFIG.depth, CONFIG.leak = 2, 0.1
+    assert np.all(two[2][0] == 0) and not np.all(three[2][0] == 0)
+    np.testing.assert_allclose(g(params, x)[0][0], two[0][0], rtol=1e-13)
+
+
 # -- transforms inside differentiated code ---------------------------------------------------
 
 def inner(x):

@@ -76,10 +76,25 @@ class Resolution:
 
 def resolve(parsed) -> Resolution:
     """What each call and free name of parsed refers to; see the module docstring."""
+    _defaults_as_values(parsed)
     rewrite(parsed)         # function values and records, into calls the lowering knows
     res = _Resolver(parsed).visit(parsed.node, set())
     res.locals = local_names(parsed.node)
     return res
+
+
+def _defaults_as_values(parsed):
+    """The function's own defaults are the values it holds (lower._defaults reads
+    fn.__defaults__), so the expressions that made them are not read: in code s2sad
+    generated, `cfg=const` names a value bound around the function, not in its world."""
+    a = parsed.node.args
+    if parsed.fn is None or not (a.defaults or any(a.kw_defaults)):
+        return
+
+    def held(d):
+        return None if d is None else gast.copy_location(gast.Constant(None, None), d)
+    a.defaults = [held(d) for d in a.defaults]
+    a.kw_defaults = [held(d) for d in a.kw_defaults]
 
 
 class _Resolver:
