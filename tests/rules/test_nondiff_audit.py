@@ -36,6 +36,7 @@ from s2sad.rules.numpy import reductions as R
 from s2sad.rules.numpy import shape as S
 from s2sad.rules.numpy import arrange as A_, averages as AV, signal as SG
 from s2sad.rules.taylor import batch as TB
+from s2sad.rules.taylor import joins as JN
 from s2sad.rules.batching import helpers as BH
 
 
@@ -194,6 +195,11 @@ TABLE = [
         "stacked coefficient down to (taylor_batched._unbroadcast)"))),
     (TB.matmul_grad_like, Entry("structural", args(_a(5, 3, 4), _a(3, 4), _a(4, 2)), reason=(
         "the same stand-in for a stacked gradient of x @ y, operands checked for one rank"))),
+    # the shapes and axes of vstack, hstack, column_stack, dstack and hsplit's stacked
+    # coefficients (s2sad/rules/taylor/joins.py)
+    (JN.joined_shape, Entry("meta", args(_a(3, 4), _a(4), "vstack"))),
+    (JN.hstack_axis, Entry("int", args(lambda rng: [rng.normal(size=3), rng.normal(size=2)]))),
+    (JN.hsplit_axis, Entry("int", args(_a(3, 4, 2)))),
     (range, Entry("meta", args(3))),
     # -- vmap's shape helpers (rules/batching/helpers.py): shapes, axes, indices, stand-ins
     (BH.example_shape, Entry("meta", args(X))),

@@ -73,8 +73,9 @@ def split_in_two(x, y):
     return np.concatenate([b, np.sin(a)]) * x[0]
 
 
-FUNCTIONS = [stack_of_a_list, split_in_two, by_column_stack, by_vstack_transposed, by_hstack_of_columns,
-             by_hstack_of_vectors, by_dstack, with_a_constant_item, split_fields, split_rows]
+FUNCTIONS = [stack_of_a_list, split_in_two, by_column_stack, by_vstack_transposed,
+             by_hstack_of_columns, by_hstack_of_vectors, by_dstack, with_a_constant_item,
+             split_fields, split_rows]
 X, Y = np.linspace(-0.7, 0.8, 6), np.linspace(0.3, -0.6, 6)
 
 

@@ -1,4 +1,5 @@
-"""scipy.integrate's ODE solvers, odeint and solve_ivp, with the user's own right-hand side.
+"""scipy.integrate's ODE solvers, odeint and solve_ivp, with the user's own right-hand side,
+and quad, an integral of the user's own function.
 
 The passes rewrite a call whose right-hand side is a function s2sad can read
 (transforms/frontend/resolve_integrate.py)::
@@ -28,6 +29,12 @@ hvp and jvp of a gradient do): the backward solve carries, beside (y, a, g), the
 tangents (s, alpha, gamma), s' = f_y s + f_p dp and (alpha, gamma)' = -(the tangent of
 (a f_y, a f_p)), from s2sad's forward mode over its reverse-mode code of f.  Each input
 with a tangent (y0, args, the solution, its cotangent) is one such solve.
+
+quad(func, a, b, args=(p,)) differentiates its value in the bounds (f(b) and -f(a)) and in
+every float array of args (the integral of df/dp: scipy.integrate.quad_vec of s2sad's
+reverse-mode code of func in reverse mode, of its forward-mode code in forward mode), to
+quad's own tolerances; its error estimate has no derivative (refused where one flows into
+it), and second derivatives are refused by name.
 
 The derivative is the exact solution's, computed to the tolerances of the solve:
 expect the relative accuracy of the solution itself (rtol) and no better.  Refused by
@@ -176,6 +183,85 @@ def ivp_tangent(fun, t_span, y0, t_eval, args, options, out, dspan, dy0, dt_eval
     d_t = None if d_ts is None else d_ts[1:] if t0_in else d_ts
     # a tuple whose + adds field by field: the contributions of several inputs are summed
     return Cotangent((d_t, s.T) + (None,) * (len(OdeResult._fields) - 2))
+
+
+# -- quad: an integral of the user's function ---------------------------------------------
+
+#: Options of quad that the integrals of the derivatives take too.
+_QUAD_KEPT = ("epsabs", "epsrel", "limit", "points")
+
+
+def quad(func, a, b, args, options):
+    """scipy.integrate.quad(func, a, b, args=args, **options): (value, error estimate)."""
+    return si.quad(func, a, b, args=tuple(args), **options)
+
+
+def _integrand_at(func, x, args):
+    """func(x, *args) as a float, 0 where x is infinite (an integrable function vanishes
+    there: a bound at infinity does not move)."""
+    if not np.isfinite(x):
+        return 0.0
+    return float(func(x, *args))
+
+
+def _quad_vec(fn, a, b, options):
+    """The integral of fn, a vector function, from a to b with quad's tolerances."""
+    kept = {k: v for k, v in options.items() if k in _QUAD_KEPT}
+    kept["epsabs"] = kept.get("epsabs", 1.49e-8)
+    kept["epsrel"] = kept.get("epsrel", 1.49e-8)
+    kept["limit"] = max(kept.get("limit", 50), 200)
+    got = si.quad_vec(fn, a, b, **kept)
+    return np.asarray(got[0], float)
+
+
+def _no_error_cotangent(cot):
+    """The value's cotangent; the error estimate's must be zero (it has no derivative)."""
+    d_value, d_error = (cot[0], cot[1]) if isinstance(cot, (tuple, list)) else (cot, None)
+    if d_error is not None and np.any(np.asarray(d_error) != 0):
+        raise NotImplementedError("s2sad differentiates the value of scipy.integrate.quad, "
+                                  "not its error estimate: use quad(...)[0]")
+    return 0.0 if d_value is None else float(d_value)
+
+
+def quad_adjoint(func, a, b, args, options, cot):
+    """The gradients (a, b, args) of quad's value for its cotangent cot: -f(a) and f(b) for
+    the bounds, and the integral of df/dp (s2sad's reverse-mode code of func) for args."""
+    c = _no_error_cotangent(cot)
+    args = tuple(args)
+    g_a = -c * _integrand_at(func, a, args)
+    g_b = c * _integrand_at(func, b, args)
+    wrt = tuple(i for i, p in enumerate(args) if _has_float(p))
+    if not wrt or c == 0.0:
+        return g_a, g_b, Cotangent([None] * len(args))
+    pull = _TRANSFORMS["pullback"](func, 1 + len(args), tuple(1 + i for i in wrt), True)
+
+    def flat_grad(x):
+        g = pull(x, *args, 1.0)
+        return np.concatenate([_flatten(gi, args[i]) for gi, i in zip(g, wrt)])
+    flat = c * _quad_vec(flat_grad, a, b, options)
+    grads, at = [None] * len(args), 0
+    for i in wrt:
+        grads[i], at = _rebuild(args[i], flat, at)
+    return g_a, g_b, Cotangent(grads)
+
+
+def quad_tangent(func, a, b, args, options, out, da, db, dargs):
+    """The tangent of quad's (value, error estimate): f(b) db - f(a) da plus the integral
+    of df/dp dp (s2sad's forward-mode code of func); the estimate's is None."""
+    args = tuple(args)
+    t = 0.0
+    if da is not None:
+        t -= float(da) * _integrand_at(func, a, args)
+    if db is not None:
+        t += float(db) * _integrand_at(func, b, args)
+    if dargs is not None and any(_float_leaves(d) for d in dargs if d is not None):
+        jvp = _TRANSFORMS["jvp"](func)
+
+        def along(x):
+            _, d = jvp(x, *args, 0.0, *dargs)
+            return np.asarray(0.0 if d is None else d, float).reshape(1)
+        t += float(_quad_vec(along, a, b, options)[0])
+    return Cotangent((t, None))
 
 
 # -- the right-hand side, and the solves of the derivatives ------------------------------
@@ -527,6 +613,25 @@ if si is not None:
                                     dres, None),
                 ivp_adjoint_tangent(fun, t_span, y0, t_eval, args, options, res, cot, None, None,
                                     None, dcot))
+
+    @defbprop(quad)
+    def bprop_quad(func, a, b, args, options, out, dout):
+        g = quad_adjoint(func, a, b, args, options, dout)
+        return (None, g[0], g[1], g[2], None)
+
+    @defjvp(quad)
+    def jvp_quad(func, a, b, args, options, out, dfunc, da, db, dargs, doptions):
+        return (None, quad_tangent(func, a, b, args, options, out, da, None, None),
+                quad_tangent(func, a, b, args, options, out, None, db, None),
+                quad_tangent(func, a, b, args, options, out, None, None, dargs), None)
+
+    primitive(quad).public = "scipy.integrate.quad"
+    _QUAD_ORDERS = ("s2sad takes first derivatives of scipy.integrate.quad, in reverse and "
+                    "forward mode; for a second derivative, write the integrand's derivative "
+                    "out and integrate it with quad again.")
+    primitive(quad).refusal = _refusal("quad", "Taylor-mode derivatives", _QUAD_ORDERS)
+    primitive(quad_adjoint).refusal = _refusal("quad", "second derivatives", _QUAD_ORDERS)
+    primitive(quad_tangent).refusal = _refusal("quad", "second derivatives", _QUAD_ORDERS)
 
     primitive(odeint).public = "scipy.integrate.odeint"        # (the README's rule table)
     primitive(solve_ivp).public = "scipy.integrate.solve_ivp"

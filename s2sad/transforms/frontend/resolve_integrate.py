@@ -5,15 +5,17 @@ the primitives of rules/scipy/integrate.py::
     solve_ivp(fun, span, y0, t_eval=ts)        =>  solve_ivp_(fun, span, y0, ts, (), {})
     odeint(lambda y, t: -k * y, y0, t)         =>  odeint_(L, y0, t, (k,), {}),
                                                    L = lambda y, t, k: -k * y made now
+    quad(lambda x: np.exp(-k * x), 0, 1)       =>  quad_(L, 0, 1, (k,), {})
 
-The right-hand side is a function known by name (its own code is differentiated by
-s2sad when the derivative runs), a method of an object the function reads (self.rhs) or
-a lambda, whose free names (the function's locals)
-become parameters after its own, passed through args, so that the derivative flows
-through them too.  Anything else, and the options whose result s2sad does not model
-(full_output, events, dense_output), is refused at the call.
+The right-hand side (quad's integrand) is a function known by name (its own code is
+differentiated by s2sad when the derivative runs), a method of an object the function
+reads (self.rhs) or a lambda, written in the call or assigned once to a name, whose free
+names (the function's locals) become parameters after its own, passed through args, so
+that the derivative flows through them too.  Anything else, and the options whose result s2sad does not model
+(full_output, events, dense_output, quad's weight), is refused at the call.
 """
 
+import copy
 import inspect
 
 import gast
@@ -23,7 +25,12 @@ from ...runtime import field
 from .resolve_lifted import compiled_def, compiled_lambda, free_names
 
 _REFUSED = {"odeint": ("full_output", "Dfun"),
-            "solve_ivp": ("events", "dense_output", "jac", "vectorized")}
+            "solve_ivp": ("events", "dense_output", "jac", "vectorized"),
+            "quad": ("full_output", "weight", "wvar", "wopts", "complex_func")}
+_WHAT = {"odeint": "solution at the output times", "solve_ivp": "solution at the output times",
+         "quad": "integral's value"}
+_HEAD = {"odeint": ("func", "y0", "t"), "solve_ivp": ("fun", "t_span", "y0"),
+         "quad": ("func", "a", "b")}
 
 
 def _name(id_):
@@ -35,14 +42,13 @@ def _at(new, old):
 
 
 def solver_of(fn):
-    """"odeint" or "solve_ivp" where fn is scipy.integrate's, else None."""
+    """"odeint", "solve_ivp" or "quad" where fn is scipy.integrate's, else None."""
     si = integrate.si
     if si is None:
         return None
-    if fn is si.odeint:
-        return "odeint"
-    if fn is si.solve_ivp:
-        return "solve_ivp"
+    for name in ("odeint", "solve_ivp", "quad"):
+        if fn is getattr(si, name):
+            return name
     return None
 
 
@@ -61,18 +67,15 @@ def rewrite(rw, node, scope, fn):
     for k in _REFUSED[solver]:
         if k in given and not (isinstance(given[k], gast.Constant) and not given[k].value):
             rw.fail(given[k], f"scipy.integrate.{solver} with {k}=",
-                    f"s2sad differentiates {solver}'s solution at the output times; "
-                    f"leave {k} out.")
-    rhs = given.pop("func" if solver == "odeint" else "fun")
+                    f"s2sad differentiates {solver}'s {_WHAT[solver]}; leave {k} out.")
+    fn_name, *rest = _HEAD[solver]
     args = given.pop("args", None)
-    rhs, extra = _right_hand_side(rw, rhs, scope, solver)
+    rhs, extra = _right_hand_side(rw, given.pop(fn_name), scope, solver)
     args = _with(args, extra, node)
-    if solver == "odeint":
-        head = [rhs, given.pop("y0"), given.pop("t")]
-    else:
-        head = [rhs, given.pop("t_span"), given.pop("y0"),
-                given.pop("t_eval", gast.Constant(None, None))]
-    prim = integrate.odeint if solver == "odeint" else integrate.solve_ivp
+    head = [rhs] + [given.pop(k) for k in rest]
+    if solver == "solve_ivp":
+        head.append(given.pop("t_eval", gast.Constant(None, None)))
+    prim = getattr(integrate, solver)
     options = gast.Dict([gast.Constant(k, None) for k in given], list(given.values()))
     new = gast.Call(_name(rw.cell(prim, solver)), head,
                     [gast.keyword("args", args), gast.keyword("options", options)])
@@ -97,6 +100,15 @@ def _keywords(rw, node, scope, solver):
     return out
 
 
+def named_lambda(st, scope):
+    """Record `f = lambda x: ...` (f assigned once) in scope.defs, as a def defined once
+    is, so that quad(f, ...) or odeint(f, ...) takes it as if written in the call."""
+    t = st.targets[0]
+    if isinstance(t, gast.Name) and isinstance(st.value, gast.Lambda) and \
+            scope.stores[t.id] == 1 and t.id not in scope.defs:
+        scope.defs[t.id] = st.value
+
+
 def result_field(rw, node):
     """solve_ivp(...).y  =>  field(solve_ivp(...), R, 'y'), R an OdeResult that tells field
     where y is (the result itself is not named, so it is read once)."""
@@ -108,14 +120,18 @@ def result_field(rw, node):
 
 def _right_hand_side(rw, rhs, scope, solver):
     """(the node naming the right-hand side, the names to pass after the user's args)."""
+    named = scope.defs.get(rhs.id) if isinstance(rhs, gast.Name) else None
+    hint = "integrand" if solver == "quad" else "rhs"
+    if isinstance(named, gast.Lambda):          # f = lambda t: ...; quad(f, 0, 1)
+        rhs, hint = _at(copy.deepcopy(named), rhs), rhs.id
     if isinstance(rhs, gast.Lambda):
         a = rhs.args
         if a.vararg is not None or a.kwarg is not None or a.kwonlyargs or a.defaults:
-            rw.fail(rhs, f"a lambda with defaults or *args as {solver}'s right-hand side",
+            rw.fail(rhs, f"a lambda with defaults or *args as {solver}'s {_role(solver)}",
                     "Pass its parameters through args=.")
         free = free_names(rw, rhs, scope)
         fn = compiled_lambda(rw, rhs, free)
-        return _at(_name(rw.cell(fn, "rhs")), rhs), free
+        return _at(_name(rw.cell(fn, hint)), rhs), free
     fdef = scope.defs.get(rhs.id) if isinstance(rhs, gast.Name) else None
     if fdef is not None:
         a = fdef.args
@@ -131,11 +147,18 @@ def _right_hand_side(rw, rhs, scope, solver):
         method = getattr(owner, rhs.attr, None) if ok else None
         if inspect.ismethod(method) and hasattr(method.__func__, "__code__"):
             return _at(_name(rw.cell(method, rhs.attr)), rhs), []
-    rw.fail(rhs, f"this right-hand side of scipy.integrate.{solver}",
-            "s2sad differentiates a right-hand side that is a function known by name: "
+    rw.fail(rhs, f"this {_role(solver)} of scipy.integrate.{solver}",
+            f"s2sad differentiates {_role(solver, True)} that is a function known by name: "
             "defined at module level, or once in the function being differentiated "
             "(without defaults, *args or decorators), a method of an object it reads "
             "(self.rhs), or a lambda.")
+
+
+def _role(solver, article=False):
+    """What the function passed to the solver is called in messages."""
+    if solver == "quad":
+        return "an integrand" if article else "integrand"
+    return "a right-hand side" if article else "right-hand side"
 
 
 def _with(args, extra, where):

@@ -492,7 +492,8 @@ class Scope:
         # name -> the free name of a class made in the code from constants
         # (P = collections.namedtuple("P", "a b"): made now, P read as that class)
         self.made = {k: v for k, v in getattr(parent, "made", {}).items() if k not in own}
-        # name -> the FunctionDef of a function defined once here (resolve_integrate)
+        # name -> the FunctionDef (or Lambda) of a function defined once here
+        # (resolve_integrate)
         self.defs = {k: v for k, v in getattr(parent, "defs", {}).items() if k not in own}
 
     def once(self, name) -> bool:
@@ -591,6 +592,9 @@ def statement(rw, st, scope):
         done = _binding(rw, st, scope)
         if done is not None:
             return done
+        out = [rw.expr(st, scope, [])]
+        integrate.named_lambda(st, scope)       # f = lambda x: ...; quad(f, ...)
+        return out
     return [rw.expr(st, scope, [])]
 
 

@@ -1,4 +1,4 @@
-"""Rows for s2sad/rules/scipy/integrate.py (odeint, solve_ivp): none without SciPy.
+"""Rows for s2sad/rules/scipy/integrate.py (odeint, solve_ivp, quad): none without SciPy.
 
 Each row is a whole solve with a right-hand side s2sad differentiates, at tolerances
 tight enough (1e-13) that finite differences of the solution check its derivative;
@@ -11,7 +11,7 @@ from rule_table import Row
 from s2sad.rules.scipy import integrate as SI
 
 try:
-    from scipy.integrate import odeint, solve_ivp
+    from scipy.integrate import odeint, quad, solve_ivp
 except ImportError:          # SciPy is optional: no rows
     odeint = None
 
@@ -26,6 +26,10 @@ def damped(y, t, k, w):
 def predator(t, z, a, b):
     x, y = z[0], z[1]
     return np.stack([a * x - b * x * y, -y + b * x * y])
+
+
+def bump(x, k, w):
+    return np.exp(-k * x * x) * np.cos(w * x)
 
 
 def _case(*makers):
@@ -57,4 +61,8 @@ if odeint is not None:
                                       method="DOP853", **TIGHT).y[:, -1],
             make=_case(_uniform(1.0, 2.0), _uniform(0.5, 1.5, 2)),
             order=1, also=(SI.solve_ivp,), id="solve_ivp-span"),
+        Row(lambda k, w, a, b: quad(bump, a, b, args=(k, w), epsabs=1e-13, epsrel=1e-13)[0],
+            make=_case(_uniform(0.5, 1.5), _uniform(0.5, 2.0), _uniform(-1.0, 0.0),
+                       _uniform(0.5, 2.0)),
+            order=1, also=(SI.quad,), id="quad-args-bounds"),
     ]
