@@ -771,6 +771,76 @@ def test_an_object_without_a_readable_call_is_refused_by_what_it_is():
 
 
 # ---------------------------------------------------------------------------
+# layers as objects, PyTorch-style: a base class's __call__ runs forward, a network holds
+# its layers as attributes and calls them (the same __call__ on other objects)
+# ---------------------------------------------------------------------------
+
+class Module:
+    def __call__(self, *args):
+        return self.forward(*args)
+
+
+class Dense(Module):
+    def __init__(self, n_in, act="tanh"):
+        self.act, self.scale = act, 1.0 / np.sqrt(n_in)
+
+    @property
+    def gain(self):
+        return 2.0 * self.scale
+
+    def forward(self, W, x):
+        z = self.gain * (x @ W)
+        return np.tanh(z) if self.act == "tanh" else z
+
+
+class TwoLayers(Module):
+    def __init__(self):
+        self.hidden, self.out = Dense(3), Dense(4, act=None)
+
+    def forward(self, Ws, x):
+        return self.out(Ws[1], self.hidden(Ws[0], x))[..., 0]
+
+
+TWO = TwoLayers()
+
+
+def layered_loss(W1, W2, x, y):
+    return np.mean((TWO((W1, W2), x) - y) ** 2)
+
+
+class Chain(Module):
+    """A linked list of layers: each calls the next, the same method on other objects."""
+
+    def __init__(self, k, rest):
+        self.k, self.rest = k, rest
+
+    def forward(self, x):
+        return self.rest(np.sin(self.k * x))
+
+
+class Last(Module):
+    def __init__(self, k):
+        self.k = k
+
+    def forward(self, x):
+        return np.sin(self.k * x)
+
+
+CHAIN = Chain(0.5, Chain(1.5, Last(2.0)))
+
+
+def test_layers_held_as_attributes_and_called_through_a_base_class_call():
+    # before: refused ("the method .out()"), then taken for recursion (the same __call__)
+    rng = np.random.default_rng(8)
+    W1, W2 = rng.normal(size=(3, 4)), rng.normal(size=(4, 1))
+    x, y = rng.normal(size=(5, 3)), rng.normal(size=5)
+    _check(layered_loss, W1, W2, x, y)
+    _check(lambda x: np.sum(CHAIN(x) ** 2), np.array([0.3, -0.8, 1.1]))
+    want = np.sin(2.0 * np.sin(1.5 * np.sin(0.5 * X)))
+    np.testing.assert_allclose(CHAIN(X), want, rtol=1e-15)
+
+
+# ---------------------------------------------------------------------------
 # imports written inside the function
 # ---------------------------------------------------------------------------
 

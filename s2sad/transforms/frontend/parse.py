@@ -80,6 +80,9 @@ class Parsed:
     # for s2sad's own source of a library function (scipy.stats' methods): the user's call
     # it runs for, the place every message and comment about its lines names
     call_site: Optional[Location] = None
+    # what tells a recursive call from a call of the same code on another object: for a
+    # bound method, (its code, id of its object); None: the function's code alone
+    frame: Any = None
 
     def location(self, node) -> Location:
         if self.call_site is not None:
@@ -255,6 +258,7 @@ def _bound(parsed, obj) -> Parsed:
     params = _first_parameter(parsed, parsed.name)
     name = params.pop(0).id
     parsed.world.cells[name] = types.CellType(obj)
+    parsed.frame = (getattr(parsed.fn, "__code__", None), id(obj))
     return parsed
 
 

@@ -217,6 +217,11 @@ def _held_method(rw, obj, node):
     if isinstance(value, registry.Derived):     # self.lap = s2sad.laplacian(...): its code
         rw.parsed.guards.append(("attr", obj, node.attr, value))
         return _at(_name(rw.cell(value, node.attr)), node)
+    call = inspect.getattr_static(type(value), "__call__", None)
+    if not isinstance(value, type) and isinstance(call, types.FunctionType) and \
+            user_function(call):                # self.l1(x): a layer whose class has __call__
+        rw.parsed.guards.append(("attr", obj, node.attr, value))
+        return _at(_name(rw.cell(value.__call__, node.attr)), node)
     return None
 
 

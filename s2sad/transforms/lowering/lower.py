@@ -752,7 +752,7 @@ def lower(parsed, res) -> tuple:
     out = Output(parsed.world.globals)
     out.guards.extend(res.guards)
     low = Lowering(parsed, res, names, out, top=True,
-                   stack=(getattr(parsed.fn, "__code__", None),))
+                   stack=(parsed.frame or getattr(parsed.fn, "__code__", None),))
     result = low.function([], {})
     root = parsed.node
     if isinstance(result, Closure):

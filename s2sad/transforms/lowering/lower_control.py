@@ -607,7 +607,8 @@ class Control:
         low = self.low
         parsed = parse.parse(fn, self._call_spec(fn, args, kwargs))
         code = getattr(parsed.fn, "__code__", None)
-        if code is not None and code in low.stack:
+        frame = parsed.frame or code        # (the same method of another object: inlined)
+        if code is not None and frame in low.stack:
             # recursion: a real call; the K-transform calls the fwd/bwd pair made for it
             n = parsed.fn.__code__.co_argcount
             if kwargs or len(args) != n or parsed.node.args.kwonlyargs:
@@ -622,7 +623,7 @@ class Control:
         res = resolve.resolve(parsed)
         low.out.guards.extend(res.guards + parsed.guards)
         low.names.taken |= all_identifiers(parsed.node)
-        child = low.child(parsed, res, low.stack + (code,))
+        child = low.child(parsed, res, low.stack + (frame,))
         result = child.function(args, kwargs, node)
         lower_nonlocal.propagate(child, low, node)      # the lists it appended to
         return result
