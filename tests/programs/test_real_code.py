@@ -829,6 +829,23 @@ class Last(Module):
 CHAIN = Chain(0.5, Chain(1.5, Last(2.0)))
 
 
+class Block(Module):
+    """Optional parts, as layers are written: a skip connection and a scale that may be
+    None, tested with `is None` (the branch not taken calls a method of None)."""
+
+    def __init__(self, k, skip=None, scale=None):
+        self.k, self.skip, self.scale = k, skip, scale
+
+    def forward(self, x):
+        y = np.tanh(self.k * x)
+        if self.scale is not None:
+            y = y * self.scale
+        return y if self.skip is None else y + self.skip(x)
+
+
+BLOCKS = Block(0.7, skip=Block(1.3), scale=np.array([1.0, 2.0, 0.5]))
+
+
 def test_layers_held_as_attributes_and_called_through_a_base_class_call():
     # before: refused ("the method .out()"), then taken for recursion (the same __call__)
     rng = np.random.default_rng(8)
@@ -838,6 +855,16 @@ def test_layers_held_as_attributes_and_called_through_a_base_class_call():
     _check(lambda x: np.sum(CHAIN(x) ** 2), np.array([0.3, -0.8, 1.1]))
     want = np.sin(2.0 * np.sin(1.5 * np.sin(0.5 * X)))
     np.testing.assert_allclose(CHAIN(X), want, rtol=1e-15)
+    _check(lambda x: np.sum(BLOCKS(x) ** 2), X)
+    g = grad(lambda x: np.sum(BLOCKS(x)))
+    want = np.array([1.0, 2.0, 0.5]) * 0.7 / np.cosh(0.7 * X) ** 2 + 1.3 / np.cosh(1.3 * X) ** 2
+    np.testing.assert_allclose(g(X), want, rtol=1e-13)
+    BLOCKS.scale = None                 # the attribute changed: the code is made again
+    try:
+        want = 0.7 / np.cosh(0.7 * X) ** 2 + 1.3 / np.cosh(1.3 * X) ** 2
+        np.testing.assert_allclose(g(X), want, rtol=1e-13)
+    finally:
+        BLOCKS.scale = np.array([1.0, 2.0, 0.5])
 
 
 # ---------------------------------------------------------------------------

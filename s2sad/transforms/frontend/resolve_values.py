@@ -28,7 +28,6 @@ A name bound to a function value this way must be assigned once and only
 called; otherwise it is left as it is and the lowering refuses it.
 """
 
-import contextlib
 import copy
 import functools
 import operator
@@ -43,6 +42,7 @@ from ...runtime import field
 from ...errors import UnsupportedSyntaxError
 from ...failures import note_handled
 from ...rules.python.objects import finite_in_try, missing_key, same_items
+from . import resolve_contexts as contexts
 from . import resolve_integrate as integrate
 from . import resolve_built as built
 from .parse import Held, MethodOf, parse
@@ -183,6 +183,12 @@ class _Rewriter:
                                      for d in node.args.kw_defaults]
             self.block_of(node, Scope(node, scope.locals, scope))
             return node
+        if isinstance(node, gast.IfExp):       # y if self.rest is None else self.rest(y)
+            test = contexts.known_test(self, node.test, scope)
+            if test is not None:
+                return self.expr(node.body if test.value else node.orelse, scope, pre)
+        if isinstance(node, gast.Compare):
+            node = contexts.known_test(self, node, scope) or node
         if isinstance(node, gast.JoinedStr):
             node = objects.fstring(self, node)
         made = objects.made_name(self, node, scope)
@@ -561,7 +567,7 @@ def statement(rw, st, scope):
     if isinstance(st, gast.Try):
         return rw.block(_try_body(rw, st, scope), scope)
     if isinstance(st, gast.With):
-        return rw.block(_with_body(rw, st, scope), scope)
+        return rw.block(contexts.with_body(rw, st, scope), scope)
     done = objects.stores(rw, st, scope)
     if done is not None:
         return rw.block(done, scope)
@@ -585,6 +591,9 @@ def statement(rw, st, scope):
         st.body, st.orelse = rw.block(st.body, scope), rw.block(st.orelse, scope)
         return [st]
     if isinstance(st, gast.If):
+        test = contexts.known_test(rw, st.test, scope)      # if self.bias is None: known now
+        if test is not None:
+            return rw.block(st.body if test.value else st.orelse, scope)
         st.test = rw.expr(st.test, scope, [])
         st.body, st.orelse = rw.block(st.body, scope), rw.block(st.orelse, scope)
         return [st]
@@ -596,48 +605,6 @@ def statement(rw, st, scope):
         integrate.named_lambda(st, scope)       # f = lambda x: ...; quad(f, ...)
         return out
     return [rw.expr(st, scope, [])]
-
-
-# context managers that change no value the code computes: their body is run as it is
-# (np.errstate only where no setting is "raise" or "call": those change what runs)
-_QUIET_CONTEXTS = (np.errstate, warnings.catch_warnings, np.printoptions,
-                   contextlib.nullcontext)
-
-
-def _with_body(rw, st, scope):
-    """with np.errstate(divide="ignore"): body  =>  body (the warnings it would silence are
-    the primal's, printed or not; values are the same).  Any other `with` is refused."""
-    for item in st.items:
-        ctx = item.context_expr
-        ok, fn = rw.static(ctx.func, scope) if isinstance(ctx, gast.Call) else (False, None)
-        settings = [k.value for k in ctx.keywords] + list(ctx.args) if ok else []
-        if not ok or fn not in _QUIET_CONTEXTS or item.optional_vars is not None or \
-                fn is np.errstate and not all(
-                    isinstance(v, gast.Constant) and v.value in ("ignore", "warn", "print",
-                                                                  "log") for v in settings):
-            rw.fail(st, "a `with` statement", "s2sad differentiates the body of `with "
-                    "np.errstate(...)` (without 'raise'), `warnings.catch_warnings()` and "
-                    "`np.printoptions(...)`, which change no value; move other contexts out "
-                    "of the function.")
-    quiet = any(rw.static(i.context_expr.func, scope)[1] is warnings.catch_warnings
-                for i in st.items)
-    return [s for s in st.body if not (quiet and _warning_filter(rw, s, scope))]
-
-
-def _warning_filter(rw, st, scope) -> bool:
-    """warnings.simplefilter("ignore") in a `with warnings.catch_warnings():` body: left
-    out with the context (it only chooses which warnings print); "error", which makes a
-    warning an exception, is refused."""
-    call = st.value if isinstance(st, gast.Expr) else None
-    ok, fn = rw.static(call.func, scope) if isinstance(call, gast.Call) else (False, None)
-    if not ok or fn not in (warnings.simplefilter, warnings.filterwarnings):
-        return False
-    action = call.args[0] if call.args else next(
-        (k.value for k in call.keywords if k.arg == "action"), None)
-    if not (isinstance(action, gast.Constant) and action.value != "error"):
-        rw.fail(st, "a warnings filter that makes warnings errors (or one s2sad cannot read)",
-                "Filter them with a constant action other than 'error'.")
-    return True
 
 
 def _try_body(rw, st, scope):
