@@ -260,8 +260,8 @@ def test_a_differentiated_value_stored_on_an_object_keeps_its_value_there():
 
 def test_an_unknown_method_where_the_derivative_flows_is_refused_by_name():
     def f(w):
-        return np.sum(w.tolist())
-    with pytest.raises(UnsupportedSyntaxError, match=r"the method `\.tolist\(\)`"):
+        return np.sum(w.compress([True, False, True]))
+    with pytest.raises(UnsupportedSyntaxError, match=r"the method `\.compress\(\)`"):
         grad(f)(X)
 
 
@@ -918,6 +918,22 @@ def methods_and_parts(w):
     order = w.argsort()
     bins = np.digitize(w, [0.0])                  # integers: no derivative
     return loss + w.take(order)[0] * w.repeat(2)[1] + np.sum(bins * w ** 3)
+
+
+def from_python_numbers(x):
+    vals = (x ** 2).tolist()                  # as authors pass values to plain Python code
+    first = vals[0]                           # (the other items' cotangents are zero)
+    return sum(v * v for v in vals) + first * x.tolist()[-1]
+
+
+def test_tolist_where_a_derivative_flows():
+    # before: refused ("the method .tolist()")
+    _check(from_python_numbers, X)
+    d3 = s2sad.derivative(lambda t: from_python_numbers(t * X), order=3)(0.7)
+    h = 1e-3
+    f = lambda t: from_python_numbers(t * X)        # noqa: E731
+    want = (f(0.7 + 2 * h) - 2 * f(0.7 + h) + 2 * f(0.7 - h) - f(0.7 - 2 * h)) / (2 * h ** 3)
+    assert d3 == pytest.approx(want, rel=1e-5)
 
 
 def test_item_real_imag_cumprod_take_repeat_and_digitize():

@@ -174,3 +174,52 @@ def jvp_item_value(x, out, dx):
 
 
 deflinear(item_value)
+
+
+def to_list(x):
+    """x.tolist(): x's elements as nested lists of Python numbers (a number for a 0-d
+    array; a Python number itself, as a NumPy scalar's tolist gives)."""
+    return x.tolist() if hasattr(x, "tolist") else x
+
+
+def _dense_list(g, shape):
+    """g (nested lists of numbers, None where a cotangent is zero) as nested lists of
+    numbers of this shape."""
+    if not shape:
+        return 0.0 if g is None else g
+    if g is None:
+        g = [None] * shape[0]
+    return [_dense_list(v, shape[1:]) for v in g]
+
+
+def list_grad(g, x):
+    """The gradient of x.tolist() given g, the cotangent of the lists it made: an array
+    shaped like x (an item of g that is None is zero)."""
+    xp = array_namespace(x)
+    shape = tuple(np.shape(x))
+    dense = _dense_list(g, shape)
+    return xp.reshape(xp.asarray(dense, dtype=dtype_of(x)), shape)
+
+
+@defbprop(to_list)
+def bprop_to_list(x, out, dout):
+    return (list_grad(dout, x),)
+
+
+@defjvp(to_list)
+def jvp_to_list(x, out, dx):
+    return (to_list(dx),)
+
+
+@defbprop(list_grad)
+def bprop_list_grad(g, x, out, dout):
+    return (to_list(dout), None)
+
+
+@defjvp(list_grad)
+def jvp_list_grad(g, x, out, dg, dx):
+    return (list_grad(dg, x), None)
+
+
+deflinear(to_list)
+deflinear(list_grad)

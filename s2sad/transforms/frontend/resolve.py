@@ -51,6 +51,7 @@ METHODS = {
     "diagonal": np.diagonal, "trace": np.trace, "conj": np.conj, "round": np.round,
     "cumprod": np.cumprod, "take": np.take, "repeat": np.repeat, "argsort": np.argsort,
     "conjugate": np.conj, "nonzero": np.nonzero, "item": casts.item_value,
+    "tolist": casts.to_list,
 }
 VARARG_METHODS = {"reshape": "shape", "transpose": "axes"}   # x.reshape(3, 2) == x.reshape((3, 2))
 ATTRIBUTES = {"T": np.transpose, "shape": np.shape, "ndim": np.ndim, "size": np.size,

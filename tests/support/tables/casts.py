@@ -8,6 +8,18 @@ from s2sad.rules.numpy import casts as C
 
 ALSO = (C.cast_to, C.inexact_part)
 
+
+def rows_as_lists(x):
+    """x.tolist() of a matrix: lists of Python floats, combined as Python numbers."""
+    return np.array([r[0] * r[1] + r[2] ** 2 for r in x.tolist()])
+
+
+def vector_as_list(x):
+    total = 0.0
+    for v in x.tolist():
+        total = total + v * v
+    return total * x
+
 ROWS = [
     Row(lambda x: np.sin(np.asarray(x, dtype=x.dtype)) * x, shapes=[(3, 2)], also=ALSO,
         id="cast_to-float"),
@@ -21,4 +33,6 @@ ROWS = [
         also=(np.float64, np.float32, np.float16, np.longdouble), id="float64-call"),
     Row(lambda x: np.sum(np.sin(x)).item() * x, shapes=[(3,)], also=(C.item_value,),
         id="item-method"),
+    Row(rows_as_lists, shapes=[(4, 3)], also=(C.to_list, C.list_grad), id="tolist-matrix"),
+    Row(vector_as_list, shapes=[(3,)], also=(C.to_list, C.list_grad), id="tolist-vector"),
 ]
