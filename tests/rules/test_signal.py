@@ -80,3 +80,29 @@ def polyval_of_a_list(x):
 def test_polyval_of_a_list_of_coefficients_at_orders_2_and_3():
     x = np.array([0.3, -0.5, 0.8])
     check_grads(polyval_of_a_list, (x,), order=3, modes=("rev", "fwd"))
+
+
+def trend(t, y):
+    """A quadratic trend fitted to a series, as analysis code does, and its curvature."""
+    c = np.polyfit(t, y, 2)
+    return c[0] * 2.0 + np.sum((y - np.polyval(c, t)) ** 2)
+
+
+def full_report(t, y):
+    return np.sum(np.polyfit(t, y, 2, full=True)[0])
+
+
+def test_polyfit_is_numpys_fit_and_differentiates_to_order_two():
+    # before: refused ("no derivative rule for numpy.polyfit")
+    rng = np.random.default_rng(11)
+    t = np.linspace(0.0, 2.0, 9) + rng.uniform(-0.02, 0.02, 9)
+    y = np.sin(t) + 0.1 * rng.normal(size=9)
+    w = rng.uniform(0.5, 1.5, 9)
+    assert np.array_equal(signal.polyfit(t, y, 3, w=w), np.polyfit(t, y, 3, w=w))
+    check_grads(trend, (t, y), order=2, modes=("rev", "fwd"))
+    # a straight line through exact points: its slope moves with y as the normal
+    # equations say, d slope / d y_i = (t_i - mean t) / sum (t - mean t)^2
+    g = s2sad.grad(lambda y: np.polyfit(t, y, 1)[0])(2.0 * t + 1.0)
+    np.testing.assert_allclose(g, (t - t.mean()) / np.sum((t - t.mean()) ** 2), rtol=1e-10)
+    with pytest.raises(S2SADError, match="np.polyfit with full=True"):
+        s2sad.grad(full_report, wrt=1)(t, y)

@@ -23,7 +23,7 @@ unwrap, meshgrid, broadcast_arrays.
 import numpy as np
 
 from ... import registry
-from ...errors import S2SADError
+from ...errors import OptionError, S2SADError
 from ...registry import defbprop, defbprop_varargs, defjvp, deflinear, defnondiff
 from ...runtime import array_namespace, getitem_grad, unbroadcast
 from .indexing import take_grad
@@ -288,3 +288,43 @@ defbprop_varargs(np.meshgrid)(_meshgrid_rule)
 defbprop_varargs(np.broadcast_arrays)(_broadcast_arrays_rule)
 deflinear(np.meshgrid, np.broadcast_arrays, args=None)
 defnondiff(meshgrid_axes)
+
+
+# -- polyfit: a least-squares fit, as source ------------------------------------------------
+_EPS = float(np.finfo(np.float64).eps)
+
+
+def fit_options(full, cov):
+    """Refuse np.polyfit's full= and cov=, which return what a fit reports besides its
+    coefficients (residuals, rank, singular values, a covariance)."""
+    if full or cov:
+        raise OptionError(f"np.polyfit with {'full' if full else 'cov'}=True: s2sad "
+                          "differentiates the coefficients it returns, not the rest",
+                          hint="Call np.polyfit(x, y, deg) for the coefficients; compute "
+                               "residuals from them (np.polyval) where you need them.")
+
+
+registry.primitive(fit_options).effect = True        # (bools: no derivative)
+registry.primitive(fit_options).pure = False
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """np.polyfit(x, y, deg) as NumPy fits it: the Vandermonde matrix of x (weighted rows
+    where w is given), its columns scaled to unit norm, then np.linalg.lstsq; s2sad
+    differentiates this code in x, y and w (fit_options refuses full= and cov=)."""
+    fit_options(full, cov)
+    x = np.asarray(x) + 0.0
+    y = np.asarray(y) + 0.0
+    lhs = np.vander(x, deg + 1)
+    rhs = y
+    if w is not None:
+        lhs = lhs * np.asarray(w)[:, None]
+        rhs = (rhs.T * w).T
+    scale = np.sqrt(np.sum(lhs * lhs, axis=0))
+    if rcond is None:
+        rcond = len(x) * _EPS
+    c = np.linalg.lstsq(lhs / scale, rhs, rcond=rcond)[0]
+    return (c.T / scale).T
+
+
+registry.implement(np.polyfit, polyfit)

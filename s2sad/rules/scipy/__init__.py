@@ -4,7 +4,7 @@
     incomplete  gammainc(c), betainc(c), stdtr, pdtr: in x and in their shape parameters
     linalg      solve_triangular, cholesky, expm, solve, inv, det
     stats       the distributions, as NumPy code s2sad transforms
-    integrate   odeint and solve_ivp: adjoint and sensitivity equations
+    integrate   odeint and solve_ivp: adjoint and sensitivity equations; quad
     optimize    scipy.optimize's test functions, as NumPy code
     interpolate calls of PPoly (CubicSpline, PchipInterpolator, Akima1DInterpolator) and
                 BSpline objects, as NumPy code

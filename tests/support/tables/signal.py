@@ -1,5 +1,5 @@
 """Rows for s2sad/rules/numpy/averages.py and s2sad/rules/numpy/signal.py (average, cov, corrcoef,
-trapezoid, linspace, logspace, geomspace, interp, convolve, correlate, polyval, vander,
+trapezoid, linspace, logspace, geomspace, interp, convolve, correlate, polyfit, polyval, vander,
 ediff1d, unwrap, meshgrid, broadcast_arrays) and np.cross with axes and 2-vectors.
 
 Helpers are covered by the rows whose order-2 checks run their rules (``also``).  interp
@@ -52,6 +52,12 @@ def _interp_case(scale=1.0):
         x = rng.uniform(-2.5, 2.5, size=(3, 4)) * scale
         return (x, _knots(rng), rng.normal(size=6)), {}
     return make
+
+
+def _fit_case(rng):
+    """Distinct abscissae (a well-posed fit), values, positive weights."""
+    x = np.linspace(-1.0, 1.0, 7) + rng.uniform(-0.05, 0.05, 7)
+    return (x, rng.normal(size=7), rng.uniform(0.5, 2.0, 7)), {}
 
 
 def _mesh2(x, y):
@@ -142,6 +148,9 @@ ROWS = [
     _row(lambda u: np.unwrap(u), _unwrap, "unwrap", also=(np.unwrap,)),
     _row(lambda u: np.unwrap(u, axis=0, period=4.0), lambda rng: ((_unwrap(rng)[0][0].T,), {}),
          "unwrap-axis"),
+    _row(lambda x, y, w: np.polyfit(x, y, 2), _fit_case, "polyfit"),
+    _row(lambda x, y, w: np.polyfit(x, np.stack([y, y ** 2], axis=1), 3, w=w), _fit_case,
+         "polyfit-weighted-columns"),
     _row(np.polyval, _make((4,), (3, 2)), "polyval"),
     _row(np.polyval, _make((1,), (3,)), "polyval-constant"),
     _row(np.polyval, _make((3,), ()), "polyval-scalar"),
