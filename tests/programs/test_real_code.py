@@ -936,6 +936,34 @@ def test_tolist_where_a_derivative_flows():
     assert d3 == pytest.approx(want, rel=1e-5)
 
 
+def smooth_step(x, k):
+    """A spline of three pieces, as np.piecewise is used: a cubic between two constants."""
+    return np.sum(np.piecewise(x, [x < 0.0, x > 1.0],
+                               [0.0, 1.0, lambda t: k * t ** 2 * (3.0 - 2.0 * t)]) * x)
+
+
+def kinked(x, a):
+    y = np.piecewise(x, [x < 0.2], [lambda v, s: s * np.tanh(v), lambda v, s: v / s], a)
+    return np.sum(y ** 2)
+
+
+def test_piecewise_differentiates_each_piece_where_it_applies():
+    # before: refused ("passing a function to piecewise")
+    x = np.array([-0.6, 0.15, 0.4, 0.8, 1.3, 0.55])
+    _check(smooth_step, x, 1.1)
+    _check(kinked, x, 1.7)
+    value, g = value_and_grad(smooth_step)(x, 1.1)
+    pieces = np.where(x < 0, 0.0, np.where(x > 1, 1.0, 1.1 * x ** 2 * (3 - 2 * x)))
+    assert value == pytest.approx(np.sum(pieces * x), rel=1e-15)
+    inside = (x >= 0) & (x <= 1)
+    want = np.where(inside, 1.1 * (2 * x * (3 - 2 * x) - 2 * x ** 2) * x +
+                    1.1 * x ** 2 * (3 - 2 * x), np.where(x > 1, 1.0, 0.0))
+    np.testing.assert_allclose(g, want, rtol=1e-13)
+    with pytest.raises(UnsupportedSyntaxError, match="np.piecewise"):
+        pieces = [np.sin, np.cos]
+        grad(lambda x: np.sum(np.piecewise(x, [x < 0], pieces)))(x)
+
+
 def test_item_real_imag_cumprod_take_repeat_and_digitize():
     _check(methods_and_parts, X)
     with pytest.raises(UnsupportedSyntaxError, match=r"the method `\.item\(\)`"):

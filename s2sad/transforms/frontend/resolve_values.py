@@ -44,6 +44,7 @@ from ...failures import note_handled
 from ...rules.python.objects import finite_in_try, missing_key, same_items
 from . import resolve_contexts as contexts
 from . import resolve_integrate as integrate
+from . import resolve_piecewise as piecewise
 from . import resolve_built as built
 from .parse import Held, MethodOf, parse
 from . import resolve_objects as objects
@@ -269,6 +270,8 @@ class _Rewriter:
                 return self.expr(made, scope, pre)
         if ok and integrate.solver_of(fn):      # odeint(func, y0, t, args=...)
             return self.expr(integrate.rewrite(self, node, scope, fn), scope, pre)
+        if ok and fn is np.piecewise:           # its pieces, as NumPy applies them
+            return piecewise.rewrite(self, node, scope, pre)
         role = _inline_role(fn) if ok else None
         if isinstance(role, tuple) and role[0] == "jvp":
             return self.expr(self.jvp_call(node, role[1], scope), scope, pre)
@@ -594,17 +597,20 @@ def statement(rw, st, scope):
         test = contexts.known_test(rw, st.test, scope)      # if self.bias is None: known now
         if test is not None:
             return rw.block(st.body if test.value else st.orelse, scope)
-        st.test = rw.expr(st.test, scope, [])
+        pre = []
+        st.test = rw.expr(st.test, scope, pre)
         st.body, st.orelse = rw.block(st.body, scope), rw.block(st.orelse, scope)
-        return [st]
+        return pre + [st]
     if isinstance(st, gast.Assign) and len(st.targets) == 1:
         done = _binding(rw, st, scope)
         if done is not None:
             return done
-        out = [rw.expr(st, scope, [])]
+        pre = []
+        out = pre + [rw.expr(st, scope, pre)]
         integrate.named_lambda(st, scope)       # f = lambda x: ...; quad(f, ...)
         return out
-    return [rw.expr(st, scope, [])]
+    pre = []                # statements hoisted out of st (np.piecewise's), run before it
+    return pre + [rw.expr(st, scope, pre)]
 
 
 def _try_body(rw, st, scope):
