@@ -223,3 +223,6 @@ def jvp_list_grad(g, x, out, dg, dx):
 
 deflinear(to_list)
 deflinear(list_grad)
+# its value is a list: a loop over it adds its items' gradients into a list of zeros
+# (zeros_like_tree), not into an array made of the list (which CuPy's arrays refuse)
+primitive(to_list).makes_container = True
