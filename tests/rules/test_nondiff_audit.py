@@ -349,6 +349,16 @@ TABLE = [
 ]
 
 
+try:
+    from scipy import special as _sc
+except ImportError:          # SciPy is optional
+    _sc = None
+if _sc is not None:
+    # the sign of gamma(x): +-1, jumping only at the poles x = 0, -1, -2, ...
+    TABLE.append((_sc.gammasgn, Entry("piecewise", args(
+        lambda rng: 3 * rng.normal(size=(3, 2))))))
+
+
 def _resolve(key):
     if not isinstance(key, str):
         return key

@@ -1,6 +1,10 @@
 """Rules of SciPy's functions, registered when SciPy imports (it is optional).
 
     special     erf, erfinv, expit, logit, gammaln, digamma, polygamma, log_ndtr, logsumexp
+    special_more
+                gamma, rgamma, loggamma, beta(ln), poch, binom, multigammaln, entropies, ndtri,
+                erfcx, dawsn, Bessel functions of integer order, exp1, expn, spence, boxcox,
+                huber losses, orthogonal polynomials
     incomplete  gammainc(c), betainc(c), stdtr, pdtr: in x and in their shape parameters
     linalg      solve_triangular, cholesky, expm, solve, inv, det
     stats       the distributions, as NumPy code s2sad transforms
@@ -10,4 +14,4 @@
                 BSpline objects, as NumPy code
 """
 
-from . import special, incomplete, linalg, optimize, stats, integrate, interpolate  # noqa: F401
+from . import special, special_more, incomplete, linalg, optimize, stats, integrate, interpolate  # noqa: F401

@@ -19,8 +19,8 @@ from ... import ir
 from ...errors import DerivativeError
 from ...registry import defnondiff, deftaylor
 from . import batch as taylor_batch  # noqa: F401  (the stacked directions' shape helpers)
-from .series import (div_series, exp_series, faa_di_bruno, log_series, power_recurrence,
-                     sqrt_series)
+from .series import (div_series, exp_series, faa_di_bruno, log_series, ode_series,
+                     power_recurrence, sqrt_series)
 from ..numpy.arith import fmod_quotient, pow_base
 from ..runtime.helpers import cast_cotangent
 from ..numpy.statistics import sinc_derivative
@@ -241,7 +241,7 @@ def taylor_arccos(T, x, out):
 # Three shapes of recurrence serve most of them:
 #
 # * ``y' = x' g`` where g's series follows from y's (tan, expit, erf, erfinv, ...):
-#   ``_ode``, ``y_k = (1/k) sum_j j x_j g_(k-j)``, g_k computed after y_k.
+#   ``series.ode_series``, ``y_k = (1/k) sum_j j x_j g_(k-j)``, g_k computed after y_k.
 # * the closed form of every derivative at x0 (gammaln, psi, polygamma, sinc):
 #   ``faa_di_bruno``, ``y_k = sum_j f^(j)(x0) / j! [t^k] (x - x0)^j``.
 # * kinks and ties (maximum, minimum, fmax, fmin, clip, mod, fmod, nan_to_num,
@@ -259,24 +259,14 @@ def _zeros(K):
     return [None] * K
 
 
-def _ode(T, x, out, g0, g_next):
-    # y' = x' g:  y_k = (1/k) sum_j j x_j g_(k-j); g_next(k, y, g) gives g_k from y_0..y_k
-    y, g = [out], [g0]
-    for k in range(1, T.K + 1):
-        y.append(T.weighted(x, g, k))
-        if k < T.K:
-            g.append(g_next(k, y, g))
-    return y
-
-
-def _exp_ode(T, x, out, g0, w_next):
+def _expode_series(T, x, out, g0, w_next):
     # y' = x' g with g = c exp(w), so g' = w' g; w_next(k, y) gives w_k from y_0..y_k
     w = [None]
 
     def g_next(k, y, g):
         w.append(w_next(k, y))
         return T.weighted(w, g, k)
-    return _ode(T, x, out, g0, g_next)
+    return ode_series(T, x, out, g0, g_next)
 
 
 def _squares(T, x, u0, sign):
@@ -284,7 +274,7 @@ def _squares(T, x, u0, sign):
     return [u0] + [T.scale(sign, T.square(x, k)) for k in range(1, T.K + 1)]
 
 
-def _rsqrt_ode(T, x, out, u):
+def _rsqrtode_series(T, x, out, u):
     # y' = x' u^(-1/2), u^(-1/2)'s series by the power recurrence
     g = taylor_pow(T, u, [ir.Const(-0.5)] + _zeros(T.K), T.call(np.power, u[0], -0.5))
     return [out] + [T.weighted(x, g, k) for k in range(1, T.K + 1)]
@@ -295,21 +285,21 @@ def _rsqrt_ode(T, x, out, u):
 def taylor_tan(T, x, out):
     # y' = x' (1 + y^2)
     g0 = T.call(operator.add, 1.0, T.mul(out, out))
-    return _ode(T, x, out, g0, lambda k, y, g: T.square(y, k))
+    return ode_series(T, x, out, g0, lambda k, y, g: T.square(y, k))
 
 
 @deftaylor(np.arcsinh)
 def taylor_arcsinh(T, x, out):
     # y' = x' (1 + x^2)^(-1/2)
     u0 = T.call(operator.add, 1.0, T.mul(x[0], x[0]))
-    return _rsqrt_ode(T, x, out, _squares(T, x, u0, 1))
+    return _rsqrtode_series(T, x, out, _squares(T, x, u0, 1))
 
 
 @deftaylor(np.arccosh)
 def taylor_arccosh(T, x, out):
     # y' = x' ((x - 1)(x + 1))^(-1/2), u_0 as a product: precise near x = 1
     u0 = T.call(operator.mul, T.call(operator.sub, x[0], 1.0), T.call(operator.add, x[0], 1.0))
-    return _rsqrt_ode(T, x, out, _squares(T, x, u0, 1))
+    return _rsqrtode_series(T, x, out, _squares(T, x, u0, 1))
 
 
 @deftaylor(np.arctanh)
@@ -501,7 +491,7 @@ def _gauss(c, a):
     def rule(T, x, out):
         # y' = x' g, g = c exp(-a x^2):  g' = w' g with w_k = -a sum_j x_j x_(k-j)
         g0 = T.scale(c, T.call(np.exp, T.scale(-a, T.mul(x[0], x[0]))))
-        return _exp_ode(T, x, out, g0, lambda k, y: T.scale(-a, T.square(x, k)))
+        return _expode_series(T, x, out, g0, lambda k, y: T.scale(-a, T.square(x, k)))
     return rule
 
 
@@ -509,7 +499,7 @@ def _inverse_erf(c):
     def rule(T, x, out):
         # y' = x' g, g = c exp(y^2):  g' = w' g with w_k = sum_j y_j y_(k-j)
         g0 = T.scale(c, T.call(np.exp, T.mul(out, out)))
-        return _exp_ode(T, x, out, g0, lambda k, y: T.square(y, k))
+        return _expode_series(T, x, out, g0, lambda k, y: T.square(y, k))
     return rule
 
 
@@ -518,13 +508,13 @@ def taylor_log_ndtr(T, x, out):
     # g' = w' g with w_k = -(1/2) sum_j x_j x_(k-j) - y_k
     w0 = T.call(operator.sub, T.scale(-0.5, T.mul(x[0], x[0])), out)
     g0 = T.scale(_1_SQRT_2PI, T.call(np.exp, w0))
-    return _exp_ode(T, x, out, g0, lambda k, y: T.sub(T.scale(-0.5, T.square(x, k)), y[k]))
+    return _expode_series(T, x, out, g0, lambda k, y: T.sub(T.scale(-0.5, T.square(x, k)), y[k]))
 
 
 def taylor_expit(T, x, out):
     # y' = x' y (1 - y):  g_k = y_k - sum_j y_j y_(k-j)
     g0 = T.mul(out, T.call(operator.sub, 1.0, out))
-    return _ode(T, x, out, g0, lambda k, y, g: T.sub(y[k], T.square(y, k)))
+    return ode_series(T, x, out, g0, lambda k, y, g: T.sub(y[k], T.square(y, k)))
 
 
 def taylor_logit(T, x, out):

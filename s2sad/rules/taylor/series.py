@@ -82,3 +82,14 @@ def faa_di_bruno(T, x, out, deriv):
         for k in range(j, K + 1):
             y[k] = T.add(y[k], T.mul(d, power[k]))
     return y
+
+
+def ode_series(T, x, out, g0, g_next):
+    """The series of y with y' = x' g: y_k = (1/k) sum_j j x_j g_(k-j), where g_next(k, y, g)
+    gives g_k from y_0..y_k (g0: g's value)."""
+    y, g = [out], [g0]
+    for k in range(1, T.K + 1):
+        y.append(T.weighted(x, g, k))
+        if k < T.K:
+            g.append(g_next(k, y, g))
+    return y
