@@ -96,6 +96,9 @@ V_TEMPLATES = [
     (1, "shape", "np.expand_dims({v}, 0)[0]"), (1, "shape", "{v}.reshape(1, 3)[0]"),
     (1, "shape", "np.ravel({m})[1:4]"), (1, "shape", "{m}.flatten()[::2]"),
     (1, "broadcast", "({v}[:, None] * {u}[None, :]).sum(axis=1)"), (1, "intpow", "({v} ** {i})"),
+    (1, "stack", "np.hstack([{u}, {f} * {u}[:1]])"),
+    (1, "split", "np.split(np.concatenate([{v}, {v2}]), 2)[1]"),
+    (1, "split", "np.array_split({v} * {v2}, [1])[1][0] * {v}"),
 ]
 
 U_TEMPLATES = [
@@ -107,6 +110,7 @@ U_TEMPLATES = [
     (1, "slice", "{v}[::2]"), (1, "diag", "np.diag({m}[:, :2])"),
     (1, "linalg", "np.linalg.solve({m} @ {m}.T + 2.0 * np.eye(2), {u})"),
     (1, "matmul", "np.dot({m}, {v})"),
+    (1, "split", "np.hsplit({m}, 3)[2][:, 0]"), (1, "split", "np.vsplit({m}, 2)[1][0, 1:]"),
 ]
 
 M_TEMPLATES = [
@@ -127,6 +131,9 @@ M_TEMPLATES = [
     (1, "cumsum", "np.cumsum({m}, axis=1)"),
     (1, "linalg", "np.linalg.inv({m} @ {m}.T + np.eye(2)) @ {m}"), (1, "pow", "({m} ** 2)"),
     (1, "shape", "np.swapaxes({m}.reshape(3, 2), 0, 1)"),
+    (1, "stack", "np.column_stack([{v}, {v2}]).T"),
+    (1, "stack", "np.hstack([{m}[:, :1], {m2}[:, 1:]])"),
+    (1, "stack", "np.dstack([{m}, {m2}])[..., 1]"),
 ]
 
 I_TEMPLATES = [

@@ -10,6 +10,28 @@ import numpy as np
 
 HEAD = "import math\n\nimport numpy as np\n\n\n"
 
+# 022 and 023: a number held in an object, added to an array, under laplacian and vmap
+HELD_NUMBER = HEAD.replace("import numpy as np\n", "import numpy as np\n\nimport s2sad\n") + """class Layer:
+
+    def __init__(self, w, c):
+        self.w = w
+        self.c = c * 1.0
+
+    def __call__(self, a):
+        return np.tanh(a * self.w + self.c)
+
+def helper1(a2):
+    layer4 = Layer(a2[0] * a2[1], 0.5)
+    r3 = layer4(a2) + layer4.w
+    return np.outer(np.array([0.6, -0.2]), r3) + r3
+
+def f(x, M):
+    return s2sad.derivative(helper1)(M[1]) * x[0]
+"""
+HELD_NUMBER_ARGS = [np.array([0.3, -0.5, 0.2]),
+                    np.array([[-0.30345618, -0.64845368, -0.69772477],
+                              [-0.17757561, -0.04147682, -1.82142625]])]
+
 REGRESSIONS = [
     ("001 dict item assignment, dict returned from a loop", HEAD + '''def f(x, y):
     for k3, a4 in enumerate(x):
@@ -377,4 +399,9 @@ def f(x, y, T):
       -1.2890422643031394,
       (0.22789963279176859, np.array([0.3555171549981525, -1.138580510818466,
                                       0.937635606975084]))], "vmap"),
+    ("022 a number held in an object added to an array under stacked directions: the "
+     "tangent sum add_grads of a (D, 3) and a (D,) coefficient did not broadcast",
+     HELD_NUMBER, HELD_NUMBER_ARGS, "laplacian"),
+    ("023 the same under vmap: the batched tangent sum of a (B, 3) and a (B,) value",
+     HELD_NUMBER, HELD_NUMBER_ARGS, "vmap"),
 ]

@@ -14,8 +14,8 @@ import numpy as np
 
 from ... import registry
 from ...errors import ArgumentError, DerivativeError
-from ...registry import defnondiff
-from ...runtime import ShapeOf, array_namespace, dtype_of
+from ...registry import defnondiff, implement
+from ...runtime import ShapeOf, add_grads, array_namespace, dtype_of
 
 
 def lift_shape(c, ref):
@@ -223,9 +223,32 @@ def stacked_rows(c):
                               "order=K))")
 
 
+def stacked_add(a, b):
+    """add_grads(a, b) of two stacked coefficients (D, *s), or of two batched values (vmap:
+    (B, *s)): where their primals broadcast (the tangent of x + c, c a number held in an
+    object), the one of lower rank gets its 1s after the leading axis, as lift_shape gives
+    an elementwise call's arguments.  Python source (registered with implement below), so
+    that the stacked code is differentiated again at higher orders."""
+    if stacked_pair(a, b):
+        return add_grads(np.reshape(a, padded_shape(a, b)), np.reshape(b, padded_shape(b, a)))
+    return add_grads(a, b)
+
+
+def stacked_pair(a, b):
+    """Are a and b stacked coefficients of arrays or numbers (not of containers)?"""
+    return hasattr(a, "shape") and hasattr(b, "shape") and np.ndim(a) >= 1 and np.ndim(b) >= 1
+
+
+def padded_shape(c, other):
+    """c's shape (D, *s) with 1s after D up to other's rank."""
+    s = np.shape(c)
+    return s[:1] + (1,) * (np.ndim(other) - len(s)) + s[1:]
+
+
 defnondiff(check_shapes, stacked_arrays, stacked_items, stacked_rows, lift_shape, full_shape, stacked_shape, batch_shape, batch_index,
            item_index, batch_axes, reversed_axes, matmul_shape, batched_zeros, seed_directions,
-           stacked_like, matmul_grad_like, trailing_axes, grad_index)
+           stacked_like, matmul_grad_like, trailing_axes, grad_index, stacked_pair, padded_shape)
+implement(stacked_add, stacked_add)     # (source: see its docstring)
 registry.primitive(check_shapes).effect = True     # never dropped
 registry.primitive(stacked_arrays).effect = True
 registry.primitive(stacked_items).effect = True

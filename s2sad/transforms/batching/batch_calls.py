@@ -34,6 +34,7 @@ from ...rules.batching import trees
 from ...rules.numpy import arith, casts, indexing, reductions, shape, statistics
 from ...rules.python import builtins, objects
 from ...rules.runtime import accumulate
+from ...rules.taylor import batch as taylor_batch
 from ...rules.taylor import elementwise as taylor_elementwise
 from ...rules.taylor import reductions as taylor_reductions
 from .flags import Slots, merge
@@ -677,7 +678,9 @@ def _as_items(T, prim, args, flags, kwargs, kflags):
 
 
 def _add_grads(T, prim, args, flags, kwargs, kflags):
-    return T.call(prim.fn, *[T.batched(a, f) for a, f in zip(args, flags)]), True
+    """add_grads of batched values, each lifted to the other's rank where they are arrays
+    (a tangent's sum broadcasts as the primal's did)."""
+    return T.call(taylor_batch.stacked_add, *[T.batched(a, f) for a, f in zip(args, flags)]), True
 
 
 def _unsplit(T, prim, args, flags, kwargs, kflags):

@@ -51,7 +51,7 @@ _SAME = {np.copy, np.asarray, operator.pos, np.positive}     # applied as they a
 # these apply to it as they are
 _SAME |= {runtime.list_append, runtime.make_dict, builtins.concat_items, builtins.as_tuple,
           builtins.copy_of, builtins.dict_copy, objects.record, containers_kind.same_kind,
-          runtime.field, runtime.add_grads}
+          runtime.field}
 
 
 def refuse(T, prim, why=""):
@@ -155,7 +155,9 @@ def _batched_call(T, prim, args, primals, flags, kwargs, out, D):
             len(args) == 1:
         T.call(tb.stacked_rows, args[0])        # np.array(items): the items' axis after D
         return T.call(np.stack, args[0], axis=1)
-    if fn in _SAME or (prim.short == "astype" and not any(flags[1:])):
+    if fn is runtime.add_grads and all(flags):
+        return T.call(tb.stacked_add, *args)
+    if fn in _SAME or fn is runtime.add_grads or (prim.short == "astype" and not any(flags[1:])):
         return T.call(fn, *args, **kwargs)
     if fn is runtime.setitem and flags[0] and T.is_container and T.is_container(primals[0]):
         T.call(tb.stacked_items, args[0])       # lst[i] = v, d[k] = v: item by item
