@@ -32,9 +32,11 @@ def runner(art, f, n, types, kind, wrt, with_value, check_value, finish_grads, o
     on_error(e) raises what an error of the generated code means.
 
     general: (call, jit_active, trim) for the runner that is the transform's entry
-    (Transformed.__call__): run(*args, **kwargs), which hands a call it does not cover,
-    or one under an s2sad.jit (jit_active()), to call(args, kwargs), and raises its
-    errors trimmed; without it, run(args) answers MISS."""
+    (Transformed.__call__): run(owner, a0, .., /, *more, **kwargs), a method of the
+    transform's class of its own (its arguments bound as parameters: no tuple is made),
+    which hands a call it does not cover, or one under an s2sad.jit (jit_active()), to
+    call(args, kwargs), and raises its errors trimmed; without it, run(args) answers
+    MISS."""
     env = {"MISS": MISS, "f": f, "jit": jit, "art": art, "fin": finish,
            "check_value": check_value,
            "finish_grads": finish_grads, "on_error": on_error, "f64": np.float64,
@@ -47,18 +49,23 @@ def runner(art, f, n, types, kind, wrt, with_value, check_value, finish_grads, o
     if general is not None:
         env["general"], env["jit_active"], env["trim"] = general
     tests = _arg_tests(art, names, types, env, general is not None)
-    miss = "return MISS" if general is None else "return general(args, kwargs)"
-    lines = ["def run(args):" if general is None else "def run(*args, **kwargs):",
-             f"    if len(args) != {n}:" if general is None else
-             f"    if kwargs or len(args) != {n}:",
-             f"        {miss}",
-             f"    {_tuple(names)} = args",
-             "    try:           # (an empty cell raises ValueError, a global gone KeyError)",
+    if general is None:
+        miss = "return MISS"
+        lines = ["def run(args):", f"    if len(args) != {n}:", f"        {miss}",
+                 f"    {_tuple(names)} = args"]
+    else:       # (a missing argument is MISS: the call passed fewer)
+        miss = f"return general(tuple(a for a in {_tuple(names)} if a is not MISS) + more, " \
+               "kwargs)"
+        lines = [f"def run(owner, {''.join(a + '=MISS, ' for a in names)}/, *more, **kwargs):",
+                 f"    if more or kwargs{''.join(f' or {a} is MISS' for a in names[-1:])}:",
+                 f"        {miss}"]
+    lines += ["    try:           # (an empty cell raises ValueError, a global gone KeyError)",
              f"        if {' or '.join(tests) or 'False'}:",
              f"            {miss}",
              "    except (ValueError, KeyError):",
              f"        {miss}",
-             "    try:"] + _call_lines(jit, names, numbers) + [
+             "    try:"]
+    lines += _call_lines(jit, names, numbers) + [
              "    except Exception as e:",
              "        on_error(e)" if general is None else "        raise_trimmed(e)"]
     if general is not None:

@@ -359,10 +359,12 @@ class Transformed(registry.Derived):
                                 f"fit {shown}: {msg}")
 
     # -- calls -----------------------------------------------------------------------------
-    # g(*args) calls g._entry(*args): the general call, or once a call with Python numbers
-    # and NumPy arrays was made, the runner written for such calls (fastcall.py), which
-    # hands the others to the general call.  The getter is C code (attrgetter), so the
-    # call of a scalar gradient adds no Python frame of its own.
+    # g(*args) calls g._entry(*args), the general call (the getter is C code, attrgetter:
+    # no Python frame of its own).  Once a call with Python numbers and NumPy arrays was
+    # made, g's class is one of its own (_own_class) whose __call__ is the runner written
+    # for such calls (fastcall.py), which hands the others to the general call: Python
+    # then binds the arguments to the runner's parameters directly, which a scalar
+    # gradient's call (a fraction of a microsecond) notices.
     __call__ = property(operator.attrgetter("_entry"),
                         doc="Call it like the original function.")
 
@@ -481,7 +483,8 @@ class Transformed(registry.Derived):
         if jit:
             self._fast_jit = run
         else:
-            self._fast = self._entry = run
+            self._fast = run
+            _own_class(self).__call__ = run
 
     def _call_aux(self, args, kwargs):
         """grad(f, has_aux=True)(*args): one forward and one backward pass of f."""
@@ -659,3 +662,16 @@ def vjp(fn: Any, *args: Any) -> Tuple[Any, Callable]:
     pullback.__name__ = f"vjp_{name_of(fn)}"
     pullback.__wrapped__ = bprop
     return out, pullback
+
+
+def _own_class(t):
+    """t's class of its own (a subclass of its class made for t alone), made at the first
+    use: its __call__ is the fast runner of t's calls."""
+    cls = type(t)
+    if cls.__dict__.get("_own") != id(t):       # (a copy of t: a class of its own too)
+        cls = type(cls.__name__, (cls,), {"_own": id(t), "__slots__": (),
+                                           "__module__": cls.__module__,
+                                           "__qualname__": cls.__qualname__,
+                                           "__doc__": cls.__doc__})
+        t.__class__ = cls
+    return cls

@@ -230,3 +230,28 @@ def test_the_numpy_backend_around_a_call_with_a_runner():
     with s2sad.backend("numpy"):
         assert g(0.3, 1.5) == pytest.approx(want, rel=1e-14)
         assert g(0.3, 1.5) == pytest.approx(want, rel=1e-14)
+
+
+def test_calls_of_every_shape_after_the_runner_is_made():
+    # the runner is the transform's own __call__, its arguments bound as parameters: a
+    # call by keyword, with too few or too many arguments, or of a copy, is the general
+    # path's (the same answers, the same errors, naming the user's function)
+    import copy
+    import inspect
+
+    from s2sad.transformed import Transformed
+    g = s2sad.grad_all(scaled)
+    before = (inspect.signature(g), repr(g))
+    want = reference(0.3, 2.0)
+    assert g(0.3, 2.0) == pytest.approx(want)
+    assert isinstance(g, Transformed)
+    assert (inspect.signature(g), repr(g)) == before
+    assert g(0.3, y=2.0) == pytest.approx(want)
+    assert g(x=0.3, y=2.0) == pytest.approx(want)
+    for bad in [(0.3,), (0.3, 2.0, 1.0)]:
+        with pytest.raises(s2sad.errors.ArgumentError, match="scaled"):
+            g(*bad)
+    h = copy.copy(g)
+    assert h(0.3, 2.0) == pytest.approx(want)
+    assert h(np.float64(0.3), 2.0) == pytest.approx(want)
+    assert g(0.3, 2.0) == pytest.approx(want)
