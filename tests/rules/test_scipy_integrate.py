@@ -85,6 +85,32 @@ def test_odeint_forward_mode_equals_reverse_mode():
                                atol=1e-10)
 
 
+def shrink(y, t, k):
+    return -k * y
+
+
+def from_number(y0, k):
+    """odeint from a number (a state of one entry, as SciPy holds it): y0 exp(-k t)."""
+    ys = odeint(shrink, y0, TIMES, args=(k,), rtol=1e-12, atol=1e-12)
+    return np.sum(ys[:, 0] ** 2 * weights(4))
+
+
+def test_odeint_from_a_number():
+    # sum_i w_i y0^2 exp(-2 k t_i): its gradient and (forward over the adjoint) Hessian
+    y0, k = 1.3, 0.7
+    e = np.exp(-2 * k * TIMES) * weights(4)
+    g = s2sad.grad_all(from_number)(y0, k)
+    np.testing.assert_allclose(g, [2 * y0 * e.sum(), -2 * y0 ** 2 * (TIMES * e).sum()],
+                               rtol=1e-8)
+    assert np.shape(g[0]) == ()
+    H = s2sad.hessian(from_number, wrt=(0, 1))(y0, k)
+    want = [[2 * e.sum(), -4 * y0 * (TIMES * e).sum()],
+            [-4 * y0 * (TIMES * e).sum(), 4 * y0 ** 2 * (TIMES ** 2 * e).sum()]]
+    np.testing.assert_allclose(np.array(H, float), want, rtol=1e-7)
+    _, tangent = s2sad.jvp(from_number, (y0, k), (1.0, 0.0))
+    np.testing.assert_allclose(tangent, g[0], rtol=1e-8)
+
+
 def test_odeint_value_is_a_plain_call():
     value, _ = s2sad.value_and_grad(odeint_loss)(Y0, A0, TIMES)
     assert value == odeint_loss(Y0, A0, TIMES)

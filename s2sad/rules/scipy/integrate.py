@@ -93,28 +93,35 @@ def solve_ivp(fun, t_span, y0, t_eval, args, options):
 
 def odeint_adjoint(func, y0, t, args, options, ys, cot):
     """The gradients (y0, t, args) of odeint's solution ys for its cotangent cot."""
-    system = _System(func, args, options.get("tfirst", False), _odeint_solver(options, len(y0)),
+    y0v = _states(y0)
+    system = _System(func, args, options.get("tfirst", False), _odeint_solver(options, y0v.size),
                      y0, (cot,))
-    g_y0, g_t, g_args = system.adjoint(np.asarray(y0, float), np.asarray(t, float),
-                                       np.asarray(ys), _dense(cot, ys))
-    return g_y0, np.reshape(g_t, np.shape(t)), g_args
+    g_y0, g_t, g_args = system.adjoint(y0v, np.asarray(t, float), np.asarray(ys),
+                                       _dense(cot, ys))
+    return np.reshape(g_y0, np.shape(y0)), np.reshape(g_t, np.shape(t)), g_args
 
 
 def odeint_adjoint_tangent(func, y0, t, args, options, ys, cot, dy0, dargs, dys, dcot):
     """The tangent of odeint_adjoint's gradients for tangents of y0, args, ys and cot."""
-    system = _System(func, args, options.get("tfirst", False), _odeint_solver(options, len(y0)),
+    y0v = _states(y0)
+    system = _System(func, args, options.get("tfirst", False), _odeint_solver(options, y0v.size),
                      y0, (cot, dy0, dargs, dys, dcot))
-    g = system.adjoint_tangent(np.asarray(y0, float), np.asarray(t, float), np.asarray(ys),
-                               _dense(cot, ys), dy0, dys, dcot, dargs)
-    return Cotangent((g[0], np.reshape(g[1], np.shape(t)), g[2]))
+    g = system.adjoint_tangent(y0v, np.asarray(t, float), np.asarray(ys), _dense(cot, ys),
+                               None if dy0 is None else _states(dy0), dys, dcot, dargs)
+    return Cotangent((np.reshape(g[0], np.shape(y0)), np.reshape(g[1], np.shape(t)), g[2]))
 
 
 def odeint_tangent(func, y0, t, args, options, out, dy0, dt, dargs):
     """The tangent of odeint's solution out for tangents of (y0, t, args) (None: zero)."""
-    system = _System(func, args, options.get("tfirst", False), _odeint_solver(options, len(y0)),
+    y0v = _states(y0)
+    system = _System(func, args, options.get("tfirst", False), _odeint_solver(options, y0v.size),
                      y0, (dy0, dt, dargs))
-    return system.tangent(np.asarray(y0, float), np.asarray(t, float), np.asarray(out),
-                          dy0, dt, dargs)
+    return system.tangent(y0v, np.asarray(t, float), np.asarray(out), dy0, dt, dargs)
+
+
+def _states(y0):
+    """odeint's initial state as the solver holds it: a vector (a number is one state)."""
+    return np.atleast_1d(np.asarray(y0, float))
 
 
 def _ivp_frame(t_span, y0, t_eval, res, cot):
