@@ -190,6 +190,13 @@ TABLE = [
     (TB.matmul_shape, Entry("meta", args(_a(3, 4), _a(4), _a(4, 2), True))),
     (TB.trailing_axes, Entry("meta", args(_a(3, 4)))),
     (TB.grad_index, Entry("meta", args((1, slice(0, 2))))),
+    (TB.stacked_pair, Entry("bool", args(_a(3, 2), _a(3)))),
+    (TB.padded_shape, Entry("meta", args(_a(3, 2), _a(3, 4, 2)))),
+    (S.outer_shape, Entry("meta", args(_a(3, 2), _a(4)))),     # np.multiply.outer's reshape
+    # scipy.signal's convolutions (s2sad/rules/scipy/signal.py)
+    ("s2sad.rules.scipy.signal:full_zeros", Entry("piecewise", args(_a(4, 3), _a(2, 2)))),
+    ("s2sad.rules.scipy.signal:window", Entry("meta", args(_a(4, 3), _a(2, 2), _a(4, 3)))),
+    ("s2sad.rules.scipy.signal:zero_fill", Entry("bool", args("fill", 0))),
     (TB.stacked_like, Entry("structural", args(_a(5, 3, 4), _a(4), True), reason=(
         "a stand-in holding only the shape (5, 1, 4) that reverse mode's helpers sum a "
         "stacked coefficient down to (taylor_batched._unbroadcast)"))),

@@ -35,6 +35,14 @@ def transpose_inverse(axes, ndim):
 defnondiff(transpose_inverse)
 
 
+def outer_shape(a, b):
+    """a's shape with a 1 for each axis of b: ufunc.outer(a, b) is ufunc(a reshaped so, b)."""
+    return np.shape(a) + (1,) * np.ndim(b)
+
+
+defnondiff(outer_shape)
+
+
 def _split_reshaped(g, tup, promoted, axis):
     """g split along axis into pieces shaped like promoted, then reshaped like tup."""
     xp = array_namespace(g)

@@ -12,6 +12,8 @@
     optimize    scipy.optimize's test functions, as NumPy code
     interpolate calls of PPoly (CubicSpline, PchipInterpolator, Akima1DInterpolator) and
                 BSpline objects, as NumPy code
+    signal      convolve, correlate, fftconvolve, convolve2d, correlate2d
 """
 
 from . import special, special_more, incomplete, linalg, optimize, stats, integrate, interpolate  # noqa: F401
+from . import signal  # noqa: F401

@@ -48,7 +48,16 @@ REFUSED = {
     gast.ImportFrom: ("an `import` inside a branch, a loop or a nested function, or of a "
                       "name the function also assigns", _IMPORTS),
     gast.Set: ("a set literal", "Sets are not differentiable."),
-    gast.NamedExpr: ("an assignment expression (`:=`)", "Use a separate assignment."),
+    # (sugar.py moves the others before their statement)
+    gast.NamedExpr: ("an assignment expression (`:=`) that runs only sometimes (after `and` "
+                     "or `or`, in a branch of `a if c else b`, a comprehension, a lambda, a "
+                     "`while` test) or after a read of its name",
+                     "Use a separate assignment."),
+    gast.Match: ("a `match` statement with a sequence, mapping or class pattern, or a "
+                 "guard on an `as` pattern",
+                 "s2sad reads `match` whose patterns are literals, dotted names, None, True, "
+                 "False, `|` of these, a capture or `_`; write this one with `if` "
+                 "statements."),
 }
 
 

@@ -30,6 +30,7 @@ import numpy as np
 from ... import generated, registry
 from ...ir.spec import Arg
 from ...errors import Location, SourceUnavailableError, UnsupportedSyntaxError
+from . import sugar
 from .imports import run_imports
 
 
@@ -381,6 +382,7 @@ def parse(fn, spec=None) -> Parsed:
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
     gnode = gast.ast_to_gast(node)
     _mangle(gnode, getattr(fn, "__qualname__", ""))
+    sugar.desugar(gnode)
     parsed = Parsed(gnode, code.co_name, filename, lines, World(fn.__globals__, cells), fn)
     run_imports(parsed)
     module = generated.MODULES.get(filename)

@@ -10,6 +10,7 @@ run either, may call what s2sad cannot differentiate (a method of None).
 """
 
 import contextlib
+import types
 import warnings
 
 import gast
@@ -61,9 +62,25 @@ def _warning_filter(rw, st, scope) -> bool:
 
 
 def known_test(rw, node, scope):
-    """`obj.a is None` or `obj.a is not None` for obj an object the function reads (the
-    attribute guarded: another value there transforms the code again), as a Constant;
-    None for any other test."""
+    """A test whose value is known when the code is transformed, as a Constant; None for
+    any other: `obj.a is None` or `obj.a is not None` for obj an object the function
+    reads (the attribute guarded: another value there transforms the code again),
+    `hasattr(module, "name")` (NumPy's renamed functions: np.trapezoid or np.trapz), a
+    literal (`if False:`), and `not` of one of these."""
+    if isinstance(node, gast.Constant) and not isinstance(node.value, (bytes, str)):
+        return gast.copy_location(gast.Constant(bool(node.value), None), node)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+        inner = known_test(rw, node.operand, scope)
+        return None if inner is None else \
+            gast.copy_location(gast.Constant(not inner.value, None), node)
+    if isinstance(node, gast.Call) and len(node.args) == 2 and not node.keywords and \
+            isinstance(node.args[1], gast.Constant) and isinstance(node.args[1].value, str):
+        ok_f, f = rw.static(node.func, scope)
+        ok_m, module = rw.static(node.args[0], scope)
+        if ok_f and f is hasattr and ok_m and isinstance(module, types.ModuleType):
+            return gast.copy_location(gast.Constant(hasattr(module, node.args[1].value),
+                                                    None), node)
+        return None
     if not (isinstance(node, gast.Compare) and len(node.ops) == 1 and
             isinstance(node.ops[0], (gast.Is, gast.IsNot)) and
             isinstance(node.comparators[0], gast.Constant) and

@@ -48,7 +48,8 @@ from ...rules.python.objects import method_caller, percent_format, raise_excepti
 from ...rules.numpy.indexing import check_item_write
 from ...rules.numpy.shape import c_concat, r_concat
 from ..frontend import resolve
-from . import lower_builtins, lower_comprehension, lower_effects, lower_nonlocal, lower_views
+from . import (lower_builtins, lower_comprehension, lower_effects, lower_nonlocal, lower_ufuncs,
+               lower_views)
 from .attributes import forward_attributes
 from .inplace import check_inplace, refuse_alias
 from .closures import Chosen, Closure, Functions, refuse_function
@@ -685,6 +686,9 @@ class Lowering:
         """x.sum(axis=0)  =>  np.sum(x, axis=0)"""
         name = node.func.attr
         receiver = self.atom(node.func.value)
+        if isinstance(receiver, ir.Const) and isinstance(receiver.value, np.ufunc) and \
+                name in lower_ufuncs.METHODS:       # np.add.reduce(a), np.multiply.outer
+            return lower_ufuncs.lower(self, receiver.value, name, args, kwargs, node)
         fn = runtime.astype if name == "astype" else METHODS.get(name)
         if name == "item" and (args or kwargs):
             fn = None                   # x.item(i): as any other method

@@ -1,0 +1,217 @@
+"""Pass 1a, sugar: Python's newer forms written as the older ones the front end reads.
+
+Input: a function's gast tree, just parsed.  Output: the same tree, rewritten in place::
+
+    match name:                         if name == "relu":
+        case "relu":                        y = relu(x)
+            y = relu(x)             =>      elif name == "gelu" or name == "tanh":
+        case "gelu" | "tanh":               y = smooth(x)
+            y = smooth(x)               else:
+        case _:                             y = x
+            y = x
+
+    if (t := r * s) > 0:            =>  t = r * s
+        ...                             if t > 0:
+
+A ``match`` is rewritten where each pattern is a literal or a dotted name (``case 1``,
+``case "a" | "b"``, ``case Mode.FAST``), ``None``/``True``/``False``, a capture or the
+wildcard (``case x``, ``case _``), with or without a guard (``case x if x > 0``); the
+subject is evaluated once.  An assignment expression is moved before its statement
+where it is evaluated on every run of the statement, first of what it reads: not
+after ``and``/``or`` or a chained comparison's first link, not in a branch of ``a if c
+else b``, a lambda or a comprehension, not in a ``while`` test, and not where the
+statement reads the name before it.  What is left (another pattern, another ``:=``)
+is refused by the fence (fence.py), at the user's line.
+"""
+
+import gast
+
+_SIMPLE = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return, gast.If,
+           gast.Assert, gast.For)
+_SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+def desugar(root) -> None:
+    """Rewrite every `match` and hoistable `:=` in the function node root (innermost
+    blocks first)."""
+    if isinstance(root, gast.FunctionDef):
+        taken = {n.id for n in gast.walk(root) if isinstance(n, gast.Name)}
+        root.body = _block(root.body, taken)
+
+
+def _block(stmts, taken):
+    out = []
+    for s in stmts:
+        _nested(s, taken)
+        if isinstance(s, gast.Match):
+            rewritten = _match(s, taken)
+            if rewritten is not None:
+                out.extend(rewritten)
+                continue
+        if isinstance(s, _SIMPLE):
+            out.extend(_hoisted(s))
+        out.append(s)
+    return out
+
+
+def _nested(s, taken):
+    """desugar the blocks inside statement s."""
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(s, field, None)
+        if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
+            setattr(s, field, _block(block, taken))
+    for inner in (getattr(s, "handlers", None) or []) + (getattr(s, "cases", None) or []):
+        inner.body = _block(inner.body, taken)
+
+
+# -- match ---------------------------------------------------------------------------------
+
+def _match(s, taken):
+    """The statements a match runs as, or None where a pattern is not one of those read."""
+    tests = [_test_of(c.pattern) for c in s.cases]
+    if any(t is None for t in tests) or any(
+            c.guard is not None and _captured(c.pattern) and
+            not isinstance(c.pattern, gast.MatchAs) for c in s.cases):
+        return None
+    pre, subject = [], s.subject
+    if not isinstance(subject, gast.Name):
+        name = _fresh("match_subject", taken)
+        pre.append(_at(gast.Assign([gast.Name(name, gast.Store(), None, None)], subject, None),
+                       s))
+        subject = gast.Name(name, gast.Load(), None, None)
+    rest = []
+    for case, test in reversed(list(zip(s.cases, tests))):
+        rest = _case(case, test(subject), subject, rest, s)
+    return pre + rest
+
+
+def _case(case, test, subject, rest, at):
+    """The statements of one case, the cases after it in `rest` (its else)."""
+    bind = []
+    if isinstance(case.pattern, gast.MatchAs) and case.pattern.name is not None:
+        bind = [_at(gast.Assign([gast.Name(case.pattern.name, gast.Store(), None, None)],
+                                _copy(subject), None), case.pattern)]
+    guard = case.guard
+    if test is None and guard is None:          # irrefutable, no guard: the last taken
+        return bind + case.body
+    if isinstance(case.pattern, gast.MatchAs) and case.pattern.pattern is None:
+        # a capture (or _) with a guard: bound before the guard, as Python binds it
+        return bind + [_at(gast.If(guard, case.body, rest), case.pattern)]
+    cond = test if guard is None else gast.BoolOp(gast.And(), [test, guard])
+    return [_at(gast.If(cond, bind + case.body, rest), case.pattern)]
+
+
+def _test_of(p):
+    """A function subject -> the test that p matches it (None: p always matches), or None
+    itself where p is not a pattern read here."""
+    if isinstance(p, gast.MatchAs):
+        if p.pattern is None:
+            return lambda subject: None
+        return _test_of(p.pattern)
+    if isinstance(p, gast.MatchValue):
+        return lambda subject: _at(gast.Compare(_copy(subject), [gast.Eq()], [p.value]), p)
+    if isinstance(p, gast.MatchSingleton):
+        return lambda subject: _at(gast.Compare(_copy(subject), [gast.Is()],
+                                                [gast.Constant(p.value, None)]), p)
+    if isinstance(p, gast.MatchOr):
+        parts = [_test_of(q) for q in p.patterns]
+        if any(t is None for t in parts):
+            return None
+
+        def either(subject):
+            tests = [t(subject) for t in parts]
+            return None if any(t is None for t in tests) else \
+                _at(gast.BoolOp(gast.Or(), tests), p)
+        return either
+    return None
+
+
+def _captured(p):
+    return any(isinstance(n, gast.MatchAs) and n.name is not None for n in gast.walk(p))
+
+
+# -- assignment expressions ----------------------------------------------------------------
+
+def _hoisted(s):
+    """The assignments of the `:=` in s's own expressions that run first on every run of s,
+    each replaced in s by its name."""
+    exprs = [getattr(s, f) for f in ("value", "test", "iter") if
+             isinstance(getattr(s, f, None), gast.expr)]
+    if isinstance(s, gast.While):
+        return []
+    out = []
+    for e in exprs:
+        for walrus in _unconditional(e):
+            name = walrus.target.id
+            if _read_before(e, name, walrus):
+                return out
+            out.append(_at(gast.Assign([gast.Name(name, gast.Store(), None, None)],
+                                       walrus.value, None), walrus))
+            _replace(s, walrus, gast.Name(name, gast.Load(), None, None))
+    return out
+
+
+def _unconditional(e):
+    """The `:=` nodes in e evaluated whenever e is, in the order Python evaluates them
+    (the ones inside another's value first)."""
+    found = []
+
+    def visit(n):
+        if isinstance(n, _SCOPES):
+            return
+        if isinstance(n, gast.BoolOp):
+            visit(n.values[0])
+            return
+        if isinstance(n, gast.IfExp):
+            visit(n.test)
+            return
+        if isinstance(n, gast.Compare):
+            visit(n.left)
+            visit(n.comparators[0])
+            return
+        for child in gast.iter_child_nodes(n):
+            visit(child)
+        if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name):
+            found.append(n)
+    visit(e)
+    return found
+
+
+def _read_before(e, name, walrus):
+    """Does e read `name` at a place Python evaluates before walrus (outside its value)?"""
+    inside = {id(n) for n in gast.walk(walrus)}
+    at = (walrus.lineno, walrus.col_offset)
+    return any(isinstance(n, gast.Name) and n.id == name and id(n) not in inside and
+               (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)) < at
+               for n in gast.walk(e))
+
+
+def _replace(root, old, new):
+    gast.copy_location(new, old)
+    for n in gast.walk(root):
+        for field, value in gast.iter_fields(n):
+            if value is old:
+                setattr(n, field, new)
+            elif isinstance(value, list):
+                for i, v in enumerate(value):
+                    if v is old:
+                        value[i] = new
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+def _fresh(base, taken):
+    name, k = base, 1
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    taken.add(name)
+    return name
+
+
+def _copy(node):
+    return gast.copy_location(gast.Name(node.id, gast.Load(), None, None), node)
+
+
+def _at(new, old):
+    return gast.fix_missing_locations(gast.copy_location(new, old))
