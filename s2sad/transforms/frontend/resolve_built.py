@@ -30,6 +30,7 @@ import gast
 
 from ...errors import UnsupportedSyntaxError
 from .parse import BUILT_LIST as LIST, BUILT_OBJECT as OBJ, MethodOf, parse
+from . import resolve_factories as factories
 from . import resolve_objects as objects
 from .scopes import local_names
 
@@ -131,6 +132,7 @@ class _Locals:
 def rewrite(rw, parsed):
     """Rewrite parsed's tree in place (see the module docstring)."""
     root = parsed.node
+    factories.rewrite(rw, root, _Locals(root), eligible)      # C.make(a): C(a, ...)
     if not parsed.objects:
         scope = _Locals(root)
         if not any(isinstance(n, gast.Call) and _made_class(rw, n, scope) is not None
