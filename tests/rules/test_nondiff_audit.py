@@ -197,6 +197,7 @@ TABLE = [
     ("s2sad.rules.scipy.signal:full_zeros", Entry("piecewise", args(_a(4, 3), _a(2, 2)))),
     ("s2sad.rules.scipy.signal:window", Entry("meta", args(_a(4, 3), _a(2, 2), _a(4, 3)))),
     ("s2sad.rules.scipy.signal:zero_fill", Entry("bool", args("fill", 0))),
+    ("s2sad.rules.scipy.stats_more:real_values", Entry("bool", args(X, 0.0, 1.0))),
     (TB.stacked_like, Entry("structural", args(_a(5, 3, 4), _a(4), True), reason=(
         "a stand-in holding only the shape (5, 1, 4) that reverse mode's helpers sum a "
         "stacked coefficient down to (taylor_batched._unbroadcast)"))),

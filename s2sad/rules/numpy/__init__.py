@@ -18,8 +18,9 @@
     windows         np.lib.stride_tricks.sliding_window_view
     fft             np.fft: fft, ifft, rfft, irfft, fft2, fftn, ..., fftshift, fftfreq
     bessel          np.i0, as NumPy code
+    polynomials     np.polynomial's polyval, chebval, legval, hermval, hermeval, lagval
 """
 
 from . import arith, ufuncs, reductions, shape, einsum, linalg, indexing  # noqa: F401
 from . import arrange, padding, decompositions, sorting, statistics, averages  # noqa: F401
-from . import signal, casts, windows, fft, bessel  # noqa: F401
+from . import signal, casts, windows, fft, bessel, polynomials  # noqa: F401

@@ -203,3 +203,14 @@ def jvp_std(a, out, da, axis=None, ddof=0, keepdims=False):
 
 # the linear reductions: their tangent is the reduction of the tangent
 deflinear(np.sum, np.mean, np.cumsum, group_axes, ungroup_axes)
+
+
+def folded(u, a, axis=0, keepdims=False):
+    """u.reduce(a, axis, keepdims=keepdims) of a binary ufunc NumPy folds item by item
+    (np.logaddexp.reduce, np.hypot.reduce: the same values, bit for bit), as Python
+    source: lowering/lower_ufuncs.py inlines it, so u's rules give every order."""
+    items = np.moveaxis(np.asarray(a), axis, 0)
+    acc = items[0]
+    for k in range(1, items.shape[0]):
+        acc = u(acc, items[k])
+    return np.expand_dims(acc, axis) if keepdims else acc

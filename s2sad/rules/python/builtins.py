@@ -132,8 +132,9 @@ def keys_of(d):
 
 def loop_items(seq):
     """What `for v in seq` runs through as seq[0], seq[1], ...: a dict's keys (a tuple),
-    anything else (a list, a tuple, an array) itself."""
-    return tuple(seq) if isinstance(seq, dict) else seq
+    an iterator's items (itertools.combinations(...): a tuple, made once), anything else (a
+    list, a tuple, an array) itself."""
+    return tuple(seq) if isinstance(seq, dict) or not hasattr(seq, "__getitem__") else seq
 
 
 def loop_items_grad(seq, g):

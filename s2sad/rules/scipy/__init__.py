@@ -8,6 +8,7 @@
     incomplete  gammainc(c), betainc(c), stdtr, pdtr: in x and in their shape parameters
     linalg      solve_triangular, cholesky, expm, solve, inv, det
     stats       the distributions, as NumPy code s2sad transforms
+    stats_more  more distributions (expon, lognorm, laplace, ..., binom, nbinom, geom)
     integrate   odeint and solve_ivp: adjoint and sensitivity equations; quad
     optimize    scipy.optimize's test functions, as NumPy code
     interpolate calls of PPoly (CubicSpline, PchipInterpolator, Akima1DInterpolator) and
@@ -17,3 +18,4 @@
 
 from . import special, special_more, incomplete, linalg, optimize, stats, integrate, interpolate  # noqa: F401
 from . import signal  # noqa: F401
+from . import stats_more  # noqa: F401

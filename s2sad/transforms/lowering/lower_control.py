@@ -33,10 +33,12 @@ side: the methods ``loc``, ``fail``, ``atom``, ``build``, ``temp``,
 lower.py; lower.py imports its helpers from here (and Closure from closures.py).
 """
 
+import itertools
 import operator
 from typing import Any, Dict
 
 import gast
+import numpy as np
 
 from ... import ir, registry, runtime
 from ...checkpoint import checkpointed
@@ -58,6 +60,12 @@ from ..frontend.scopes import stored_names
 RUNTIME_FUNCTION = object()     # a name that holds one of several functions, by branch
 RAISED = object()               # what a block that ends in `raise` leaves (no value)
 
+
+
+# itertools functions a loop runs over by index (Control.indexed_tuples)
+_BY_INDEX = {itertools.combinations, itertools.permutations,
+             itertools.combinations_with_replacement, itertools.product,
+             getattr(itertools, "pairwise", None)} - {None}
 
 class _Stop:
     """How a block leaves a loop iteration: flag is True for break and return, False for
@@ -543,6 +551,9 @@ class Control:
             n = lens[0] if len(lens) == 1 else low.temp(
                 ir.Call(registry.primitive(min), tuple(lens)), node, "n")
             return n, (lambda k: tuple(el(k) for _, el in parts))
+        if fn in _BY_INDEX and call.args and not any(
+                isinstance(a, gast.Starred) for a in call.args):
+            return self.indexed_tuples(fn, call, node)
         seq = low.atom(expr)        # (zip(*rows): the list lower_builtins makes)
         if isinstance(seq, ir.Var) and seq.name in low.out.dicts:     # a dict literal's keys
             seq = low.temp(ir.Call(registry.primitive(keys_of), (seq,)), node, "keys")
@@ -550,12 +561,61 @@ class Control:
             # a dict argument: its keys (loop_items: anything else itself)
             hint = f"{seq.name}_keys"
             seq = low.temp(ir.Call(registry.primitive(loop_items), (seq,)), node, hint)
+        elif getattr(fn, "__module__", None) == "itertools" or fn is np.ndindex:
+            # an iterator (itertools.combinations(...)): its items, which the loop indexes
+            seq = low.temp(ir.Call(registry.primitive(loop_items), (seq,)), node, "items")
         # a Pack is a tuple or list; anything else may be a dict at run time, whose
         # iteration (its keys) loop_length refuses rather than read d[0], d[1], ...
         length = len if isinstance(seq, ir.Const) or (
             isinstance(seq, ir.Var) and seq.name in low.out.packs) else runtime.loop_length
         n = low.temp(ir.Call(registry.primitive(length), (seq,)), node, "n")
         return n, (lambda k: self.item(seq, k, node))
+
+    def indexed_tuples(self, fn, call, node):
+        """itertools.combinations(xs, r), permutations, combinations_with_replacement,
+        product(a, b, ...), pairwise(xs): the same function of the sequences' index ranges
+        (integers, run as they are), each element the tuple of the sequences' items at
+        those indices, so that a derivative flows through the items (pairs of particles)."""
+        low, kw = self.low, {}
+        if fn is itertools.product:
+            seqs, r = list(call.args), len(call.args)
+            if call.keywords:
+                self._fixed_count(call, "repeat", positional=False)
+                seqs = seqs * call.keywords[0].value.value
+                r, kw = len(seqs), {"repeat": ir.Const(call.keywords[0].value.value)}
+        else:
+            seqs = [call.args[0]]
+            r = 2 if fn is itertools.pairwise else self._fixed_count(call, "r")
+        atoms = [low.atom(a) for a in (call.args if fn is itertools.product else seqs)]
+        lengths = [low.temp(ir.Call(registry.primitive(runtime.loop_length), (a,)), node, "n")
+                   for a in atoms]
+        ranges = [low.temp(ir.Call(registry.primitive(range), (n,)), node) for n in lengths]
+        rest = [] if fn in (itertools.product, itertools.pairwise) else [ir.Const(r)]
+        made = low.temp(ir.Call(registry.primitive(fn), tuple(ranges + rest),
+                                tuple(kw.items())), node)
+        indices = low.temp(ir.Call(registry.primitive(loop_items), (made,)), node, "indices")
+        n = low.temp(ir.Call(registry.primitive(len), (indices,)), node, "n")
+        owners = [atoms[m % len(atoms)] if fn is itertools.product else atoms[0]
+                  for m in range(r)]
+
+        def element(k):
+            at = self.item(indices, k, node)
+            return tuple(self.item(owners[m], self.item(at, ir.Const(m), node), node)
+                         for m in range(r))
+        return n, element
+
+    def _fixed_count(self, call, name, positional=True):
+        """The tuple length argument (r, repeat) of an itertools call: a literal int."""
+        given = (call.args[1:2] if positional else []) + \
+            [k.value for k in call.keywords if k.arg == name]
+        if len(given) != 1 or not isinstance(given[0], gast.Constant) or \
+                not isinstance(given[0].value, int) or \
+                any(k.arg != name for k in call.keywords):
+            raise UnsupportedSyntaxError(
+                f"itertools.{call.func.attr if isinstance(call.func, gast.Attribute) else ''}"
+                f" without a literal {name}", self.low.loc(call),
+                f"Write the tuple length as a number ({name}=2): the loop unpacks it.")
+        return given[0].value
 
     def bind_element(self, target, value, node):
         """Assign an element of sequence() to a loop target: a Python tuple of

@@ -8,6 +8,8 @@ and order::
 
     np.add.reduce(a, axis=0, keepdims=False)   =>  np.sum(a, axis=0, keepdims=False)
     np.multiply.reduce / maximum / minimum      =>  np.prod / np.max / np.min
+    np.logaddexp.reduce(a, axis=1)             =>  the fold NumPy runs (reductions.folded):
+                                                   logaddexp(logaddexp(a0, a1), a2) ...
     np.add.accumulate(a, axis=0)               =>  np.cumsum(a, axis=0)   (multiply: cumprod)
     np.u.outer(a, b)                           =>  np.u(np.reshape(a, outer_shape(a, b)), b)
 
@@ -19,6 +21,7 @@ import numpy as np
 
 from ... import ir, registry
 from ...errors import UnsupportedSyntaxError
+from ...rules.numpy.reductions import folded
 from ...rules.numpy.shape import outer_shape
 
 _REDUCE = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max, np.minimum: np.min,
@@ -39,10 +42,17 @@ def lower(low, ufunc, name, args, kwargs, node):
     table = _REDUCE if name == "reduce" else _ACCUMULATE
     fn = table.get(ufunc)
     names = ("axis", "keepdims") if name == "reduce" else ("axis",)
-    if fn is None or not args or len(args) > 2 or any(k not in names for k in kwargs):
+    if (fn is None and (name != "reduce" or ufunc.nin != 2)) or not args or len(args) > 2 \
+            or any(k not in names for k in kwargs):
         _refuse(low, ufunc, name, node, f"of {', '.join('np.' + u.__name__ for u in table)}"
-                f" with {' and '.join(names)} only")
+                f"{' or another binary ufunc' if name == 'reduce' else ''} with "
+                f"{' and '.join(names)} only")
     kw = {"axis": args[1] if len(args) > 1 else ir.Const(0), **kwargs}
+    if fn is None:              # np.logaddexp.reduce: the fold NumPy runs, as source
+        axis = kw["axis"]
+        if not (isinstance(axis, ir.Const) and isinstance(axis.value, int)):
+            _refuse(low, ufunc, name, node, "with one axis written as a number")
+        return low.control.inline(folded, [ir.Const(ufunc), args[0]], kw, node)
     return low.prim_call(registry.primitive(fn), [args[0]], kw, node)
 
 
