@@ -55,6 +55,7 @@ F_TEMPLATES = [
     (1, "ufunc", "np.arctan2({f}, 1.5 + {f2} * {f2})"), (1, "ufunc", "np.logaddexp({f}, {f2})"),
     (1, "ufunc", "np.exp2(np.sin({f}))"), (1, "pow", "2.0 ** {f}"),
     (1, "pow", "(abs({f}) + 0.5) ** {f2}"), (1, "pow", "np.power({f}, 2)"),
+    (1, "ufunc_method", "np.maximum.reduce({v})"), (1, "ufunc_method", "np.hypot.reduce({v})"),
     (1, "convert", "float({f})"), (1, "linalg", "np.linalg.det({m} @ {m}.T + np.eye(2))"),
     (1, "linalg", "np.linalg.norm({m})"), (1, "cumprod", "np.sum(np.cumprod({v}))"),
     (1, "method", "{v}.mean()"), (1, "method", "{m}.std()"), (1, "method", "{v}.dot({v2})"),
@@ -98,6 +99,11 @@ V_TEMPLATES = [
     (1, "broadcast", "({v}[:, None] * {u}[None, :]).sum(axis=1)"), (1, "intpow", "({v} ** {i})"),
     (1, "stack", "np.hstack([{u}, {f} * {u}[:1]])"),
     (1, "split", "np.split(np.concatenate([{v}, {v2}]), 2)[1]"),
+    (1, "ufunc_method", "np.add.accumulate({v})"),
+    (1, "ufunc_method", "np.multiply.outer({v}, {u}).sum(axis=1)"),
+    (1, "ufunc_method", "np.logaddexp.reduce(np.stack([{v}, {v2}]), axis=0)"),
+    (1, "polynomial", "np.polynomial.chebyshev.chebval({v}, [0.3, -0.2, 0.5])"),
+    (1, "polynomial", "np.polynomial.hermite_e.hermeval({v}, np.array([{f}, 0.5, {f2}]))"),
     (1, "split", "np.array_split({v} * {v2}, [1])[1][0] * {v}"),
 ]
 

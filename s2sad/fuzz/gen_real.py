@@ -43,11 +43,12 @@ REAL_STATEMENTS = [
     (1.2, "fn_container", "s_fn_container"), (0.8, "generator", "s_generator"),
     (1.0, "built_object", "s_built_object"), (0.8, "item_element", "s_item_element"),
     (0.6, "fancy_copy", "s_fancy_copy"), (1.0, "held_state", "s_held_state"),
+    (0.7, "itertools", "s_itertools"), (0.6, "walrus", "s_walrus"),
 ]
 # every construct this module names (for per-construct counts)
 REAL_CONSTRUCTS = [c for _, c, _ in REAL_STATEMENTS] + [
     "rand_module_generator", "class_inside_diff", "namedtuple_inside", "namedtuple_unpack",
-    "list_iadd", "repr_format", "bound_method"]
+    "list_iadd", "repr_format", "bound_method", "match"]
 # constructs a statement also needs (excluding one excludes the statement)
 REAL_REQUIRES = {"s_star_call": "def", "s_partial": "def"}
 # the chance that f is a bound method of the program's object (times GenConfig.real_code)
@@ -232,12 +233,39 @@ class RealCodeStatements:
         objects the function builds from differentiated values."""
         self.piece("Layer", "class Layer:\n"
                    "    def __init__(self, w, c):\n        self.w = w\n        self.c = c * 1.0\n\n"
-                   "    def __call__(self, a):\n        return np.tanh(a * self.w + self.c)\n")
+                   "    def __call__(self, a):\n        return np.tanh(a * self.w + self.c)\n\n"
+                   "    @classmethod\n    def make(cls, w, c=0.5):\n        return cls(w, c)\n")
         self.piece("Cell", "class Cell:\n"
                    "    def __init__(self, w):\n        self.w = w\n        self.h = w * 0.0\n\n"
                    "    def step(self, a):\n"
                    "        self.h = np.tanh(self.h * 0.5 + a * self.w)\n        return self.h\n")
         self.piece("use_layer", "def use_layer(m, a):\n    return m(a) * m.w + m.c\n")
+
+    def s_itertools(self, scope, indent, nest, loop):
+        """A loop over itertools' tuples of a vector's items (pairs of particles), or over
+        an iterator of numbers (lowering/lower_control.py: Control.indexed_tuples)."""
+        self.imports.add("itertools")
+        v, r, a, b = self.e("v", scope, 2), self.name("r"), self.name("a"), self.name("b")
+        form = self.rng.choice([f"itertools.combinations({v}, 2)", f"itertools.pairwise({v})",
+                                f"itertools.product({v}, {v}[:2])"])
+        body = f"{r} = {r} + {a} * np.sin({b})"
+        if self.rng.random() < 0.3:
+            form, body = "itertools.combinations(range(3), 2)", \
+                f"{r} = {r} + {v}[{a}] * {v}[{b}]"
+        lines = [f"{r} = 0.0", f"for {a}, {b} in {form}:", f"    {body}"]
+        scope.vars[r] = "f"
+        return [self.pad(indent, line) for line in lines]
+
+    def s_walrus(self, scope, indent, nest, loop):
+        """An assignment expression in an if test or a value (sugar.py moves it before)."""
+        f, t, r = self.e("f", scope, 2), self.name("t"), self.name("r")
+        g = self.e("f", scope, 1)
+        if self.rng.random() < 0.5:
+            lines = [f"{r} = {g}", f"if ({t} := {f}) > 0.1:", f"    {r} = {r} + {t} * {t}"]
+        else:
+            lines = [f"{r} = ({t} := {f}) * {g} + {t}"]
+        scope.vars[r] = "f"
+        return [self.pad(indent, line) for line in lines]
 
     def s_built_object(self, scope, indent, nest, loop):
         """Objects of the user's classes built inside f from differentiated values: a layer
@@ -247,10 +275,13 @@ class RealCodeStatements:
         t = self.rng.choice(["f", "v"])
         w, c, r = self.e("f", scope, 1), self.e("f", scope, 1), self.name("r")
         x = self.e(t, scope, 2)
-        form = self.rng.choice(["call", "list", "cell", "passed"])
+        form = self.rng.choice(["call", "list", "cell", "passed", "factory"])
         if form == "call":
             m = self.name("layer")
             lines = [f"{m} = Layer({w}, {c})", f"{r} = {m}({x}) + {m}.w"]
+        elif form == "factory":         # a classmethod that builds it (resolve_factories)
+            m = self.name("layer")
+            lines = [f"{m} = Layer.make({w})", f"{r} = {m}({x}) * {m}.c"]
         elif form == "list":
             ms, m = self.name("layers"), self.name("layer")
             lines = [f"{ms} = [Layer({w}, {c}), Layer({c} * 0.5, {w})]", f"{r} = {x}",
@@ -466,9 +497,18 @@ class RealCodeStatements:
         if self.rng.random() < 0.4:
             choice = f'"tanh" if {self.e("b", scope, 1)} else "sin"'
         lines = [self.pad(indent, f"{mode} = {choice}")]
-        form = self.rng.randrange(3)
+        form = self.rng.randrange(4)
         arg = self.e(t, scope, 2)
-        if form == 0:
+        if form == 3:                   # a match statement (transforms/frontend/sugar.py)
+            self.used.add("match")
+            lines += [self.pad(indent, f"match {mode}:"),
+                      self.pad(indent + 1, 'case "tanh":'),
+                      self.pad(indent + 2, f"{r} = np.tanh({arg})"),
+                      self.pad(indent + 1, 'case "sin" | "cos":'),
+                      self.pad(indent + 2, f"{r} = np.sin({arg}) * 2.0"),
+                      self.pad(indent + 1, "case _:"),
+                      self.pad(indent + 2, f"{r} = {arg} * 0.5")]
+        elif form == 0:
             lines += [self.pad(indent, f'if {mode} == "tanh":'),
                       self.pad(indent + 1, f"{r} = np.tanh({arg})"),
                       self.pad(indent, f'elif {mode} == "sin":'),

@@ -108,3 +108,21 @@ def test_a_function_chosen_by_hasattr(f):
 def test_literal_tests_leave_the_branch_not_taken_out():
     check_all(with_debug_code, X)
     assert "print_the_tape" not in s2sad.source(s2sad.grad(with_debug_code))
+
+
+def field(x, y):
+    """A fold and a Chebyshev series whose coefficients carry both coordinates' directions."""
+    c = np.stack([0.3 + 0 * y, x[0] * y, 0.5 + 0 * y])
+    return (np.sum(np.polynomial.chebyshev.chebval(x, c) ** 2)
+            + np.sum(np.logaddexp.reduce(np.stack([x, x * y]), axis=0))
+            + np.hypot.reduce(x * y))
+
+
+def test_folds_and_series_under_stacked_taylor_directions():
+    # s2sad.laplacian over the coordinates x (all its entries moved together) and y,
+    # against second central differences along each
+    x, y, h = np.array([0.3, -0.2, 0.5]), 0.7, 1e-4
+    ones = np.ones(3)
+    want = ((field(x + h * ones, y) - 2 * field(x, y) + field(x - h * ones, y))
+            + (field(x, y + h) - 2 * field(x, y) + field(x, y - h))) / h ** 2
+    assert s2sad.laplacian(field, wrt=(0, 1))(x, y) == pytest.approx(want, rel=1e-5)

@@ -28,8 +28,10 @@ _P = np.polynomial
 
 
 def _coefficients(c, x, tensor):
-    """c as an array, reshaped for tensor evaluation at the points x."""
-    c = np.asarray(c)
+    """c as an array (a list or tuple made one), reshaped for tensor evaluation at the
+    points x."""
+    if isinstance(c, (list, tuple)):
+        c = np.asarray(c)
     if tensor and np.ndim(c) > 1:
         c = np.reshape(c, np.shape(c) + (1,) * np.ndim(x))
     return c

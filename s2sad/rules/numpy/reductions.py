@@ -25,7 +25,7 @@ primitives with rules of their own, so every order of derivative works.
 
 import numpy as np
 
-from ...registry import defbprop, defjvp, deflinear, defnondiff
+from ...registry import defbprop, defjvp, deflinear, defnondiff, implement
 from ...runtime import array_namespace, astype, dtype_of, unreduce
 
 
@@ -209,8 +209,11 @@ def folded(u, a, axis=0, keepdims=False):
     """u.reduce(a, axis, keepdims=keepdims) of a binary ufunc NumPy folds item by item
     (np.logaddexp.reduce, np.hypot.reduce: the same values, bit for bit), as Python
     source: lowering/lower_ufuncs.py inlines it, so u's rules give every order."""
-    items = np.moveaxis(np.asarray(a), axis, 0)
+    items = np.moveaxis(a, axis, 0)
     acc = items[0]
     for k in range(1, items.shape[0]):
         acc = u(acc, items[k])
     return np.expand_dims(acc, axis) if keepdims else acc
+
+
+implement(folded, folded)       # s2sad's source: its errors name the user's call
