@@ -203,7 +203,8 @@ def uses_expression_statement(x):
 
 
 def uses_walrus(x):
-    z = (y := x * 2) + 1      # MARK
+    y = x
+    z = np.sum(x) > 10 or (y := x * 2)      # MARK (runs only sometimes: not moved out)
     return z * y
 
 
