@@ -143,3 +143,18 @@ def test_an_assignment_expression_that_cannot_move_is_refused(f):
     with pytest.raises(s2sad.errors.UnsupportedSyntaxError) as e:
         s2sad.grad(f)(X)
     assert ":=" in str(e.value) and "test_sugar.py" in str(e.value)
+
+
+def target_read_first(x):
+    t = np.sum(x)
+    t += (t := np.sum(x ** 2))     # the target's old value, then the new one
+    return t
+
+
+def test_an_augmented_assignment_whose_target_the_walrus_sets_is_refused():
+    # Python reads t before the := sets it: moved before the statement, t would be read
+    # after, 2 * sum(x ** 2)
+    assert target_read_first(X) == pytest.approx(np.sum(X) + np.sum(X ** 2))
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError) as e:
+        s2sad.grad(target_read_first)(X)
+    assert ":=" in str(e.value) and "test_sugar.py" in str(e.value)

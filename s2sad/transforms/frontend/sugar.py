@@ -20,7 +20,7 @@ subject is evaluated once.  An assignment expression is moved before its stateme
 where it is evaluated on every run of the statement, first of what it reads: not
 after ``and``/``or`` or a chained comparison's first link, not in a branch of ``a if c
 else b``, a lambda or a comprehension, not in a ``while`` test, and not where the
-statement reads the name before it.  What is left (another pattern, another ``:=``)
+statement reads the name before it (an augmented assignment's target too).  What is left (another pattern, another ``:=``)
 is refused by the fence (fence.py), at the user's line.
 """
 
@@ -137,13 +137,15 @@ def _hoisted(s):
     each replaced in s by its name."""
     exprs = [getattr(s, f) for f in ("value", "test", "iter") if
              isinstance(getattr(s, f, None), gast.expr)]
-    if isinstance(s, gast.While):
-        return []
+    # `x += ...` and `d[i] += ...` read their target before the value: a := of a name the
+    # target reads would change what it reads
+    target = {n.id for n in gast.walk(s.target) if isinstance(n, gast.Name)} \
+        if isinstance(s, gast.AugAssign) else set()
     out = []
     for e in exprs:
         for walrus in _unconditional(e):
             name = walrus.target.id
-            if _read_before(e, name, walrus):
+            if name in target or _read_before(e, name, walrus):
                 return out
             out.append(_at(gast.Assign([gast.Name(name, gast.Store(), None, None)],
                                        walrus.value, None), walrus))

@@ -60,12 +60,11 @@ from ..frontend.scopes import stored_names
 RUNTIME_FUNCTION = object()     # a name that holds one of several functions, by branch
 RAISED = object()               # what a block that ends in `raise` leaves (no value)
 
-
-
 # itertools functions a loop runs over by index (Control.indexed_tuples)
 _BY_INDEX = {itertools.combinations, itertools.permutations,
              itertools.combinations_with_replacement, itertools.product,
              getattr(itertools, "pairwise", None)} - {None}
+
 
 class _Stop:
     """How a block leaves a loop iteration: flag is True for break and return, False for
@@ -578,15 +577,15 @@ class Control:
         those indices, so that a derivative flows through the items (pairs of particles)."""
         low, kw = self.low, {}
         if fn is itertools.product:
-            seqs, r = list(call.args), len(call.args)
-            if call.keywords:
-                self._fixed_count(call, "repeat", positional=False)
-                seqs = seqs * call.keywords[0].value.value
-                r, kw = len(seqs), {"repeat": ir.Const(call.keywords[0].value.value)}
+            sources = call.args
+            repeat = self._fixed_count(call, "repeat", positional=False) \
+                if call.keywords else 1
+            r, kw = len(sources) * repeat, ({"repeat": ir.Const(repeat)} if call.keywords
+                                             else {})
         else:
-            seqs = [call.args[0]]
+            sources = call.args[:1]
             r = 2 if fn is itertools.pairwise else self._fixed_count(call, "r")
-        atoms = [low.atom(a) for a in (call.args if fn is itertools.product else seqs)]
+        atoms = [low.atom(a) for a in sources]
         lengths = [low.temp(ir.Call(registry.primitive(runtime.loop_length), (a,)), node, "n")
                    for a in atoms]
         ranges = [low.temp(ir.Call(registry.primitive(range), (n,)), node) for n in lengths]
@@ -595,8 +594,7 @@ class Control:
                                 tuple(kw.items())), node)
         indices = low.temp(ir.Call(registry.primitive(loop_items), (made,)), node, "indices")
         n = low.temp(ir.Call(registry.primitive(len), (indices,)), node, "n")
-        owners = [atoms[m % len(atoms)] if fn is itertools.product else atoms[0]
-                  for m in range(r)]
+        owners = [atoms[m % len(atoms)] for m in range(r)]     # (product: a, b, a, b, ...)
 
         def element(k):
             at = self.item(indices, k, node)
