@@ -205,15 +205,16 @@ def jvp_std(a, out, da, axis=None, ddof=0, keepdims=False):
 deflinear(np.sum, np.mean, np.cumsum, group_axes, ungroup_axes)
 
 
-def folded(u, a, axis=0, keepdims=False):
-    """u.reduce(a, axis, keepdims=keepdims) of a binary ufunc NumPy folds item by item
-    (np.logaddexp.reduce, np.hypot.reduce: the same values, bit for bit), as Python
-    source: lowering/lower_ufuncs.py inlines it, so u's rules give every order."""
+def folded(u, a, axis=0):
+    """u.reduce(a, axis) of a binary ufunc NumPy folds item by item (np.logaddexp.reduce,
+    np.hypot.reduce: the same values, bit for bit), as Python source:
+    lowering/lower_ufuncs.py inlines it (and adds keepdims' axis), so u's rules give every
+    order."""
     items = np.moveaxis(a, axis, 0)
     acc = items[0]
     for k in range(1, items.shape[0]):
         acc = u(acc, items[k])
-    return np.expand_dims(acc, axis) if keepdims else acc
+    return acc
 
 
 implement(folded, folded)       # s2sad's source: its errors name the user's call

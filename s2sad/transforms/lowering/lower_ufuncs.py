@@ -49,10 +49,15 @@ def lower(low, ufunc, name, args, kwargs, node):
                 f"{' and '.join(names)} only")
     kw = {"axis": args[1] if len(args) > 1 else ir.Const(0), **kwargs}
     if fn is None:              # np.logaddexp.reduce: the fold NumPy runs, as source
-        axis = kw["axis"]
-        if not (isinstance(axis, ir.Const) and isinstance(axis.value, int)):
-            _refuse(low, ufunc, name, node, "with one axis written as a number")
-        return low.control.inline(folded, [ir.Const(ufunc), args[0]], kw, node)
+        axis, keep = kw["axis"], kw.get("keepdims", ir.Const(False))
+        if not (isinstance(axis, ir.Const) and isinstance(axis.value, int) and
+                isinstance(keep, ir.Const)):
+            _refuse(low, ufunc, name, node, "with one axis and keepdims written as constants")
+        out = low.temp(low.control.inline(folded, [ir.Const(ufunc), args[0]],
+                                          {"axis": axis}, node), node)
+        if not keep.value:
+            return out
+        return low.prim_call(registry.primitive(np.expand_dims), [out, axis], {}, node)
     return low.prim_call(registry.primitive(fn), [args[0]], kw, node)
 
 
