@@ -86,3 +86,23 @@ def test_another_classmethod_is_refused_by_name():
     with pytest.raises(s2sad.errors.UnsupportedSyntaxError) as e:
         s2sad.grad(in_steps)(W, X)
     assert "Soft" in str(e.value) and "test_factories.py" in str(e.value)
+
+
+class Noisy(Layer):
+    @classmethod
+    def ignoring(cls, W, seed_value):
+        return cls(W, 1.0)
+
+
+def drawn_argument(W, x):
+    rng = np.random.default_rng(0)
+    m = Noisy.ignoring(W, rng.normal())       # a draw the factory does not use
+    return np.sum(m(x)) + rng.normal()
+
+
+def test_a_factory_that_would_drop_a_call_is_not_read_as_its_constructor():
+    # read as Noisy(W, 1.0), the draw passed in would not run and the second draw would
+    # differ from a plain call's: the factory is called as before, its object refused
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError) as e:
+        s2sad.grad(drawn_argument)(W, X)
+    assert "Noisy" in str(e.value) and "test_factories.py" in str(e.value)

@@ -8,7 +8,8 @@ called in the differentiated code, read as the constructor call it makes::
 
 so that the object is built inside like ``Soft(1.5, 2.0)`` (resolve_built.py) and its
 methods are differentiated.  Read so where the method's body is one ``return cls(...)``
-(after a docstring), each parameter appears in it at most once, it reads no other name,
+(after a docstring), each parameter appears in it at most once (one it leaves out is
+passed a name or a constant: a call such as a draw is not dropped), it reads no other name,
 and the call passes its arguments by position or keyword with constant defaults for the
 rest; any other classmethod is called as it was (a constant object where it is built).
 """
@@ -86,10 +87,13 @@ def _bound_values(bound, call):
 
 
 def _substitutable(inner, known, values):
-    """Does inner read only the parameters (each at most once) and cls?"""
+    """Does inner read only the parameters (each at most once; one it leaves out must be
+    a name or a constant, whose evaluation does nothing) and cls?"""
     reads = [n.id for n in gast.walk(inner) if isinstance(n, gast.Name)]
     return all(r in known for r in reads) and \
         all(reads.count(v) <= 1 for v in values) and \
+        all(v in reads or isinstance(e, (gast.Name, gast.Constant))
+            for v, e in values.items()) and \
         not any(isinstance(n, (gast.Lambda, gast.ListComp, gast.GeneratorExp, gast.DictComp,
                                gast.SetComp, gast.NamedExpr)) for n in gast.walk(inner))
 
