@@ -158,3 +158,15 @@ def test_an_augmented_assignment_whose_target_the_walrus_sets_is_refused():
     with pytest.raises(s2sad.errors.UnsupportedSyntaxError) as e:
         s2sad.grad(target_read_first)(X)
     assert ":=" in str(e.value) and "test_sugar.py" in str(e.value)
+
+
+def draws_around(x):
+    rng = np.random.default_rng(0)
+    y = rng.normal() * x + (t := rng.normal())      # the draws' order is Python's
+    return np.sum(y * t)
+
+
+def test_a_walrus_after_a_call_is_not_moved_before_it():
+    with pytest.raises(s2sad.errors.UnsupportedSyntaxError) as e:
+        s2sad.grad(draws_around)(X)
+    assert ":=" in str(e.value) and "test_sugar.py" in str(e.value)

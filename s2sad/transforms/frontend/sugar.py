@@ -20,7 +20,8 @@ subject is evaluated once.  An assignment expression is moved before its stateme
 where it is evaluated on every run of the statement, first of what it reads: not
 after ``and``/``or`` or a chained comparison's first link, not in a branch of ``a if c
 else b``, a lambda or a comprehension, not in a ``while`` test, and not where the
-statement reads the name before it (an augmented assignment's target too).  What is left (another pattern, another ``:=``)
+statement reads the name (an augmented assignment's target too) or calls anything
+before it.  What is left (another pattern, another ``:=``)
 is refused by the fence (fence.py), at the user's line.
 """
 
@@ -180,10 +181,12 @@ def _unconditional(e):
 
 
 def _read_before(e, name, walrus):
-    """Does e read `name` at a place Python evaluates before walrus (outside its value)?"""
+    """Does e, at a place Python evaluates before walrus (outside its value), read `name`
+    or call anything (a draw, an append: moving the := first would run it after)?"""
     inside = {id(n) for n in gast.walk(walrus)}
     at = (walrus.lineno, walrus.col_offset)
-    return any(isinstance(n, gast.Name) and n.id == name and id(n) not in inside and
+    return any((isinstance(n, gast.Name) and n.id == name or isinstance(n, gast.Call)) and
+               id(n) not in inside and
                (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)) < at
                for n in gast.walk(e))
 
