@@ -82,16 +82,33 @@ def in_steps(W, x):
     return np.sum(Soft.built_in_steps(W)(x))
 
 
-def test_another_classmethod_is_refused_by_name():
+def test_a_factory_called_inside_an_expression_is_refused_by_name():
     with pytest.raises(s2sad.errors.UnsupportedSyntaxError) as e:
         s2sad.grad(in_steps)(W, X)
     assert "Soft" in str(e.value) and "test_factories.py" in str(e.value)
+
+
+GAIN = 2.0
 
 
 class Noisy(Layer):
     @classmethod
     def ignoring(cls, W, seed_value):
         return cls(W, 1.0)
+
+    @classmethod
+    def scaled(cls, W, gain=GAIN):
+        """He-style: the scale from the fan-in, as such factories compute it."""
+        fan_in, _ = W.shape
+        gain = gain * 1.0
+        scale = gain / np.sqrt(fan_in)
+        return cls(W, scale)
+
+    @classmethod
+    def jittered(cls, W, rng, size=0.01):
+        eps = rng.normal(size=W.shape)
+        W_noisy = W + size * eps
+        return cls(W_noisy, scale=1.0)
 
 
 def drawn_argument(W, x):
@@ -100,9 +117,36 @@ def drawn_argument(W, x):
     return np.sum(m(x)) + rng.normal()
 
 
-def test_a_factory_that_would_drop_a_call_is_not_read_as_its_constructor():
-    # read as Noisy(W, 1.0), the draw passed in would not run and the second draw would
-    # differ from a plain call's: the factory is called as before, its object refused
+def steps_assigned(W, x):
+    m = Soft.built_in_steps(W)
+    return np.sum(m(x))
+
+
+def computed_scale(W, x, g):
+    layer = Noisy.scaled(W * g)
+    other = Noisy.scaled(W, gain=g)
+    return np.sum(layer(x) ** 2) + np.sum(other(x))
+
+
+def drawn_inside(W, x):
+    rng = np.random.default_rng(1)
+    m = Noisy.jittered(W, rng, size=0.1 * rng.normal())   # the argument's draw first
+    return np.sum(m(x) ** 2) + rng.normal()
+
+
+@pytest.mark.parametrize("f,args", [(drawn_argument, (W, X)), (steps_assigned, (W, X)),
+                                    (computed_scale, (W, X, 1.3)), (drawn_inside, (W, X))])
+def test_a_factory_of_several_lines_runs_in_place_of_its_assignment(f, args):
+    # a draw passed in still runs, in the order written: the values are the plain call's
+    value, _ = s2sad.value_and_grad(f)(*args)
+    assert value == f(*args)
+    check_grads(f, args, order=2, modes=("rev", "fwd"))
+    check_jvp(f, args)
+
+
+def test_the_factory_lines_read_as_the_users():
+    text = s2sad.source(s2sad.grad(computed_scale))
+    assert "scale = " in text and "fan_in" in text
     with pytest.raises(s2sad.errors.UnsupportedSyntaxError) as e:
-        s2sad.grad(drawn_argument)(W, X)
-    assert "Noisy" in str(e.value) and "test_factories.py" in str(e.value)
+        s2sad.grad(in_steps)(W, X)      # called inside an expression: refused as before
+    assert "in_steps" in str(e.value) or "test_factories.py" in str(e.value)
