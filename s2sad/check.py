@@ -126,17 +126,24 @@ def _axpy(a, s, v):
     if isinstance(a, dict):
         return {k: _axpy(a[k], s, v[k]) for k in a}
     if isinstance(a, (tuple, list)):
-        return type(a)(_axpy(x, s, y) for x, y in zip(a, v))
+        return _rebuilt(a, [_axpy(x, s, y) for x, y in zip(a, v)])
     if v is None or not _is_float(a):
         return a
     return a + s * v
+
+
+def _rebuilt(a, items):
+    """A tuple or list of a's type holding items (a namedtuple's fields by position)."""
+    if isinstance(a, tuple) and hasattr(type(a), "_fields"):
+        return type(a)(*items)
+    return type(a)(items)
 
 
 def _to64(a):
     if isinstance(a, dict):
         return {k: _to64(v) for k, v in a.items()}
     if isinstance(a, (tuple, list)):
-        return type(a)(_to64(v) for v in a)
+        return _rebuilt(a, [_to64(v) for v in a])
     if isinstance(a, np.ndarray) and a.dtype.kind == "f":
         return a.astype(np.float64)
     if isinstance(a, np.floating):

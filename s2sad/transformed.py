@@ -619,7 +619,8 @@ def jvp(fn: Any, primals: Any, tangents: Any) -> Any:
         out, tangent = f(*map(flatten, primals), *map(flatten, tangents))
     except Exception as e:
         raise_from_run(e)
-    return _as_called(fn, out, primals), _as_called(fn, tangent, primals)
+    given = primals[:n_given]       # (as the call passed them: the spec of fn's own code)
+    return _as_called(fn, out, given), _as_called(fn, tangent, given)
 
 
 def _star_arguments(sig, bound):

@@ -65,6 +65,24 @@
 * `bag.get("a", 1.0)` of an object passed in (s2sad cannot see its type when it
   transforms, and reads .get() as a dict's): a TypeError inside the generated code
   ("argument of type 'Bag' is not iterable"); now refused at the user's line.
+* A namedtuple argument read by attribute (`x @ p.w + p.b`), differentiated twice
+  (grad_all of grad_all): the gradient's field_grad(p, ...) was not known to hold a
+  container, so the seed of the inner gradient was np.ones_like of a namedtuple
+  (ValueError: inhomogeneous shape, shown as a DerivativeError).  field_grad is a tree
+  helper now.  And check_grads rebuilt a namedtuple argument from a generator (TypeError).
+* A field named like an array method (`r.item` of Rating(user, item, value), `cfg.clip` of
+  a dataclass): read as the array method and refused ("the attribute `.item`").  Only an
+  array's data attributes (shape, T, ...) are read as an array's now; any other name read
+  without a call is the record's field.
+* A PyTorch-style `Module` whose `__call__` runs `self.forward(x)`, with a `Sequential`
+  that is itself a Module holding Modules: the inner `layer(x)` ran the same
+  `Module.__call__` as the outer call, and was taken for a recursive call (made a real
+  call, where `.forward()` is unknown: refused).  A method of objects of another class is
+  another frame now, inlined.
+* A function as a parameter's default (`def loss(w, act=np.tanh)`), left to its default:
+  "calling a function chosen at run time".  Code made for a call that leaves it out reads
+  the default, known now, as a global's value; a call that passes one is refused as before.
+  jvp of grad(loss) then made code for the call with its defaults filled in (spec 'dnn').
 """
 
 import functools
@@ -1123,3 +1141,87 @@ def test_a_slice_of_a_made_tuple_is_concatenated():
     w = np.array([0.3, -0.5, 0.8])
     xs = np.array([[0.1, 0.2, -0.3], [0.4, -0.1, 0.2], [-0.2, 0.3, 0.1], [0.5, 0.5, -0.5]])
     check_grads(lambda w: _last_two_and_first(w, xs), (w,), order=2, modes=("rev", "fwd"))
+
+
+P_FIELDS = __import__("collections").namedtuple("P_FIELDS", ["w", "b"])
+
+
+def _fields_loss(x, p):
+    return np.sum(np.tanh(x @ p.w + p.b))
+
+
+def test_a_namedtuple_read_by_attribute_at_order_2():
+    x = np.array([1.0, 2.0])
+    p = P_FIELDS(np.array([[0.5, 0.3], [0.2, 0.1]]), np.array([0.1, 0.2]))
+    check_grads(_fields_loss, (x, p), order=2, modes=("rev", "fwd"))
+    dx, dp = grad_all(grad_all(_fields_loss))(x, p)
+    assert type(dp) is P_FIELDS and dp.w.shape == (2, 2)
+
+
+RATING = __import__("collections").namedtuple("RATING", "user item value")
+
+
+def _ratings_loss(U, ratings):
+    err = 0.0
+    for r in ratings:
+        err = err + (U[r.user] @ U[r.item] - r.value) ** 2
+    return err
+
+
+def test_fields_named_like_array_methods_are_fields():
+    U = np.array([[1.0, 0.5], [0.2, 0.3]])
+    ratings = [RATING(0, 1, 3.0), RATING(1, 0, 1.0)]
+    check_grads(lambda U: _ratings_loss(U, ratings), (U,), order=2, modes=("rev", "fwd"))
+    # by hand: d/dU0 = 2 (U0.U1 - 3) U1 + 2 (U1.U0 - 1) U1
+    expect = 2 * (U[0] @ U[1] - 3) * U[1] + 2 * (U[1] @ U[0] - 1) * U[1]
+    np.testing.assert_allclose(grad(_ratings_loss)(U, ratings)[0], expect, rtol=1e-14)
+
+
+class _Module:
+    def __call__(self, *args):
+        return self.forward(*args)
+
+
+class _Dense(_Module):
+    def __init__(self, W, b):
+        self.W, self.b = W, b
+
+    def forward(self, x):
+        return np.tanh(x @ self.W + self.b)
+
+
+class _MLP(_Module):
+    def __init__(self, params):
+        self.layers = [_Dense(W, b) for W, b in params]
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def _module_loss(params, x):
+    net = _MLP(params)
+    return np.sum(net(x) ** 2)
+
+
+def test_a_module_of_modules():
+    rng = np.random.default_rng(5)
+    params = [(rng.normal(size=(3, 4)), rng.normal(size=4)),
+              (rng.normal(size=(4, 2)), rng.normal(size=2))]
+    x = rng.normal(size=(5, 3))
+    check_grads(_module_loss, (params, x), order=2, modes=("rev", "fwd"))
+
+
+def _act_default_loss(w, act=np.tanh, k=2):
+    half = lambda v: v * 0.5        # noqa: E731
+    return np.sum(act(w) * half(w)) * k
+
+
+def test_a_function_left_to_its_default_is_called():
+    w = np.array([0.5, -0.3])
+    check_grads(_act_default_loss, (w,), order=2, modes=("rev", "fwd"))
+    by_hand = 2 * (0.5 * np.tanh(w) + 0.5 * w * (1 - np.tanh(w) ** 2))
+    np.testing.assert_allclose(grad(_act_default_loss)(w), by_hand, rtol=1e-14)
+    with pytest.raises(S2SADError, match="chosen at run time"):
+        grad(_act_default_loss)(w, np.sin)

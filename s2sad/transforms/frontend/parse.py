@@ -306,6 +306,9 @@ def _method(fn, spec):
     if isinstance(fn, MethodOf):
         parsed = parse(fn.fn, spec)
         if fn.objects or fn.new or fn.cls is None:
+            # the same function for objects of another class (Module.__call__ of a model
+            # and of its layers) is another frame: inlined, not a recursive call
+            parsed.frame = (getattr(parsed.fn, "__code__", None), fn.cls, fn.objects)
             parsed.objects = dict(fn.objects)
             if fn.new:
                 _constructor(parsed, fn.cls)

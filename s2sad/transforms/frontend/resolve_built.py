@@ -17,12 +17,14 @@ type, passed to a library function, stored where its class is not known) is refu
 where the object is made in a function called with other objects (a method, a
 function it is passed to); in the function that builds it, such a use leaves the
 object a real one, as before (a constant of the differentiation).  A class qualifies
-where it and its bases are the user's plain classes (no __slots__, __new__,
-__getattr__, __setattr__, no dataclass) and its methods use self only as self.a,
+where it and its bases are the user's plain classes or dataclasses (no __slots__,
+__new__, __getattr__, __setattr__ of their own; a dataclass's __init__ as
+resolve_dataclasses.py writes it) and its methods use self only as self.a,
 self.f(...), self(...) or an argument.
 """
 
 import copy
+import dataclasses
 import types
 import weakref
 
@@ -30,6 +32,7 @@ import gast
 
 from ...errors import UnsupportedSyntaxError
 from .parse import BUILT_LIST as LIST, BUILT_OBJECT as OBJ, MethodOf, parse
+from . import resolve_dataclasses as dataclasses_
 from . import resolve_factories as factories
 from . import resolve_objects as objects
 from .scopes import local_names
@@ -51,12 +54,23 @@ def _method_node(fn):
 
 
 def _methods(cls):
-    """(defining class, name, function) for the user's functions in cls's classes."""
+    """(defining class, name, function) for the user's functions in cls's classes (a
+    dataclass's __init__ as source, resolve_dataclasses.py; not the other functions
+    dataclasses wrote)."""
     for k in cls.__mro__[:-1]:
         for name, raw in vars(k).items():
             f = raw.fget if isinstance(raw, property) else raw
+            if dataclasses_.generated(k, f):
+                f = dataclasses_.init_of(k) if name == "__init__" else None
             if objects.user_function(f):
                 yield k, name, f
+
+
+def init_of(cls):
+    """("self", the __init__ cls's objects run) where it is the user's Python (a
+    dataclass's as source), else None."""
+    made = dataclasses_.init_of(cls)
+    return ("self", made) if made is not None else objects.method_of(cls, "__init__")
 
 
 def eligible(cls) -> bool:
@@ -80,13 +94,19 @@ def _check(cls) -> bool:
     if mro[-1] is not object or any(objects.is_library(k) or type(k) is not type
                                     for k in mro[:-1]):
         return False
-    if hasattr(cls, "__dataclass_fields__") or any(
-            d in vars(k) for k in mro[:-1] for d in _FORBIDDEN):
+    if any(d in vars(k) and not dataclasses_.generated(k, vars(k)[d])
+           for k in mro[:-1] for d in _FORBIDDEN):
         return False
-    init = objects.method_of(cls, "__init__")
+    if dataclasses_.init_owner(cls) is not None and dataclasses_.init_of(cls) is None:
+        return False        # a dataclass whose __init__ s2sad does not write
+    init = init_of(cls)
     if init is None and cls.__init__ is not object.__init__ or \
             init is not None and init[0] != "self":
         return False
+    if any(dataclasses.is_dataclass(k) and k.__dataclass_params__.frozen
+           for k in mro[:-1]) and any(f is not (init and init[1]) for stores in
+                                      _attr_stores(cls).values() for f, _ in stores):
+        return False        # a frozen dataclass whose methods set attributes: Python raises
     try:
         for _, _, f in _methods(cls):
             if not _self_uses_ok(_method_node(f)):
@@ -113,7 +133,8 @@ def _self_uses_ok(node) -> bool:
             return False
         p = parents.get(id(n))
         if isinstance(p, gast.Attribute) and p.value is n:
-            if p.attr.startswith("__") and p.attr.endswith("__"):
+            if p.attr.startswith("__") and p.attr.endswith("__") and \
+                    p.attr != "__post_init__":      # (a dataclass's __init__ calls it)
                 return False
         elif isinstance(p, gast.Call) and (p.func is n or n in p.args):
             if n in p.args and isinstance(p.func, gast.Name) and p.func.id in _INSPECTING:
@@ -686,7 +707,7 @@ class _Pass:
     def new_call(self, node, cls):
         """C(a, b): __init__'s body made a function that returns the dict it fills."""
         at = lambda new: gast.fix_missing_locations(gast.copy_location(new, node))  # noqa
-        found = objects.method_of(cls, "__init__")
+        found = init_of(cls)
         if found is None:
             if node.args or node.keywords:
                 self.fail(node, f"{cls.__name__}() takes no arguments")
