@@ -20,7 +20,7 @@ from typing import Any, Dict, Optional
 import numpy as np
 
 from . import cache, failures, generated, ir, registry
-from .errors import TransformError
+from .errors import TransformError, UnsupportedSyntaxError
 from .ir import analysis
 from .ir.spec import CONTAINERS, DIFFERENTIATED, NUMBERS, Arg, all_arrays
 from .transforms import names
@@ -159,6 +159,12 @@ def _code(fn, func, out, kind, wrt, with_value, spec, slots, parsed):
     if kind == "vmap":
         return _vmap(func, out, wrt, base, parsed)
     if kind == "call":      # s2sad.jit of a user's function: its own code, whole (whole.py)
+        if getattr(func, "updates_argument", None) is not None:
+            raise UnsupportedSyntaxError(
+                "an in-place update of an argument's array or list (x[i] = v, x += v, "
+                "lst.append(v)) in a function compiled whole", func.updates_argument,
+                "The generated code copies on write, so the caller's object would not "
+                "change: s2sad.jit runs this function as Python.")
         func.name = out.names.fresh(f"jit_{base}")
         return func, (f"{func.name}: {base} as one function, the s2sad functions it calls "
                       f"inlined (s2sad.jit). From {_where(parsed)}.")

@@ -330,6 +330,10 @@ class Transformed(registry.Derived):
             return self.source
         return compiled.describe(self.artifact(self._last_spec).module)
 
+    # what the generated code is given for an argument: a dataclass (at any depth) as a dict
+    # of its fields, the form derivative code reads (whole.Whole's code takes each as it is)
+    passed = staticmethod(flatten)
+
     # -- checks ----------------------------------------------------------------------------
     def _call_name(self) -> str:
         return call_checks.call_name(self)
@@ -431,7 +435,8 @@ class Transformed(registry.Derived):
         if xp is not np:        # Python floats become 0-d device arrays (ints stay counts)
             args = tuple(xp.asarray(a) if type(a) is float else a for a in args)
         try:
-            result = f(*map(flatten, args), **{k: flatten(v) for k, v in kwargs.items()})
+            passed = self.passed
+            result = f(*map(passed, args), **{k: passed(v) for k, v in kwargs.items()})
         except TypeError as e:
             if e.__traceback__ is not None and e.__traceback__.tb_next is None:
                 self._check_binding(args, kwargs, e)    # the call itself did not fit

@@ -83,6 +83,15 @@
   "calling a function chosen at run time".  Code made for a call that leaves it out reads
   the default, known now, as a global's value; a call that passes one is refused as before.
   jvp of grad(loss) then made code for the call with its defaults filled in (spec 'dnn').
+* A callable problem object that records its calls (`self.history.append(self.calls)` in
+  its `__call__`, SciPy-optimize style): refused as "a call of `append` whose result is
+  unused".  An append to a list attribute of an object held from outside now runs as an
+  effect, as `history.append(s)` of a global did; a differentiated value appended is still
+  refused (the list could be read back without its derivative), and so is any other method
+  of such an attribute (`self.buf.fill(0)` would change an array the backward pass reads).
+* Loop variables named after the container (`pos_item`, `indices_item_item`) where the
+  user wrote `for row in pos`, `for p, q in itertools.combinations(pos, 2)`: the items are
+  versions of the user's names now (`row_1 = pos[i]`, `p_index = pair[0]`).
 """
 
 import functools
@@ -1225,3 +1234,51 @@ def test_a_function_left_to_its_default_is_called():
     np.testing.assert_allclose(grad(_act_default_loss)(w), by_hand, rtol=1e-14)
     with pytest.raises(S2SADError, match="chosen at run time"):
         grad(_act_default_loss)(w, np.sin)
+
+
+class _Recorded:
+    def __init__(self):
+        self.history, self.calls = [], 0
+
+    def __call__(self, p):
+        self.calls += 1
+        self.history.append(self.calls)
+        return np.sum(p ** 2)
+
+    def zeroing(self, p):
+        y = p * self.buf
+        self.buf.fill(0.0)
+        return np.sum(y)
+
+
+_PROBLEM = _Recorded()
+
+
+def test_an_object_held_outside_records_its_calls():
+    p = np.array([1.0, 2.0])
+    _PROBLEM.history.clear()
+    np.testing.assert_array_equal(grad(lambda p: _PROBLEM(p))(p), 2 * p)
+    np.testing.assert_array_equal(grad(lambda p: _PROBLEM(p))(p), 2 * p)
+    assert _PROBLEM.history[-2:] == [_PROBLEM.calls - 1, _PROBLEM.calls]
+    _PROBLEM.buf = np.array([3.0, 4.0])
+    with pytest.raises(S2SADError):     # an array the backward pass reads, changed
+        grad(lambda p: _PROBLEM.zeroing(p))(p)
+
+
+def _pair_energy(pos):
+    import itertools
+    e = 0.0
+    for p, q in itertools.combinations(pos, 2):
+        e = e + 1.0 / np.sum((p - q) ** 2)
+    for row in pos:
+        e = e + np.sum(row ** 2)
+    return e
+
+
+def test_loop_items_are_named_after_the_users_variables():
+    g = grad(_pair_energy)
+    pos = np.array([[0.0, 0.0], [1.1, 0.0], [0.0, 1.2]])
+    check_grads(_pair_energy, (pos,), order=2, modes=("rev", "fwd"))
+    text = s2sad.source(g)
+    assert "p_index = pair[0]" in text and re.search(r"\brow(_\d+)? = pos\[", text), text
+    assert "pos_item" not in text and "indices_item" not in text

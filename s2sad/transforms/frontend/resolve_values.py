@@ -38,12 +38,12 @@ from collections import Counter
 import gast
 import numpy as np
 
-from ...ir.spec import Arg
 from ...runtime import field
 from ...errors import UnsupportedSyntaxError
 from ...failures import note_handled
 from ...rules.python.objects import finite_in_try, missing_key, same_items
 from . import resolve_contexts as contexts
+from . import resolve_defaults as defaults
 from . import resolve_integrate as integrate
 from . import resolve_piecewise as piecewise
 from . import resolve_built as built
@@ -60,39 +60,11 @@ _ARRAY_ATTRIBUTES = {a for a in dir(np.ndarray) if not callable(getattr(np.ndarr
 def rewrite(parsed):
     """Rewrite parsed's tree in place; see the module docstring."""
     rw = _Rewriter(parsed)
-    _held_defaults(rw, parsed)      # def loss(w, act=np.tanh), act not passed: np.tanh
+    defaults.hold(rw, parsed)       # def loss(w, act=np.tanh), act not passed: np.tanh
     built.rewrite(rw, parsed)       # objects of the user's classes built inside: dicts
     scope = Scope(parsed.node, frozenset())
     scope.classes.update(parsed.classes)
     rw.block_of(parsed.node, scope)
-
-
-def _held_defaults(rw, parsed):
-    """Each positional parameter the call leaves to its default (the spec's Arg.DEFAULT),
-    where that default is a function (act=np.tanh) the body reads and never assigns:
-    its reads become a free name holding that function, so its calls are known now, as a
-    global's are (code made for such a call is made for that default)."""
-    fn, spec = parsed.fn, parsed.spec or ""
-    defaults = getattr(fn, "__defaults__", None) if hasattr(fn, "__code__") else None
-    if not defaults or Arg.DEFAULT not in spec:
-        return
-    a = parsed.node.args
-    params = a.posonlyargs + a.args
-    first = len(params) - len(defaults)
-    stored = {n.id for n in gast.walk(parsed.node) if isinstance(n, gast.Name)
-              and isinstance(n.ctx, (gast.Store, gast.Del))} | {
-        q.id for f in gast.walk(parsed.node) if f is not parsed.node and
-        isinstance(f, (gast.FunctionDef, gast.Lambda)) for q in gast.walk(f.args)
-        if isinstance(q, gast.Name)}            # (a nested function's own parameter)
-    held = {}
-    for i, p in enumerate(params):
-        d = defaults[i - first] if i >= first else None
-        if i < len(spec) and spec[i] == Arg.DEFAULT and p.id not in stored and \
-                isinstance(d, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)):
-            held[p.id] = rw.cell(d, p.id)
-    for n in gast.walk(parsed.node):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in held:
-            n.id = held[n.id]
 
 
 def _name(id_, store=False):

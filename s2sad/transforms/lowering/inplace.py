@@ -262,6 +262,44 @@ def check_inplace(func, inplace, names=None):
             "`append`, into a new list each time.") from None
 
 
+def updated_parameter(func, inplace, params):
+    """Where the first in-place update (x[i] = v, x += v, lst.append(v)) may change the
+    object of a parameter in params, an item or a view of it (as a plain call changes
+    the caller's); None if none may.  Copies on write give the caller nothing back."""
+    order = list(ir.walk(func.body))
+    reach = set(params)             # names that may be (a part of) a parameter's object
+    for _ in range(4):
+        before = len(reach)
+        for st in order:
+            if isinstance(st, ir.If):
+                reach |= {t for t, a, b in st.outs if {getattr(a, "name", None),
+                                                       getattr(b, "name", None)} & reach}
+            elif isinstance(st, ir.Loop):
+                reach |= {t for t, a, b in st.carried if {getattr(a, "name", None),
+                                                          getattr(b, "name", None)} & reach}
+                if st.index is not None and getattr(st.iter, "name", None) in reach:
+                    reach.add(st.index)
+            elif isinstance(st, ir.Assign) and _part_of(st.value, reach):
+                reach.add(st.target)
+        if len(reach) == before:
+            break
+    for stmt, old, name, loc in inplace:
+        if old in reach:
+            return loc
+    return None
+
+
+def _part_of(v, reach) -> bool:
+    """May v be a name in reach, a view of one, or an item it holds?"""
+    if isinstance(v, ir.Var):
+        return v.name in reach
+    if isinstance(v, ir.Item):
+        return v.value.name in reach
+    if _indexed(v) or _popped(v):
+        return v.args[0].name in reach
+    return any(a.name in reach for a in _viewed(v))
+
+
 # x op= v: in place for an array, a list or a dict; a new object for a number or a tuple
 _REBINDS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
             operator.mod, operator.pow, operator.matmul}

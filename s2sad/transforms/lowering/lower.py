@@ -51,7 +51,7 @@ from ..frontend import resolve
 from . import (lower_builtins, lower_comprehension, lower_effects, lower_nonlocal, lower_ufuncs,
                lower_views)
 from .attributes import forward_attributes
-from .inplace import check_inplace, refuse_alias
+from .inplace import check_inplace, refuse_alias, updated_parameter
 from .closures import Chosen, Closure, Functions, refuse_function
 from .lower_control import RAISED, RUNTIME_FUNCTION, Control, bind_arguments, function_body
 from .lowered import Output
@@ -774,6 +774,8 @@ def lower(parsed, res) -> tuple:
     func.float_params = {p for p, c in zip(params, parsed.spec or "") if c in NUMBERS}
     forward_attributes(func, out)
     check_inplace(func, out.inplace, names)
+    func.updates_argument = updated_parameter(
+        func, out.inplace, [p for p, c in zip(params, parsed.spec or "") if c != "s"])
     ir.validate(func)
     return func, out
 

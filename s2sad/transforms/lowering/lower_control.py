@@ -518,10 +518,12 @@ class Control:
             name = target.elts[0].id        # the loop's index keeps the user's name
         n, element = self.sequence(it, node)
         return low.temp(ir.Call(rng, (n,)), node, "steps"), name, \
-            (lambda k: self.bind_element(target, element(k), node))
+            (lambda k: self.bind_element(target, element(k, target), node))
 
     def sequence(self, expr, node):
-        """(its length, element(k) -> the k-th element) for iterating expr.
+        """(its length, element(k, target) -> the k-th element) for iterating expr; an
+        item bound to a name of target (the loop's target, or the part of it the element
+        goes to) is named after it (`for row in X`: row = X[i]).
 
         enumerate and zip nest in any order (`enumerate(zip(x, y))`): their
         elements are Python tuples of the inner elements, unpacked into the
@@ -539,17 +541,19 @@ class Control:
                                              "Write `for i, x in enumerate(X, start=k)`.")
             n, inner = self.sequence(call.args[0], node)
             if not starts:
-                return n, (lambda k: (k, inner(k)))
+                return n, (lambda k, t=None: (k, inner(k, _part(t, 1, 2))))
             start = low.atom(starts[0])
             add = registry.primitive(operator.add)
-            return n, (lambda k: (low.temp(ir.Call(add, (k, start)), node), inner(k)))
+            return n, (lambda k, t=None: (low.temp(ir.Call(add, (k, start)), node),
+                                          inner(k, _part(t, 1, 2))))
         if fn is zip and call.args and not call.keywords and \
                 not any(isinstance(a, gast.Starred) for a in call.args):
             parts = [self.sequence(a, node) for a in call.args]
             lens = [p[0] for p in parts]
             n = lens[0] if len(lens) == 1 else low.temp(
                 ir.Call(registry.primitive(min), tuple(lens)), node, "n")
-            return n, (lambda k: tuple(el(k) for _, el in parts))
+            return n, (lambda k, t=None: tuple(el(k, _part(t, i, len(parts)))
+                                               for i, (_, el) in enumerate(parts)))
         if fn in _BY_INDEX and call.args and not any(
                 isinstance(a, gast.Starred) for a in call.args):
             return self.indexed_tuples(fn, call, node)
@@ -568,7 +572,7 @@ class Control:
         length = len if isinstance(seq, ir.Const) or (
             isinstance(seq, ir.Var) and seq.name in low.out.packs) else runtime.loop_length
         n = low.temp(ir.Call(registry.primitive(length), (seq,)), node, "n")
-        return n, (lambda k: self.item(seq, k, node))
+        return n, (lambda k, t=None: self.item(seq, k, node, t))
 
     def indexed_tuples(self, fn, call, node):
         """itertools.combinations(xs, r), permutations, combinations_with_replacement,
@@ -596,10 +600,12 @@ class Control:
         n = low.temp(ir.Call(registry.primitive(len), (indices,)), node, "n")
         owners = [atoms[m % len(atoms)] for m in range(r)]     # (product: a, b, a, b, ...)
 
-        def element(k):
-            at = self.item(indices, k, node)
-            return tuple(self.item(owners[m], self.item(at, ir.Const(m), node), node)
-                         for m in range(r))
+        def element(k, t=None):
+            at = self.item(indices, k, node, hint="pair" if r == 2 else "indices")
+            parts = [_part(t, m, r) for m in range(r)]
+            return tuple(self.item(owners[m], self.item(
+                at, ir.Const(m), node, hint=f"{p.id}_index" if isinstance(p, gast.Name)
+                else None), node, p) for m, p in enumerate(parts))
         return n, element
 
     def _fixed_count(self, call, name, positional=True):
@@ -636,10 +642,15 @@ class Control:
                                  node, "pair")
         return value
 
-    def item(self, seq, k, node) -> ir.Atom:
+    def item(self, seq, k, node, target=None, hint=None) -> ir.Atom:
         """seq[k] for the element of an iteration (its gradient is a scatter, or for a
-        tuple or list a Cotangent, which the K-transform splits into items)."""
-        return self.low.temp(ir.Call(registry.primitive(operator.getitem), (seq, k)), node)
+        tuple or list a Cotangent, which the K-transform splits into items); bound to
+        target where it is a name (a version of the user's variable: `row = X[i]`)."""
+        value = ir.Call(registry.primitive(operator.getitem), (seq, k))
+        low = self.low
+        if isinstance(target, gast.Name) and not lower_nonlocal.is_outer(low, target.id):
+            return low.emit(low.version(target.id), value, node)
+        return low.temp(value, node, hint)
 
     # -- function bodies, inlined: user functions and closures -------------------------
     def _call_spec(self, fn, args, kwargs):
@@ -776,3 +787,10 @@ def made_inside(cls, loc):
                 "make the object outside the function, or call a function of your own.")
     return UnsupportedSyntaxError(f"calling {what} made inside the differentiated function",
                                   loc, hint)
+
+
+def _part(target, i, n):
+    """The i-th of target's n names or parts (a tuple or list target), else None."""
+    if isinstance(target, (gast.Tuple, gast.List)) and len(target.elts) == n:
+        return target.elts[i]
+    return None

@@ -38,7 +38,7 @@ from ... import ir, registry, runtime
 from ...errors import UnsupportedSyntaxError
 from ...rules.numpy.arrange import filled_diagonal
 from ...rules.python.builtins import EFFECTS, check_assert, log_call
-from ...rules.python.objects import method_caller, raise_exception
+from ...rules.python.objects import attribute, method_caller, raise_exception
 from . import lower_builtins
 from . import lower_templates as templates
 from ..frontend.fence import is_append
@@ -126,11 +126,19 @@ def _fill_diagonal(low, call, s):
 
 def _outside_object(low, target, call) -> bool:
     """A method called on an object the function reads from outside (a global or a
-    closure's: history.append(s), rs.shuffle(idx)), not an array: what it changes is
+    closure's, or an attribute of one: history.append(s), rs.shuffle(idx),
+    self.history.append(s) with self such an object), not an array: what it changes is
     outside the code s2sad differentiates."""
-    if target.kind != "method" or not isinstance(call.func.value, gast.Name):
+    root = call.func.value
+    # self.history.append(v), self an object held: attribute(self, "history"), read when
+    # the code runs; a list grows (an array in it, read before, is not changed)
+    while isinstance(root, gast.Call) and isinstance(root.func, gast.Name) and \
+            low.res.free.get(root.func.id, (None, None))[1] is attribute and root.args \
+            and call.func.attr in ("append", "extend"):
+        root = root.args[0]
+    if target.kind != "method" or not isinstance(root, gast.Name):
         return False
-    name = call.func.value.id
+    name = root.id
     if name in low.locals or name in low.env or name not in low.res.free:
         return False
     kind, value = low.res.free[name]
