@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import s2sad
+from s2sad.check import check_grads
 
 pytest.importorskip("scipy")
 from scipy.integrate import odeint, solve_ivp  # noqa: E402
@@ -400,13 +401,22 @@ def passed_in(k, rhs=decay):
     return np.sum(odeint(rhs, np.ones(2), TIMES, args=(k,)))
 
 
-@pytest.mark.parametrize("f,words", [
-    (full_output, "odeint with full_output="), (events, "solve_ivp with events="),
-    (dense, "solve_ivp with dense_output="), (passed_in, "this right-hand side")])
-def test_what_is_not_modelled_is_refused_at_the_call(f, words):
+@pytest.mark.parametrize("f,args,words", [
+    (full_output, (), "odeint with full_output="), (events, (), "solve_ivp with events="),
+    (dense, (), "solve_ivp with dense_output="),
+    (passed_in, (decay,), "this right-hand side")])     # a function passed when it runs
+def test_what_is_not_modelled_is_refused_at_the_call(f, args, words):
     with pytest.raises(s2sad.UnsupportedSyntaxError) as e:
-        s2sad.grad(f)(0.5)
+        s2sad.grad(f)(0.5, *args)
     assert words in str(e.value) and "test_scipy_integrate.py" in str(e.value)
+
+
+def test_a_right_hand_side_left_to_its_default_is_known():
+    # passed_in(k) reads rhs=decay, known when the code is made: its adjoint is made
+    check_grads(passed_in, (0.5,), order=1, modes=("rev",), rtol=1e-5)  # (its tolerance)
+    g = s2sad.grad(passed_in)
+    g(0.5)
+    assert "odeint_adjoint(rhs_, " in s2sad.source(g)      # rhs_: the default, decay
 
 
 def test_source_shows_the_solver_and_its_adjoint():
