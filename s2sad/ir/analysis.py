@@ -27,7 +27,7 @@ from collections import Counter
 from typing import Dict, Optional
 
 from .. import registry, runtime
-from . import activity, nodes as ir
+from . import nodes as ir, tapes
 
 
 # -- activity ---------------------------------------------------------------------------
@@ -36,16 +36,17 @@ def _reads_any(atoms, names) -> bool:
     return any(isinstance(a, ir.Var) and a.name in names for a in atoms)
 
 
-def varied(stmts, names: set, held=None) -> set:
+def varied(stmts, names: set) -> set:
     """Add to names (in place) each name of stmts that depends on one of them;
     results of non-differentiable primitives never do, nor a value restored from a
-    tape where none of the values pushed in its place does (tapes.popped_items), nor
-    an item read from a container where no active value was put in its place (a dict's
-    key, an int field of an object that holds a differentiated array: activity.py).
-    held(atom): the object a constant or an outside name holds, or None (it finds a
-    namedtuple's class, so its fields by name).  Returns names."""
-    names.update(activity.varied(stmts, names, held))
-    return names
+    tape where none of the values pushed in its place does (tapes.popped_items).
+    Returns names."""
+    popped = tapes.popped_items(stmts)
+    while True:                      # a pop may precede its push in the code: to a fixed point
+        n = len(names)
+        _varied(stmts, names, popped)
+        if len(names) == n:
+            return names
 
 
 def refuse_varied_stores(stmts, varied: set) -> None:
@@ -57,6 +58,36 @@ def refuse_varied_stores(stmts, varied: set) -> None:
                 getattr(s.value.callee, "stores", False) and \
                 _reads_any(ir.expr_atoms(s.value), varied):
             raise registry.refused(s.value.callee, s.src)
+
+
+def _varied(stmts, names: set, popped) -> set:
+    for s in stmts:
+        if isinstance(s, ir.Assign):
+            v = s.value
+            if isinstance(v, ir.Call) and isinstance(v.callee, registry.Primitive) \
+                    and v.callee.nondiff:
+                continue
+            pushed = popped.get(s.target)
+            if _reads_any(ir.expr_atoms(v) if pushed is None else pushed, names):
+                names.add(s.target)
+        elif isinstance(s, ir.If):
+            _varied(s.body, names, popped)
+            _varied(s.orelse, names, popped)
+            for t, a, b in s.outs:
+                if _reads_any((a, b), names):
+                    names.add(t)
+        elif isinstance(s, ir.Loop):
+            if isinstance(s.iter, ir.Var) and s.iter.name in names and s.index:
+                names.add(s.index)
+            while True:              # to a fixed point: the next iteration sees this one's values
+                n = len(names)
+                for c, init, nxt in s.carried:
+                    if _reads_any((init, nxt), names):
+                        names.add(c)
+                _varied(s.body, names, popped)
+                if len(names) == n:
+                    break
+    return names
 
 
 def useful(stmts, names: set) -> set:
@@ -85,10 +116,10 @@ def useful(stmts, names: set) -> set:
     return names
 
 
-def active(func: ir.Function, wrt, held=None) -> set:
+def active(func: ir.Function, wrt) -> set:
     """The active names: varied (depend on a differentiated parameter, indices wrt)
     and useful (the result depends on them)."""
-    v = varied(func.body, {func.params[i] for i in wrt}, held)
+    v = varied(func.body, {func.params[i] for i in wrt})
     u = set()
     r = func.result
     if isinstance(r, ir.Var):
