@@ -284,7 +284,7 @@ def updated_parameter(func, inplace, params):
         if len(reach) == before:
             break
     for stmt, old, name, loc in inplace:
-        if old in reach:
+        if isinstance(old, str) and old in reach:       # (a literal's: a Const)
             return loc
     return None
 
