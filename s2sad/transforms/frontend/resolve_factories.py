@@ -83,10 +83,12 @@ def _made(rw, call, scope, eligible):
     return _class_name(rw, bound, call.func), made.args, made.keywords
 
 
-def _returned_call(fn_node):
-    """(the Call in `return cls(...)`, the name of cls) where that is the whole body."""
-    body = [s for s in fn_node.body if not (isinstance(s, gast.Expr) and
-                                            isinstance(s.value, gast.Constant))]
+def _returned_call(fn_node, body=None):
+    """(the Call in `return cls(...)`, the name of cls) where that is the whole body (or
+    the statements body, where given)."""
+    if body is None:
+        body = [s for s in fn_node.body if not (isinstance(s, gast.Expr) and
+                                                isinstance(s.value, gast.Constant))]
     params = fn_node.args.posonlyargs + fn_node.args.args
     if len(body) != 1 or not isinstance(body[0], gast.Return) or not params or \
             fn_node.args.vararg or fn_node.args.kwarg:
@@ -187,8 +189,7 @@ def _factory_body(fn_node):
     a = fn_node.args
     if not body or not (a.posonlyargs + a.args) or a.vararg or a.kwarg:
         return [], None
-    call, cls_name = _returned_call(gast.FunctionDef(fn_node.name, a, body[-1:], [], None,
-                                                     None, None))
+    call, cls_name = _returned_call(fn_node, body[-1:])
     steps = body[:-1]
     ok = call is not None and all(isinstance(s, _STEPS) for s in steps) and all(
         isinstance(t, gast.Name) or isinstance(t, gast.Tuple) and
