@@ -150,3 +150,34 @@ def test_the_factory_lines_read_as_the_users():
     with pytest.raises(s2sad.errors.UnsupportedSyntaxError) as e:
         s2sad.grad(in_steps)(W, X)      # called inside an expression: refused as before
     assert "in_steps" in str(e.value) or "test_factories.py" in str(e.value)
+
+
+
+SCALE = 2.0
+
+
+class Global(Layer):
+    @classmethod
+    def scaled_now(cls, W):
+        scale = SCALE * 1.0           # a module global, read when the factory runs
+        return cls(W, scale)
+
+
+def global_scale(W, x):
+    layer = Global.scaled_now(W)
+    return np.sum(layer(x) ** 2)
+
+
+def test_a_global_the_factory_reads_is_read_again_when_it_changes():
+    # SCALE is a guard of the code made: a new value makes the code again, as a global
+    # the function reads itself does (a plain call reads the new value)
+    global SCALE
+    g = s2sad.grad(global_scale)
+    before = g(W, X)
+    saved, SCALE = SCALE, 5.0
+    try:
+        after = g(W, X)
+        check_grads(global_scale, (W, X), order=2, modes=("rev", "fwd"))
+    finally:
+        SCALE = saved
+    np.testing.assert_allclose(after, before * 6.25)     # (scale ** 2: 5 ** 2 / 2 ** 2)

@@ -209,14 +209,21 @@ def _fresh(rw, hint):
 
 def _bind_free(rw, fn, body, names):
     """Bind each name body reads that is not in names (fn's globals, closure, builtins)
-    to a cell of its value; False where one is not found."""
+    to a cell of its value, guarded as a free name of the function is (code made again
+    where the global or cell holds another object); False where one is not found."""
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     for n in gast.walk(gast.Module(body, [])):
         if not isinstance(n, gast.Name) or n.id in names:
             continue
         try:
-            value = (cells[n.id].cell_contents if n.id in cells else fn.__globals__[n.id]
-                     if n.id in fn.__globals__ else getattr(builtins, n.id))
+            if n.id in cells:
+                value = cells[n.id].cell_contents
+                rw.parsed.guards.append(("cell", cells[n.id], n.id, value))
+            elif n.id in fn.__globals__:
+                value = fn.__globals__[n.id]
+                rw.parsed.guards.append(("global", fn.__globals__, n.id, value))
+            else:
+                value = getattr(builtins, n.id)
         except (AttributeError, ValueError):
             return False
         name = rw.cell(value, n.id)

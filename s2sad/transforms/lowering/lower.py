@@ -40,7 +40,7 @@ import gast
 import numpy as np
 
 from ... import ir, registry, runtime
-from ...ir.spec import NUMBERS
+from ...ir.spec import NUMBERS, Arg
 from ...errors import TransformError, UnsupportedSyntaxError
 from ...rules import binding
 from ...rules.python.builtins import python_float
@@ -775,7 +775,7 @@ def lower(parsed, res) -> tuple:
     forward_attributes(func, out)
     check_inplace(func, out.inplace, names)
     func.updates_argument = updated_parameter(
-        func, out.inplace, [p for p, c in zip(params, parsed.spec or "") if c != "s"])
+        func, out.inplace, [p for p, c in zip(params, parsed.spec or "") if c != Arg.FLOAT])
     ir.validate(func)
     return func, out
 
