@@ -19,6 +19,7 @@ must itself be a primitive with a rule (or non-differentiable), which is what
 makes derivatives of any order work.
 """
 
+import functools
 import inspect
 import operator
 import textwrap
@@ -27,6 +28,7 @@ from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
+from . import partials
 from .errors import MissingRuleError, RuleError, TransformError
 
 # printing kinds
@@ -343,10 +345,21 @@ def source_of(fn):
         found = _METHOD_SOURCES.get((id(owner), getattr(fn, "__name__", None)))
         if found is not None:
             return found
+    if isinstance(fn, functools.partial) and _python_target(fn.func):
+        return partials.written(fn)         # grad(functools.partial(loss, X=X)): partials.py
     try:
         return _SOURCES.get(id(fn))
     except TypeError:
         return None
+
+
+def _python_target(fn) -> bool:
+    """A function whose code s2sad reads (a user's function, a method, a function s2sad
+    made), with no rule of its own."""
+    if lookup(canonical(fn)) is not None:
+        return False
+    f = getattr(fn, "__func__", fn)
+    return isinstance(f, (types.FunctionType, Derived))
 
 
 def alias(fn, target) -> None:
@@ -554,6 +567,8 @@ def missing_rule(fn, location=None) -> MissingRuleError:
     own = refused(lookup(fn), location)
     if own is not None:
         return own
+    if isinstance(fn, functools.partial):
+        return _partial_refused(fn, location)
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
     mod = getattr(fn, "__module__", None)
     if not isinstance(name, str):       # an object called like a function
@@ -571,3 +586,23 @@ def missing_rule(fn, location=None) -> MissingRuleError:
 
         or declare it non-differentiable with s2sad.defnondiff({name}).""")
     return MissingRuleError(f"no derivative rule for {full}", location, hint)
+
+
+def _partial_refused(p, location) -> MissingRuleError:
+    """Why a functools.partial cannot be read (partials.py writes the others)."""
+    inner = callable_name(p.func)
+    try:
+        extra = [k for k in p.keywords if k not in inspect.signature(p).parameters]
+    except (TypeError, ValueError):
+        extra = []
+    if _python_target(p.func) and extra:
+        return MissingRuleError(
+            f"a functools.partial of {inner} that fixes {', '.join(map(repr, extra))}, "
+            "which only its **kwargs takes", location,
+            "s2sad reads a partial whose fixed keywords name parameters of the function: "
+            f"give {inner} a parameter of that name, or write a lambda "
+            f"(lambda w: {getattr(p.func, '__name__', 'f')}(w, {extra[0]}=...)).")
+    return MissingRuleError(
+        f"no derivative rule for {inner}, called through a functools.partial", location,
+        f"s2sad has no derivative rule for {inner} and cannot read its source: register one "
+        "with s2sad.defbprop, or declare it non-differentiable with s2sad.defnondiff.")

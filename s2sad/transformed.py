@@ -179,6 +179,29 @@ class _AuxParts:
         return ns[f"{t.kind}_aux_{base}"]
 
 
+class _Default:
+    """A parameter's default as a signature shows it in a message: short."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __repr__(self):
+        text = repr(self.value)
+        if len(text) <= 40 and "\n" not in text:
+            return text
+        shape, dtype = getattr(self.value, "shape", None), getattr(self.value, "dtype", None)
+        if shape is not None and dtype is not None:
+            return f"<{dtype} array of shape {tuple(shape)}>"
+        return f"<{type(self.value).__name__}>"
+
+
+def _shown(sig):
+    """sig with long defaults (a fixed array of a functools.partial) written short."""
+    return sig.replace(parameters=[
+        q if q.default is q.empty else q.replace(default=_Default(q.default))
+        for q in sig.parameters.values()])
+
+
 class Transformed(registry.Derived):
     """A function made by s2sad: call it like the original; see ``source()``."""
 
@@ -357,7 +380,7 @@ class Transformed(registry.Derived):
         if msg is None and error is not None:
             msg = str(error)
         if msg is not None:
-            shown = f"{describe(self.fn)}, whose signature is {sig}" if sig else \
+            shown = f"{describe(self.fn)}, whose signature is {_shown(sig)}" if sig else \
                 describe(self.fn)
             raise ArgumentError(f"{self._call_name()} was called with arguments that do not "
                                 f"fit {shown}: {msg}")
