@@ -3,6 +3,8 @@ the code is transformed (hasattr(np, "trapezoid"), `if False:`), as numerical co
 writes them: against central differences at orders 1 and 2 and in forward mode, the
 values bit for bit NumPy's, or refused at the user's line."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -61,7 +63,7 @@ def folded_whole(x):
 
 def at(x):
     y = x.copy()
-    np.add.at(y, [0, 0], x[1])
+    np.multiply.at(y, [0, 0], x[1])
     return np.sum(y)
 
 
@@ -126,3 +128,74 @@ def test_folds_and_series_under_stacked_taylor_directions():
     want = ((field(x + h * ones, y) - 2 * field(x, y) + field(x - h * ones, y))
             + (field(x, y + h) - 2 * field(x, y) + field(x, y - h))) / h ** 2
     assert s2sad.laplacian(field, wrt=(0, 1))(x, y) == pytest.approx(want, rel=1e-5)
+
+
+# -- np.add.at and np.subtract.at: a new version of the array (added_at) -----------------
+
+def scatter_loss(vals, idx):
+    out = np.zeros(4)
+    np.add.at(out, idx, vals ** 2)
+    return np.sum(np.sin(out) * np.arange(1.0, 5.0))
+
+
+def mesh_gradient(x, edges):
+    """a graph Laplacian's energy assembled edge by edge, as mesh code writes it"""
+    force = np.zeros_like(x)
+    d = x[edges[:, 0]] - x[edges[:, 1]]
+    np.add.at(force, edges[:, 0], d)
+    np.subtract.at(force, edges[:, 1], d)
+    return np.sum(force * np.tanh(x))
+
+
+def rows_and_scalar(a):
+    b = a.copy()
+    np.add.at(b, (np.array([0, 0, 1]), np.array([1, 1, 2])), a[0, 0] * 2.0)
+    np.subtract.at(b, [1, 1], a[0] ** 2)
+    return np.sum(b ** 3)
+
+
+IDX = np.array([0, 1, 1, 3, 0])
+EDGES = np.array([[0, 1], [1, 2], [2, 3], [3, 0], [0, 2], [0, 1]])
+AT_CASES = [(scatter_loss, (np.array([0.3, -0.5, 0.7, 1.1, 0.2]), IDX), 0),
+            (mesh_gradient, (np.array([0.3, -0.5, 0.7, 1.1]), EDGES), 0),
+            (rows_and_scalar, (np.arange(9.0).reshape(3, 3) / 7 - 0.4,), 0)]
+
+
+@pytest.mark.parametrize("f,args,wrt", AT_CASES, ids=lambda c: getattr(c, "__name__", ""))
+@pytest.mark.parametrize("order", [1, 2])
+def test_add_at_and_subtract_at_against_finite_differences(f, args, wrt, order):
+    check_grads(f, args, order=order, modes=("rev", "fwd"), wrt=wrt)
+
+
+@pytest.mark.parametrize("f,args,wrt", AT_CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_add_at_values_are_numpys_bit_for_bit(f, args, wrt):
+    value, _ = s2sad.value_and_grad(f, wrt=wrt)(*args)
+    assert value == f(*args)
+
+
+def aliased(x):
+    y = np.zeros(2)
+    z = y
+    np.add.at(y, [0, 0, 1], x ** 2)
+    return np.sum(z * x[:2])
+
+
+def test_add_at_is_seen_through_another_name_for_the_array():
+    x = np.array([1.0, 2.0, 0.5])
+    value, _ = s2sad.value_and_grad(aliased)(x)
+    assert value == aliased(x)
+    check_grads(aliased, (x,), order=2, modes=("rev", "fwd"))
+
+
+def test_add_at_under_vmap_and_jit_equals_a_loop_or_is_refused():
+    xs = np.array([[0.3, -0.5, 0.7, 1.1, 0.2], [1.0, 0.1, -0.2, 0.4, 0.9]])
+    g = s2sad.grad(scatter_loss)
+    try:
+        batched = s2sad.vmap(g, in_axes=(0, None))(xs, IDX)
+    except s2sad.errors.S2SADError as e:     # no batched form yet: refused at the line
+        assert "test_ufunc_methods.py" in str(e) and "added_at" in str(e)
+    else:
+        np.testing.assert_allclose(batched, np.stack([g(x, IDX) for x in xs]), rtol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_allclose(s2sad.jit(g)(xs[0], IDX), g(xs[0], IDX), rtol=1e-12)

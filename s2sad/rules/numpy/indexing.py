@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import registry
 from ...registry import defbprop, defindex, deflinear, defnondiff, defview
-from ...backends import scatter_add
+from ...backends import backend_of, scatter_add
 from ...runtime import (array_namespace, getitem_grad, is_basic_index, setitem, setitem_grad,
                         unbroadcast, written, zeros_like_tree)
 from ...errors import UnsupportedSyntaxError
@@ -100,6 +100,37 @@ def bprop_take_along_axis_grad(arr, indices, g, out, dout, axis=-1):
     return (None, None, np.take_along_axis(dout, indices, axis=axis))
 
 
+def added_at(a, indices, b):
+    """np.add.at(a, indices, b) as a new array (the lowering writes that statement as
+    a = added_at(a, indices, b), an update of a in place that the alias check reads):
+    repeated indices add up, in the order NumPy adds them."""
+    out = array_namespace(a, b).array(a, copy=True)
+    scatter_add(out, indices, b)
+    return out
+
+
+def subtracted_at(a, indices, b):
+    """np.subtract.at(a, indices, b) as a new array (see added_at)."""
+    xp = array_namespace(a, b)
+    out = xp.array(a, copy=True)
+    if backend_of(out) is None:
+        np.subtract.at(out, indices, b)
+    else:
+        scatter_add(out, indices, xp.negative(xp.asarray(b)))
+    return out
+
+
+@defbprop(added_at)
+def bprop_added_at(a, indices, b, out, dout):
+    # a passes through; b was added into what a[indices] reads (broadcast to its shape)
+    return (dout, None, unbroadcast(dout[indices], b))
+
+
+@defbprop(subtracted_at)
+def bprop_subtracted_at(a, indices, b, out, dout):
+    return (dout, None, -unbroadcast(dout[indices], b))
+
+
 @defbprop(setitem)
 def bprop_setitem(x, index, value, out, dout):
     # the overwritten part of x gets no gradient; value gets what was written, summed
@@ -126,10 +157,12 @@ deflinear(take_grad, take_along_axis_grad, args=(2,))
 deflinear(setitem, args=(0, 2))
 deflinear(setitem_grad, args=(2,))
 deflinear(written, args=(0,))
+deflinear(added_at, subtracted_at, args=(0, 2))
 
 # the index of a read or a write gets no gradient; one that depends on a differentiated
 # input is refused (np.r_[x, y] subscripts an object with data)
-defindex(operator.getitem, setitem, getitem_grad, setitem_grad, written)
+defindex(operator.getitem, setitem, getitem_grad, setitem_grad, written, added_at,
+         subtracted_at)
 
 # x[i] may be a view of x (a basic index): an in-place update of x while it is read
 # is refused

@@ -21,7 +21,9 @@ emitted into the Lowering's block.  Rewrites, one line each::
     history.append(s), rs.shuffle(i)   (a method of an object read from outside, not an
                            array)  =>  t = history.append(s)   (an effect; refused where a
                                differentiated value goes in)
-    x.sort(), a.fill(0), np.copyto(a, b), np.add.at(a, i, v), any other call
+    np.fill_diagonal(a, v) =>  a_1 = filled_diagonal(a, v)
+    np.add.at(a, i, v)     =>  a_1 = added_at(a, i, v)      (np.subtract.at: subtracted_at)
+    x.sort(), a.fill(0), np.copyto(a, b), np.multiply.at(a, i, v), any other call
                            =>  refused: it may change an array in place, which the
                                derivative would have to see
 
@@ -37,6 +39,7 @@ import numpy as np
 from ... import ir, registry, runtime
 from ...errors import UnsupportedSyntaxError
 from ...rules.numpy.arrange import filled_diagonal
+from ...rules.numpy.indexing import added_at, subtracted_at
 from ...rules.python.builtins import EFFECTS, check_assert, log_call
 from ...rules.python.objects import attribute, method_caller, raise_exception
 from . import lower_builtins
@@ -95,10 +98,17 @@ def expression(low, s):
         _effect(low, method_caller(call.func.attr, effect=True),
                 [low.atom(call.func.value)] + args, kwargs, s)
         return
-    if getattr(getattr(target, "value", None), "fn", None) is np.fill_diagonal:
-        _fill_diagonal(low, call, s)
+    helper = _updating(low, target, call)
+    if helper is not None:
+        _updated(low, call, s, helper)
         return
     name = getattr(call.func, "attr", None) or getattr(call.func, "id", "this call")
+    if name == "at":
+        raise UnsupportedSyntaxError(
+            "a ufunc's `.at(...)` other than np.add.at and np.subtract.at", low.loc(s),
+            "s2sad differentiates np.add.at(a, i, v) and np.subtract.at(a, i, v); write "
+            "another as a loop over the indices: `for j, k in enumerate(i): "
+            "a[k] = a[k] * v[j]`.")
     if name in MUTATORS:
         raise UnsupportedSyntaxError(
             f"`{name}(...)`, which changes its argument in place", low.loc(s),
@@ -111,16 +121,31 @@ def expression(low, s):
         "Assign the result, or remove the call.")
 
 
-def _fill_diagonal(low, call, s):
-    """np.fill_diagonal(a, v)  =>  a = filled_diagonal(a, v): a new version of a, an
-    update in place for the alias check (another name for a would see it in NumPy)."""
+def _updating(low, target, call):
+    """The helper that makes the new array a NumPy call changing its first argument in
+    place makes (np.fill_diagonal: filled_diagonal, np.add.at: added_at), or None."""
+    if getattr(getattr(target, "value", None), "fn", None) is np.fill_diagonal:
+        return filled_diagonal
+    if target.kind == "method" and call.func.attr == "at":
+        ufunc = low.atom(call.func.value)
+        ufunc = ufunc.value if isinstance(ufunc, ir.Const) else None
+        return added_at if ufunc is np.add else subtracted_at if ufunc is np.subtract else None
+    return None
+
+
+def _updated(low, call, s, helper):
+    """np.fill_diagonal(a, v)  =>  a = filled_diagonal(a, v), np.add.at(a, i, v)  =>
+    a = added_at(a, i, v): a new version of a, an update in place for the alias check
+    (another name for a would see it in NumPy)."""
     args, kwargs = lower_builtins.arguments(low, call)
+    what = "np.fill_diagonal" if helper is filled_diagonal else \
+        f"np.{call.func.value.attr if isinstance(call.func.value, gast.Attribute) else 'add'}.at"
     if not isinstance(call.args[0] if call.args else None, gast.Name) or len(args) < 2:
         raise UnsupportedSyntaxError(
-            "`fill_diagonal(...)` of anything but a variable", low.loc(s),
-            "Name the array first: `a = ...; np.fill_diagonal(a, 0.0)`.")
+            f"`{what}(...)` of anything but a variable", low.loc(s),
+            f"Name the array first: `a = ...; {what}(a, ...)`.")
     name = call.args[0].id
-    low.update(name, args[0], ir.Call(registry.primitive(filled_diagonal), tuple(args),
+    low.update(name, args[0], ir.Call(registry.primitive(helper), tuple(args),
                                       tuple(kwargs.items())), s)
 
 

@@ -87,6 +87,13 @@ ROWS = [
         also=(np.take_along_axis,), id="take_along_axis-flat"),
     Row(lambda g: indexing.take_along_axis_grad(X54, ALONG[:, :2], g, 1), make=_case((5, 2)),
         also=(indexing.take_along_axis_grad,), id="take_along_axis_grad"),
+    # np.add.at / np.subtract.at as new arrays: repeated indices add up, b broadcast
+    Row(lambda a, b: indexing.added_at(a, IDX, b), make=_case((5,), (4,)),
+        also=(indexing.added_at,), id="added_at"),
+    Row(lambda a, b: indexing.added_at(a, (IDX, IDX[::-1] % 2), b), make=_case((4, 2), ()),
+        also=(indexing.added_at,), id="added_at-tuple-broadcast"),
+    Row(lambda a, b: indexing.subtracted_at(a, IDX, b), make=_case((4, 3), (4, 3)),
+        also=(indexing.subtracted_at,), id="subtracted_at"),
 ]
 
 ROWS += [
