@@ -79,3 +79,46 @@ def test_every_differentiable_primitive_has_a_forward_rule():
                and (p.bprop is not None or p.bprop_factory is not None) and p.jvp is None
                and p.linear is None and p.multilinear is None and not p.multilinear_all]
     assert not missing, f"primitives without a forward rule: {sorted(missing)}"
+
+
+def _float_inputs(args):
+    return [i for i, a in enumerate(args) if isinstance(a, float) or
+            isinstance(a, np.ndarray) and a.dtype.kind in "fc"]
+
+
+def _several(make):
+    """Cases of two to four inputs, two or more of them floats, and no options fixed (a
+    primitive with options is a functools.partial, which the code cannot call inside)."""
+    args, kwargs = make(np.random.default_rng(0))
+    return 1 < len(_float_inputs(args)) and len(args) <= 4 and not kwargs
+
+
+SEVERAL = [(row, label, make) for row, label, make in CASES if _several(make)]
+
+
+@pytest.mark.parametrize("row,label,make", SEVERAL, ids=[c[1] for c in SEVERAL])
+def test_forward_rule_with_one_input_differentiated(row, label, make):
+    """Each input alone with a tangent (np.polyfit's lstsq: b differentiated, a not): the
+    code for one input's tangent must not read another's (jvp_lstsq read da for db)."""
+    rng = np.random.default_rng(zlib.crc32(label.encode()))
+    args, kwargs = make(rng)
+    f = _call(row.fn, kwargs)
+    for i in _float_inputs(args):
+        check_jvp(_alone(f, args, i), [args[i]], directions=1)
+
+
+def _alone(f, args, i):
+    """f of its input i alone: the others constants of the code (closure cells), so that
+    the transform drops their tangents, not only passes zeros."""
+    c0, c1, c2, c3 = list(args) + [None] * (4 - len(args))
+    return {
+        (2, 0): lambda x: f(x, c1),
+        (2, 1): lambda x: f(c0, x),
+        (3, 0): lambda x: f(x, c1, c2),
+        (3, 1): lambda x: f(c0, x, c2),
+        (3, 2): lambda x: f(c0, c1, x),
+        (4, 0): lambda x: f(x, c1, c2, c3),
+        (4, 1): lambda x: f(c0, x, c2, c3),
+        (4, 2): lambda x: f(c0, c1, x, c3),
+        (4, 3): lambda x: f(c0, c1, c2, x),
+    }[len(args), i]

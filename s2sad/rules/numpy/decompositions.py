@@ -548,7 +548,7 @@ def jvp_lstsq(a, b, out, da, db, rcond=None):
     return ((dp @ b, residual_like(-2 * np.sum((b - a @ out[0]) * (da @ out[0]), 0), out[1]),
              np.zeros_like(out[2]), ds),
             (p @ db, residual_like(2 * np.sum((b - a @ out[0]) * db, 0), out[1]),
-             np.zeros_like(out[2]), np.zeros_like(ds)))
+             np.zeros_like(out[2]), np.zeros_like(out[3])))
 
 
 for _f, _n in ((np.linalg.slogdet, 2), (np.linalg.eigh, 2), (np.linalg.eig, 2),
