@@ -319,7 +319,7 @@ def test_refused_in_place_sort():
     _refused(f, (X,), "changes its argument in place", _line(f, 2))
 
 
-def test_refused_copyto_and_add_at():
+def test_refused_copyto_and_multiply_at():
     def f(x):
         y = np.zeros(4)
         np.copyto(y, x)
@@ -327,10 +327,10 @@ def test_refused_copyto_and_add_at():
     _refused(f, (X,), "copyto", _line(f, 2))
 
     def g(x):
-        y = np.zeros(4)
-        np.add.at(y, [0, 1], x[:2])
+        y = np.ones(4)
+        np.multiply.at(y, [0, 1], x[:2])
         return np.sum(y)
-    _refused(g, (X,), "in place", _line(g, 2))
+    _refused(g, (X,), "other than np.add.at and np.subtract.at", _line(g, 2))
 
 
 def test_refused_unknown_unused_call():
