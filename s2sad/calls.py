@@ -21,9 +21,10 @@ from . import failures, ir, registry, runtime, scopes
 from .errors import (ArgumentError, CotangentError, Location, OptionError, S2SADError,
                      TangentError, UnsupportedSyntaxError)
 from .containers import flatten, is_record, rebuild
-from .ir.spec import Arg
+from .ir.spec import Arg, Spec
 from .runtime import list_append, make_dict, zeros_like_tree
 from .transforms.frontend import parse
+from .transforms.frontend.resolve_objects import plain_object
 
 
 def positional_params(fn) -> list:
@@ -51,8 +52,9 @@ _ARRAY, _FLOAT, _CONSTANT, _CONTAINER, _DICT, _PLAIN_DICT, _DEFAULT = (
 
 
 def call_spec(params, args, kwargs) -> str:
-    """The call's spec (s2sad.ir.spec): one Arg per positional parameter."""
-    out = []
+    """The call's spec (s2sad.ir.spec): one Arg per positional parameter, and the
+    classes of the objects it passes (a Spec)."""
+    out, classes = [], []
     for i, p in enumerate(params):
         if i < len(args):
             a = args[i]
@@ -75,6 +77,7 @@ def call_spec(params, args, kwargs) -> str:
             out.append(_ARRAY if a.dtype.kind in "fc" else _CONSTANT)
             continue
         if is_record(a):                 # a namedtuple or dataclass: its fields
+            classes.append((i, t))      # (its methods are read for its class: ir/spec.Spec)
             a = flatten(a)
         elif isinstance(a, dict):
             out.append(_DICT if any_differentiable(a) else _PLAIN_DICT)
@@ -82,8 +85,10 @@ def call_spec(params, args, kwargs) -> str:
         if isinstance(a, (tuple, list, dict)):
             out.append(_CONTAINER if any_differentiable(a) else _CONSTANT)
             continue
+        if not isinstance(a, type) and plain_object(a):
+            classes.append((i, t))      # an object of the user's class
         out.append(_ARRAY if differentiable(a) else _CONSTANT)
-    return "".join(out)
+    return Spec("".join(out), classes) if classes else "".join(out)
 
 
 _HOST = (float, int, bool, np.ndarray, np.float64, np.float32, type(None))

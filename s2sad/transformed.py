@@ -444,6 +444,8 @@ class Transformed(registry.Derived):
                 return jvp(self.fn, args[:n], tangents)
         params = self.params()
         spec = call_spec(params, args, kwargs)
+        if self.kind == "call":     # (whole.Whole: its code is given the objects themselves)
+            spec = str(spec)
         xp = backend_of(args)
         if xp is not np:        # its Python floats become 0-d arrays (below): code for arrays
             spec = spec.replace(Arg.FLOAT, Arg.ARRAY)
@@ -630,7 +632,8 @@ def jvp(fn: Any, primals: Any, tangents: Any) -> Any:
     if len(primals) < len(params):
         rest = tuple(defaults[p] for p in params[len(primals):])
         primals, tangents = primals + rest, tangents + (None,) * len(rest)
-    tangents = tuple(zeros_like_tree(p) if d is None and spec[i] in DIFFERENTIATED else d
+    # (a record's zeros: of its fields, as the code reads it: containers.flatten)
+    tangents = tuple(zeros_like_tree(flatten(p)) if d is None and spec[i] in DIFFERENTIATED else d
                      for i, (p, d) in enumerate(zip(primals, tangents)))
     for i, (p, d) in enumerate(zip(primals, tangents)):
         if spec[i] in DIFFERENTIATED:

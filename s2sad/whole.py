@@ -53,7 +53,9 @@ class Whole(Transformed):
                 return compiled.NOT_WHOLE       # (values for *args: fn's own call takes them)
             if kwargs:
                 self._check_binding(args, kwargs)   # an ArgumentError where they do not fit
-            spec = call_spec(self.params(), args, kwargs)
+            # (the letters alone: its code is given the objects themselves, whose methods
+            # run as Python, not dicts of a dataclass's fields read for their class)
+            spec = str(call_spec(self.params(), args, kwargs))
         except Exception:           # (a dataclass with a field not set): fn as Python
             return compiled.NOT_WHOLE
         if spec in self.refused:

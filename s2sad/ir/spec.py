@@ -34,3 +34,33 @@ NOT_DIFFERENTIATED = frozenset({Arg.CONSTANT, Arg.PLAIN_DICT})
 def all_arrays(n: int) -> str:
     """The spec of n differentiable arrays (code made before any call)."""
     return Arg.ARRAY.value * n
+
+
+class Spec(str):
+    """A spec that also names the classes of the objects a call passes (a dataclass, a
+    namedtuple, an object of the user's class), as ``((position, class), ...)``: the code
+    made for it calls their methods, so another class makes other code (the classes are
+    part of its equality and hash).  A spec without such objects is a plain ``str``."""
+
+    def __new__(cls, letters, classes):
+        made = super().__new__(cls, letters)
+        made.classes = tuple(classes)
+        return made
+
+    def __eq__(self, other):
+        return str.__eq__(self, other) is True and \
+            getattr(other, "classes", ()) == self.classes
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash((str(self), self.classes))
+
+    def replace(self, old, new, count=-1):
+        return Spec(str.replace(self, old, new, count), self.classes)
+
+
+def classes_of(spec) -> dict:
+    """{position: class} of the objects a call with this spec passes (see Spec)."""
+    return dict(getattr(spec, "classes", ()))

@@ -7,6 +7,7 @@ and 2 in reverse and forward mode (finite differences in float64), many inside a
 or a closure.  The refusals are checked for their message and the user's line.
 """
 
+import enum
 import logging
 import math
 
@@ -356,6 +357,40 @@ def test_refused_is_between_values():
         y = x
         return np.sum(x) if y is x else 0.0
     _refused(f, (X,), "`is` between two values", _line(f, 2))
+
+
+class Penalty(enum.Enum):
+    L1 = 1
+    L2 = 2
+
+
+class Flag(enum.IntEnum):
+    ON = 1
+
+
+def penalized(w, kind=Penalty.L2, act=np.tanh):
+    if kind is Penalty.L1:
+        r = np.sum(np.abs(w))
+    elif kind is not Penalty.L2:
+        r = 0.0
+    else:
+        r = np.sum(w ** 2)
+    return r + (np.sum(act(w)) if act is np.tanh else 0.0)
+
+
+@pytest.mark.parametrize("kind", [Penalty.L1, Penalty.L2, None])
+def test_is_with_an_enum_member_or_a_function_is_pythons(kind):
+    """`kind is Mode.FAST`, `act is np.tanh`: objects s2sad never copies nor makes, so
+    `is` answers as in Python."""
+    check_grads(penalized, (X, kind), order=2, modes=("rev", "fwd"), wrt=0)
+    assert s2sad.value_and_grad(penalized)(X, kind)[0] == penalized(X, kind)
+
+
+def test_is_with_an_int_enum_member_is_identity_not_equality():
+    def f(w, m):
+        return np.sum(w) * (2.0 if m is Flag.ON else 3.0)
+    np.testing.assert_array_equal(grad(f)(X, Flag.ON), np.full(4, 2.0))
+    np.testing.assert_array_equal(grad(f)(X, 1), np.full(4, 3.0))   # 1 == Flag.ON, not is
 
 
 def test_refused_modular_pow():

@@ -37,6 +37,7 @@ from ... import registry
 from ...errors import UnsupportedSyntaxError
 from ...registry import defbprop, deflinear, defnondiff
 from ...runtime import Cotangent
+from .draws import DRAWS, draw_refusal
 
 
 def attribute(obj, name):
@@ -84,6 +85,9 @@ def method_caller(name, string=False, effect=False):
 
 
 def _method_refusal(name):
+    if name in DRAWS and name not in ("f", "power", "random", "bytes"):
+        return draw_refusal(name)       # rng.gamma(k): a draw (rules/python/draws.py)
+
     def refusal(src):
         return UnsupportedSyntaxError(
             f"the method `.{name}()` where a derivative would flow through it", src,

@@ -225,7 +225,8 @@ class MethodOf:
     cls: type
     fn: Any
     # the parameters that hold objects built inside the differentiated code (dicts of
-    # their attributes, resolve_built.py): ((name, ("obj" | "list", class)), ...)
+    # their attributes, resolve_built.py): ((name, ("obj" | "list", class)), ...), a kind
+    # followed by the functions its attributes hold where known ((attr, fn), ...)
     objects: tuple = ()
     new: bool = False       # fn is cls.__init__, called as cls(...): it makes the object
     # parameters the call passes an object (or a list of them) held at transform time,

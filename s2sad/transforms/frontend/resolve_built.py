@@ -9,6 +9,10 @@ differentiated code, kept as dicts of their attributes.  Rewrites, one line each
     super().f(x), B.f(self, x)  =>  the base class's method, the same way
     g(m, x)  (g the user's)    =>  G(m, x), G = MethodOf(None, g, objects=(("m", ...),))
     [C(...) for ...], self.layers = [...], for layer in self.layers:  lists of such objects
+    m.act(z)  (C(W, act=relu))  =>  RELU(z): a function an attribute holds, known where m
+                               is made (resolve_members.py; the kind carries it)
+    dataclasses.replace(m, a=v)    =>  C(a=v, b=m.b, ...)   (resolve_members.py)
+    a dataclass argument m     =>  read as such an object (resolve_arguments.py)
 
 A name, attribute or parameter holds such an object, or a list of them, of one class
 known now (its kind: ("obj", C) or ("list", C)); an attribute's kind is read from the
@@ -34,6 +38,7 @@ from ...errors import UnsupportedSyntaxError
 from .parse import BUILT_LIST as LIST, BUILT_OBJECT as OBJ, MethodOf, parse
 from . import resolve_dataclasses as dataclasses_
 from . import resolve_factories as factories
+from . import resolve_members as members
 from . import resolve_objects as objects
 from .scopes import local_names
 
@@ -150,23 +155,30 @@ class _Locals:
                                 and not isinstance(n.ctx, gast.Load)) | local_names(root)
 
 
-def rewrite(rw, parsed):
-    """Rewrite parsed's tree in place (see the module docstring)."""
+def rewrite(rw, parsed, passed=None):
+    """Rewrite parsed's tree in place (see the module docstring).  passed: the parameters
+    that hold dataclass arguments read as objects built inside (resolve_arguments.py)."""
     root = parsed.node
     factories.rewrite(rw, root, _Locals(root), eligible)      # C.make(a): C(a, ...)
-    if not parsed.objects:
-        scope = _Locals(root)
-        if not any(isinstance(n, gast.Call) and _made_class(rw, n, scope) is not None
-                   for n in gast.walk(root)):
-            return
+    if parsed.objects:
+        _Pass(rw, parsed, root).run()
+        return
+    scope = _Locals(root)
+    tries = [passed] if passed else []
+    if any(isinstance(n, gast.Call) and (_made_class(rw, n, scope) is not None or
+                                         members.replace_parts(rw, scope, n) is not None)
+           for n in gast.walk(root)):
+        tries.append(None)
+    for fixed in tries:
         trial = copy.deepcopy(root)
         try:
-            _Pass(rw, parsed, trial).run()
+            _Pass(rw, parsed, trial, fixed).run()
+        except Refused:
+            raise
         except UnsupportedSyntaxError:
-            return          # the objects stay real ones, as before
+            continue        # the objects stay real ones (the arguments records), as before
         root.body = trial.body
         return
-    _Pass(rw, parsed, root).run()
 
 
 def _made_class(rw, call, scope):
@@ -176,13 +188,34 @@ def _made_class(rw, call, scope):
     return cls if ok and eligible(cls) else None
 
 
+class Refused(UnsupportedSyntaxError):
+    """A refusal that stands whatever the objects become (Python itself raises there, or
+    no other reading is right): rewrite's trials pass it on."""
+
+
+def element(k):
+    """The kind of an item of a list of kind k."""
+    return (OBJ,) + tuple(k[1:])
+
+
+def list_of(k):
+    """The kind of a list of objects of kind k."""
+    return (LIST,) + tuple(k[1:])
+
+
+def held_functions(k) -> dict:
+    """{attribute: function} for the attributes of objects of kind k that hold a function
+    known when the code is transformed (made_kind)."""
+    return dict(k[2]) if k is not None and len(k) > 2 else {}
+
+
 def _join(a, b):
     if a is None or b is None:
         return "conflict" if a != b else None
     if a == b:
         return a
     if a[0] == b[0] == LIST and (a[1] is None or b[1] is None):
-        return (LIST, a[1] or b[1])
+        return a if b[1] is None else b
     return "conflict"
 
 
@@ -263,12 +296,12 @@ class _Pass:
                     k = self.kind(e)
                 elif how == "iter":
                     k = self.kind(e[1] if isinstance(e, tuple) else e)
-                    k = (OBJ, k[1]) if isinstance(k, tuple) and k[0] == LIST and k[1] else None
+                    k = element(k) if isinstance(k, tuple) and k[0] == LIST and k[1] else None
                 elif how == "append":
                     k = self.kind(e)
                     if not (isinstance(k, tuple) and k[0] == OBJ):
                         continue
-                    k = (LIST, k[1])
+                    k = list_of(k)
                 else:
                     k = None
                 found[name] = _join(found[name], k) if name in found else k
@@ -285,8 +318,11 @@ class _Pass:
             k = self.env.get(e.id)
             return k if isinstance(k, tuple) else None
         if isinstance(e, gast.Call):
+            replaced = self.replaced_kind(e)
+            if replaced is not None:
+                return replaced
             cls = _made_class(self.rw, e, self.scope)
-            return (OBJ, cls) if cls is not None else None
+            return self.made_kind(e, cls) if cls is not None else None
         if isinstance(e, gast.Attribute):
             k = self.kind(e.value)
             if k is not None and k[0] == OBJ:
@@ -296,19 +332,46 @@ class _Pass:
         if isinstance(e, gast.Subscript):
             k = self.kind(e.value)
             if k is not None and k[0] == LIST and k[1] is not None:
-                return k if isinstance(e.slice, gast.Slice) else (OBJ, k[1])
+                return k if isinstance(e.slice, gast.Slice) else element(k)
             return None
         if isinstance(e, (gast.List, gast.Tuple)):
             if not e.elts:
                 return (LIST, None) if isinstance(e, gast.List) else None
             ks = [self.kind(x) for x in e.elts]
             if all(k is not None and k[0] == OBJ and k == ks[0] for k in ks):
-                return (LIST, ks[0][1])
+                return list_of(ks[0])
             return None
         if isinstance(e, gast.ListComp):
             k = self.kind(e.elt)
-            return (LIST, k[1]) if k is not None and k[0] == OBJ else None
+            return list_of(k) if k is not None and k[0] == OBJ else None
         return None
+
+    def made_kind(self, call, cls):
+        """The kind of the object call (a constructor call of cls) makes: ("obj", cls), with
+        the functions its attributes hold where they are known now (resolve_members.py)."""
+        found = init_of(cls)
+        funcs = () if found is None else members.functions_at(
+            self.rw, self.scope, call, found[1], _method_node(found[1]), _attr_stores(cls))
+        return (OBJ, cls, funcs) if funcs else (OBJ, cls)
+
+    def replaced_kind(self, call):
+        """The kind of dataclasses.replace(m, ...) of an object m of a known kind (or a
+        global one of a class that qualifies); None for any other call."""
+        parts = members.replace_parts(self.rw, self.scope, call)
+        if parts is None:
+            return None
+        k = self.kind(parts[0])
+        if k is None:
+            ok, value = self.rw.static(parts[0], self.scope)
+            k = (OBJ, type(value)) if ok and eligible(type(value)) else None
+        if k is None or k[0] != OBJ:
+            return None
+        given = {kw.arg: kw.value for kw in parts[1]}
+        funcs = {a: f for a, f in held_functions(k).items() if a not in given}
+        funcs.update({a: f for a, f in ((a, members.function_value(self.rw, self.scope, v))
+                                        for a, v in given.items()) if f is not None})
+        funcs = tuple(sorted(funcs.items(), key=lambda p: p[0]))
+        return (OBJ, k[1], funcs) if funcs else (OBJ, k[1])
 
     # -- rewriting ----------------------------------------------------------------------
     def fail(self, node, what, hint=""):
@@ -317,6 +380,9 @@ class _Pass:
             "as the values of its attributes: read them (m.W), call its methods (m(x), "
             "m.f(x)), store it in a variable, an attribute or a list, or pass it to your "
             "own functions; build it outside the function to use it otherwise."))
+
+    def refuse(self, node, what, hint=""):
+        raise Refused(what, self.rw.parsed.location(node), hint)
 
     def refuse_value(self, node, k, how):
         if k == (LIST, None):
@@ -427,7 +493,7 @@ class _Pass:
                 self.kind(call.func.value)[0] == LIST and len(call.args) == 1 and \
                 not call.keywords:
             k, ka = self.kind(call.func.value), self.kind(call.args[0])
-            if k[1] is not None and ka != (OBJ, k[1]):
+            if k[1] is not None and ka != element(k):
                 self.fail(call, f"appending another value to a list of objects of the class "
                                 f"{k[1].__name__} built inside the differentiated function")
             self.fail(call, "appending to a list held in an attribute of an object built "
@@ -566,12 +632,15 @@ class _Pass:
         if e.attr.startswith("__") and e.attr.endswith("__"):
             self.fail(e, f"reading `.{e.attr}` of an object of the class {cls.__name__} built "
                          "inside the differentiated function")
+        held = held_functions(k).get(e.attr)
+        if held is not None:            # m.act, a function known where m is made
+            return gast.fix_missing_locations(gast.copy_location(self.cell(held, e.attr), e))
         raw = _class_attribute(cls, e.attr)
         if isinstance(raw, property):
             if not objects.user_function(raw.fget):
                 self.fail(e, f"the property `.{e.attr}` of {cls.__name__}, not written in "
                              "Python")
-            fn = MethodOf(cls, raw.fget, _self_kinds(raw.fget, cls, {}))
+            fn = MethodOf(cls, raw.fget, _self_kinds(raw.fget, k))
             new = gast.Call(self.cell(fn, f"{cls.__name__}_{e.attr}"), [self.typed(e.value)],
                             [])
             return gast.fix_missing_locations(gast.copy_location(new, e))
@@ -580,8 +649,10 @@ class _Pass:
             self.fail(e, f"the method `.{e.attr}` of an object of the class "
                          f"{cls.__name__} built inside the differentiated function, "
                          "used without calling it", "Call it: m.f(x).")
-        if raw is not _MISSING and not function:     # the class's value, unless the object
-            # set its own (in a method, or where the code sets m.a): m.get("a", the class's)
+        if raw is not _MISSING and not function and \
+                e.attr not in dataclasses_.always_set(cls):
+            # the class's value, unless the object set its own (in a method, or where the
+            # code sets m.a): m.get("a", the class's)
             new = gast.Call(gast.Attribute(self.typed(e.value), "get", gast.Load()),
                             [gast.Constant(e.attr, None), self.cell(raw, e.attr)], [])
             return gast.fix_missing_locations(gast.copy_location(new, e))
@@ -619,6 +690,10 @@ class _Pass:
 
     def call(self, node):
         func = node.func
+        replaced = self.replaced_kind(node)
+        if replaced is not None:        # dataclasses.replace(m, a=v): C(a=v, b=m.b, ...)
+            new = members.replaced_call(self.refuse, self.rw.cell, node, replaced[1])
+            return self.new_call(new, replaced[1])
         if isinstance(func, gast.Attribute):
             k = self.kind(func.value)
             if k is not None and k[0] == OBJ:
@@ -653,10 +728,7 @@ class _Pass:
         """m.f(x), m an object built inside: F(m, x)."""
         cls = k[1]
         if func.attr in stored_attrs(self.rw, cls):
-            self.fail(func, f"calling the attribute `.{func.attr}` of an object of "
-                            f"the class {cls.__name__} built inside the "
-                            "differentiated function", "Call a method of the class, "
-                            "or a function held in a global.")
+            return self.held_call(node, func, k)
         found = objects.method_of(cls, func.attr)
         if found is None:
             self.fail(func, f"{cls.__name__} has no method `{func.attr}` s2sad can "
@@ -668,12 +740,30 @@ class _Pass:
         return self._inlined(node, cls, fn, k, self.typed(func.value),
                              f"{cls.__name__}_{func.attr}")
 
+    def held_call(self, node, func, k):
+        """m.act(z), m.act a function held in an attribute, known where m is made:
+        ACT(z), ACT that function (resolve_members.py)."""
+        fn = held_functions(k).get(func.attr)
+        if fn is None:
+            self.fail(func, f"calling the attribute `.{func.attr}` of an object of the class "
+                            f"{k[1].__name__} built inside the differentiated function, "
+                            "where s2sad cannot tell which function it holds",
+                      "s2sad knows the function an attribute holds where `__init__` alone "
+                      "sets it from its parameter and the object is made with a function "
+                      "known by name (`Layer(W, act=relu)`), the parameter's default, or a "
+                      "lambda that reads no local variable; or call a method of the class.")
+        node.func = gast.fix_missing_locations(gast.copy_location(
+            self.cell(fn, func.attr), func))
+        if objects.user_function(fn):
+            return self.user_call(node, fn)
+        return self.other_call(node, node.func)
+
     def list_call(self, node, func, k):
         """layers.append(m), layers a list of objects built inside."""
         if func.attr != "append" or len(node.args) != 1 or node.keywords:
             self.refuse_value(func.value, k, f"changed with `.{func.attr}()`")
         ka = self.kind(node.args[0])
-        if k[1] is not None and ka != (OBJ, k[1]):
+        if k[1] is not None and ka != element(k):
             self.fail(node, f"appending another value to a list of objects of the "
                             f"class {k[1].__name__} built inside the differentiated "
                             "function")
@@ -713,6 +803,20 @@ class _Pass:
                 self.fail(node, f"{cls.__name__}() takes no arguments")
             return at(gast.Dict([], []))
         fn = found[1]
+        for a in node.args + node.keywords:     # Layer(W, lambda z: ...): made now, so
+            # that the attribute that keeps it holds a function known now
+            e = a.value if isinstance(a, gast.keyword) else a
+            made = members.compiled(self.rw, self.scope, e) if isinstance(e, gast.Lambda) \
+                else None
+            if made is None and isinstance(e, gast.Lambda):
+                members.refuse_kept(self.refuse, node, fn, _attr_stores(cls), e, cls)
+            if made is not None:
+                held = gast.fix_missing_locations(gast.copy_location(
+                    self.cell(made, "lambda"), e))
+                if isinstance(a, gast.keyword):
+                    a.value = held
+                else:
+                    node.args[node.args.index(a)] = held
         kinds = self.arguments(fn, node, (OBJ, cls))
         kinds = tuple(p for p in kinds if p[0] != fn.__code__.co_varnames[0])
         node.func = at(self.cell(MethodOf(cls, fn, kinds, new=True), f"{cls.__name__}_new"))
@@ -789,9 +893,8 @@ class _Pass:
         self.fail(node, f"`super().{func.attr}(...)`, which is not a method written in Python")
 
 
-def _self_kinds(fn, cls, extra):
-    s = fn.__code__.co_varnames[0]
-    return tuple(sorted({s: (OBJ, cls), **extra}.items(), key=lambda p: p[0]))
+def _self_kinds(fn, k):
+    return ((fn.__code__.co_varnames[0], k),)
 
 
 _MISSING = object()
@@ -877,7 +980,7 @@ def attr_kind(rw, cls, attr):
                 k = p.kind(value[1])
                 if not (isinstance(k, tuple) and k[0] == OBJ):
                     continue
-                k = (LIST, k[1])
+                k = list_of(k)
             else:
                 k = p.kind(value) if value is not None else None
             out = k if first else _join(out, k)

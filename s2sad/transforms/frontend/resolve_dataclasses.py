@@ -92,3 +92,14 @@ def _written(owner):
     fn.__qualname__ = f"{owner.__qualname__}.__init__"
     fn.__module__ = owner.__module__
     return fn
+
+
+def always_set(cls) -> frozenset:
+    """The attributes every object of cls holds from its making on: the fields of a
+    dataclass that the __init__ s2sad writes for it sets (a field passed to it, or one
+    with a default); `del m.a` is refused (fence.py)."""
+    owner = init_owner(cls)
+    if owner is None or init_of(cls) is None:
+        return frozenset()
+    return frozenset(f.name for f in dataclasses.fields(owner)
+                     if f.init or f.default is not dataclasses.MISSING)

@@ -46,6 +46,7 @@ from . import resolve_contexts as contexts
 from . import resolve_defaults as defaults
 from . import resolve_integrate as integrate
 from . import resolve_piecewise as piecewise
+from . import resolve_arguments as arguments
 from . import resolve_built as built
 from .parse import Held, MethodOf, parse
 from . import resolve_objects as objects
@@ -61,7 +62,9 @@ def rewrite(parsed):
     """Rewrite parsed's tree in place; see the module docstring."""
     rw = _Rewriter(parsed)
     defaults.hold(rw, parsed)       # def loss(w, act=np.tanh), act not passed: np.tanh
-    built.rewrite(rw, parsed)       # objects of the user's classes built inside: dicts
+    as_objects, known = arguments.passed(parsed)     # the classes of the objects passed
+    built.rewrite(rw, parsed, as_objects)   # objects of the user's classes built inside: dicts
+    parsed.classes.update(known)
     scope = Scope(parsed.node, frozenset())
     scope.classes.update(parsed.classes)
     rw.block_of(parsed.node, scope)

@@ -48,8 +48,8 @@ from ...rules.python.objects import method_caller, percent_format, raise_excepti
 from ...rules.numpy.indexing import check_item_write
 from ...rules.numpy.shape import c_concat, r_concat
 from ..frontend import resolve
-from . import (lower_builtins, lower_comprehension, lower_effects, lower_nonlocal, lower_ufuncs,
-               lower_views)
+from . import (draws, lower_builtins, lower_comprehension, lower_effects, lower_nonlocal,
+               lower_ufuncs, lower_views)
 from .attributes import forward_attributes
 from .inplace import check_inplace, refuse_alias, updated_parameter
 from .closures import Chosen, Closure, Functions, refuse_function
@@ -665,6 +665,9 @@ class Lowering:
                 args = [self.atom(node.func.value)] + args
             return ir.Call(registry.primitive(spread_call),
                            (ir.Const(fn), spread[0], *args), tuple(kwargs.items()))
+        drawn = draws.lower_draw(self, target, node, args, kwargs)   # rng.normal(mu, s)
+        if drawn is not None:
+            return drawn
         if target.kind == "method":
             return self.method_call(node, args, kwargs)
         if target.kind == "prim" and target.python_float:     # math.sin(x): a Python float

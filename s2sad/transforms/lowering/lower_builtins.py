@@ -25,9 +25,11 @@ located at the user's call, so an error it raises names the user's line.
 """
 
 import builtins
+import enum
 import functools
 import math
 import operator
+import types
 
 import gast
 import numpy as np
@@ -35,6 +37,7 @@ import numpy as np
 from ... import ir, registry
 from ...errors import UnsupportedSyntaxError
 from ...rules.runtime.accumulate import add_at, add_lhs_grad, add_rhs_grad, item_grads, summed
+from ...rules.python.objects import attribute
 from ...rules.python.builtins import (check_assert, concat_items, copy_of, dict_copy, item_of,
                                       keys_of, python_float, without)
 from ...runtime import getitem_grad, make_dict, matmul_lhs_grad, matmul_rhs_grad
@@ -480,6 +483,31 @@ _METHODS = {
 }
 
 
+def identity_kept(value) -> bool:
+    """May `x is value` be asked of s2sad's code: value, held when the code is made, is an
+    object it never copies nor makes (an enum member, a class, a function, a module), so
+    that x is value there exactly where it is in Python."""
+    return isinstance(value, (
+        enum.Enum, type, types.FunctionType, types.BuiltinFunctionType, types.ModuleType,
+        np.ufunc))
+
+
+def _held(low, atom):
+    """The object atom holds when the code is made: a constant, a global (or a closure's
+    name), or an attribute of one read just before (Mode.FAST); else None."""
+    value = low.out.held_value(atom) if isinstance(atom, (ir.Const, ir.Var)) else None
+    if value is not None or not isinstance(atom, ir.Var):
+        return value
+    made = next((s.value for s in reversed(low.out.cur)
+                 if isinstance(s, ir.Assign) and s.target == atom.name), None)
+    p = getattr(made, "callee", None)
+    if getattr(p, "fn", None) is not attribute or not isinstance(made.args[1], ir.Const):
+        return None
+    base = low.out.held_value(made.args[0])
+    return getattr(base, made.args[1].value, None) if isinstance(
+        base, (type, types.ModuleType)) else None
+
+
 def comparison(low, op, left, right, node):
     """The IR call of `left op right` (one comparison of a chain)."""
     if type(op) in CMPOPS:
@@ -489,12 +517,13 @@ def comparison(low, op, left, right, node):
         if isinstance(op, gast.In):
             return found
         return ir.Call(registry.primitive(operator.not_), (low.temp(found, node),))
-    if not any(isinstance(a, ir.Const) and any(a.value is c for c in SINGLETONS)
-               for a in (left, right)):
+    if not any(isinstance(a, ir.Const) and any(a.value is c for c in SINGLETONS) or
+               identity_kept(_held(low, a)) for a in (left, right)):
         raise UnsupportedSyntaxError(
             "`is` between two values", low.loc(node),
             "s2sad's code may copy or share values where Python would not: compare with "
-            "None, True or False (`x is None`), or compare values with ==.")
+            "None, True or False (`x is None`), an enum member, a class or a function, or "
+            "compare values with ==.")
     fn = operator.is_ if isinstance(op, gast.Is) else operator.is_not
     return ir.Call(registry.primitive(fn), (left, right))
 
