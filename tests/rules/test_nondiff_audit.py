@@ -35,6 +35,8 @@ from s2sad.rules.numpy import linalg as L
 from s2sad.rules.numpy import reductions as R
 from s2sad.rules.numpy import shape as S
 from s2sad.rules.numpy import arrange as A_, averages as AV, signal as SG
+from s2sad.rules.numpy import padding as PD
+from s2sad.rules.python import draws as DR
 from s2sad.rules.taylor import batch as TB
 from s2sad.rules.taylor import joins as JN
 from s2sad.rules.batching import helpers as BH
@@ -237,6 +239,14 @@ TABLE = [
     (BH.batch_index, Entry("meta", args((1, slice(0, 2))))),
     (BH.gather_index, Entry("int", args(X, np.array([0, 1, 1])))),
     (BH.checked_index, Entry("int", args(np.array([0, 1, 1])))),
+    (BH.parts_index, Entry("int", args(_a(3, 2, 2), True, (0, np.array([[0, 1], [1, 0], [1, 1]])),
+                                       (False, True)))),
+    (BH.parts_axes, Entry("meta", args(_a(3, 2, 2), True, (slice(None), np.array([0, 1, 1])),
+                                       (False, True)))),
+    (BH.atleast_shape, Entry("meta", args(_a(3, 2), 3))),
+    (PD.gradient_axes, Entry("meta", args(_a(3, 2), None, _a(3), _a(2), None, None))),
+    (PD.weights_shape, Entry("meta", args(_a(3, 2), _a(3), 0, 1))),
+    (DR.draw_shape, Entry("meta", args("normal", (2, 3), _a(3), 1.0))),
     (BH.unsplit_like, Entry("structural", args((np.zeros((4, 2)), np.zeros((4, 2))), X, False),
                              reason="a stand-in of the shape unsplit stacks a batch into")),
     ("s2sad.rules.batching.trees:batch_length", Entry("int", args(X))),
@@ -252,7 +262,7 @@ TABLE = [
         "a stand-in holding only the shape and dtype of one example (Like)"))),
     (BH.batch_like, Entry("structural", args(_a(5, 3, 2), _a(2), False), reason=(
         "a stand-in holding only the shape (5, 1, 2) that unbroadcast sums a batched "
-        "gradient down to (batch_calls._unbroadcast)"))),
+        "gradient down to (batch_arrays._unbroadcast)"))),
     (BH.batch_shape_like, Entry("meta", args(_a(5, 3), _a(2), False))),
     (BH.batch_stand_in, Entry("structural", args(_a(5, 3), _a(2), False), reason=(
         "a stand-in holding only a batched shape, (5, 2) here"))),

@@ -334,11 +334,19 @@ def test_refused_copyto_and_multiply_at():
     _refused(g, (X,), "other than np.add.at and np.subtract.at", _line(g, 2))
 
 
+NORM = np.linalg.norm
+
+
 def test_refused_unknown_unused_call():
     def f(x):
         np.linalg.norm(x)
         return np.sum(x)
     _refused(f, (X,), "whose result is unused", _line(f, 1))
+
+    def g(x):
+        NORM(x)         # a library function held in a global, called by its name
+        return np.sum(x)
+    _refused(g, (X,), "a call of `NORM` whose result is unused", _line(g, 1))
 
 
 def test_an_unused_draw_is_drawn_as_in_a_plain_call():

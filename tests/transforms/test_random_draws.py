@@ -393,6 +393,22 @@ def per_example(mu, sigma):
     return np.sum(rng.normal(mu, sigma) ** 2 + rng.uniform(mu, mu + sigma, size=(2, 3)))
 
 
+def test_vmap_and_vmap_of_grad_are_a_loop_over_the_examples():
+    mus = np.random.default_rng(9).normal(size=(4, 3))
+    sigma = np.array([0.7, 1.2, 1.9])
+    got = s2sad.vmap(per_example, in_axes=(0, None))(mus, sigma)
+    assert np.allclose(got, [per_example(m, sigma) for m in mus], rtol=1e-14)
+    grads = s2sad.vmap(s2sad.grad(per_example, wrt=(0, 1)), in_axes=(0, None))(mus, sigma)
+    for k in range(2):
+        want = [s2sad.grad(per_example, wrt=(0, 1))(m, sigma)[k] for m in mus]
+        assert np.allclose(grads[k], want, rtol=1e-13)
+
+
+def test_vmap_of_a_draw_from_a_generator_outside_is_refused():
+    with pytest.raises(TransformError, match=r"vmap of a random draw"):
+        s2sad.vmap(loss_global, in_axes=(0, None))(np.ones((4, 3)), SIGMA)
+
+
 def test_jit_runs_the_draw_as_numpy_does():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -221,6 +221,81 @@ def gather_index(x, index):
     return (rows, index)
 
 
+def _advanced(p):
+    """Whether an index part is an integer or an array (advanced, where an array is)."""
+    return isinstance(p, (int, np.integer, list)) or hasattr(p, "shape") and \
+        not isinstance(p, slice)
+
+
+def _parts(index, flags):
+    """The parts of a tuple index, each checked: an integer or an integer array (a batched
+    part is one, its examples on its leading axis), a slice, None or Ellipsis."""
+    parts = tuple(index) if isinstance(index, tuple) else (index,)
+    for p, f in zip(parts, flags):
+        if _advanced(p) and not isinstance(p, (int, np.integer)):
+            dt = getattr(p, "dtype", None) if hasattr(p, "dtype") else np.asarray(p).dtype
+            if not np.issubdtype(dt, np.integer):
+                raise TransformError("vmap: an index tuple whose parts differ by example "
+                                     "takes integers and integer arrays (a mask's selection "
+                                     "has no fixed shape)")
+        elif f:
+            raise TransformError("vmap: a slice bound that differs by example is not "
+                                 "batched (each example's slice has its own length)")
+    return parts
+
+
+def parts_index(x, batched, index, flags):
+    """example[index[b]] of each example b, for a tuple index some of whose parts are
+    integer arrays that differ by example (flags): the batched parts reshaped to (B, 1..,
+    *part) at the largest rank of a part, and, where x is batched, arange(B) in front."""
+    parts = _parts(index, flags)
+    ranks = [np.ndim(p) - bool(f) for p, f in zip(parts, flags) if _advanced(p)]
+    m = max(ranks)
+    n = next(_sh(p)[0] for p, f in zip(parts, flags) if f)
+    xp = array_namespace(*[p for p, f in zip(parts, flags) if f])
+    new = tuple(xp.reshape(p, (n,) + (1,) * (m - np.ndim(p) + 1) + _sh(p)[1:]) if f else p
+                for p, f in zip(parts, flags))
+    if not batched:
+        return new
+    return (xp.reshape(xp.arange(n), (n,) + (1,) * m),) + new
+
+
+def parts_axes(x, batched, index, flags, inverse=False):
+    """The axes that put x[parts_index(x, batched, index, flags)] in the order of the
+    examples' results, batch axis first (inverse: back).  NumPy puts the axes of array
+    indices where the first is when they are adjacent, else first; arange(B) in front of
+    an example's adjacent array indices that a slice precedes separates them."""
+    parts = _parts(index, flags)
+    adv = [k for k, p in enumerate(parts) if _advanced(p)]
+    m = max(np.ndim(parts[k]) - bool(flags[k]) for k in adv)
+    spread = len(_sh(x)) - bool(batched) - sum(p is not None and p is not Ellipsis
+                                               for p in parts)    # Ellipsis's, or the end's
+    others = sum(isinstance(p, slice) or p is None for p in parts) + spread
+    adjacent = adv == list(range(adv[0], adv[-1] + 1))
+    before = sum(spread if p is Ellipsis else 1 for p in parts[:adv[0]]) if adjacent else 0
+    total = 1 + m + others
+    if batched:         # (B, *block, *before, *after) => (B, *before, *block, *after)
+        order = [0] + list(range(1 + m, 1 + m + before)) + list(range(1, 1 + m)) + \
+            list(range(1 + m + before, total))
+    else:               # (*before, B, *block, *after) => (B, *before, *block, *after)
+        order = [before] + list(range(before)) + list(range(before + 1, total))
+    return tuple(int(a) for a in (np.argsort(order) if inverse else order))
+
+
+def atleast_shape(x, k):
+    """np.atleast_1d (k = 1), 2d or 3d of each example of a batched x, as a shape of x:
+    a number (1,..), a vector (1, n) in 2d and (1, n, 1) in 3d, a matrix (m, n, 1) in 3d."""
+    s = _sh(x)
+    e = s[1:]
+    if len(e) >= k:
+        return s
+    if k == 3 and len(e) == 2:
+        return s + (1,)
+    if k == 3 and len(e) == 1:
+        return s[:1] + (1,) + e + (1,)
+    return s[:1] + (1,) * (k - len(e)) + e
+
+
 def example_like(x):
     """A stand-in with the shape (and dtype) of one example of a batched x."""
     return _stand(_sh(x)[1:], x)
@@ -422,7 +497,7 @@ def stand_in_tree(x, n):
 
 
 defnondiff(example_shape, example_ndim, example_size, example_len, batch_size, lift_shape,
-           batch_shape, broadcast_shape, flat_shape, tiled_shape, tiled_reps, rows_shape, squeezed_shape, example_axes, shift_axes,
+           batch_shape, broadcast_shape, flat_shape, parts_index, parts_axes, atleast_shape, tiled_shape, tiled_reps, rows_shape, squeezed_shape, example_axes, shift_axes,
            transposed_axes, batch_index, gather_index, checked_index, example_like, batch_like,
            batch_shape_like, batch_stand_in, batch_stand_ins, matmul_shape, matmul_out_shape,
            matmul_grad_like, matmul_grad_shape, solve_shape, solve_out_shape, branch_order,

@@ -14,14 +14,18 @@ from for 'edge', 'reflect', 'symmetric' and 'wrap') and the constants' gradient 
 over the regions each constant filled.  np.diff is linear; its adjoint is ``undiff``,
 (-1)^n times the n-th difference of g padded with n zeros on both sides.  np.gradient
 with a uniform spacing h is G(f) / h with G the unit-spacing stencil; its adjoint in f
-is G^T(g) / h and in h is -<g, out> / h.
+is G^T(g) / h and in h is -<g, out> / h.  Its other forms (sample coordinates, a spacing
+per axis) are NumPy code s2sad differentiates (numpy_gradient, registry.implement):
+NumPy's three-point formula for uneven spacing, smooth in the coordinates, so every
+mode and order follows, in f and in the coordinates.
 """
 
 import numpy as np
 
 from ... import registry
 from ...errors import S2SADError
-from ...registry import defbprop, defjvp, deflinear, defmultilinear, defview
+from ...registry import defbprop, defjvp, deflinear, defmultilinear, defnondiff, defview
+from ...registry import implement
 from ...runtime import Cotangent, array_namespace, as_cotangent, dtype_of, unbroadcast, unsplit
 from ...runtime import Like, as_items
 from .indexing import take_grad
@@ -302,10 +306,99 @@ def bprop_vdot_items(a, b, out, dout):
     return (scale_items(b, dout), scale_items(a, dout))
 
 
+# -- np.gradient with coordinates or a spacing per axis: NumPy code s2sad differentiates ---
+
+def gradient_axes(f, axis, s0, s1, s2, s3):
+    """The axes np.gradient differentiates along, checked against the spacings given: one
+    (a number for every axis, or coordinates for one axis) or one per axis."""
+    ndim = np.ndim(f)
+    axes = _axes(ndim, axis)
+    given = sum(s is not None for s in (s0, s1, s2, s3))
+    if s1 is None and np.ndim(s0) == 0 or given == len(axes):
+        return axes
+    if given > len(axes) or len(axes) > 4 and given > 1:
+        raise S2SADError(f"np.gradient of {len(axes)} axes was given {given} spacings "
+                         "(s2sad takes one, or one per axis for up to 4 axes)")
+    raise S2SADError("np.gradient with coordinates for one axis of several: pass one "
+                     "spacing per axis (np.gradient(F, x, y)) or axis=")
+
+
+def weights_shape(f, x, ax, edge_order):
+    """(-1, 1, ...): a weight per sample along axis ax of f moved first, broadcast on the
+    rest; the coordinates x checked to give one value per sample."""
+    n = np.shape(f)[ax]
+    if np.ndim(x) != 1 or len(x) != n:
+        raise S2SADError(f"np.gradient: the coordinates along axis {ax} must be one value "
+                         f"per sample ({n}), got shape {np.shape(x)}")
+    if edge_order not in (1, 2) or n < edge_order + 1:
+        raise S2SADError(f"np.gradient needs at least edge_order + 1 = {edge_order + 1} "
+                         f"samples along axis {ax} (edge_order 1 or 2), got {n}")
+    return (-1,) + (1,) * (np.ndim(f) - 1)
+
+
+def coordinate_gradient(f, x, ax, edge_order):
+    """np.gradient(f, x, axis=ax, edge_order) for sample points x (spacing not uniform):
+    the second-order three-point formula inside, one-sided at the ends (NumPy's)."""
+    shape = weights_shape(f, x, ax, edge_order)
+    fm = np.moveaxis(f, ax, 0)
+    dx = np.diff(x)
+    h1 = dx[:-1]
+    h2 = dx[1:]
+    a = np.reshape(-h2 / (h1 * (h1 + h2)), shape)
+    b = np.reshape((h2 - h1) / (h1 * h2), shape)
+    c = np.reshape(h1 / (h2 * (h1 + h2)), shape)
+    inner = a * fm[:-2] + b * fm[1:-1] + c * fm[2:]
+    if edge_order == 1:
+        first = (fm[1] - fm[0]) / dx[0]
+        last = (fm[-1] - fm[-2]) / dx[-1]
+    else:
+        d1 = dx[0]
+        d2 = dx[1]
+        first = (-(2.0 * d1 + d2) / (d1 * (d1 + d2)) * fm[0] + (d1 + d2) / (d1 * d2) * fm[1]
+                 - d1 / (d2 * (d1 + d2)) * fm[2])
+        d1 = dx[-2]
+        d2 = dx[-1]
+        last = (d2 / (d1 * (d1 + d2)) * fm[-3] - (d2 + d1) / (d1 * d2) * fm[-2]
+                + (2.0 * d2 + d1) / (d2 * (d1 + d2)) * fm[-1])
+    out = np.concatenate([np.expand_dims(first, 0), inner, np.expand_dims(last, 0)], axis=0)
+    return np.moveaxis(out, 0, ax)
+
+
+def axis_gradient(f, s, ax, edge_order):
+    """np.gradient along one axis with a spacing s: a number (uniform) or coordinates."""
+    if np.ndim(s) == 0:
+        return gradient(f, s, axis=ax, edge_order=edge_order)
+    return coordinate_gradient(f, s, ax, edge_order)
+
+
+def numpy_gradient(f, s0=1.0, s1=None, s2=None, s3=None, axis=None, edge_order=1):
+    """np.gradient(f, *varargs, axis=axis, edge_order=edge_order), up to 4 spacings: one
+    number for every axis (the primitive gradient), else each axis with its own spacing,
+    a number or the coordinates of its samples.  An array for one axis, else a tuple."""
+    if s1 is None and np.ndim(s0) == 0:
+        return gradient(f, s0, axis=axis, edge_order=edge_order)
+    axes = gradient_axes(f, axis, s0, s1, s2, s3)
+    g0 = axis_gradient(f, s0, axes[0], edge_order)
+    if len(axes) == 1:
+        return g0
+    g1 = axis_gradient(f, s1, axes[1], edge_order)
+    if len(axes) == 2:
+        return (g0, g1)
+    g2 = axis_gradient(f, s2, axes[2], edge_order)
+    if len(axes) == 3:
+        return (g0, g1, g2)
+    return (g0, g1, g2, axis_gradient(f, s3, axes[3], edge_order))
+
+
+defnondiff(gradient_axes, weights_shape)
+# the sources above are inlined where np.gradient is called: every mode and order follows
+implement(np.gradient, numpy_gradient)
+implement(axis_gradient, axis_gradient)
+implement(coordinate_gradient, coordinate_gradient)
+
 # NumPy's functions bind by their own names and run as the helpers above
 registry.alias(np.pad, pad)
 registry.alias(np.diff, diff)
-registry.alias(np.gradient, gradient)
 # a tuple for several axes: its seed and zeros are tuples (np.ones_like of a tuple of device
 # arrays converts them to the host)
 registry.primitive(gradient).makes_container = True

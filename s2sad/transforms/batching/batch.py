@@ -6,7 +6,7 @@ the API moves other ``in_axes`` there first).  Output: ``vmap_f`` with the same
 parameters, computing every example's result at once, its batch axis first::
 
     y = p(a, b), no argument batched  =>  y = p(a, b)              (once for all)
-    y = p(a, b), some batched         =>  p's batched form (batch_calls.py)
+    y = p(a, b), some batched         =>  p's batched form (batch_calls.py, batch_arrays.py)
     t = (a, b); a = t[i]              =>  the same; each item keeps its flag
     If(c, A, B), c the same for every example   =>  If(c, A', B')  (an out batched in one
                                           branch only is broadcast in the other)

@@ -1,25 +1,19 @@
-"""A primitive applied to batched values: the batched form of each class of primitive.
+"""A primitive applied to batched values: which batched form a call takes, and the
+forms of what is not one array (tuples, lists, dicts, tapes, queries, strings).
 
 Input: a call ``y = p(args)`` with a flag per argument (True: the argument is
-batched, its examples stacked on a leading axis of length B).  Output: the code
-of the call on the batched arguments, and whether its result is batched::
+batched, its examples stacked on a leading axis of length B; a tuple of flags or
+Slots for a tuple or a list appended to).  Output: the code of the call on the
+batched arguments, and whether its result is batched::
 
-    elementwise f(a, b)    =>  f(lift(a, b), b)          lift: (B, 1.., *a's example) at the
-                                                          larger rank of an example
-    sum(a, axis=k)         =>  sum(a, axis=k+1)          axis=None: over example_axes(a)
-    reshape(a, s)          =>  reshape(a, (B, *s))       transpose, x[i], expand_dims alike
     shape(a), len(a) ...   =>  example_shape(a), ...     the same for every example
-    a @ b                  =>  reshape(reshape(a, .) @ reshape(b, .), (B, *example product))
-    einsum('ij,j->i', a, b)=>  einsum('Zij,j->Zi', a, b)
-    x[i], i batched        =>  x[arange(B), i]           (an integer index per example)
-    unbroadcast(g, x) ...  =>  on stand-ins of the batched shapes (reverse mode's helpers,
-                               for vmap of a gradient's code)
+    tape_push(t, (a, b))   =>  tape_push(t, (a, b))      the tape's Slots record which are batched
+    t[k], t a tuple        =>  t[k]                      the item's own flag
+    item_grads, unsplit .. =>  on the items, each batched (vmap of a gradient's code)
+    p(a, ...), an array's  =>  batch_arrays.py           elementwise, axes, reshapes, @, ...
 
-The shape, axis and index arguments are computed at run time by the helpers of
-rules/batching/helpers.py (non-differentiable); code made for known shapes
-folds them away.  A primitive without a batched form here is refused
-(TransformError at the user's line, naming it): nothing is applied to batched
-arrays that would mix examples.
+A primitive without a batched form is refused (TransformError at the user's
+line, naming it): nothing is applied to batched arrays that would mix examples.
 """
 
 import operator
@@ -27,57 +21,27 @@ import random
 
 import numpy as np
 
-from ... import ir, registry, runtime
+from ... import ir, runtime
 from ...errors import TransformError
 from ...rules.batching import helpers as bh
 from ...rules.batching import trees
-from ...rules.numpy import arith, casts, indexing, reductions, shape, statistics
-from ...rules.python import builtins, objects
+from ...rules.numpy import indexing, statistics
+from ...rules.python import builtins, draws, objects
 from ...rules.runtime import accumulate
+from ...rules.scipy import special as scipy_special
 from ...rules.taylor import batch as taylor_batch
 from ...rules.taylor import elementwise as taylor_elementwise
 from ...rules.taylor import reductions as taylor_reductions
+from .batch_arrays import array_form, axis_form, index_form, refuse
 from .flags import Slots, merge
 
-# fn -> (the parameter that is the axis, what axis=None means): "all" reduces every
-# axis of an example, "flat" works on each example flattened, "flat, same shape" too and
-# gives each example its shape back (np.roll), "squeeze" squeezes an example's axes of
-# length 1, None refuses it
-_AXIS = {}
-
-
-def _axes(fns, none, name="axis"):
-    for fn in fns:
-        _AXIS[fn] = (name, none)
-
-
-_axes((np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.std, np.var, np.any,
-       np.all, np.nansum, np.nanmean, np.nanmax, np.nanmin, np.count_nonzero,
-       np.median, np.average, np.ptp, reductions.prod_others), "all")
-_axes((np.argmax, np.argmin, np.cumsum, np.cumprod, np.sort, np.argsort,
-       statistics.cumprod_before), "flat")
-_axes((np.flip,), "all")
-_axes((np.concatenate, np.stack, np.expand_dims, np.diff, np.repeat), None)
-_axes((np.roll,), "flat, same shape")
-_axes((np.linalg.norm,), "flat")         # (ord=None: the 2-norm of the flattened example)
-_axes((np.squeeze,), "squeeze")
-_axes((runtime.unstack,), None)
-_SEQUENCE = {np.concatenate, np.stack}                  # their first argument is a list
-_TWO_AXES = {np.swapaxes: ("axis1", "axis2"), np.moveaxis: ("source", "destination"),
-             np.trace: ("axis1", "axis2"), np.diagonal: ("axis1", "axis2")}
 _SAME = {builtins.loop_items, np.copy, np.asarray, np.array, operator.pos, np.positive, np.ones_like,
          np.zeros_like, np.empty_like, np.full_like, runtime.shape_like,
          np.ascontiguousarray, runtime.ones_like, runtime.ones_like_tree,
          runtime.zeros_like_tree, runtime.ones_like_single, runtime.as_cotangent,
          taylor_reductions.nonzero_factors, taylor_reductions.real_values,
-         taylor_elementwise.real_sign, statistics.cumprod_before_grad}
-# NumPy takes stacks of matrices in these: a batch of examples is one more stack axis
-_STACKED = {np.linalg.inv, np.linalg.det, np.linalg.slogdet, np.linalg.cholesky,
-            np.linalg.eigh, np.linalg.eigvalsh, np.linalg.qr, np.linalg.svd,
-            np.linalg.pinv, np.linalg.matrix_power}
-_COMPARISONS = {operator.gt, operator.ge, operator.lt, operator.le, operator.eq, operator.ne,
-                operator.and_, operator.or_, operator.xor, operator.invert, np.where,
-                np.isclose, operator.floordiv, operator.mod, arith.zero_power}
+         taylor_elementwise.real_sign, statistics.cumprod_before_grad,
+         scipy_special.weight_or_one}
 _QUERIES = {np.shape: bh.example_shape, np.ndim: bh.example_ndim, np.size: bh.example_size,
             len: bh.example_len}
 
@@ -91,13 +55,6 @@ def _string_method(fn):
     return getattr(fn, "__module__", None) == objects.__name__ and \
         getattr(fn, "__name__", "").startswith("string_")
 
-
-def refuse(T, prim, why=""):
-    return TransformError(
-        f"vmap has no batched form of {prim.name}{why}", T.src,
-        "Batch it by hand (write the function for a batch), or call it outside vmap. "
-        "vmap batches elementwise functions, reductions, reshapes, transposes, indexing, "
-        "concatenate and stack, @, einsum and NumPy's stacked linear algebra.")
 
 
 # the methods of a random generator: rng.normal(...) on a generator held in a value
@@ -134,35 +91,6 @@ def refuse_draw(name, src):
         "like the examples (in_axes 0), or with in_axes None to share one draw.")
 
 
-def _bind(prim, args, kwargs):
-    """The call's arguments by parameter name (positional ones bound), or None."""
-    sig = prim.signature
-    if sig is None:
-        return None
-    try:
-        b = sig.bind_partial(*args, **dict(kwargs))
-    except TypeError:
-        return None
-    out = dict(b.arguments)
-    for name, p in sig.parameters.items():
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            return None
-        if name not in out and p.default is not p.empty:
-            out[name] = ir.Const(p.default)
-    return out
-
-
-def _call_bound(T, prim, bound, first):
-    """prim(bound[first], **rest): the array positional, the others by name."""
-    kw = {k: v for k, v in bound.items() if k != first}
-    sig = prim.signature
-    for name, p in sig.parameters.items():      # drop defaults NumPy's dispatch may not take
-        if name in kw and isinstance(kw[name], ir.Const) and p.default is not p.empty and \
-                kw[name].value is p.default and name not in ("axis", "keepdims"):
-            del kw[name]
-    return T.call(prim.fn, bound[first], **kw)
-
-
 def batched_call(T, prim, args, flags, kwargs, kflags):
     """(the batched code of prim(*args, **kwargs), whether its result is batched)."""
     fn = prim.fn
@@ -180,6 +108,10 @@ def batched_call(T, prim, args, flags, kwargs, kflags):
         raise TransformError("vmap of code that vmap made (vmap of vmap) is not supported "
                              "yet", T.src, "Batch one level by hand, or give the inner "
                              "function a batch axis of its own.")
+    if fn is draws.draw_shape:      # rng.normal(mu, s) of a batched mu: one example's shape
+        if flags[1] or any(kflags.values()):
+            raise refuse_draw(f".{args[0].value}()", T.src)
+        return T.call(fn, *args, batched=tuple(bool(f) for f in flags), **dict(kwargs)), False
     if fn in _SHAPE_ONLY:
         return _shape_only(T, prim, args, flags, kwargs, kflags), False
     held = _held(T, prim, args, flags, kwargs, kflags)
@@ -187,27 +119,22 @@ def batched_call(T, prim, args, flags, kwargs, kflags):
         return held
     if fn in _FORMS:
         return _FORMS[fn](T, prim, list(args), list(flags), dict(kwargs), dict(kflags))
-    if prim.elementwise or fn in _COMPARISONS or (prim.short == "astype" and not any(
-            flags[1:])) or (isinstance(fn, np.ufunc) and fn.signature is None):
-        return _elementwise(T, prim, args, flags, kwargs, kflags), True
-    if fn is casts.cast_to and not any(flags[1:]) and not any(kflags.values()):
-        return T.call(fn, *args, **dict(kwargs)), True
-    if fn in (np.array, np.asarray) and T.items_of(args[0]) is not None:
-        return _array_of_items(T, prim, args, flags, kwargs, kflags), True
+    done = array_form(T, prim, args, flags, kwargs, kflags)
+    if done is not None:
+        return done
     if fn in _SAME and not any(flags[1:]) and not any(kflags.values()):
         return _same(T, prim, args, kwargs)
-    form = _axis_call if fn in _AXIS else _two_axes if fn in _TWO_AXES else \
-        _stacked if fn in _STACKED else None
-    if form is None and (fn in _STRINGS or _string_method(fn)):
+    done = axis_form(T, prim, args, flags, kwargs, kflags)
+    if done is not None:
+        return done
+    if fn in _STRINGS or _string_method(fn):
         raise TransformError(
             "vmap: a string made from a value that differs by example (an f-string, "
             "format or %, such as a log line) is not batched: a loop would make one string "
             "per example", T.src, "Make the string outside the vmapped function, from its "
             "batched results; or pass the value in with in_axes None if it is the same for "
             "every example.")
-    if form is None:
-        raise refuse(T, prim)
-    return form(T, prim, list(args), list(flags), dict(kwargs), dict(kflags))
+    raise refuse(T, prim)
 
 
 def _held(T, prim, args, flags, kwargs, kflags):
@@ -291,302 +218,6 @@ def _push(T, prim, args, flags, kwargs, kflags):
     return T.call(prim.fn, holder, value), new
 
 
-def lift(T, x, others):
-    """x (batched) reshaped to broadcast, example by example, against each of others:
-    [(atom, batched)]."""
-    for o, f in others:
-        if isinstance(o, ir.Const) and np.ndim(o.value) == 0:
-            continue
-        if T.is_array(x) and T.is_array(o):
-            x = T.call(np.reshape, x, T.call(bh.lift_shape, x, o, ir.Const(f)))
-        else:           # (maybe a gradient of a tuple or dict, added item by item)
-            x = T.call(trees.lift, x, o, ir.Const(f))
-    return x
-
-
-def _array_of_items(T, prim, args, flags, kwargs, kflags):
-    """np.array([a, b]) of values some of which are batched: the items stacked on axis 1,
-    after the batch axis (np.array would stack them first)."""
-    items = T.items_of(args[0])
-    if any(isinstance(f, tuple) for _, f in items) or any(flags[1:]) or \
-            any(kflags.values()) or set(dict(kwargs)) - {"dtype"}:
-        raise refuse(T, prim, " of a nested list or with options other than dtype")
-    out = T.call(np.stack, T.pack([T.batched(a, f) for a, f in items], "list"), axis=1)
-    if kwargs:
-        out = T.call(np.asarray, out, **dict(kwargs))
-    return out
-
-
-def _elementwise(T, prim, args, flags, kwargs, kflags):
-    every = list(zip(args, flags)) + [(v, kflags[k]) for k, v in kwargs]
-    arrays = [(a, f) for a, f in every if not (isinstance(a, ir.Const) and
-                                               np.ndim(a.value) == 0)]
-    if len(arrays) < 2:
-        return T.call(prim.fn, *args, **dict(kwargs))
-
-    def lifted(a, f):
-        return lift(T, a, [(o, g) for o, g in arrays if o is not a]) if f else a
-    new_args = [lifted(a, f) for a, f in zip(args, flags)]
-    new_kw = {k: lifted(v, kflags[k]) for k, v in kwargs}
-    return T.call(prim.fn, *new_args, **new_kw)
-
-
-def _only_first(T, prim, flags, kflags, what="its array"):
-    if any(flags[1:]) or any(kflags.values()):
-        raise refuse(T, prim, f" with a batched argument other than {what}")
-
-
-def _axis_call(T, prim, args, flags, kwargs, kflags):
-    name, none = _AXIS[prim.fn]
-    if prim.fn in _SEQUENCE:
-        return _sequence(T, prim, args, flags, kwargs, kflags)
-    _only_first(T, prim, flags, kflags)
-    bound = _bind(prim, args, kwargs)
-    if bound is None or name not in bound:
-        raise refuse(T, prim, " called this way")
-    first = next(iter(bound))
-    x, axis = bound[first], bound[name]
-    if prim.fn is np.linalg.norm and isinstance(axis, ir.Const) and axis.value is None and \
-            getattr(bound.get("ord"), "value", None) is not None:
-        raise refuse(T, prim, " with ord= and axis=None (a matrix norm of each example)")
-    if not isinstance(axis, ir.Const):
-        bound[name] = T.call(bh.shift_axes, axis, x)
-    elif axis.value is not None:
-        bound[name] = ir.Const(bh.shift_axes(axis.value, None))
-    elif none == "all":
-        bound[name] = T.call(bh.example_axes, x)
-    elif none in ("flat", "flat, same shape"):
-        bound[first] = T.call(np.reshape, x, T.call(bh.flat_shape, x))
-        bound[name] = ir.Const(1)
-        if none == "flat, same shape":
-            return T.call(np.reshape, _call_bound(T, prim, bound, first),
-                          T.call(np.shape, x)), True
-    elif none == "squeeze":
-        return T.call(np.reshape, x, T.call(bh.squeezed_shape, x)), True
-    else:
-        raise refuse(T, prim, f" with {name}=None")
-    return _call_bound(T, prim, bound, first), True
-
-
-def _two_axes(T, prim, args, flags, kwargs, kflags):
-    _only_first(T, prim, flags, kflags)
-    bound = _bind(prim, args, kwargs)
-    if bound is None:
-        raise refuse(T, prim, " called this way")
-    first = next(iter(bound))
-    for name in _TWO_AXES[prim.fn]:
-        a = bound.get(name)
-        if a is None:
-            raise refuse(T, prim, " called this way")
-        bound[name] = ir.Const(bh.shift_axes(a.value, None)) if isinstance(a, ir.Const) \
-            else T.call(bh.shift_axes, a, bound[first])
-    return _call_bound(T, prim, bound, first), True
-
-
-def _sequence(T, prim, args, flags, kwargs, kflags):
-    """concatenate or stack of a list whose items are batched: every item batched, the
-    axis moved up."""
-    bound = _bind(prim, args, kwargs)
-    if bound is None or any(f for k, f in kflags.items()):
-        raise refuse(T, prim, " called this way")
-    first = next(iter(bound))
-    seq = bound[first]
-    items = T.items_of(seq)
-    f = T.flag_of(seq)
-    if items is None and isinstance(f, tuple):       # a tuple of known length: its items
-        seq, f = T.batched(seq, f), True
-        items = T.items_of(seq)
-    if items is not None:
-        bound[first] = T.pack([T.batched(a, g) for a, g in items], "list")
-    elif not (f is True or isinstance(f, Slots) and f.single and f.slots[0] is True):
-        raise refuse(T, prim, " of a list some of whose items are batched, not written out "
-                     "where it is called")
-    axis = bound.get("axis", ir.Const(0))
-    if not isinstance(axis, ir.Const) or axis.value is None:
-        raise refuse(T, prim, " with axis=None or an axis computed at run time")
-    bound["axis"] = ir.Const(bh.shift_axes(axis.value, None))
-    return _call_bound(T, prim, bound, first), True
-
-
-def _vstack(T, prim, args, flags, kwargs, kflags):
-    """np.vstack of a list or tuple of examples' arrays: each item batched and made at
-    least 2-D per example, then joined along the examples' first axis."""
-    if len(args) != 1 or kwargs:
-        raise refuse(T, prim, " called this way (with dtype= or casting=)")
-    seq = args[0]
-    f = T.flag_of(seq)
-    if T.items_of(seq) is None and isinstance(f, tuple):
-        seq = T.batched(seq, f)
-    items = T.items_of(seq)
-    if items is None:
-        raise refuse(T, prim, " of a list some of whose items are batched, not written out "
-                     "where it is called")
-    rows = [T.call(np.reshape, b, T.call(bh.rows_shape, b))
-            for b in (T.batched(a, g) for a, g in items)]
-    return T.call(np.concatenate, T.pack(rows, "list"), axis=ir.Const(1)), True
-
-
-def _stacked(T, prim, args, flags, kwargs, kflags):
-    _only_first(T, prim, flags, kflags)
-    out = T.call(prim.fn, *args, **kwargs)
-    return out, True
-
-
-def _reshape(T, prim, args, flags, kwargs, kflags):
-    _only_first(T, prim, flags, kflags)
-    bound = _bind(prim, args, kwargs)
-    key = "newshape" if bound is not None and "newshape" in bound and \
-        "shape" not in bound else "shape"
-    if bound is None or key not in bound or \
-            getattr(bound.get("order"), "value", "C") != "C":
-        raise refuse(T, prim, " called this way (order other than 'C')")
-    x = bound[next(iter(bound))]
-    shape = bound[key]
-    if prim.fn is np.broadcast_to:
-        x = T.call(np.reshape, x, T.call(bh.lift_shape, x, T.call(np.empty, shape),
-                                         ir.Const(False)))
-    return T.call(prim.fn, x, T.call(bh.batch_shape, x, shape)), True
-
-
-def _ravel(T, prim, args, flags, kwargs, kflags):
-    _only_first(T, prim, flags, kflags)
-    return T.call(np.reshape, args[0], T.call(bh.flat_shape, args[0])), True
-
-
-def _transpose(T, prim, args, flags, kwargs, kflags):
-    _only_first(T, prim, flags, kflags)
-    bound = _bind(prim, args, kwargs) or {}
-    axes = bound.get("axes", ir.Const(None))
-    if isinstance(axes, ir.Const) and axes.value is None:
-        perm = T.call(bh.transposed_axes, args[0])
-    else:
-        perm = T.call(bh.transposed_axes, args[0], axes)
-    return T.call(np.transpose, args[0], perm), True
-
-
-def _getitem(T, prim, args, flags, kwargs, kflags):
-    x, index = args
-    if isinstance(x, ir.Var) and T.is_container(x):
-        f = T.flag_of(x)
-        if flags[1]:
-            raise refuse(T, prim, " of a tuple or list at an index that differs by example")
-        k = index.value if isinstance(index, ir.Const) else None
-        if isinstance(f, Slots):            # a list appended to: what each append held
-            T.result_kinds = f.popped_kinds() if f.single else None
-            f = f.popped() if f.single else True
-        elif isinstance(f, tuple):          # a literal whose items differ: its item's flag
-            if isinstance(k, int) and -len(f) <= k < len(f):
-                f = f[k]
-            else:                               # an index known when the code runs
-                x, f = T.batched(x, f), True
-        return T.call(operator.getitem, x, index), f if isinstance(f, tuple) else bool(f)
-    if not flags[1]:
-        known = T.is_array(x)       # (else: an item of a list, whichever it holds)
-        return T.call(operator.getitem, x, T.call(bh.batch_index, index) if known else
-                      T.call(bh.batch_index, index, x)), True
-    if isinstance(T.flag_of(index), tuple) or T.items_of(index) is not None:
-        raise refuse(T, prim, " with an index tuple whose parts differ by example; index "
-                     "with one integer array")
-    if not flags[0]:
-        # each example's index into the same x: one gather along x's first axis
-        return T.call(operator.getitem, x, T.call(bh.checked_index, index)), True
-    return T.call(operator.getitem, x, T.call(bh.gather_index, x, index)), True
-
-
-def _matmul(T, prim, args, flags, kwargs, kflags):
-    if kwargs or len(args) != 2:
-        raise refuse(T, prim, " called this way")
-    a, b = args
-    fa, fb = flags
-    dot = ir.Const(prim.fn is np.dot)
-    a2 = T.call(np.reshape, a, T.call(bh.matmul_shape, a, ir.Const(fa), b, ir.Const(fb),
-                                      ir.Const(True), dot))
-    b2 = T.call(np.reshape, b, T.call(bh.matmul_shape, b, ir.Const(fb), a, ir.Const(fa),
-                                      ir.Const(False), dot))
-    r = T.call(np.matmul, a2, b2)
-    shape = T.call(bh.matmul_out_shape, a, ir.Const(fa), b, ir.Const(fb))
-    return T.call(np.reshape, r, shape), True
-
-
-def _einsum(T, prim, args, flags, kwargs, kflags):
-    spec = args[0]
-    if flags[0] or any(kflags.values()) or not (
-            isinstance(spec, ir.Const) and isinstance(spec.value, str) and "->" in spec.value):
-        raise refuse(T, prim, " without an explicit output ('ij,jk->ik')")
-    ins, res = spec.value.replace(" ", "").split("->")
-    letter = next(ch for ch in "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba"
-                  if ch not in spec.value)
-    ops = [letter + o if f else o for o, f in zip(ins.split(","), flags[1:])]
-    return T.call(np.einsum, ir.Const(",".join(ops) + "->" + letter + res), *args[1:],
-                  **kwargs), True
-
-
-def _solve(T, prim, args, flags, kwargs, kflags):
-    if kwargs or len(args) != 2:
-        raise refuse(T, prim, " called this way")
-    a, b = args
-    fa, fb = flags
-    b2 = T.call(np.reshape, b, T.call(bh.solve_shape, b, ir.Const(fb), a, ir.Const(fa)))
-    x = T.call(prim.fn, a, b2)
-    return T.call(np.reshape, x, T.call(bh.solve_out_shape, x, b, ir.Const(fb))), True
-
-
-# -- reverse mode's helpers (vmap of a gradient's code) ----------------------------------
-def _stand_in(T, x, fx, g):
-    """A stand-in of x's batched shape, B from g (batched)."""
-    return T.call(bh.batch_stand_in, g, x, ir.Const(fx))
-
-
-def _unbroadcast(T, prim, args, flags, kwargs, kflags):
-    g, x = args
-    fg, fx = flags
-    if not fg and T.is_array(x):    # the same sum for every example
-        return T.call(prim.fn, g, T.call(bh.example_like, x)), False
-    g = T.batched(g, T.flag_of(g))
-    if isinstance(g, ir.Var) and T.is_container(g):     # a container's: itself
-        return T.call(prim.fn, g, T.batched(x, T.flag_of(x))), True
-    r = T.call(prim.fn, g, T.call(bh.batch_like, g, x, ir.Const(fx)))
-    r = T.call(np.reshape, r, T.call(bh.batch_shape_like, g, x, ir.Const(fx)))
-    if T.is_array(x):
-        return r, True
-    # x may be a list NumPy read as an array: the gradient of each of its items
-    T.result_kinds = True if T.is_container(x) else None
-    return T.call(trees.unstack_examples, r, x), True
-
-
-def _tile(T, prim, args, flags, kwargs, kflags):
-    """np.tile(A, reps) of each example: A with its example's axes made as many as the
-    tiled example's, tiled with 1 for the batch axis."""
-    bound = _bind(prim, args, kwargs)
-    if bound is None or any(flags[1:]) or any(kflags.values()) or len(bound) != 2:
-        raise refuse(T, prim, " called this way")
-    A, reps = bound["A"], bound["reps"]
-    x = T.call(np.reshape, A, T.call(bh.tiled_shape, A, reps))
-    return T.call(np.tile, x, T.call(bh.tiled_reps, A, reps)), True
-
-
-def _untile(T, prim, args, flags, kwargs, kflags):
-    """untile(g, A, reps), the adjoint of np.tile, of each example (g batched)."""
-    bound = _bind(prim, args, kwargs)
-    if bound is None or len(bound) != 3 or any(flags[2:]) or any(kflags.values()):
-        raise refuse(T, prim, " called this way")
-    g, A, reps = bound["g"], bound["A"], bound["reps"]
-    if not flags[0]:
-        return T.call(prim.fn, g, T.call(bh.example_like, A), reps), False
-    stand = _stand_in(T, A, flags[1], g)
-    like = T.call(np.reshape, stand, T.call(bh.tiled_shape, stand, reps))
-    r = T.call(prim.fn, g, like, T.call(bh.tiled_reps, stand, reps))
-    return T.call(np.reshape, r, T.call(np.shape, stand)), True
-
-
-def _pow_base(T, prim, args, flags, kwargs, kflags):
-    """pow_base(x, power): x where positive, else 1, example by example; power is read
-    for its dtype only, so the result is batched where x is."""
-    if len(args) != 2 or kwargs:
-        raise refuse(T, prim, " called this way")
-    return T.call(prim.fn, *args), bool(flags[0])
-
-
 def _loop_items_grad(T, prim, args, flags, kwargs, kflags):
     """loop_items_grad(seq, g): g, or zeros like seq where it is a dict; both batched, so
     either answer is."""
@@ -596,66 +227,6 @@ def _loop_items_grad(T, prim, args, flags, kwargs, kflags):
     return T.call(prim.fn, T.batched(seq, T.flag_of(seq)), T.batched(g, T.flag_of(g))), True
 
 
-def _unreduce(T, prim, args, flags, kwargs, kflags):
-    bound = _bind(prim, args, kwargs)
-    if bound is None or any(kflags.values()) or any(flags[2:]):
-        raise refuse(T, prim, " called this way")
-    g, x = bound["g"], bound["x"]
-    fg, fx = flags[0], flags[1]
-    axis, keep = bound["axis"], bound["keepdims"]
-    if not fg:
-        return T.call(prim.fn, g, T.call(bh.example_like, x), axis, keep), False
-    stand = _stand_in(T, x, fx, g)
-    if isinstance(keep, ir.Const) and keep.value:
-        axis = ir.Const(None)               # g has every axis: broadcasting is enough
-        g = lift(T, g, [(T.call(bh.example_like, stand), False)])
-    elif isinstance(axis, ir.Const) and axis.value is None:
-        axis = T.call(bh.example_axes, stand)
-    else:
-        axis = T.call(bh.shift_axes, axis, stand)
-    return T.call(prim.fn, g, stand, axis, keep), True
-
-
-def _expand_like(T, prim, args, flags, kwargs, kflags):
-    t, like = args
-    ft, fl = flags
-    if not ft:
-        return T.call(prim.fn, t, T.call(bh.example_like, like)), False
-    t = lift(T, t, [(like, fl)])
-    return T.call(prim.fn, t, _stand_in(T, like, fl, t)), True
-
-
-def _matmul_grad(T, prim, args, flags, kwargs, kflags):
-    """matmul_lhs_grad(g, x, y) (or rhs): in the matrix forms of the product's operands,
-    then reshaped to the operand's batched shape."""
-    g, x, y = args
-    fg, fx, fy = flags
-    if not fg:
-        raise refuse(T, prim, " of a gradient that is the same for every example")
-    lhs = prim.fn is runtime.matmul_lhs_grad
-    a, fa, b, fb = (x, fx, y, fy) if lhs else (y, fy, x, fx)    # a @ b, a the operand
-    # x @ y: g in the product's matrix form; the operands in theirs
-    g2 = T.call(np.reshape, g, T.call(bh.matmul_grad_shape, g, x, ir.Const(fx), y,
-                                      ir.Const(fy)))
-    other = T.call(np.reshape, b, T.call(bh.matmul_shape, b, ir.Const(fb), a, ir.Const(fa),
-                                         ir.Const(not lhs)))
-    me = T.call(bh.matmul_grad_like, g, a, ir.Const(fa), b, ir.Const(fb), ir.Const(lhs))
-    r = T.call(prim.fn, g2, me, other) if lhs else T.call(prim.fn, g2, other, me)
-    return T.call(np.reshape, r, T.call(bh.batch_shape_like, g, a, ir.Const(fa))), True
-
-
-def _getitem_grad(T, prim, args, flags, kwargs, kflags):
-    x, index, g = args
-    fx, fi, fg = flags
-    if not fg and not fi and T.is_array(x):
-        return T.call(prim.fn, T.call(bh.example_like, x), index, g), False
-    g = T.batched(g, T.flag_of(g))
-    stand = _stand_in(T, x, fx, index if fi else g)
-    if fi:
-        return T.call(prim.fn, stand, T.call(bh.gather_index, stand, index), g), True
-    known = T.is_array(x)           # (else: a tuple's, list's or dict's item, at run time)
-    return T.call(prim.fn, stand, T.call(bh.batch_index, index) if known else
-                  T.call(bh.batch_index, index, stand), g), True
 
 
 def _item_grads(T, prim, args, flags, kwargs, kflags):
@@ -761,78 +332,46 @@ def _truth(T, prim, args, flags, kwargs, kflags):
     return (T.call(np.logical_not, c) if prim.fn is operator.not_ else c), True
 
 
-def _outer(T, prim, args, flags, kwargs, kflags):
-    """np.outer of each example's two arrays, flattened: a column times a row."""
-    if kwargs:
+def _getitem(T, prim, args, flags, kwargs, kflags):
+    """x[k]: a tuple's or list's item keeps its own flag; an array's is batch_arrays'."""
+    x, index = args
+    if not (isinstance(x, ir.Var) and T.is_container(x)):
+        return index_form(T, prim, args, flags, kwargs, kflags)
+    f = T.flag_of(x)
+    if flags[1]:
+        raise refuse(T, prim, " of a tuple or list at an index that differs by example")
+    k = index.value if isinstance(index, ir.Const) else None
+    if isinstance(f, Slots):            # a list appended to: what each append held
+        T.result_kinds = f.popped_kinds() if f.single else None
+        f = f.popped() if f.single else True
+    elif isinstance(f, tuple):          # a literal whose items differ: its item's flag
+        if isinstance(k, int) and -len(f) <= k < len(f):
+            f = f[k]
+        else:                               # an index known when the code runs
+            x, f = T.batched(x, f), True
+    return T.call(operator.getitem, x, index), f if isinstance(f, tuple) else bool(f)
+
+
+def _tuple_cotangent(T, prim, args, flags, kwargs, kflags):
+    """tuple_cotangent(primal, indices, grads), the gradient of a tuple some of whose items
+    were read (np.split's pieces): every item batched, zeros like the batched primal's."""
+    if kwargs or len(args) != 3 or flags[1]:
         raise refuse(T, prim, " called this way")
-    a, b = args
-    a2 = T.call(np.reshape, a, T.call(bh.outer_shape, a, ir.Const(flags[0]), ir.Const(True)))
-    b2 = T.call(np.reshape, b, T.call(bh.outer_shape, b, ir.Const(flags[1]), ir.Const(False)))
-    return T.call(operator.mul, a2, b2), True
+    primal, indices, grads = args
+    return T.call(prim.fn, T.batched(primal, T.flag_of(primal)), indices,
+                  T.batched(grads, T.flag_of(grads))), True
 
 
-def _setitem(T, prim, args, flags, kwargs, kflags):
-    """setitem(x, index, v): a copy of x with x[index] = v, in each example."""
-    x, index, v = args
-    if flags[1] or kwargs:
-        raise refuse(T, prim, " at an index that differs by example")
-    if isinstance(x, ir.Var) and T.is_container(x):
-        return T.call(prim.fn, T.batched(x, T.flag_of(x)), index, T.batched(v, flags[2])), True
-    x = T.batched(x, flags[0])
-    if flags[2]:
-        v = T.call(np.reshape, v, T.call(bh.value_shape, v, x, index))
-    return T.call(prim.fn, x, T.call(bh.batch_index, index, x), v), True
-
-
-def _at_index(T, prim, args, flags, kwargs, kflags):
-    """written(g, index) and setitem_grad(x, index, g): index into each example."""
-    if flags[1] or kwargs:
-        raise refuse(T, prim, " at an index that differs by example")
-    if prim.fn is runtime.written:
-        g, index = args
-        return T.call(prim.fn, g, T.call(bh.batch_index, index, g)), True
-    x, index, g = args
-    if isinstance(x, ir.Var) and T.is_container(x):
-        return T.call(prim.fn, T.batched(x, T.flag_of(x)), index, T.batched(g, flags[2])), True
-    stand = T.call(bh.batch_stand_in, g, x, ir.Const(flags[0])) if flags[2] else x
-    return T.call(prim.fn, stand, T.call(bh.batch_index, index, stand),
-                  T.batched(g, flags[2])), True
-
-
-def _take_grad(T, prim, args, flags, kwargs, kflags):
-    """take_grad(a, indices, g, axis, mode), the adjoint of np.take, of each example: on a
-    batched stand-in of a, its examples flattened where axis is None."""
-    bound = _bind(prim, args, kwargs)
-    if bound is None or (len(flags) > 1 and flags[1]) or any(kflags.values()) or \
-            getattr(bound.get("mode"), "value", None) not in (None, "raise"):
+def _tuple_items(T, prim, args, flags, kwargs, kflags):
+    """tuple_items(t, indices): the items at indices, each with its flag where t's are
+    known item by item, else every item batched."""
+    if kwargs or len(args) != 2 or flags[1] or not isinstance(args[1], ir.Const):
         raise refuse(T, prim, " called this way")
-    a, idx, g = bound["a"], bound["indices"], bound["g"]
-    axis = bound.get("axis", ir.Const(None))
-    if not isinstance(axis, ir.Const):
-        raise refuse(T, prim, " with an axis computed at run time")
-    g = T.batched(g, T.flag_of(g))
-    stand = _stand_in(T, a, flags[0], g)
-    if axis.value is None:
-        flat = T.call(np.reshape, stand, T.call(bh.flat_shape, stand))
-        r = T.call(prim.fn, flat, idx, g, ir.Const(1))
-        return T.call(np.reshape, r, T.call(np.shape, stand)), True
-    return T.call(prim.fn, stand, idx, g, ir.Const(bh.shift_axes(axis.value, None))), True
-
-
-def _take(T, prim, args, flags, kwargs, kflags):
-    _only_first(T, prim, flags, kflags)
-    bound = _bind(prim, args, kwargs)
-    if bound is None or getattr(bound.get("mode"), "value", None) not in (None, "raise"):
-        raise refuse(T, prim, " called this way")
-    x, axis = bound["a"], bound.get("axis", ir.Const(None))
-    if not isinstance(axis, ir.Const):
-        raise refuse(T, prim, " with an axis computed at run time")
-    if axis.value is None:
-        x = T.call(np.reshape, x, T.call(bh.flat_shape, x))
-        axis = ir.Const(1)
-    else:
-        axis = ir.Const(bh.shift_axes(axis.value, None))
-    return T.call(np.take, x, bound["indices"], axis=axis), True
+    t, indices = args
+    f = T.flag_of(t)
+    if isinstance(f, tuple):
+        return T.call(prim.fn, t, indices), tuple(f[i] for i in indices.value)
+    return T.call(prim.fn, T.batched(t, f), indices), True
 
 
 def _of_containers(T, prim, args, flags, kwargs, kflags):
@@ -858,22 +397,6 @@ def _of_containers(T, prim, args, flags, kwargs, kflags):
 
 
 
-def _split_as(T, prim, args, flags, kwargs, kflags):
-    """split_as(g, arrays, axis), the adjoint of concatenate: along the axis moved up, into
-    pieces of the arrays' batched shapes."""
-    bound = _bind(prim, args, kwargs)
-    if not bound or flags[0] is False or any(kflags.values()) or \
-            not isinstance(bound.get("axis"), ir.Const) or bound["axis"].value is None:
-        raise refuse(T, prim, " called this way")
-    g, items = bound["g"], T.items_of(bound["arrays"])
-    if items is not None:
-        stands = T.pack([T.call(bh.batch_stand_in, g, a, ir.Const(f)) for a, f in items], "list")
-    elif T.flag_of(bound["arrays"]) in (True, False):    # items not known: all alike
-        stands = T.call(bh.batch_stand_ins, g, bound["arrays"],
-                        ir.Const(T.flag_of(bound["arrays"])))
-    else:
-        raise refuse(T, prim, " of a tuple whose items are batched and not batched")
-    return T.call(prim.fn, g, stands, ir.Const(bh.shift_axes(bound["axis"].value, None))), True
 
 
 # the helpers whose result is a container of gradients (one per item of a tuple or list)
@@ -884,26 +407,18 @@ CONTAINERS = {accumulate.item_grads, runtime.as_items, runtime.add_grads, runtim
               operator.add}
 
 
-_FORMS = {np.reshape: _reshape, np.broadcast_to: _reshape, np.ravel: _ravel,
-          np.tile: _tile, shape.untile: _untile, arith.pow_base: _pow_base, np.vstack: _vstack,
-          builtins.loop_items_grad: _loop_items_grad,
-          np.transpose: _transpose, operator.getitem: _getitem,
-          operator.matmul: _matmul, np.matmul: _matmul, np.dot: _matmul,
-          np.einsum: _einsum, np.linalg.solve: _solve,
-          runtime.unbroadcast: _unbroadcast, runtime.unreduce: _unreduce,
-          runtime.expand_like: _expand_like, runtime.matmul_lhs_grad: _matmul_grad,
-          runtime.matmul_rhs_grad: _matmul_grad, runtime.getitem_grad: _getitem_grad,
+_FORMS = {builtins.loop_items_grad: _loop_items_grad, operator.getitem: _getitem,
           accumulate.item_grads: _item_grads, runtime.as_items: _as_items,
-          runtime.add_grads: _add_grads, runtime.split_as: _split_as,
-          runtime.unsplit: _unsplit, runtime.loop_length: _loop_length,
-          operator.not_: _truth, bool: _truth, operator.truth: _truth, np.outer: _outer,
-          runtime.setitem: _setitem, runtime.written: _at_index,
-          runtime.setitem_grad: _at_index, np.take: _take, indexing.take_grad: _take_grad, builtins.keys_of: _keys,
+          runtime.add_grads: _add_grads, runtime.unsplit: _unsplit,
+          runtime.loop_length: _loop_length,
+          operator.not_: _truth, bool: _truth, operator.truth: _truth,
+          builtins.keys_of: _keys,
           builtins.check_rebound: _checks, indexing.check_row_views: _checks,
           indexing.check_item_write: _checks, builtins.check_one_value: _checks,
           builtins.concat_items: _concat_items, builtins.items_between: _items_between,
           indexing.row_index: _of_one_example,
-          builtins.items_padded: _items_between}
+          builtins.items_padded: _items_between, runtime.tuple_cotangent: _tuple_cotangent,
+          runtime.tuple_items: _tuple_items}
 # helpers that read only the shapes (and dtypes) of their arrays
 _SHAPE_ONLY = {runtime.dtype_of}
 # what holds values for later (a loop's tape, a list appended to): every value batched
@@ -921,14 +436,16 @@ def container_args(fn, args):
 
 
 # what returns a tuple or list (of batched values, where it is given batched ones)
-MAKES_CONTAINERS = {builtins.concat_items, builtins.items_between, builtins.items_padded, runtime.split_last, runtime.make_dict, runtime.unstack, runtime.split_as,
+MAKES_CONTAINERS = {np.split, np.array_split, runtime.tuple_cotangent, runtime.tuple_items,
+                    builtins.concat_items, builtins.items_between, builtins.items_padded, runtime.split_last, runtime.make_dict, runtime.unstack, runtime.split_as,
                     accumulate.item_grads, runtime.tape_push,
                     runtime.tape_pop, runtime.list_append, runtime.cotangent_append}
 
 _PUSH = {runtime.tape_push, runtime.list_append, runtime.cotangent_append}
 
 # what takes a tuple or list of batched values (each item's flag known, or all batched)
-_TAKE_CONTAINERS = {builtins.concat_items, builtins.items_between, builtins.items_padded, runtime.split_as, runtime.shape_like,
+_TAKE_CONTAINERS = {runtime.tuple_cotangent, runtime.tuple_items,
+                    builtins.concat_items, builtins.items_between, builtins.items_padded, runtime.split_as, runtime.shape_like,
                     builtins.keys_of, builtins.check_rebound, builtins.check_one_value,
                     indexing.check_row_views,
                     indexing.check_item_write, runtime.split_last, runtime.unsplit, runtime.loop_length, runtime.setitem, runtime.setitem_grad,

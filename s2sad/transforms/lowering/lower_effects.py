@@ -154,6 +154,8 @@ def _outside_object(low, target, call) -> bool:
     closure's, or an attribute of one: history.append(s), rs.shuffle(idx),
     self.history.append(s) with self such an object), not an array: what it changes is
     outside the code s2sad differentiates."""
+    if not isinstance(call.func, gast.Attribute):
+        return False                        # norm(x): a function, not a method
     root = call.func.value
     # self.history.append(v), self an object held: attribute(self, "history"), read when
     # the code runs; a list grows (an array in it, read before, is not changed)
