@@ -187,15 +187,20 @@ def test_add_at_is_seen_through_another_name_for_the_array():
     check_grads(aliased, (x,), order=2, modes=("rev", "fwd"))
 
 
-def test_add_at_under_vmap_and_jit_equals_a_loop_or_is_refused():
-    xs = np.array([[0.3, -0.5, 0.7, 1.1, 0.2], [1.0, 0.1, -0.2, 0.4, 0.9]])
+@pytest.mark.parametrize("f,args,wrt", AT_CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_add_at_under_vmap_equals_a_loop(f, args, wrt):
+    rng = np.random.default_rng(5)
+    xs = np.stack([args[0] + 0.1 * rng.normal(size=args[0].shape) for _ in range(3)])
+    axes = (0,) + (None,) * (len(args) - 1)
+    for fn in (f, s2sad.grad(f, wrt=wrt)):
+        batched = s2sad.vmap(fn, in_axes=axes)(xs, *args[1:])
+        np.testing.assert_allclose(batched, np.stack([fn(x, *args[1:]) for x in xs]),
+                                   rtol=1e-12, atol=1e-14)
+
+
+def test_add_at_under_jit_equals_numpy():
+    x = np.array([0.3, -0.5, 0.7, 1.1, 0.2])
     g = s2sad.grad(scatter_loss)
-    try:
-        batched = s2sad.vmap(g, in_axes=(0, None))(xs, IDX)
-    except s2sad.errors.S2SADError as e:     # no batched form yet: refused at the line
-        assert "test_ufunc_methods.py" in str(e) and "added_at" in str(e)
-    else:
-        np.testing.assert_allclose(batched, np.stack([g(x, IDX) for x in xs]), rtol=1e-12)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        np.testing.assert_allclose(s2sad.jit(g)(xs[0], IDX), g(xs[0], IDX), rtol=1e-12)
+        np.testing.assert_allclose(s2sad.jit(g)(x, IDX), g(x, IDX), rtol=1e-12)

@@ -30,6 +30,7 @@ from ...errors import TransformError
 from ...rules.batching import helpers as bh
 from ...rules.batching import trees
 from ...rules.numpy import arith, casts, indexing, reductions, shape, statistics, windows
+from ...rules.python import builtins
 from ...rules.scipy import special as scipy_special
 from .flags import Slots
 
@@ -531,6 +532,24 @@ def _setitem(T, prim, args, flags, kwargs, kflags):
     return T.call(prim.fn, x, T.call(bh.batch_index, index, x), v), True
 
 
+def _added_at(T, prim, args, flags, kwargs, kflags):
+    """added_at(a, index, v) (np.add.at; subtracted_at): a copy of each example's a with v
+    added at index, as setitem writes it there."""
+    a, index, v = args
+    if flags[1] or kwargs or isinstance(a, ir.Var) and T.is_container(a):
+        raise refuse(T, prim, " at an index that differs by example" if flags[1] else
+                     " of a list or dict")
+    a = T.batched(a, flags[0])
+    if flags[2]:
+        v = T.call(np.reshape, v, T.call(bh.value_shape, v, a, index))
+    return T.call(prim.fn, a, T.call(bh.batch_index, index, a), v), True
+
+
+def _copy(T, prim, args, flags, kwargs, kflags):
+    """x.copy() of each example's array (or of a list or dict of them): the copy of all."""
+    return T.call(prim.fn, args[0]), flags[0]
+
+
 def _at_index(T, prim, args, flags, kwargs, kflags):
     """written(g, index) and setitem_grad(x, index, g): index into each example."""
     if flags[1] or kwargs:
@@ -663,7 +682,9 @@ FORMS = {np.reshape: _reshape, np.broadcast_to: _reshape, np.ravel: _ravel,
          runtime.expand_like: _expand_like, runtime.matmul_lhs_grad: _matmul_grad,
          runtime.matmul_rhs_grad: _matmul_grad, runtime.getitem_grad: _getitem_grad,
          runtime.split_as: _split_as, np.outer: _outer,
-         runtime.setitem: _setitem, runtime.written: _at_index,
+         runtime.setitem: _setitem, indexing.added_at: _added_at,
+         indexing.subtracted_at: _added_at, builtins.copy_of: _copy,
+         runtime.written: _at_index,
          runtime.setitem_grad: _at_index, np.take: _take, indexing.take_grad: _take_grad,
          windows.window_sum: _window_sum, np.atleast_1d: _atleast, np.atleast_2d: _atleast,
          np.atleast_3d: _atleast}
