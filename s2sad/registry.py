@@ -595,6 +595,12 @@ def _partial_refused(p, location) -> MissingRuleError:
         extra = [k for k in p.keywords if k not in inspect.signature(p).parameters]
     except (TypeError, ValueError):
         extra = []
+    prim = lookup(canonical(p.func))
+    if prim is not None and (prim.bprop is not None or prim.bprop_factory is not None):
+        return MissingRuleError(
+            f"a functools.partial of {inner} that fixes positional arguments", location,
+            "s2sad reads a partial of a function with a derivative rule where it fixes "
+            "keywords only (functools.partial(np.sum, axis=0)); write a lambda for this one.")
     if _python_target(p.func) and extra:
         return MissingRuleError(
             f"a functools.partial of {inner} that fixes {', '.join(map(repr, extra))}, "

@@ -139,3 +139,26 @@ def test_a_partial_of_a_function_without_rule_or_source_is_refused_by_name():
 
 def test_a_partial_of_a_numpy_function_keeps_its_rule():
     np.testing.assert_array_equal(s2sad.grad(functools.partial(np.sum, axis=0))(W), np.ones(2))
+
+
+SUM0 = functools.partial(np.sum, axis=0)
+POWER2 = functools.partial(np.power, 2.0)
+
+
+def _sums_columns(x):
+    return np.sum(SUM0(x) ** 2)
+
+
+def _powers(x):
+    return np.sum(POWER2(x))
+
+
+def test_a_partial_of_a_numpy_function_called_inside_runs_its_rule():
+    check_grads(_sums_columns, (X,), order=2, modes=("rev", "fwd"))
+
+
+def test_a_partial_of_a_numpy_function_fixing_positional_arguments_is_refused_by_name():
+    with pytest.raises(MissingRuleError) as e:
+        s2sad.grad(_powers)(W)
+    assert "a functools.partial of power that fixes positional arguments" in str(e.value)
+    assert "test_partials.py" in str(e.value) and "write a lambda" in str(e.value)

@@ -265,6 +265,9 @@ def classify(obj, parsed, node, label=None) -> Target:
     prim = registry.lookup(obj)
     if prim is not None:
         return Target("prim", prim, named is not obj and _math_module(named))
+    if isinstance(obj, functools.partial) and not obj.args and \
+            registry.lookup(registry.canonical(obj.func)) is not None:
+        return Target("user", obj)      # partial(np.sum, axis=0): the rule's call (parse.py)
     if isinstance(obj, registry.Derived):
         return Target("user", obj)
     if isinstance(obj, types.FunctionType) and not library_function(obj):
