@@ -131,6 +131,12 @@ def bprop_subtracted_at(a, indices, b, out, dout):
     return (dout, None, -unbroadcast(dout[indices], b))
 
 
+@defbprop(np.bincount)
+def bprop_bincount(x, weights, out, dout, minlength=0):
+    # out[k] sums the weights where x == k: each weight's gradient is its bin's
+    return (None, dout[x])
+
+
 @defbprop(setitem)
 def bprop_setitem(x, index, value, out, dout):
     # the overwritten part of x gets no gradient; value gets what was written, summed
@@ -158,11 +164,13 @@ deflinear(setitem, args=(0, 2))
 deflinear(setitem_grad, args=(2,))
 deflinear(written, args=(0,))
 deflinear(added_at, subtracted_at, args=(0, 2))
+deflinear(np.bincount, args=(1,))
 
 # the index of a read or a write gets no gradient; one that depends on a differentiated
 # input is refused (np.r_[x, y] subscripts an object with data)
 defindex(operator.getitem, setitem, getitem_grad, setitem_grad, written, added_at,
          subtracted_at)
+defindex(np.bincount, args=(0,))
 
 # x[i] may be a view of x (a basic index): an in-place update of x while it is read
 # is refused

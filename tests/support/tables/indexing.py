@@ -94,6 +94,11 @@ ROWS = [
         also=(indexing.added_at,), id="added_at-tuple-broadcast"),
     Row(lambda a, b: indexing.subtracted_at(a, IDX, b), make=_case((4, 3), (4, 3)),
         also=(indexing.subtracted_at,), id="subtracted_at"),
+    # np.bincount: the weights summed per bin (a histogram's or a segment's sum)
+    Row(lambda w: np.bincount(IDX, weights=w), make=_case((4,)), also=(np.bincount,),
+        id="bincount-weights"),
+    Row(lambda w: np.bincount(IDX, w, minlength=6), make=_case((4,)), also=(np.bincount,),
+        id="bincount-minlength"),
 ]
 
 ROWS += [
