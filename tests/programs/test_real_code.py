@@ -9,6 +9,7 @@ as in a plain call.  What stays refused is refused by name at the user's line.
 
 import collections
 import dataclasses
+import enum
 import functools
 import operator
 
@@ -968,3 +969,46 @@ def test_item_real_imag_cumprod_take_repeat_and_digitize():
     _check(methods_and_parts, X)
     with pytest.raises(UnsupportedSyntaxError, match=r"the method `\.item\(\)`"):
         grad(lambda w: w.item(0) * 2.0)(X)
+
+
+# ---------------------------------------------------------------------------
+# a whole program written as its authors write them: an Enum picks the penalty, a mesh
+# assembled with np.add.at, a histogram by np.bincount, a reparameterized draw, and the
+# objective's data fixed with functools.partial for an optimizer
+# ---------------------------------------------------------------------------
+
+class Penalty(enum.Enum):
+    NONE = 0
+    SMOOTH = 1
+
+
+EDGES = np.array([[0, 1], [1, 2], [2, 0], [0, 1]])
+BINS = np.array([0, 1, 1, 2, 0, 2])
+
+
+def mesh_objective(x, target, noise_scale, penalty=Penalty.SMOOTH, seed=3):
+    rng = np.random.default_rng(seed)
+    force = np.zeros_like(x)
+    d = x[EDGES[:, 0]] - x[EDGES[:, 1]]
+    np.add.at(force, EDGES[:, 0], d)
+    np.subtract.at(force, EDGES[:, 1], d)
+    noisy = rng.normal(force, noise_scale)          # a draw whose mean is differentiated
+    hist = np.bincount(BINS, weights=np.concatenate([x, noisy]), minlength=3)
+    loss = np.sum((hist - target) ** 2)
+    if penalty is Penalty.SMOOTH:
+        loss = loss + 0.1 * np.sum(d ** 2)
+    return loss
+
+
+def test_a_mesh_objective_with_its_data_fixed_by_functools_partial():
+    target = np.array([0.5, -0.2, 0.1])
+    objective = functools.partial(mesh_objective, target=target, noise_scale=0.3)
+    x = np.array([0.2, -0.4, 0.9])
+    _check(objective, x)
+    value, g = value_and_grad(objective)(x)
+    assert value == mesh_objective(x, target, 0.3)
+    h = 1e-6
+    fd = [(objective(x + h * e) - objective(x - h * e)) / (2 * h) for e in np.eye(3)]
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+    _check(functools.partial(mesh_objective, target=target, noise_scale=0.3,
+                             penalty=Penalty.NONE), x)
