@@ -435,3 +435,52 @@ def test_refused_three_arg_min_with_key_on_builtins():
         return sum(x, start=1.0, extra=2)
     with pytest.raises(S2SADError):
         grad(f)(X)
+
+
+class _Layer:
+    def __init__(self):
+        self.params = {"W": None}
+        self.inputs = []
+
+    def set_params(self, W):
+        self.params["W"] = W
+
+    def set_params_whole(self, W):
+        params = self.params.copy()
+        params["W"] = W
+        self.params = params
+
+    def forward(self, x):
+        return np.tanh(x * self.params["W"])
+
+    def forward_kept(self, x):
+        self.inputs.append(x)            # kept for a hand-written backward pass
+        return self.forward(x)
+
+
+LAYER = _Layer()
+
+
+def test_an_item_of_an_attribute_written_is_refused_with_what_to_write():
+    def f(w, x):
+        LAYER.set_params(w)
+        return np.sum(LAYER.forward(x))
+    with pytest.raises(UnsupportedSyntaxError) as e:
+        grad(f)(0.5, X)
+    assert "assignment to an item of an attribute" in str(e.value)
+    assert "params = self.params.copy()" in str(e.value)
+
+    def g(w, x):             # what the message says to write
+        LAYER.set_params_whole(w)
+        return np.sum(LAYER.forward(x))
+    check_grads(g, (0.5, X), order=2, modes=("rev", "fwd"), wrt=0)
+
+
+def test_a_differentiated_value_appended_to_a_list_kept_outside_is_refused_by_name():
+    def f(w, x):
+        LAYER.set_params_whole(w)
+        return np.sum(LAYER.forward_kept(x * w))
+    with pytest.raises(UnsupportedSyntaxError) as e:
+        grad(f)(0.5, X)
+    assert "`.append()` of a differentiated value to a list kept outside" in str(e.value)
+    assert "test_constructs_syntax.py" in str(e.value)

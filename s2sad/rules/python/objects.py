@@ -87,6 +87,8 @@ def method_caller(name, string=False, effect=False):
 def _method_refusal(name):
     if name in DRAWS and name not in ("f", "power", "random", "bytes"):
         return draw_refusal(name)       # rng.gamma(k): a draw (rules/python/draws.py)
+    if name in ("append", "extend", "insert"):
+        return _kept_refusal(name)
 
     def refusal(src):
         return UnsupportedSyntaxError(
@@ -97,6 +99,18 @@ def _method_refusal(name):
             "reshape, round, squeeze, std, sum, swapaxes, trace, transpose, var; call the "
             "NumPy function instead (np.cumprod(x)), or call a method of an object s2sad "
             "can see (a global, an argument's class).")
+    return refusal
+
+
+def _kept_refusal(name):
+    def refusal(src):
+        return UnsupportedSyntaxError(
+            f"`.{name}()` of a differentiated value to a list kept outside the function "
+            f"(`self.cache.{name}(x)` on an object it reads)", src,
+            "The list would keep the value after the call, where no derivative can follow "
+            "it. Append to a list the function makes, and return it if the caller needs "
+            "it; an input kept for a hand-written backward pass is not needed: s2sad "
+            "writes the backward pass.")
     return refusal
 
 

@@ -181,6 +181,10 @@ def _check_target(t, refuse):
         if isinstance(t.value, gast.Name) or isinstance(t.value, gast.Subscript) and \
                 isinstance(t.value.value, gast.Name):
             return                          # x[i] = v, x[k][j] = v: new versions of x
+        if isinstance(t.value, gast.Attribute):
+            refuse(t, "assignment to an item of an attribute (`self.params['W'] = v`)",
+                   "Copy it, write the copy and set the attribute: `params = "
+                   "self.params.copy(); params['W'] = v; self.params = params`.")
         refuse(t, "assignment to an element of an element (`x[i][j] = ...`)",
                "Index once: x[i, j] = v.")
     if isinstance(t, gast.Attribute):
