@@ -354,11 +354,11 @@ def test_poisson_count_and_loc_are_refused():
 
 
 def norm_ppf(q):
-    return st.norm.ppf(q)
+    return st.t.ppf(q, 3.0)         # (norm.ppf is implemented: test_norm_quantiles_*)
 
 
 def frozen_ppf(q):
-    return st.norm(0.0, 1.0).ppf(q)
+    return st.t(3.0, 0.0, 1.0).ppf(q)
 
 
 def rayleigh_logpdf(x):
@@ -631,3 +631,37 @@ def test_censored_survival_fit_through_the_shape_of_gamma_logsf():
                     method="Nelder-Mead", options={"xatol": 1e-9, "fatol": 1e-11})
     np.testing.assert_allclose(r.x, slow.x, atol=1e-5)
     assert abs(np.exp(r.x[0]) - C.TRUE_SHAPE) < 0.3
+
+
+# -- norm.ppf and norm.isf: quantiles (inverse-transform sampling, copulas) -------------------
+
+Q_EDGES = np.array([-0.1, 0.0, 1e-300, 0.02, 0.5, 0.93, 1.0, 1.1, np.nan])
+
+
+@pytest.mark.parametrize("name", ["ppf", "isf"])
+def test_norm_quantiles_are_scipys_at_the_edges_and_bad_scales(name):
+    method = getattr(st.norm, name)
+    f = s2sad.value_and_grad(lambda q, loc, scale: method(q, loc, scale), wrt=0)
+    for loc, scale in ((LOC, SCALE), (LOC, -1.0), (LOC, 0.0), (-3.0, 40.0)):
+        ref = scipy_value(method, Q_EDGES, loc, scale)
+        with np.errstate(all="ignore"):
+            got, _ = f(Q_EDGES, loc, scale)
+        np.testing.assert_allclose(got, ref, rtol=1e-14, atol=0, err_msg=str((loc, scale)))
+    one, one_ref = f(0.3, LOC, SCALE)[0], method(0.3, LOC, SCALE)
+    assert type(one) is type(one_ref) and one == one_ref
+
+
+@pytest.mark.parametrize("name", ["ppf", "isf"])
+def test_norm_quantiles_derivatives(name):
+    method = getattr(st.norm, name)
+
+    def f(q, loc, scale):
+        return np.sum(method(q, loc, scale) ** 2)
+
+    q = np.array([0.03, 0.4, 0.88])
+    check_grads(f, (q, LOC, SCALE), order=2, modes=BOTH)
+    # dq: 1 / the density at the quantile, times scale (its sign flipped for isf)
+    sign = 1.0 if name == "ppf" else -1.0
+    x = method(q, LOC, SCALE)
+    g = s2sad.grad(lambda q: np.sum(method(q, LOC, SCALE)))(q)
+    np.testing.assert_allclose(g, sign / st.norm.pdf(x, LOC, SCALE), rtol=1e-10)

@@ -11,7 +11,7 @@ norm(loc, scale); d.logpdf(x)`` are ``norm.logpdf(x, loc, scale)``
 ======================  ==========================================  ======================
 distribution            methods                                     no derivative in
 ======================  ==========================================  ======================
-norm(loc, scale)        logpdf pdf cdf logcdf sf logsf
+norm(loc, scale)        logpdf pdf cdf logcdf sf logsf ppf isf
 t(df, loc, scale)       logpdf pdf cdf logcdf sf logsf
 gamma(a, loc, scale)    logpdf pdf cdf logcdf sf logsf
 beta(a, b, loc, scale)  logpdf pdf cdf logcdf sf logsf
@@ -42,7 +42,7 @@ Refused, by name, where a derivative would flow:
   has np.floor's derivative, 0, which is right between integers.
 * multivariate_normal with ``allow_singular=True`` (SciPy's pseudo-determinant of a
   rank-deficient cov; a ValueError), and every method or distribution not listed here
-  (``norm.ppf``: "the method `.ppf()` where a derivative would flow through it").
+  (``t.ppf``: "the method `.ppf()` where a derivative would flow through it").
 
 Values agree with SciPy's to about 1e-13 relative for moderate parameters.  beta's
 log B(a, b) is a gammaln sum where SciPy calls betaln; t's constant is a gammaln
@@ -161,6 +161,23 @@ if sc is not None:
 
 
 # -- norm ------------------------------------------------------------------------------------
+
+def norm_ppf(q, loc=0, scale=1):
+    """SciPy's ndtri(q) * scale + loc; nan outside 0 <= q <= 1 or at scale <= 0 (ndtri runs
+    at a stand-in there), -inf and inf at q = 0 and 1."""
+    q, loc, scale = np.asarray(q), np.asarray(loc), np.asarray(scale)
+    ok = np.logical_and(scale > 0, np.logical_and(q >= 0, q <= 1))
+    qs = cut(ok, q, 0.5)
+    return np.where(ok, sc.ndtri(qs) * np.where(scale > 0, scale, 1.0) + loc, np.nan)[()]
+
+
+def norm_isf(q, loc=0, scale=1):
+    """SciPy's -ndtri(q) * scale + loc (see norm_ppf)."""
+    q, loc, scale = np.asarray(q), np.asarray(loc), np.asarray(scale)
+    ok = np.logical_and(scale > 0, np.logical_and(q >= 0, q <= 1))
+    qs = cut(ok, q, 0.5)
+    return np.where(ok, -sc.ndtri(qs) * np.where(scale > 0, scale, 1.0) + loc, np.nan)[()]
+
 
 def norm_logpdf(x, loc=0, scale=1):
     x, loc, scale = np.asarray(x), np.asarray(loc), np.asarray(scale)
@@ -509,7 +526,8 @@ def dirichlet_pdf(x, alpha):
 _HELPERS = (standardized, finish, between, cut, density_inside, cdf_pieces, sf_pieces,
             log_pieces, t_cdf_at)
 _METHODS = {
-    "norm": (norm_logpdf, norm_pdf, norm_cdf, norm_logcdf, norm_sf, norm_logsf),
+    "norm": (norm_logpdf, norm_pdf, norm_cdf, norm_logcdf, norm_sf, norm_logsf, norm_ppf,
+             norm_isf),
     "t": (t_logpdf, t_pdf, t_cdf, t_logcdf, t_sf, t_logsf),
     "gamma": (gamma_logpdf, gamma_pdf, gamma_cdf, gamma_logcdf, gamma_sf, gamma_logsf),
     "beta": (beta_logpdf, beta_pdf, beta_cdf, beta_logcdf, beta_sf, beta_logsf),
