@@ -58,7 +58,10 @@ def test_campaign(checks, n, least):
 
 @pytest.mark.parametrize("name,source,args,check", REGRESSIONS, ids=[r[0][:3] for r in REGRESSIONS])
 def test_fuzz_regressions(name, source, args, check):
-    outcome = run_program(source, [], [check], seed=0, args=args, kink_filter=False)
+    # (a hang guard, as the campaigns': seed 501 #115 transforms at order 2 in about 14 s
+    # on an idle core, past run_program's default 20 s on a loaded one)
+    outcome = run_program(source, [], [check], seed=0, args=args, kink_filter=False,
+                          timeout=90.0)
     assert outcome.cls in ("ok", "refused"), f"{name}: {outcome}"
 
 
