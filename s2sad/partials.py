@@ -48,8 +48,6 @@ def _write(p):
     if any(k not in sig.parameters for k in p.keywords):
         return None                         # a keyword only **kwargs takes
     fixed = _fixed_names(p, inner, params)
-    if fixed is None:
-        return None
     taken = {q.name for q in params} | set(fixed)
     name = getattr(p.func, "__name__", "fn")
     name = name if name.isidentifier() and not keyword.iskeyword(name) else "fn"
@@ -58,7 +56,7 @@ def _write(p):
     env.update({q.name: q.default for q in params if q.default is not q.empty})
     head, call = [], list(fixed)
     for q in params:
-        head.append(_declared(q, head))
+        head.append(_declared(q))
         call.append(_passed(q))
     head = _with_markers(params, head)
     text = (f"def {name}({', '.join(head)}):\n"
@@ -80,8 +78,8 @@ def _write(p):
 
 
 def _fixed_names(p, inner, params):
-    """Names for the partial's fixed positional arguments, after the parameters they
-    fill (``X``), or None where they fill what cannot be named."""
+    """Names for the partial's fixed positional arguments: the parameters they fill
+    (``X``), ``arg2`` for one *args takes, made fresh against the signature's."""
     leading = [q for q in inner.parameters.values()
                if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)]
     taken = {q.name for q in params}
@@ -100,7 +98,7 @@ def _fresh(base, taken):
     return name
 
 
-def _declared(q, head):
+def _declared(q):
     """A parameter as the written def declares it (its default read from the global of
     the same name)."""
     star = {q.VAR_POSITIONAL: "*", q.VAR_KEYWORD: "**"}.get(q.kind, "")

@@ -162,3 +162,28 @@ def test_a_partial_of_a_numpy_function_fixing_positional_arguments_is_refused_by
         s2sad.grad(_powers)(W)
     assert "a functools.partial of power that fixes positional arguments" in str(e.value)
     assert "test_partials.py" in str(e.value) and "write a lambda" in str(e.value)
+
+
+class _Spring:
+    def __init__(self, k):
+        self.k = k
+
+    def force(self, x):
+        return -self.k * np.sin(x)
+
+
+def _energy(spring, x, scale=1.0):
+    return scale * np.sum(spring.force(x) ** 2)
+
+
+ENERGY = functools.partial(_energy, scale=0.5)
+
+
+def _through_the_partial(k, x):
+    return ENERGY(_Spring(k), x)          # an object built inside, passed through it
+
+
+def test_an_object_built_inside_passes_through_a_global_partial():
+    check_grads(_through_the_partial, (1.3, W), order=2, modes=("rev", "fwd"))
+    assert s2sad.value_and_grad(_through_the_partial)(1.3, W)[0] == \
+        _through_the_partial(1.3, W)

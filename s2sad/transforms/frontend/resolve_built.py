@@ -34,6 +34,7 @@ import weakref
 
 import gast
 
+from ... import registry
 from ...errors import UnsupportedSyntaxError
 from .parse import BUILT_LIST as LIST, BUILT_OBJECT as OBJ, MethodOf, parse
 from . import resolve_dataclasses as dataclasses_
@@ -828,6 +829,7 @@ class _Pass:
         ok, fn = self.rw.static(func, self.scope) if isinstance(func, (gast.Name,
                                                                      gast.Attribute)) \
             else (False, None)
+        fn = registry.source_of(fn) or fn if ok else fn     # partial(loss, X=X): partials.py
         if ok and objects.user_function(fn):
             return self.user_call(node, fn)
         if isinstance(func, gast.Name) and func.id == "len" and ok and fn is len and \

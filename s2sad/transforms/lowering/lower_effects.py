@@ -138,8 +138,8 @@ def _updated(low, call, s, helper):
     a = added_at(a, i, v): a new version of a, an update in place for the alias check
     (another name for a would see it in NumPy)."""
     args, kwargs = lower_builtins.arguments(low, call)
-    what = "np.fill_diagonal" if helper is filled_diagonal else \
-        f"np.{call.func.value.attr if isinstance(call.func.value, gast.Attribute) else 'add'}.at"
+    what = {filled_diagonal: "np.fill_diagonal", added_at: "np.add.at",
+            subtracted_at: "np.subtract.at"}[helper]
     if not isinstance(call.args[0] if call.args else None, gast.Name) or len(args) < 2:
         raise UnsupportedSyntaxError(
             f"`{what}(...)` of anything but a variable", low.loc(s),
