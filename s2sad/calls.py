@@ -13,6 +13,7 @@ import dis
 import functools
 import inspect
 import linecache
+import types
 from typing import Dict, Iterator, Optional, Tuple
 
 import numpy as np
@@ -21,7 +22,7 @@ from . import failures, ir, registry, runtime, scopes
 from .errors import (ArgumentError, CotangentError, Location, OptionError, S2SADError,
                      TangentError, UnsupportedSyntaxError)
 from .containers import flatten, is_record, rebuild
-from .ir.spec import Arg, Spec
+from .ir.spec import Arg, Passed, Spec
 from .runtime import list_append, make_dict, zeros_like_tree
 from .transforms.frontend import parse
 from .transforms.frontend.resolve_objects import plain_object
@@ -44,6 +45,10 @@ _FLOATS = (float, np.float64, np.float32)
 
 
 _NOT_DIFFERENTIABLE = (int, bool, str, type(None))
+
+# a function passed as an argument: its code calls it (ir.spec.Passed)
+_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, np.ufunc,
+              functools.partial, type(np.sum))
 
 # the spec's letters, as plain strings (call_spec is on every call's path)
 _ARRAY, _FLOAT, _CONSTANT, _CONTAINER, _DICT, _PLAIN_DICT, _DEFAULT = (
@@ -75,6 +80,10 @@ def call_spec(params, args, kwargs) -> str:
             continue
         if t is np.ndarray:
             out.append(_ARRAY if a.dtype.kind in "fc" else _CONSTANT)
+            continue
+        if t in _FUNCTIONS:
+            classes.append((i, Passed(a)))
+            out.append(_CONSTANT)
             continue
         if is_record(a):                 # a namedtuple or dataclass: its fields
             classes.append((i, t))      # (its methods are read for its class: ir/spec.Spec)
