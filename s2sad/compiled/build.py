@@ -12,6 +12,7 @@ NumPy code then gives the same result as without jit, or raises the user's error
 first time that happens for a module, one warning says why.
 """
 
+import dis
 import hashlib
 import importlib.util
 import os
@@ -21,6 +22,8 @@ import sys
 import tempfile
 import threading
 import time
+
+import numpy as np
 
 from .state import ACTIVE, warn
 
@@ -100,6 +103,23 @@ def _tupled(v):
     return tuple(map(_tupled, v)) if type(v) is list else v
 
 
+def _unread(fn, params) -> frozenset:
+    """The positions of the parameters fn's code never reads: a function passed there
+    (ir.spec.Passed: the code calls it as a free name) is given to Numba as None, which it
+    types, where it cannot type a Python function."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return frozenset()
+    read = {i.argval for i in dis.get_instructions(code)
+            if i.opname in ("LOAD_FAST", "LOAD_CLOSURE", "LOAD_DEREF", "DELETE_FAST")}
+    return frozenset(k for k, p in enumerate(params)
+                     if p not in read and p not in code.co_cellvars)
+
+
+def _callable_arg(v) -> bool:
+    return callable(v) and not isinstance(v, (type, np.ndarray))
+
+
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _TELLING = ("No implementation of function", "Cannot unify", "Use of unsupported",
             "Unknown attribute", "Invalid use of", "NameError", "Untyped global")
@@ -132,6 +152,7 @@ class Runner:
         self.numpy_function = numpy_function
         self.what = what            # "grad_f (generated from file.py:3)"
         self.params, self.defaults = lowered.params, lowered.defaults
+        self.unread = _unread(numpy_function, self.params)
         self.make_mixed, self.mixed = make_mixed, None      # compiled.MixedOnce
         self.why_not_whole = lowered.reason
         if lowered.reason is None:
@@ -184,10 +205,17 @@ class Runner:
             return self.numpy_function(*args)
         try:
             if self.hidden or self.whole and list in map(type, args):
-                return d(*map(_tupled, args), *map(_value, self.hidden))
-            return d(*args)
+                return d(*map(_tupled, self._typed(args)), *map(_value, self.hidden))
+            return d(*self._typed(args))
         except Exception as e:          # decided again by NumPy's code
             return self._numpy_after(e, args)
+
+    def _typed(self, args):
+        """args, a function the code never reads given as None (see _unread)."""
+        if not self.unread:
+            return args
+        return tuple(None if k in self.unread and _callable_arg(a) else a
+                     for k, a in enumerate(args))
 
     @property
     def whole(self) -> bool:
@@ -241,8 +269,9 @@ class Runner:
     def _compiled(self, args):
         try:
             if not self.whole or not self.hidden and list not in map(type, args):
-                return self.dispatcher(*args)
-            return self.dispatcher(*map(_tupled, args), *map(_value, self.hidden))
+                return self.dispatcher(*self._typed(args))
+            return self.dispatcher(*map(_tupled, self._typed(args)),
+                                   *map(_value, self.hidden))
         except Exception as e:
             return self._numpy_after(e, args)
 
