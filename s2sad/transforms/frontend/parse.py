@@ -84,6 +84,8 @@ class Parsed:
     # what tells a recursive call from a call of the same code on another object: for a
     # bound method, (its code, id of its object); None: the function's code alone
     frame: Any = None
+    # the kind of the object the function returns (MethodOf.returns), or None
+    returns: Any = None
 
     def location(self, node) -> Location:
         if self.call_site is not None:
@@ -232,6 +234,9 @@ class MethodOf:
     # parameters the call passes an object (or a list of them) held at transform time,
     # made free names that hold it: ((name, Held(value)), ...)  (resolve_values.py)
     held: tuple = ()
+    # the kind of the object fn returns, where its call's result is read as one
+    # (resolve_returns.py): its `return`s give that object, a dict
+    returns: Any = None
 
 
 class Held:
@@ -311,6 +316,7 @@ def _method(fn, spec):
             # and of its layers) is another frame: inlined, not a recursive call
             parsed.frame = (getattr(parsed.fn, "__code__", None), fn.cls, fn.objects)
             parsed.objects = dict(fn.objects)
+            parsed.returns = fn.returns
             if fn.new:
                 _constructor(parsed, fn.cls)
             for name, held in fn.held:

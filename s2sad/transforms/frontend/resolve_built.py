@@ -6,6 +6,8 @@ differentiated code, kept as dicts of their attributes.  Rewrites, one line each
     m.a  (m such an object)    =>  m["a"]     (a class constant: its value; a property: its getter)
     m.a = v, m.a += v      =>  m["a"] = v, m["a"] += v     (the dict machinery: exact aliasing)
     m.f(x), m(x)           =>  F(m, x), F = MethodOf(C, C.f or C.__call__, objects=...)
+    v = m.f(x), m + n, -m  =>  v holds the object f (__add__, __neg__) returns, where it
+                               returns one (resolve_returns.py)
     super().f(x), B.f(self, x)  =>  the base class's method, the same way
     g(m, x)  (g the user's)    =>  G(m, x), G = MethodOf(None, g, objects=(("m", ...),))
     [C(...) for ...], self.layers = [...], for layer in self.layers:  lists of such objects
@@ -37,39 +39,17 @@ import gast
 from ... import registry
 from ...errors import UnsupportedSyntaxError
 from .parse import BUILT_LIST as LIST, BUILT_OBJECT as OBJ, MethodOf, parse
+from . import class_members as members_
 from . import resolve_dataclasses as dataclasses_
 from . import resolve_factories as factories
 from . import resolve_members as members
 from . import resolve_objects as objects
+from . import resolve_returns as returns
 from .scopes import local_names
 
 _FORBIDDEN = ("__slots__", "__new__", "__getattr__", "__getattribute__", "__setattr__",
               "__delattr__", "__init_subclass__", "__class_getitem__", "__set_name__")
-_INSPECTING = {"isinstance", "type", "id", "getattr", "setattr", "hasattr", "delattr",
-               "vars", "print", "repr", "str", "dir", "super", "hash", "issubclass",
-               "callable", "format"}
 _eligible = weakref.WeakKeyDictionary()
-_nodes = weakref.WeakKeyDictionary()     # a method -> its tree (read, never changed)
-
-
-def _method_node(fn):
-    node = _nodes.get(fn)
-    if node is None:
-        node = _nodes[fn] = parse(fn).node
-    return node
-
-
-def _methods(cls):
-    """(defining class, name, function) for the user's functions in cls's classes (a
-    dataclass's __init__ as source, resolve_dataclasses.py; not the other functions
-    dataclasses wrote)."""
-    for k in cls.__mro__[:-1]:
-        for name, raw in vars(k).items():
-            f = raw.fget if isinstance(raw, property) else raw
-            if dataclasses_.generated(k, f):
-                f = dataclasses_.init_of(k) if name == "__init__" else None
-            if objects.user_function(f):
-                yield k, name, f
 
 
 def init_of(cls):
@@ -111,42 +91,14 @@ def _check(cls) -> bool:
         return False
     if any(dataclasses.is_dataclass(k) and k.__dataclass_params__.frozen
            for k in mro[:-1]) and any(f is not (init and init[1]) for stores in
-                                      _attr_stores(cls).values() for f, _ in stores):
+                                      members_.attr_stores(cls).values() for f, _ in stores):
         return False        # a frozen dataclass whose methods set attributes: Python raises
     try:
-        for _, _, f in _methods(cls):
-            if not _self_uses_ok(_method_node(f)):
+        for _, _, f in members_.methods(cls):
+            if not members_.self_uses_ok(members_.method_node(f)):
                 return False
     except Exception:       # no source
         return False
-    return True
-
-
-def _self_uses_ok(node) -> bool:
-    a = node.args
-    params = a.posonlyargs + a.args
-    if not params or not isinstance(node, gast.FunctionDef):
-        return not params
-    s = params[0].id
-    parents = {}
-    for n in gast.walk(node):
-        for c in gast.iter_child_nodes(n):
-            parents[id(c)] = n
-    for n in gast.walk(node):
-        if not (isinstance(n, gast.Name) and n.id == s) or isinstance(n.ctx, gast.Param):
-            continue
-        if not isinstance(n.ctx, gast.Load):
-            return False
-        p = parents.get(id(n))
-        if isinstance(p, gast.Attribute) and p.value is n:
-            if p.attr.startswith("__") and p.attr.endswith("__") and \
-                    p.attr != "__post_init__":      # (a dataclass's __init__ calls it)
-                return False
-        elif isinstance(p, gast.Call) and (p.func is n or n in p.args):
-            if n in p.args and isinstance(p.func, gast.Name) and p.func.id in _INSPECTING:
-                return False
-        else:
-            return False
     return True
 
 
@@ -180,6 +132,17 @@ def rewrite(rw, parsed, passed=None):
             continue        # the objects stay real ones (the arguments records), as before
         root.body = trial.body
         return
+
+
+def _pairs(target, value):
+    """[(target, value)] for `a, b = x, y` (names or attributes, and a tuple or list of
+    as many values); else []."""
+    if isinstance(target, (gast.Tuple, gast.List)) and \
+            isinstance(value, (gast.Tuple, gast.List)) and \
+            len(target.elts) == len(value.elts) and \
+            all(isinstance(x, (gast.Name, gast.Attribute)) for x in target.elts):
+        return list(zip(target.elts, value.elts))
+    return []
 
 
 def _made_class(rw, call, scope):
@@ -228,6 +191,9 @@ class _Pass:
         self.scope = _Locals(root)
         self.fixed = dict(parsed.objects) if method_of is None else dict(method_of)
         self.env = self._kinds()
+        # the returns of a method whose result is an object (MethodOf.returns)
+        self.own_returns = list(returns.own_returns(root)) if \
+            getattr(parsed, "returns", None) and method_of is None else []
 
     # -- kinds -------------------------------------------------------------------------
     def _stores(self):
@@ -243,6 +209,10 @@ class _Pass:
                 for t in n.targets:
                     if isinstance(t, gast.Name) and len(n.targets) == 1:
                         out.append((t.id, "value", n.value))
+                    elif len(n.targets) == 1 and _pairs(t, n.value):
+                        out += [(x.id, "value", v) if isinstance(x, gast.Name) else
+                                (x.value.id, "store", None) if isinstance(x.value, gast.Name)
+                                else (None, "store", None) for x, v in _pairs(t, n.value)]
                     else:
                         out += [(x.id, "other", None) for x in gast.walk(t)
                                 if isinstance(x, gast.Name) and isinstance(x.ctx, gast.Store)]
@@ -288,30 +258,42 @@ class _Pass:
         bound = {name for name, how, _ in stores if how != "append"} | set(self.fixed)
         stores = [st for st in stores if st[1] != "append" or st[0] in bound]
         self.env = dict(self.fixed)
-        for _ in range(8):
-            found = {}
-            for name, how, e in stores:
-                if name in self.fixed or how == "store":
-                    continue
-                if how == "value":
-                    k = self.kind(e)
-                elif how == "iter":
-                    k = self.kind(e[1] if isinstance(e, tuple) else e)
-                    k = element(k) if isinstance(k, tuple) and k[0] == LIST and k[1] else None
-                elif how == "append":
-                    k = self.kind(e)
-                    if not (isinstance(k, tuple) and k[0] == OBJ):
-                        continue
-                    k = list_of(k)
-                else:
-                    k = None
-                found[name] = _join(found[name], k) if name in found else k
-            new = dict(self.fixed)
-            new.update({n: k for n, k in found.items() if k is not None})
-            if new == self.env:
-                break
-            self.env = new
+        # first leniently: a call or an operator whose kind is not known yet may give an
+        # object once the names it reads are known (x = x + dt * v in a loop); then
+        # strictly, where a value bound to a name that holds an object is a conflict
+        for lenient in (True, False):
+            for _ in range(8):
+                new = self._round(stores, lenient)
+                if new == self.env:
+                    break
+                self.env = new
         return self.env
+
+    def _round(self, stores, lenient):
+        """The kinds of the names, read once more from their stores."""
+        found = {}
+        for name, how, e in stores:
+            if name in self.fixed or how == "store":
+                continue
+            if how == "value":
+                k = self.kind(e)
+                if k is None and lenient and isinstance(e, (gast.BinOp, gast.UnaryOp,
+                                                            gast.Call)):
+                    continue
+            elif how == "iter":
+                k = self.kind(e[1] if isinstance(e, tuple) else e)
+                k = element(k) if isinstance(k, tuple) and k[0] == LIST and k[1] else None
+            elif how == "append":
+                k = self.kind(e)
+                if not (isinstance(k, tuple) and k[0] == OBJ):
+                    continue
+                k = list_of(k)
+            else:
+                k = None
+            found[name] = _join(found[name], k) if name in found else k
+        new = dict(self.fixed)
+        new.update({n: k for n, k in found.items() if k is not None})
+        return new
 
     def kind(self, e):
         """("obj", C), ("list", C) (C None: an empty list), "conflict", or None."""
@@ -322,8 +304,11 @@ class _Pass:
             replaced = self.replaced_kind(e)
             if replaced is not None:
                 return replaced
-            cls = _made_class(self.rw, e, self.scope)
-            return self.made_kind(e, cls) if cls is not None else None
+            cls = self.made_class(e)
+            return self.made_kind(e, cls) if cls is not None else self.returned(e)
+        if isinstance(e, (gast.BinOp, gast.UnaryOp)):
+            call = self.operator(e)
+            return self.returned(call) if call is not None else None
         if isinstance(e, gast.Attribute):
             k = self.kind(e.value)
             if k is not None and k[0] == OBJ:
@@ -352,8 +337,36 @@ class _Pass:
         the functions its attributes hold where they are known now (resolve_members.py)."""
         found = init_of(cls)
         funcs = () if found is None else members.functions_at(
-            self.rw, self.scope, call, found[1], _method_node(found[1]), _attr_stores(cls))
+            self.rw, self.scope, call, found[1], members_.method_node(found[1]), members_.attr_stores(cls))
         return (OBJ, cls, funcs) if funcs else (OBJ, cls)
+
+    def made_class(self, call):
+        """The class whose object call makes: C(...), or type(m)(...), m.__class__(...) of
+        an object m built inside; None for another call."""
+        cls = _made_class(self.rw, call, self.scope)
+        if cls is not None:
+            return cls
+        of = returns.class_read(call.func, lambda f: self.rw.static(f, self.scope)[1])
+        k = self.kind(of) if of is not None else None
+        return k[1] if isinstance(k, tuple) and k[0] == OBJ else None
+
+    def returned(self, call):
+        """The kind of the object a call m.f(x) or m(x) returns, m an object built inside
+        (resolve_returns.py); None where its result is a value."""
+        func = call.func
+        k, name = (self.kind(func.value), func.attr) if isinstance(func, gast.Attribute) \
+            else (self.kind(func), "__call__")
+        if not (isinstance(k, tuple) and k[0] == OBJ) or name in members_.attr_stores(k[1]):
+            return None
+        found = objects.method_of(k[1], name)
+        return self.returns_of(k[1], found[1]) if found and found[0] == "self" else None
+
+    def returns_of(self, cls, fn):
+        return returns.returned_kind(fn, members_.method_node(fn), cls, eligible)
+
+    def operator(self, e):
+        """The method call an operator on objects built inside means, or None."""
+        return returns.operator_call(e, self.kind, self.refuse)
 
     def replaced_kind(self, call):
         """The kind of dataclasses.replace(m, ...) of an object m of a known kind (or a
@@ -436,6 +449,14 @@ class _Pass:
             return [st]
         self.refuse_attribute_append(st)
         if isinstance(st, gast.Return):
+            if st in self.own_returns and st.value is not None:
+                k = self.kind(st.value)     # (a method whose call reads it as an object)
+                if not (isinstance(k, tuple) and k[:2] == self.parsed.returns[:2]):
+                    self.fail(st, "a method that returns an object of the class "
+                                  f"{self.parsed.returns[1].__name__} here, and another "
+                                  "value elsewhere")
+                st.value = self.typed(st.value)
+                return [st]
             st.value = self.expr(st.value, "returned") if st.value is not None else None
             return [st]
         if isinstance(st, gast.Delete):
@@ -477,6 +498,10 @@ class _Pass:
                 else:
                     st.target = new
                 return [st]
+        if len(targets) == 1 and _pairs(t, st.value):     # a, b = C(x), C(y)
+            st.value.elts = [self.value_as(v, *self.wanted(x)) for x, v in _pairs(t, st.value)]
+            t.elts = [self.target(x) for x in t.elts]
+            return [st]
         st.value = self.expr(st.value, "unpacked or stored where s2sad cannot follow it")
         new = [self.target(x) for x in targets]
         if isinstance(st, gast.Assign):
@@ -484,6 +509,18 @@ class _Pass:
         else:
             st.target = new[0]
         return [st]
+
+    def wanted(self, t):
+        """(the kind a store to target t wants, where it is refused): a name's, or an
+        attribute's of an object built inside."""
+        if isinstance(t, gast.Name):
+            want = self.env.get(t.id)
+            return want if isinstance(want, tuple) else None, \
+                f"bound to `{t.id}`, which holds other values too"
+        k = self.kind(t.value)
+        want = attr_kind(self.rw, k[1], t.attr) if k is not None and k[0] == OBJ else None
+        return want if isinstance(want, tuple) else None, \
+            f"stored in `.{t.attr}`, which holds other values too"
 
     def refuse_attribute_append(self, st):
         """self.layers.append(v): refused (a list held in an attribute)."""
@@ -558,7 +595,7 @@ class _Pass:
                          "(`layers[0].W = ...`, `net.layer.W = ...`)",
                       "Set it in a method of the object (`self.W = ...`), or through a "
                       "name that holds it.")
-        raw = _class_attribute(cls, t.attr)
+        raw = members_.class_attribute(cls, t.attr)
         if t.attr.startswith("__") and t.attr.endswith("__") or \
                 isinstance(raw, (property, staticmethod, classmethod, types.FunctionType)):
             self.fail(t, f"setting `.{t.attr}` of an object of the class {cls.__name__} built "
@@ -571,6 +608,8 @@ class _Pass:
         """The rewrite of an expression of a known kind, where such a value may go."""
         if isinstance(e, gast.Call):
             return self.call(e)
+        if isinstance(e, (gast.BinOp, gast.UnaryOp)):
+            return self.call(self.operator(e))
         if isinstance(e, gast.Attribute):
             return self.read(e)
         if isinstance(e, gast.Subscript):
@@ -610,6 +649,9 @@ class _Pass:
             return e
         if isinstance(e, gast.Call):
             return self.call(e)
+        call = self.operator(e) if isinstance(e, (gast.BinOp, gast.UnaryOp)) else None
+        if call is not None:            # a + b of objects: a.__add__(b)
+            return self.call(call)
         if isinstance(e, (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)):
             e.generators = [self.comprehension(g) for g in e.generators]
             if isinstance(e, gast.DictComp):
@@ -636,7 +678,7 @@ class _Pass:
         held = held_functions(k).get(e.attr)
         if held is not None:            # m.act, a function known where m is made
             return gast.fix_missing_locations(gast.copy_location(self.cell(held, e.attr), e))
-        raw = _class_attribute(cls, e.attr)
+        raw = members_.class_attribute(cls, e.attr)
         if isinstance(raw, property):
             if not objects.user_function(raw.fget):
                 self.fail(e, f"the property `.{e.attr}` of {cls.__name__}, not written in "
@@ -645,12 +687,12 @@ class _Pass:
             new = gast.Call(self.cell(fn, f"{cls.__name__}_{e.attr}"), [self.typed(e.value)],
                             [])
             return gast.fix_missing_locations(gast.copy_location(new, e))
-        function = raw is not _MISSING and (callable(raw) or hasattr(raw, "__get__"))
+        function = raw is not members_.MISSING and (callable(raw) or hasattr(raw, "__get__"))
         if function and e.attr not in stored_attrs(self.rw, cls):
             self.fail(e, f"the method `.{e.attr}` of an object of the class "
                          f"{cls.__name__} built inside the differentiated function, "
                          "used without calling it", "Call it: m.f(x).")
-        if raw is not _MISSING and not function and \
+        if raw is not members_.MISSING and not function and \
                 e.attr not in dataclasses_.always_set(cls):
             # the class's value, unless the object set its own (in a method, or where the
             # code sets m.a): m.get("a", the class's)
@@ -695,6 +737,9 @@ class _Pass:
         if replaced is not None:        # dataclasses.replace(m, a=v): C(a=v, b=m.b, ...)
             new = members.replaced_call(self.refuse, self.rw.cell, node, replaced[1])
             return self.new_call(new, replaced[1])
+        cls = self.made_class(node)
+        if cls is not None:
+            return self.new_call(node, cls)
         if isinstance(func, gast.Attribute):
             k = self.kind(func.value)
             if k is not None and k[0] == OBJ:
@@ -712,15 +757,15 @@ class _Pass:
         k = self.kind(func)
         if k is not None:
             return self.object_call(node, func, k)
-        cls = _made_class(self.rw, node, self.scope)
-        if cls is not None:
-            return self.new_call(node, cls)
         return self.other_call(node, func)
 
-    def _inlined(self, node, cls, fn, k, self_arg, hint):
-        """node as a call of method fn of cls, inlined with self = self_arg (a dict)."""
+    def _inlined(self, node, cls, fn, k, self_arg, hint, result=False):
+        """node as a call of method fn of cls, inlined with self = self_arg (a dict);
+        result: its call's result is read as the object it returns, where it returns one
+        (the kind says so: resolve_returns.py)."""
         kinds = self.arguments(fn, node, k)
-        new = self.cell(MethodOf(cls, fn, kinds), hint)
+        made = self.returns_of(cls, fn) if result else None
+        new = self.cell(MethodOf(cls, fn, kinds, returns=made), hint)
         node.func = gast.fix_missing_locations(gast.copy_location(new, node))
         node.args = [self_arg] + node.args
         return node
@@ -739,7 +784,7 @@ class _Pass:
             node.func = self.cell(fn, func.attr)
             return self.user_call(node, fn)
         return self._inlined(node, cls, fn, k, self.typed(func.value),
-                             f"{cls.__name__}_{func.attr}")
+                             f"{cls.__name__}_{func.attr}", result=True)
 
     def held_call(self, node, func, k):
         """m.act(z), m.act a function held in an attribute, known where m is made:
@@ -793,7 +838,8 @@ class _Pass:
         if found is None or found[0] != "self":
             self.fail(node, f"calling an object of the class {cls.__name__}, which has no "
                             "`__call__` written in Python")
-        return self._inlined(node, cls, found[1], k, self.typed(func), f"{cls.__name__}_call")
+        return self._inlined(node, cls, found[1], k, self.typed(func), f"{cls.__name__}_call",
+                             result=True)
 
     def new_call(self, node, cls):
         """C(a, b): __init__'s body made a function that returns the dict it fills."""
@@ -810,7 +856,7 @@ class _Pass:
             made = members.compiled(self.rw, self.scope, e) if isinstance(e, gast.Lambda) \
                 else None
             if made is None and isinstance(e, gast.Lambda):
-                members.refuse_kept(self.refuse, node, fn, _attr_stores(cls), e, cls)
+                members.refuse_kept(self.refuse, node, fn, members_.attr_stores(cls), e, cls)
             if made is not None:
                 held = gast.fix_missing_locations(gast.copy_location(
                     self.cell(made, "lambda"), e))
@@ -899,51 +945,8 @@ def _self_kinds(fn, k):
     return ((fn.__code__.co_varnames[0], k),)
 
 
-_MISSING = object()
-
-
-def _class_attribute(cls, name):
-    for k in cls.__mro__:
-        if name in vars(k):
-            return vars(k)[name]
-    return _MISSING
-
-
-_stored_cache = weakref.WeakKeyDictionary()
 _attr_kinds = weakref.WeakKeyDictionary()    # class -> {attribute: its kind}
 _busy = set()          # (class, attribute) pairs being worked out (a class that holds itself)
-
-
-def _attr_stores(cls):
-    """attribute -> [(method function, value expression or ("append", e))] for each
-    self.a = e (self.a.append(e)) in cls's methods."""
-    found = _stored_cache.get(cls)
-    if found is not None:
-        return found
-    found = {}
-    for _, _, f in _methods(cls):
-        node = _method_node(f)
-        params = node.args.posonlyargs + node.args.args
-        if not params:
-            continue
-        s = params[0].id
-        for n in gast.walk(node):
-            targets = n.targets if isinstance(n, gast.Assign) else \
-                [n.target] if isinstance(n, (gast.AugAssign, gast.AnnAssign)) else []
-            for t in targets:
-                for x in gast.walk(t):
-                    if isinstance(x, gast.Attribute) and isinstance(x.value, gast.Name) and \
-                            x.value.id == s and isinstance(x.ctx, gast.Store):
-                        value = n.value if x is t and isinstance(n, (gast.Assign,
-                                                                     gast.AnnAssign)) else None
-                        found.setdefault(x.attr, []).append((f, value))
-            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
-                    n.func.attr == "append" and isinstance(n.func.value, gast.Attribute) and \
-                    isinstance(n.func.value.value, gast.Name) and n.func.value.value.id == s \
-                    and len(n.args) == 1:
-                found.setdefault(n.func.value.attr, []).append((f, ("append", n.args[0])))
-    _stored_cache[cls] = found
-    return found
 
 
 def _same(node, value, original):
@@ -957,7 +960,7 @@ def _same(node, value, original):
 
 
 def stored_attrs(rw, cls):
-    return _attr_stores(cls)
+    return members_.attr_stores(cls)
 
 
 def attr_kind(rw, cls, attr):
@@ -972,12 +975,12 @@ def attr_kind(rw, cls, attr):
     _busy.add(key)
     try:
         out, first = None, True
-        for f, value in _attr_stores(cls).get(attr, []):
+        for f, value in members_.attr_stores(cls).get(attr, []):
             mp = parse(f)
             node = mp.node
             s = (node.args.posonlyargs + node.args.args)[0].id
             p = _Pass(type(rw)(mp), mp, node, {s: (OBJ, cls)})
-            value = _same(node, value, _method_node(f))
+            value = _same(node, value, members_.method_node(f))
             if isinstance(value, tuple):
                 k = p.kind(value[1])
                 if not (isinstance(k, tuple) and k[0] == OBJ):
