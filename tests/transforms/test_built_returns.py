@@ -159,3 +159,23 @@ def test_a_class_without_the_operator_is_refused():
     with pytest.raises(S2SADError) as e:
         s2sad.grad(no_operator)(W)
     assert "test_built_returns.py" in str(e.value)
+
+
+class Mixed:
+    def __init__(self, x):
+        self.x = x
+
+    def step(self, k):
+        if k > 1:
+            return Mixed(self.x * k)
+        return self.x
+
+
+def mixed_returns(w):
+    return np.sum(Mixed(w).step(2.0).x)
+
+
+def test_a_method_returning_an_object_or_a_value_is_refused_by_name():
+    with pytest.raises(S2SADError, match="the method `step` of Mixed, which returns an "
+                                         "object of a class in one place"):
+        s2sad.grad(mixed_returns)(W)

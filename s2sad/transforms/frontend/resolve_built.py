@@ -135,8 +135,7 @@ def rewrite(rw, parsed, passed=None):
 
 
 def _pairs(target, value):
-    """[(target, value)] for `a, b = x, y` (names or attributes, and a tuple or list of
-    as many values); else []."""
+    """[(target, value)] for `a, b = x, y` (names or attributes); else []."""
     if isinstance(target, (gast.Tuple, gast.List)) and \
             isinstance(value, (gast.Tuple, gast.List)) and \
             len(target.elts) == len(value.elts) and \
@@ -341,8 +340,7 @@ class _Pass:
         return (OBJ, cls, funcs) if funcs else (OBJ, cls)
 
     def made_class(self, call):
-        """The class whose object call makes: C(...), or type(m)(...), m.__class__(...) of
-        an object m built inside; None for another call."""
+        """The class of C(...), type(m)(...), m.__class__(...) (m built inside), or None."""
         cls = _made_class(self.rw, call, self.scope)
         if cls is not None:
             return cls
@@ -351,8 +349,7 @@ class _Pass:
         return k[1] if isinstance(k, tuple) and k[0] == OBJ else None
 
     def returned(self, call):
-        """The kind of the object a call m.f(x) or m(x) returns, m an object built inside
-        (resolve_returns.py); None where its result is a value."""
+        """The kind of the object m.f(x) or m(x) returns (m built inside), or None."""
         func = call.func
         k, name = (self.kind(func.value), func.attr) if isinstance(func, gast.Attribute) \
             else (self.kind(func), "__call__")
@@ -361,11 +358,16 @@ class _Pass:
         found = objects.method_of(k[1], name)
         return self.returns_of(k[1], found[1]) if found and found[0] == "self" else None
 
-    def returns_of(self, cls, fn):
-        return returns.returned_kind(fn, members_.method_node(fn), cls, eligible)
+    def returns_of(self, cls, fn, node=None):
+        """The kind of the object method fn of cls returns (refused at node where it is
+        "mixed"); None where it returns a value."""
+        k = returns.returned_kind(fn, members_.method_node(fn), cls, eligible)
+        if k == "mixed" and node is not None:
+            self.refuse(node, f"the method `{fn.__name__}` of {cls.__name__}, which returns "
+                              "an object of a class in one place and another value elsewhere")
+        return k if isinstance(k, tuple) else None
 
-    def operator(self, e):
-        """The method call an operator on objects built inside means, or None."""
+    def operator(self, e):      # a + b of objects: a.__add__(b), or None
         return returns.operator_call(e, self.kind, self.refuse)
 
     def replaced_kind(self, call):
@@ -764,7 +766,7 @@ class _Pass:
         result: its call's result is read as the object it returns, where it returns one
         (the kind says so: resolve_returns.py)."""
         kinds = self.arguments(fn, node, k)
-        made = self.returns_of(cls, fn) if result else None
+        made = self.returns_of(cls, fn, node) if result else None
         new = self.cell(MethodOf(cls, fn, kinds, returns=made), hint)
         node.func = gast.fix_missing_locations(gast.copy_location(new, node))
         node.args = [self_arg] + node.args

@@ -69,19 +69,16 @@ def _call(obj, name, args, at):
 def returned_kind(fn, node, cls, eligible):
     """(OBJ, C) where each `return` of method fn (node: its tree; cls: the class of its
     self) gives a new object of one class C that qualifies (eligible(C)) or self; None
-    where any gives something else, or none returns."""
+    where none does; "mixed" where some do and others give something else."""
     params = node.args.posonlyargs + node.args.args
     if not params or isinstance(node, gast.Lambda):
         return None
-    me = params[0].id
-    bound = local_names(node)
-    found = set()
-    for r in own_returns(node):
-        c = _returned_class(fn, r.value, me, cls, bound)
-        if c is None or not eligible(c):
-            return None
-        found.add(c)
-    return (OBJ, found.pop()) if len(found) == 1 else None
+    me, bound = params[0].id, local_names(node)
+    found = [_returned_class(fn, r.value, me, cls, bound) for r in own_returns(node)]
+    made = {c for c in found if c is not None and eligible(c)}
+    if not made:
+        return None
+    return (OBJ, made.pop()) if len(made) == 1 and len(made) == len(set(found)) else "mixed"
 
 
 def own_returns(node):
