@@ -240,6 +240,18 @@ class RealCodeStatements:
                    "    def step(self, a):\n"
                    "        self.h = np.tanh(self.h * 0.5 + a * self.w)\n        return self.h\n")
         self.piece("use_layer", "def use_layer(m, a):\n    return m(a) * m.w + m.c\n")
+        self.piece("Vec", "class Vec:\n"
+                   "    def __init__(self, x):\n        self.x = x\n\n"
+                   "    def __add__(self, o):\n        return Vec(self.x + o.x)\n\n"
+                   "    def __sub__(self, o):\n        return Vec(self.x - o.x)\n\n"
+                   "    def __rmul__(self, s):\n        return Vec(s * self.x)\n\n"
+                   "    def __neg__(self):\n        return Vec(-self.x)\n\n"
+                   "    def dot(self, o):\n        return np.sum(self.x * o.x)\n\n"
+                   "    def scaled(self, k):\n        return type(self)(self.x * k)\n")
+        self.piece("Pair", "class Pair:\n"
+                   "    def __init__(self, first, second):\n"
+                   "        self.first, self.second = first, second\n\n"
+                   "    def __call__(self, a):\n        return self.second(self.first(a))\n")
 
     def s_itertools(self, scope, indent, nest, loop):
         """A loop over itertools' tuples of a vector's items (pairs of particles), or over
@@ -270,12 +282,14 @@ class RealCodeStatements:
     def s_built_object(self, scope, indent, nest, loop):
         """Objects of the user's classes built inside f from differentiated values: a layer
         called, a list of layers looped over, a cell stepped in a loop, an object passed to
-        a function (resolve_built.py)."""
+        a function, vectors added and scaled by operators their class defines (also stepped
+        in a loop), a pair keeping two layers (resolve_built.py, resolve_returns.py)."""
         self.layer_classes()
         t = self.rng.choice(["f", "v"])
         w, c, r = self.e("f", scope, 1), self.e("f", scope, 1), self.name("r")
         x = self.e(t, scope, 2)
-        form = self.rng.choice(["call", "list", "cell", "passed", "factory"])
+        form = self.rng.choice(["call", "list", "cell", "passed", "factory", "operators",
+                                "stepped", "kept"])
         if form == "call":
             m = self.name("layer")
             lines = [f"{m} = Layer({w}, {c})", f"{r} = {m}({x}) + {m}.w"]
@@ -291,6 +305,20 @@ class RealCodeStatements:
             lines = [f"{m} = Cell({w})", f"{r} = {x}",
                      f"for {i} in range(2):", f"    {r} = {m}.step({r})",
                      f"{r} = {r} + {m}.h"]
+        elif form == "operators":       # methods and operators that return objects
+            p, q = self.name("p"), self.name("q")
+            lines = [f"{p}, {q} = Vec({x}), Vec({self.e(t, scope, 1)})",
+                     f"{r} = (0.5 * ({p} + {q}) - (-{q}).scaled({w})).dot({p})"]
+            t = "f"
+        elif form == "stepped":         # a state of objects stepped with operators
+            p, q, i = self.name("p"), self.name("q"), self.name("i")
+            lines = [f"{p}, {q} = Vec({x}), Vec({x} * 0.0)", f"for {i} in range(3):",
+                     f"    {q} = {q} + {w} * {p}", f"    {p} = {p} - 0.1 * {q}",
+                     f"{r} = {p}.dot({q}) + {p}.dot({p})"]
+            t = "f"
+        elif form == "kept":            # an object keeping the objects it was passed
+            m = self.name("pair")
+            lines = [f"{m} = Pair(Layer({w}, {c}), Layer({c} * 0.5, {w}))", f"{r} = {m}({x})"]
         else:
             m = self.name("layer")
             lines = [f"{m} = Layer({w}, {c})", f"{r} = use_layer({m}, {x})"]

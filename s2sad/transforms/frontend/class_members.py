@@ -124,3 +124,69 @@ def _paired(target, value, x):
             if t is x:
                 return v
     return None
+
+
+def init_of(cls):
+    """("self", the __init__ cls's objects run) where it is the user's Python (a
+    dataclass's as source), else None."""
+    made = dataclasses_.init_of(cls)
+    return ("self", made) if made is not None else objects.method_of(cls, "__init__")
+
+
+def init_fn(cls):
+    """The function cls's objects run as __init__ (the user's), or None."""
+    found = init_of(cls)
+    return found[1] if found is not None else None
+
+
+def kept_as_passed(cls, init):
+    """{attribute: parameter} for the attributes of cls that only its __init__ sets, once,
+    to one of its parameters as passed (`self.k1 = k1`), a parameter it never binds again:
+    such an attribute holds what the constructor call passes (an object or a list of
+    objects built inside: passed_kinds)."""
+    node = method_node(init)
+    a = node.args
+    params = {p.id for p in (a.posonlyargs + a.args)[1:] + a.kwonlyargs}
+    rebound = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and
+               isinstance(n.ctx, (gast.Store, gast.Del))}
+    out = {}
+    for attr, stores in attr_stores(cls).items():
+        if len(stores) == 1 and stores[0][0] is init and \
+                isinstance(stores[0][1], gast.Name) and stores[0][1].id in params and \
+                stores[0][1].id not in rebound:
+            out[attr] = stores[0][1].id
+    return out
+
+
+def passed_kinds(cls, init, call, kind_of):
+    """((attribute, kind), ...) for the attributes of cls kept as passed (kept_as_passed)
+    to which the constructor call passes an object or a list of objects of known kind."""
+    code = init.__code__
+    positional = code.co_varnames[1:code.co_argcount]
+    given = dict(zip(positional, call.args))
+    if any(isinstance(x, gast.Starred) for x in call.args):
+        return ()
+    given.update({kw.arg: kw.value for kw in call.keywords if kw.arg is not None})
+    out = []
+    for attr, p in sorted(kept_as_passed(cls, init).items()):
+        k = kind_of(given[p]) if p in given else None
+        if isinstance(k, tuple) and k[1] is not None:
+            out.append((attr, k))
+    return tuple(out)
+
+
+def call_kinds(fn, call, kind_of, first):
+    """{parameter: kind} for the parameters of method fn that call (its self of kind first)
+    passes an object or a list of objects built inside."""
+    code = fn.__code__
+    positional = code.co_varnames[:code.co_argcount]
+    out = {positional[0]: first}
+    if any(isinstance(x, gast.Starred) for x in call.args):
+        return out
+    given = list(zip(positional[1:], call.args)) + \
+        [(kw.arg, kw.value) for kw in call.keywords if kw.arg in code.co_varnames]
+    for p, e in given:
+        k = kind_of(e)
+        if isinstance(k, tuple) and k[1] is not None:
+            out[p] = k
+    return out

@@ -8,6 +8,8 @@ differentiated code, kept as dicts of their attributes.  Rewrites, one line each
     m.f(x), m(x)           =>  F(m, x), F = MethodOf(C, C.f or C.__call__, objects=...)
     v = m.f(x), m + n, -m  =>  v holds the object f (__add__, __neg__) returns, where it
                                returns one (resolve_returns.py)
+    Sum(k1, k2), Seq(layers)   =>  the objects or lists its __init__ keeps as passed
+                               (self.k1 = k1) are known where it is made (kinds.py)
     super().f(x), B.f(self, x)  =>  the base class's method, the same way
     g(m, x)  (g the user's)    =>  G(m, x), G = MethodOf(None, g, objects=(("m", ...),))
     [C(...) for ...], self.layers = [...], for layer in self.layers:  lists of such objects
@@ -40,6 +42,7 @@ from ... import registry
 from ...errors import UnsupportedSyntaxError
 from .parse import BUILT_LIST as LIST, BUILT_OBJECT as OBJ, MethodOf, parse
 from . import class_members as members_
+from . import kinds as kinds_
 from . import resolve_dataclasses as dataclasses_
 from . import resolve_factories as factories
 from . import resolve_members as members
@@ -50,13 +53,6 @@ from .scopes import local_names
 _FORBIDDEN = ("__slots__", "__new__", "__getattr__", "__getattribute__", "__setattr__",
               "__delattr__", "__init_subclass__", "__class_getitem__", "__set_name__")
 _eligible = weakref.WeakKeyDictionary()
-
-
-def init_of(cls):
-    """("self", the __init__ cls's objects run) where it is the user's Python (a
-    dataclass's as source), else None."""
-    made = dataclasses_.init_of(cls)
-    return ("self", made) if made is not None else objects.method_of(cls, "__init__")
 
 
 def eligible(cls) -> bool:
@@ -85,7 +81,7 @@ def _check(cls) -> bool:
         return False
     if dataclasses_.init_owner(cls) is not None and dataclasses_.init_of(cls) is None:
         return False        # a dataclass whose __init__ s2sad does not write
-    init = init_of(cls)
+    init = members_.init_of(cls)
     if init is None and cls.__init__ is not object.__init__ or \
             init is not None and init[0] != "self":
         return False
@@ -134,16 +130,6 @@ def rewrite(rw, parsed, passed=None):
         return
 
 
-def _pairs(target, value):
-    """[(target, value)] for `a, b = x, y` (names or attributes); else []."""
-    if isinstance(target, (gast.Tuple, gast.List)) and \
-            isinstance(value, (gast.Tuple, gast.List)) and \
-            len(target.elts) == len(value.elts) and \
-            all(isinstance(x, (gast.Name, gast.Attribute)) for x in target.elts):
-        return list(zip(target.elts, value.elts))
-    return []
-
-
 def _made_class(rw, call, scope):
     if not isinstance(call.func, (gast.Name, gast.Attribute)):
         return None
@@ -154,32 +140,6 @@ def _made_class(rw, call, scope):
 class Refused(UnsupportedSyntaxError):
     """A refusal that stands whatever the objects become (Python itself raises there, or
     no other reading is right): rewrite's trials pass it on."""
-
-
-def element(k):
-    """The kind of an item of a list of kind k."""
-    return (OBJ,) + tuple(k[1:])
-
-
-def list_of(k):
-    """The kind of a list of objects of kind k."""
-    return (LIST,) + tuple(k[1:])
-
-
-def held_functions(k) -> dict:
-    """{attribute: function} for the attributes of objects of kind k that hold a function
-    known when the code is transformed (made_kind)."""
-    return dict(k[2]) if k is not None and len(k) > 2 else {}
-
-
-def _join(a, b):
-    if a is None or b is None:
-        return "conflict" if a != b else None
-    if a == b:
-        return a
-    if a[0] == b[0] == LIST and (a[1] is None or b[1] is None):
-        return a if b[1] is None else b
-    return "conflict"
 
 
 class _Pass:
@@ -208,10 +168,11 @@ class _Pass:
                 for t in n.targets:
                     if isinstance(t, gast.Name) and len(n.targets) == 1:
                         out.append((t.id, "value", n.value))
-                    elif len(n.targets) == 1 and _pairs(t, n.value):
+                    elif len(n.targets) == 1 and kinds_.pairs(t, n.value):
                         out += [(x.id, "value", v) if isinstance(x, gast.Name) else
                                 (x.value.id, "store", None) if isinstance(x.value, gast.Name)
-                                else (None, "store", None) for x, v in _pairs(t, n.value)]
+                                else (None, "store", None)
+                                for x, v in kinds_.pairs(t, n.value)]
                     else:
                         out += [(x.id, "other", None) for x in gast.walk(t)
                                 if isinstance(x, gast.Name) and isinstance(x.ctx, gast.Store)]
@@ -281,15 +242,15 @@ class _Pass:
                     continue
             elif how == "iter":
                 k = self.kind(e[1] if isinstance(e, tuple) else e)
-                k = element(k) if isinstance(k, tuple) and k[0] == LIST and k[1] else None
+                k = kinds_.element(k) if isinstance(k, tuple) and k[0] == LIST and k[1] else None
             elif how == "append":
                 k = self.kind(e)
                 if not (isinstance(k, tuple) and k[0] == OBJ):
                     continue
-                k = list_of(k)
+                k = kinds_.list_of(k)
             else:
                 k = None
-            found[name] = _join(found[name], k) if name in found else k
+            found[name] = kinds_.join(found[name], k) if name in found else k
         new = dict(self.fixed)
         new.update({n: k for n, k in found.items() if k is not None})
         return new
@@ -312,32 +273,35 @@ class _Pass:
             k = self.kind(e.value)
             if k is not None and k[0] == OBJ:
                 a = attr_kind(self.rw, k[1], e.attr)
-                return a if isinstance(a, tuple) else None
+                return a if isinstance(a, tuple) else \
+                    kinds_.kept_kind(k, e.attr) if a is None else None
             return None
         if isinstance(e, gast.Subscript):
             k = self.kind(e.value)
             if k is not None and k[0] == LIST and k[1] is not None:
-                return k if isinstance(e.slice, gast.Slice) else element(k)
+                return k if isinstance(e.slice, gast.Slice) else kinds_.element(k)
             return None
         if isinstance(e, (gast.List, gast.Tuple)):
             if not e.elts:
                 return (LIST, None) if isinstance(e, gast.List) else None
             ks = [self.kind(x) for x in e.elts]
             if all(k is not None and k[0] == OBJ and k == ks[0] for k in ks):
-                return list_of(ks[0])
+                return kinds_.list_of(ks[0])
             return None
         if isinstance(e, gast.ListComp):
             k = self.kind(e.elt)
-            return list_of(k) if k is not None and k[0] == OBJ else None
+            return kinds_.list_of(k) if k is not None and k[0] == OBJ else None
         return None
 
     def made_kind(self, call, cls):
         """The kind of the object call (a constructor call of cls) makes: ("obj", cls), with
-        the functions its attributes hold where they are known now (resolve_members.py)."""
-        found = init_of(cls)
+        the functions its attributes hold where they are known now (resolve_members.py) and
+        the kinds of the objects its __init__ keeps as they are passed (class_members.py)."""
+        found = members_.init_of(cls)
         funcs = () if found is None else members.functions_at(
             self.rw, self.scope, call, found[1], members_.method_node(found[1]), members_.attr_stores(cls))
-        return (OBJ, cls, funcs) if funcs else (OBJ, cls)
+        held = () if found is None else members_.passed_kinds(cls, found[1], call, self.kind)
+        return (OBJ, cls, funcs, held) if held else (OBJ, cls, funcs) if funcs else (OBJ, cls)
 
     def made_class(self, call):
         """The class of C(...), type(m)(...), m.__class__(...) (m built inside), or None."""
@@ -356,16 +320,20 @@ class _Pass:
         if not (isinstance(k, tuple) and k[0] == OBJ) or name in members_.attr_stores(k[1]):
             return None
         found = objects.method_of(k[1], name)
-        return self.returns_of(k[1], found[1]) if found and found[0] == "self" else None
+        return self.returns_of(k, found[1], call) if found and found[0] == "self" else None
 
-    def returns_of(self, cls, fn, node=None):
-        """The kind of the object method fn of cls returns (refused at node where it is
-        "mixed"); None where it returns a value."""
-        k = returns.returned_kind(fn, members_.method_node(fn), cls, eligible)
-        if k == "mixed" and node is not None:
-            self.refuse(node, f"the method `{fn.__name__}` of {cls.__name__}, which returns "
+    def returns_of(self, k, fn, call, refuse=False):
+        """The kind of the object method fn returns, called with self of kind k by call
+        (the objects it keeps as they are passed, read with its arguments' kinds); None
+        where it returns a value; refused where it returns one in some places only."""
+        r = returns.returned_kind(fn, members_.method_node(fn), k[1], eligible)
+        if r == "mixed" and refuse:
+            self.refuse(call, f"the method `{fn.__name__}` of {k[1].__name__}, which returns "
                               "an object of a class in one place and another value elsewhere")
-        return k if isinstance(k, tuple) else None
+        if not isinstance(r, tuple):
+            return None
+        fixed = members_.call_kinds(fn, call, self.kind, k)
+        return _returned(self.rw, fn, tuple(sorted(fixed.items()))) or r
 
     def operator(self, e):      # a + b of objects: a.__add__(b), or None
         return returns.operator_call(e, self.kind, self.refuse)
@@ -383,7 +351,7 @@ class _Pass:
         if k is None or k[0] != OBJ:
             return None
         given = {kw.arg: kw.value for kw in parts[1]}
-        funcs = {a: f for a, f in held_functions(k).items() if a not in given}
+        funcs = {a: f for a, f in kinds_.held_functions(k).items() if a not in given}
         funcs.update({a: f for a, f in ((a, members.function_value(self.rw, self.scope, v))
                                         for a, v in given.items()) if f is not None})
         funcs = tuple(sorted(funcs.items(), key=lambda p: p[0]))
@@ -490,18 +458,18 @@ class _Pass:
         if len(targets) == 1 and isinstance(t, gast.Attribute):
             k = self.kind(t.value)
             if k is not None and k[0] == OBJ:
-                want = attr_kind(self.rw, k[1], t.attr)
-                st.value = self.value_as(st.value, want if isinstance(want, tuple)
-                                         else None, f"stored in `.{t.attr}`, which holds "
-                                         "other values too")
+                st.value = self.value_as(st.value, self.attr_wanted(k, t.attr, st.value),
+                                         f"stored in `.{t.attr}`, which holds other values "
+                                         "too")
                 new = self.store_attr(t)
                 if isinstance(st, gast.Assign):
                     st.targets = [new]
                 else:
                     st.target = new
                 return [st]
-        if len(targets) == 1 and _pairs(t, st.value):     # a, b = C(x), C(y)
-            st.value.elts = [self.value_as(v, *self.wanted(x)) for x, v in _pairs(t, st.value)]
+        if len(targets) == 1 and kinds_.pairs(t, st.value):     # a, b = C(x), C(y)
+            st.value.elts = [self.value_as(v, *self.wanted(x, v))
+                             for x, v in kinds_.pairs(t, st.value)]
             t.elts = [self.target(x) for x in t.elts]
             return [st]
         st.value = self.expr(st.value, "unpacked or stored where s2sad cannot follow it")
@@ -512,17 +480,25 @@ class _Pass:
             st.target = new[0]
         return [st]
 
-    def wanted(self, t):
+    def wanted(self, t, value):
         """(the kind a store to target t wants, where it is refused): a name's, or an
         attribute's of an object built inside."""
         if isinstance(t, gast.Name):
             want = self.env.get(t.id)
             return want if isinstance(want, tuple) else None, \
                 f"bound to `{t.id}`, which holds other values too"
-        k = self.kind(t.value)
-        want = attr_kind(self.rw, k[1], t.attr) if k is not None and k[0] == OBJ else None
-        return want if isinstance(want, tuple) else None, \
+        return self.attr_wanted(self.kind(t.value), t.attr, value), \
             f"stored in `.{t.attr}`, which holds other values too"
+
+    def attr_wanted(self, k, attr, value=None):
+        """The kind a store to .attr of an object of kind k wants: the class's, or in its
+        __init__, the kind of an object it keeps as passed (class_members.passed_kinds)."""
+        want = attr_kind(self.rw, k[1], attr) if k is not None and k[0] == OBJ else None
+        if want is None and k is not None and k[0] == OBJ and value is not None and \
+                self.parsed.fn is members_.init_fn(k[1]) and \
+                attr in members_.kept_as_passed(k[1], self.parsed.fn):
+            return self.kind(value)
+        return want if isinstance(want, tuple) else None
 
     def refuse_attribute_append(self, st):
         """self.layers.append(v): refused (a list held in an attribute)."""
@@ -533,7 +509,7 @@ class _Pass:
                 self.kind(call.func.value)[0] == LIST and len(call.args) == 1 and \
                 not call.keywords:
             k, ka = self.kind(call.func.value), self.kind(call.args[0])
-            if k[1] is not None and ka != element(k):
+            if k[1] is not None and ka != kinds_.element(k):
                 self.fail(call, f"appending another value to a list of objects of the class "
                                 f"{k[1].__name__} built inside the differentiated function")
             self.fail(call, "appending to a list held in an attribute of an object built "
@@ -677,7 +653,7 @@ class _Pass:
         if e.attr.startswith("__") and e.attr.endswith("__"):
             self.fail(e, f"reading `.{e.attr}` of an object of the class {cls.__name__} built "
                          "inside the differentiated function")
-        held = held_functions(k).get(e.attr)
+        held = kinds_.held_functions(k).get(e.attr)
         if held is not None:            # m.act, a function known where m is made
             return gast.fix_missing_locations(gast.copy_location(self.cell(held, e.attr), e))
         raw = members_.class_attribute(cls, e.attr)
@@ -766,7 +742,7 @@ class _Pass:
         result: its call's result is read as the object it returns, where it returns one
         (the kind says so: resolve_returns.py)."""
         kinds = self.arguments(fn, node, k)
-        made = self.returns_of(cls, fn, node) if result else None
+        made = self.returns_of(k, fn, node, refuse=True) if result else None
         new = self.cell(MethodOf(cls, fn, kinds, returns=made), hint)
         node.func = gast.fix_missing_locations(gast.copy_location(new, node))
         node.args = [self_arg] + node.args
@@ -791,7 +767,9 @@ class _Pass:
     def held_call(self, node, func, k):
         """m.act(z), m.act a function held in an attribute, known where m is made:
         ACT(z), ACT that function (resolve_members.py)."""
-        fn = held_functions(k).get(func.attr)
+        fn = kinds_.held_functions(k).get(func.attr)
+        if fn is None and self.kind(func) is not None:     # self.k1(X): an object's call
+            return self.object_call(node, func, self.kind(func))
         if fn is None:
             self.fail(func, f"calling the attribute `.{func.attr}` of an object of the class "
                             f"{k[1].__name__} built inside the differentiated function, "
@@ -811,7 +789,7 @@ class _Pass:
         if func.attr != "append" or len(node.args) != 1 or node.keywords:
             self.refuse_value(func.value, k, f"changed with `.{func.attr}()`")
         ka = self.kind(node.args[0])
-        if k[1] is not None and ka != element(k):
+        if k[1] is not None and ka != kinds_.element(k):
             self.fail(node, f"appending another value to a list of objects of the "
                             f"class {k[1].__name__} built inside the differentiated "
                             "function")
@@ -846,7 +824,7 @@ class _Pass:
     def new_call(self, node, cls):
         """C(a, b): __init__'s body made a function that returns the dict it fills."""
         at = lambda new: gast.fix_missing_locations(gast.copy_location(new, node))  # noqa
-        found = init_of(cls)
+        found = members_.init_of(cls)
         if found is None:
             if node.args or node.keywords:
                 self.fail(node, f"{cls.__name__}() takes no arguments")
@@ -987,10 +965,10 @@ def attr_kind(rw, cls, attr):
                 k = p.kind(value[1])
                 if not (isinstance(k, tuple) and k[0] == OBJ):
                     continue
-                k = list_of(k)
+                k = kinds_.list_of(k)
             else:
                 k = p.kind(value) if value is not None else None
-            out = k if first else _join(out, k)
+            out = k if first else kinds_.join(out, k)
             first = False
         if out == (LIST, None):
             out = None
@@ -998,3 +976,19 @@ def attr_kind(rw, cls, attr):
         _busy.discard(key)
     known[attr] = out
     return out
+
+
+_full_returns = weakref.WeakKeyDictionary()     # method -> {its parameters' kinds: kind}
+
+
+def _returned(rw, fn, fixed):
+    """The kind of what each return of method fn gives, its parameters of the kinds fixed,
+    where they agree (an object keeping the objects passed to its constructor), or None."""
+    known = _full_returns.setdefault(fn, {})
+    if fixed not in known:
+        known[fixed] = None             # (a method whose kind needs its own: None)
+        mp = parse(fn)
+        p = _Pass(type(rw)(mp), mp, mp.node, dict(fixed))
+        found = {p.kind(r.value) for r in returns.own_returns(mp.node)}
+        known[fixed] = found.pop() if len(found) == 1 else None
+    return known[fixed]
