@@ -1012,3 +1012,61 @@ def test_a_mesh_objective_with_its_data_fixed_by_functools_partial():
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
     _check(functools.partial(mesh_objective, target=target, noise_scale=0.3,
                              penalty=Penalty.NONE), x)
+
+
+# -- an orbit fit written with a vector class and the force law passed in ---------------
+class Vec2:
+    """A 2-d vector of a physics course: operators return new vectors."""
+
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def __add__(self, other):
+        return Vec2(self.x + other.x, self.y + other.y)
+
+    def __sub__(self, other):
+        return Vec2(self.x - other.x, self.y - other.y)
+
+    def __rmul__(self, k):
+        return Vec2(k * self.x, k * self.y)
+
+    def __neg__(self):
+        return Vec2(-self.x, -self.y)
+
+    def norm(self):
+        return np.sqrt(self.x ** 2 + self.y ** 2)
+
+
+def gravity(r, gm):
+    return -(gm / r.norm() ** 3) * r
+
+
+def spring_force(r, k):
+    return -k * r
+
+
+def orbit_misfit(params, force, steps=20, dt=0.05):
+    """Velocity Verlet from (1, 0) with velocity (0, v0) under force(r, strength); the
+    squared distance of the end point from (0, 1)."""
+    strength, v0 = params[0], params[1]
+    r, v = Vec2(1.0, 0.0), Vec2(0.0, v0)
+    a = force(r, strength)
+    for _ in range(steps):
+        r = r + dt * v + (0.5 * dt * dt) * a
+        a_new = force(r, strength)
+        v = v + (0.5 * dt) * (a + a_new)
+        a = a_new
+    miss = r - Vec2(0.0, 1.0)
+    return miss.norm() ** 2
+
+
+@pytest.mark.parametrize("force", [gravity, spring_force])
+def test_an_orbit_fit_with_a_vector_class_and_the_force_law_passed_in(force):
+    p = np.array([1.2, 0.9])
+    check_grads(orbit_misfit, (p, force), order=2, modes=("rev", "fwd"), wrt=0)
+    value, g = value_and_grad(orbit_misfit)(p, force)
+    assert value == pytest.approx(orbit_misfit(p, force), rel=1e-14)
+    h = 1e-6
+    fd = [(orbit_misfit(p + h * e, force) - orbit_misfit(p - h * e, force)) / (2 * h)
+          for e in np.eye(2)]
+    np.testing.assert_allclose(g, fd, rtol=1e-6)

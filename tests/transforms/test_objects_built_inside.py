@@ -199,13 +199,28 @@ def refused_isinstance(W, x):
     return helper_isinstance(Checked(W), x)
 
 
-def helper_returns(m):
-    return m                                   # REFUSED-returned
+def helper_returns(m, first=True):
+    if first:
+        return m                               # REFUSED-returned
+    return 0.0                  # (an object here, a number there: s2sad cannot follow)
 
 
 def refused_return(W, x):
     m = helper_returns(Checked(W))
     return np.sum(m.out(x))
+
+
+def helper_gives_back(m):
+    return m
+
+
+def object_given_back(W, x):
+    m = helper_gives_back(Checked(W))
+    return np.sum(m.out(x))
+
+
+def test_a_function_that_gives_back_the_object_it_is_passed():
+    check_grads(object_given_back, (W1, X), order=2, modes=("rev", "fwd"))
 
 
 class Escapes:

@@ -176,14 +176,14 @@ def passed_kinds(cls, init, call, kind_of):
 
 
 def call_kinds(fn, call, kind_of, first):
-    """{parameter: kind} for the parameters of method fn that call (its self of kind first)
-    passes an object or a list of objects built inside."""
+    """{parameter: kind} for the parameters of fn that call passes an object or a list of
+    objects built inside (first: the kind of a method's self, or None for a function)."""
     code = fn.__code__
     positional = code.co_varnames[:code.co_argcount]
-    out = {positional[0]: first}
+    out = {} if first is None else {positional[0]: first}
     if any(isinstance(x, gast.Starred) for x in call.args):
         return out
-    given = list(zip(positional[1:], call.args)) + \
+    given = list(zip(positional[0 if first is None else 1:], call.args)) + \
         [(kw.arg, kw.value) for kw in call.keywords if kw.arg in code.co_varnames]
     for p, e in given:
         k = kind_of(e)

@@ -25,6 +25,7 @@ import gast
 from ... import generated
 from ...ir.spec import classes_of
 from .parse import BUILT_OBJECT as OBJ
+from . import class_members as members_
 from . import resolve_built as built
 from . import resolve_dataclasses as dataclasses_
 from . import resolve_objects as objects
@@ -65,7 +66,7 @@ def readable(cls) -> bool:
     fields = {f.name for f in dataclasses.fields(cls)}
     return owner is not None and all(
         attr in fields and all(f in made for f, _ in stores)
-        for attr, stores in built.stored_attrs(None, cls).items())
+        for attr, stores in members_.attr_stores(cls).items())
 
 
 def _bound_again(root):

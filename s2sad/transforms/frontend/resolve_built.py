@@ -318,14 +318,23 @@ class _Pass:
         k, name = (self.kind(func.value), func.attr) if isinstance(func, gast.Attribute) \
             else (self.kind(func), "__call__")
         if not (isinstance(k, tuple) and k[0] == OBJ) or name in members_.attr_stores(k[1]):
-            return None
+            fn = self.user_fn(call.func)        # f(r, k) of the user's, given an object
+            fixed = fn and tuple(sorted(members_.call_kinds(fn, call, self.kind, None).items()))
+            return _returned(self.rw, fn, fixed) if fixed else None
         found = objects.method_of(k[1], name)
         return self.returns_of(k, found[1], call) if found and found[0] == "self" else None
 
+    def user_fn(self, func):
+        """The user's function func names (a partial's written function too), or None."""
+        ok, fn = self.rw.static(func, self.scope) if isinstance(
+            func, (gast.Name, gast.Attribute)) else (False, None)
+        fn = registry.source_of(fn) or fn if ok else fn     # partial(loss, X=X): partials.py
+        return fn if ok and objects.user_function(fn) else None
+
     def returns_of(self, k, fn, call, refuse=False):
-        """The kind of the object method fn returns, called with self of kind k by call
-        (the objects it keeps as they are passed, read with its arguments' kinds); None
-        where it returns a value; refused where it returns one in some places only."""
+        """The kind of the object method fn returns (self of kind k, its other arguments'
+        kinds as call passes them); None for a value; refused where only some returns give
+        an object."""
         r = returns.returned_kind(fn, members_.method_node(fn), k[1], eligible)
         if r == "mixed" and refuse:
             self.refuse(call, f"the method `{fn.__name__}` of {k[1].__name__}, which returns "
@@ -666,7 +675,7 @@ class _Pass:
                             [])
             return gast.fix_missing_locations(gast.copy_location(new, e))
         function = raw is not members_.MISSING and (callable(raw) or hasattr(raw, "__get__"))
-        if function and e.attr not in stored_attrs(self.rw, cls):
+        if function and e.attr not in members_.attr_stores(cls):
             self.fail(e, f"the method `.{e.attr}` of an object of the class "
                          f"{cls.__name__} built inside the differentiated function, "
                          "used without calling it", "Call it: m.f(x).")
@@ -751,7 +760,7 @@ class _Pass:
     def method_call(self, node, func, k):
         """m.f(x), m an object built inside: F(m, x)."""
         cls = k[1]
-        if func.attr in stored_attrs(self.rw, cls):
+        if func.attr in members_.attr_stores(cls):
             return self.held_call(node, func, k)
         found = objects.method_of(cls, func.attr)
         if found is None:
@@ -852,12 +861,10 @@ class _Pass:
     def other_call(self, node, func):
         """Any other call: a function of the user's, len() of a list of objects, or a
         call where no object built inside may go."""
-        ok, fn = self.rw.static(func, self.scope) if isinstance(func, (gast.Name,
-                                                                     gast.Attribute)) \
-            else (False, None)
-        fn = registry.source_of(fn) or fn if ok else fn     # partial(loss, X=X): partials.py
-        if ok and objects.user_function(fn):
+        fn = self.user_fn(func)
+        if fn is not None:
             return self.user_call(node, fn)
+        ok, fn = self.rw.static(func, self.scope) if isinstance(func, gast.Name) else (0, 0)
         if isinstance(func, gast.Name) and func.id == "len" and ok and fn is len and \
                 len(node.args) == 1 and self.kind(node.args[0]) is not None and \
                 self.kind(node.args[0])[0] == LIST:
@@ -878,7 +885,8 @@ class _Pass:
                 kw.value = self.expr(kw.value)
             return node
         kinds = self.arguments(fn, node)
-        new = self.cell(MethodOf(None, fn, kinds), getattr(fn, "__name__", "f"))
+        new = self.cell(MethodOf(None, fn, kinds, returns=_returned(self.rw, fn, kinds)),
+                        getattr(fn, "__name__", "f"))
         node.func = gast.fix_missing_locations(gast.copy_location(new, node.func))
         return node
 
@@ -939,10 +947,6 @@ def _same(node, value, original):
     return ("append", found) if isinstance(value, tuple) else found
 
 
-def stored_attrs(rw, cls):
-    return members_.attr_stores(cls)
-
-
 def attr_kind(rw, cls, attr):
     """The kind of what cls's methods store in self.attr: ("obj", C), ("list", C),
     "conflict" (objects and other values), or None."""
@@ -978,12 +982,11 @@ def attr_kind(rw, cls, attr):
     return out
 
 
-_full_returns = weakref.WeakKeyDictionary()     # method -> {its parameters' kinds: kind}
+_full_returns = weakref.WeakKeyDictionary()     # function -> {its parameters' kinds: kind}
 
 
 def _returned(rw, fn, fixed):
-    """The kind of what each return of method fn gives, its parameters of the kinds fixed,
-    where they agree (an object keeping the objects passed to its constructor), or None."""
+    """The kind each return of fn gives, its parameters of the kinds fixed, or None."""
     known = _full_returns.setdefault(fn, {})
     if fixed not in known:
         known[fixed] = None             # (a method whose kind needs its own: None)

@@ -36,7 +36,7 @@ class _Default:
 def functions_at(rw, scope, call, init, init_node, stores) -> tuple:
     """(("act", fn), ...), sorted, for the attributes the object call makes holds a function
     known now (see the module docstring); init: the __init__ the call runs, init_node its
-    tree, stores: the class's attribute stores (resolve_built.stored_attrs)."""
+    tree, stores: the class's attribute stores (class_members.attr_stores)."""
     bound = _bound(call, init)
     if bound is None:
         return ()
