@@ -403,12 +403,18 @@ def passed_in(k, rhs=decay):
 
 @pytest.mark.parametrize("f,args,words", [
     (full_output, (), "odeint with full_output="), (events, (), "solve_ivp with events="),
-    (dense, (), "solve_ivp with dense_output="),
-    (passed_in, (decay,), "this right-hand side")])     # a function passed when it runs
+    (dense, (), "solve_ivp with dense_output=")])
 def test_what_is_not_modelled_is_refused_at_the_call(f, args, words):
     with pytest.raises(s2sad.UnsupportedSyntaxError) as e:
         s2sad.grad(f)(0.5, *args)
     assert words in str(e.value) and "test_scipy_integrate.py" in str(e.value)
+
+
+def test_a_right_hand_side_passed_as_an_argument_is_known():
+    # the call passes the function: its code is made for it (ir.spec.Passed)
+    check_grads(passed_in, (0.5, decay), order=1, modes=("rev",), rtol=1e-5, wrt=0)
+    np.testing.assert_allclose(s2sad.grad(passed_in)(0.5, decay),
+                               s2sad.grad(passed_in)(0.5), rtol=1e-12)
 
 
 def test_a_right_hand_side_left_to_its_default_is_known():
