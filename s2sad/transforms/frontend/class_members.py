@@ -6,7 +6,7 @@ import weakref
 
 import gast
 
-from .parse import parse
+from .parse import BUILT_OBJECT as OBJ, parse
 from . import resolve_dataclasses as dataclasses_
 from . import resolve_objects as objects
 from . import resolve_returns as returns
@@ -161,18 +161,9 @@ def kept_as_passed(cls, init):
 def passed_kinds(cls, init, call, kind_of):
     """((attribute, kind), ...) for the attributes of cls kept as passed (kept_as_passed)
     to which the constructor call passes an object or a list of objects of known kind."""
-    code = init.__code__
-    positional = code.co_varnames[1:code.co_argcount]
-    given = dict(zip(positional, call.args))
-    if any(isinstance(x, gast.Starred) for x in call.args):
-        return ()
-    given.update({kw.arg: kw.value for kw in call.keywords if kw.arg is not None})
-    out = []
-    for attr, p in sorted(kept_as_passed(cls, init).items()):
-        k = kind_of(given[p]) if p in given else None
-        if isinstance(k, tuple) and k[1] is not None:
-            out.append((attr, k))
-    return tuple(out)
+    given = call_kinds(init, call, kind_of, (OBJ, cls))
+    return tuple((attr, given[p]) for attr, p in sorted(kept_as_passed(cls, init).items())
+                 if p in given)
 
 
 def call_kinds(fn, call, kind_of, first):

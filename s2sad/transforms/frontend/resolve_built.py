@@ -331,18 +331,19 @@ class _Pass:
         fn = registry.source_of(fn) or fn if ok else fn     # partial(loss, X=X): partials.py
         return fn if ok and objects.user_function(fn) else None
 
-    def returns_of(self, k, fn, call, refuse=False):
-        """The kind of the object method fn returns (self of kind k, its other arguments'
-        kinds as call passes them); None for a value; refused where only some returns give
-        an object."""
+    def returns_of(self, k, fn, call, fixed=None):
+        """The kind of the object method fn returns (self of kind k, its parameters' kinds
+        fixed, else as call passes them); None for a value; refused where only some
+        returns give an object (where the call is rewritten: fixed given)."""
         r = returns.returned_kind(fn, members_.method_node(fn), k[1], eligible)
-        if r == "mixed" and refuse:
+        if r == "mixed" and fixed is not None:
             self.refuse(call, f"the method `{fn.__name__}` of {k[1].__name__}, which returns "
                               "an object of a class in one place and another value elsewhere")
         if not isinstance(r, tuple):
             return None
-        fixed = members_.call_kinds(fn, call, self.kind, k)
-        return _returned(self.rw, fn, tuple(sorted(fixed.items()))) or r
+        if fixed is None:
+            fixed = tuple(sorted(members_.call_kinds(fn, call, self.kind, k).items()))
+        return _returned(self.rw, fn, fixed) or r
 
     def operator(self, e):      # a + b of objects: a.__add__(b), or None
         return returns.operator_call(e, self.kind, self.refuse)
@@ -751,7 +752,7 @@ class _Pass:
         result: its call's result is read as the object it returns, where it returns one
         (the kind says so: resolve_returns.py)."""
         kinds = self.arguments(fn, node, k)
-        made = self.returns_of(k, fn, node, refuse=True) if result else None
+        made = self.returns_of(k, fn, node, kinds) if result else None
         new = self.cell(MethodOf(cls, fn, kinds, returns=made), hint)
         node.func = gast.fix_missing_locations(gast.copy_location(new, node))
         node.args = [self_arg] + node.args
