@@ -1070,3 +1070,46 @@ def test_an_orbit_fit_with_a_vector_class_and_the_force_law_passed_in(force):
     fd = [(orbit_misfit(p + h * e, force) - orbit_misfit(p - h * e, force)) / (2 * h)
           for e in np.eye(2)]
     np.testing.assert_allclose(g, fd, rtol=1e-6)
+
+
+# -- a Hamiltonian state class stepped by an integrator that is passed the law ------------
+class PhaseState:
+    def __init__(self, q, p):
+        self.q, self.p = q, p
+
+    def __add__(self, other):
+        return PhaseState(self.q + other.q, self.p + other.p)
+
+    def __rmul__(self, h):
+        return PhaseState(h * self.q, h * self.p)
+
+    def energy(self):
+        return 0.5 * np.sum(self.p ** 2) + 0.5 * np.sum(self.q ** 2)
+
+
+def harmonic(s, k):
+    return PhaseState(s.p, -k * s.q)
+
+
+def rk2(rhs, s, k, h):
+    mid = s + (0.5 * h) * rhs(s, k)
+    return s + h * rhs(mid, k)
+
+
+def phase_loss(theta, rhs, steps=10):
+    s = PhaseState(np.array([1.0, 0.0]), np.array([0.0, theta[0]]))
+    history = ()
+    for i in range(steps):
+        s = rk2(rhs, s, theta[1], 0.1)          # the law passed on to a helper
+        history = history + (s.energy(),)
+        label = f"step {i}: energy {history[-1]:.4f}"
+    rng = np.random.default_rng(0)
+    noise = rng.normal(0.0, 0.01 * theta[1], size=2)
+    return sum(history) / steps + np.sum(noise ** 2) + 0.0 * len(label)
+
+
+def test_a_state_class_stepped_by_a_helper_passed_the_law():
+    theta = np.array([0.8, 1.5])
+    check_grads(phase_loss, (theta, harmonic), order=2, modes=("rev", "fwd"), wrt=0)
+    value, _ = value_and_grad(phase_loss)(theta, harmonic)
+    assert value == pytest.approx(phase_loss(theta, harmonic), rel=1e-14)

@@ -886,8 +886,9 @@ class _Pass:
                 kw.value = self.expr(kw.value)
             return node
         kinds = self.arguments(fn, node)
-        new = self.cell(MethodOf(None, fn, kinds, returns=_returned(self.rw, fn, kinds)),
-                        getattr(fn, "__name__", "f"))
+        held = members.passed_functions(self.rw, self.scope, fn, node)    # rk2(rhs, s)
+        new = self.cell(MethodOf(None, fn, kinds, held=held, returns=_returned(
+            self.rw, fn, kinds)), getattr(fn, "__name__", "f"))
         node.func = gast.fix_missing_locations(gast.copy_location(new, node.func))
         return node
 

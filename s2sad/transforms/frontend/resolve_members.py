@@ -21,6 +21,7 @@ import types
 
 import gast
 
+from .parse import Held, parse
 from .resolve_lifted import compiled_lambda, free_names
 
 _compiled = {}      # (file, line, column, the lambda's tree) -> its function, made once
@@ -190,3 +191,27 @@ def _copy(e):
     if isinstance(e, gast.Name):
         return gast.copy_location(gast.Name(e.id, gast.Load(), None, None), e)
     return gast.copy_location(gast.Attribute(_copy(e.value), e.attr, gast.Load()), e)
+
+
+def passed_functions(rw, scope, fn, node):
+    """g(f, s, k) of the user's g, given an object built inside: ((parameter, Held(f)),
+    ...) for the positional arguments that are functions known now (a global, a function
+    the call of the differentiated code passed), whose parameters g never binds again;
+    node.args loses them, and g's inlined copy reads each as a free name (as
+    resolve_values.held_arguments does for objects held)."""
+    if any(isinstance(a, gast.Starred) for a in node.args):
+        return ()
+    code = fn.__code__
+    params = code.co_varnames[:code.co_argcount]
+    assigned = {n.id for n in gast.walk(parse(fn).node) if isinstance(n, gast.Name) and
+                isinstance(n.ctx, (gast.Store, gast.Del))}
+    held, kept = [], []
+    for i, a in enumerate(node.args):
+        f = function_value(rw, scope, a) if i < len(params) and \
+            params[i] not in assigned and not isinstance(a, gast.Lambda) else None
+        if f is not None:
+            held.append((params[i], Held(f)))
+        else:
+            kept.append(a)
+    node.args = kept
+    return tuple(held)
