@@ -103,7 +103,7 @@ def _transform(fn, kind: str, wrt, with_value: bool, spec: Optional[str]) -> cac
         spec = all_arrays(n)
     # the parameters the call passes floats in (arrays of them)
     floats = {p for p, c in zip(func.params, spec) if c in NUMBERS}
-    optimize.optimize(func, inexact=floats, in_place=False)
+    optimize.optimize(func, inexact=floats, in_place=False, names=out.names)
     spec = (spec + Arg.DEFAULT * n)[:n]
     func.containers = {func.params[i] for i, c in enumerate(spec) if c in CONTAINERS}
     base = name_of(fn)

@@ -57,6 +57,7 @@ from .optimize_acc import accumulate_in_place, merge_item_grads
 from .optimize_cse import coalesce_copies, cse
 from .optimize_dce import dce
 from .optimize_flow import copy_block, fuse_loops, hoist_reads, merge_equal_flows
+from .optimize_records import forward_records
 from .optimize_tape import TapeShapes, prune_tapes, pushed_items
 
 # the shape symbol of a number or a 0-d array (not an identifier, so no variable's name)
@@ -88,6 +89,7 @@ def optimize(func: ir.Function, shape_of: Dict[str, str] = None, inexact=(),
     for _ in range(20):
         changed, known = specialize.fold(func, shapes, names) if shapes else (False, None)
         changed |= _simplify(func, shape_of, set(inexact), known=known)
+        changed |= forward_records(func, names)
         changed |= coalesce_copies(func)
         changed |= cse(func)
         changed |= fuse_loops(func)

@@ -80,6 +80,8 @@ def atom_key(a):
         return ("v", a.name)
     if isinstance(a.value, slice):      # unhashable before Python 3.12
         return ("slice", a.value.start, a.value.stop, a.value.step)
+    if type(a.value) in (float, complex):   # 0.0 == -0.0, but 1 / x tells them apart
+        return ("c", type(a.value), repr(a.value))
     try:
         hash(a.value)
         return ("c", type(a.value), a.value)

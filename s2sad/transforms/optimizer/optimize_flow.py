@@ -6,6 +6,7 @@ an :class:`ir.Function`.  One line each::
     loop carrying c1, c2 from one init, with next values equal when c1 == c2
                                =>  c2 reads c1            (the tangent streams of nesting)
     If outs (t1, a, b), (t2, a, b)  =>  t2 reads t1
+    loop carrying (c, init, c), If out (t, a, a)  =>  c reads init, t reads a  (unchanged)
     for i in r: A ...; for j in r: B    =>  for i in r: A; B[j := i]
                                (B independent of A; what B needs from between moves up)
     for ...: a = p[k]; B       =>  a = p[k]; for ...: B   (k a constant, p from outside)
@@ -81,6 +82,12 @@ def _merge_flows_block(stmts, m):
         if isinstance(s, ir.Loop):
             _merge_flows_block(s.cond, m)
             _merge_flows_block(s.body, m)
+            same = {c: a for c, a, x in s.carried if x == ir.Var(c)}
+            if same:                    # (an object's field no iteration stores)
+                m.update(same)
+                s.carried = [c for c in s.carried if c[0] not in same]
+                subst_block(s.cond, m)
+                subst_block(s.body, m)
             if s.cond or s.test is not None:
                 continue                # while loops: the test may read a carried name
             classes = _loop_classes(s)
@@ -98,7 +105,9 @@ def _merge_flows_block(stmts, m):
             seen, outs = {}, []
             for t, a, b in s.outs:
                 k = (atom_key(subst_atom(a, m)), atom_key(subst_atom(b, m)))
-                if k in seen:
+                if k[0] == k[1]:        # both branches give one value, known before the If
+                    m[t] = subst_atom(a, m)
+                elif k in seen:
                     m[t] = ir.Var(seen[k])
                 else:
                     seen[k] = t
