@@ -248,6 +248,15 @@ class RealCodeStatements:
                    "    def __neg__(self):\n        return Vec(-self.x)\n\n"
                    "    def dot(self, o):\n        return np.sum(self.x * o.x)\n\n"
                    "    def scaled(self, k):\n        return type(self)(self.x * k)\n")
+        self.piece("Dense", "class Dense:\n"
+                   "    def __init__(self, w, c):\n        self.params = {}\n"
+                   "        self.params[\"w\"] = w\n        self.params[\"c\"] = c * 1.0\n"
+                   "        self.cache = {}\n\n"
+                   "    def forward(self, a):\n"
+                   "        z = a * self.params[\"w\"] + self.params[\"c\"]\n"
+                   "        self.cache[\"z\"] = z\n        return np.tanh(z)\n\n"
+                   "    def step(self, lr):\n        for name in (\"w\", \"c\"):\n"
+                   "            self.params[name] = self.params[name] * (1.0 - lr)\n")
         self.piece("Pair", "class Pair:\n"
                    "    def __init__(self, first, second):\n"
                    "        self.first, self.second = first, second\n\n"
@@ -283,13 +292,14 @@ class RealCodeStatements:
         """Objects of the user's classes built inside f from differentiated values: a layer
         called, a list of layers looped over, a cell stepped in a loop, an object passed to
         a function, vectors added and scaled by operators their class defines (also stepped
-        in a loop), a pair keeping two layers (resolve_built.py, resolve_returns.py)."""
+        in a loop), a pair keeping two layers, a layer keeping its weights and a cache in
+        dicts written item by item (resolve_built.py, resolve_returns.py, inplace_items.py)."""
         self.layer_classes()
         t = self.rng.choice(["f", "v"])
         w, c, r = self.e("f", scope, 1), self.e("f", scope, 1), self.name("r")
         x = self.e(t, scope, 2)
         form = self.rng.choice(["call", "list", "cell", "passed", "factory", "operators",
-                                "stepped", "kept"])
+                                "stepped", "kept", "params", "params_stepped"])
         if form == "call":
             m = self.name("layer")
             lines = [f"{m} = Layer({w}, {c})", f"{r} = {m}({x}) + {m}.w"]
@@ -316,6 +326,13 @@ class RealCodeStatements:
                      f"    {q} = {q} + {w} * {p}", f"    {p} = {p} - 0.1 * {q}",
                      f"{r} = {p}.dot({q}) + {p}.dot({p})"]
             t = "f"
+        elif form == "params":          # weights and a cache in dict attributes (CS231n)
+            m = self.name("layer")
+            lines = [f"{m} = Dense({w}, {c})", f"{r} = {m}.forward({x}) + {m}.cache[\"z\"]"]
+        elif form == "params_stepped":  # their items written again by a method, in a loop
+            m, i = self.name("layer"), self.name("i")
+            lines = [f"{m} = Dense({w}, {c})", f"for {i} in range(2):", f"    {m}.step(0.1)",
+                     f"{r} = {m}.forward({x}) * {m}.params[\"w\"]"]
         elif form == "kept":            # an object keeping the objects it was passed
             m = self.name("pair")
             lines = [f"{m} = Pair(Layer({w}, {c}), Layer({c} * 0.5, {w}))", f"{r} = {m}({x})"]
@@ -365,12 +382,23 @@ class RealCodeStatements:
 
     def s_item_element(self, scope, indent, nest, loop):
         """xs[k][j] = v into a dict or list of fresh arrays (min-char-rnn's one-hot), or
-        z[i][j] = v of a fresh 2-D array; then a read of the container."""
+        z[i][j] = v of a fresh 2-D array; one item of a dict written again and in a loop;
+        an item kept in two places (refused: Python changes both); then a read."""
         d, r = self.name("xs"), self.name("r")
         v, w = self.e("f", scope, 1), self.e("v", scope, 2)
-        form = self.rng.choice(["dict", "list", "array"])
+        form = self.rng.choice(["dict", "list", "array", "nested", "aliased"])
         op = self.rng.choice(["=", "=", "+="])
-        if form == "dict":
+        if form == "nested":            # one item of a dict written again, in a loop too
+            i = self.name("i")
+            lines = [f"{d} = {{\"p\": {{\"a\": {w} * 1.0}}, \"q\": {v}}}",
+                     f"{d}[\"p\"][\"b\"] = {w} * {d}[\"q\"]",
+                     f"for {i} in range(2):",
+                     f"    {d}[\"p\"][\"a\"] = {d}[\"p\"][\"a\"] * {v} + {d}[\"p\"][\"b\"]",
+                     f"{r} = {d}[\"p\"][\"a\"] + {d}[\"p\"][\"b\"]"]
+        elif form == "aliased":         # the item in two places: Python changes both
+            lines = [f"{d} = {{\"p\": {{\"a\": {w} * 1.0}}}}", f"{d}[\"q\"] = {d}[\"p\"]",
+                     f"{d}[\"p\"][\"a\"] = {w} * {v}", f"{r} = {d}[\"q\"][\"a\"] + {w}"]
+        elif form == "dict":
             lines = [f"{d} = {{}}", f"for k in range(2):", f"    {d}[k] = np.zeros(3)",
                      f"    {d}[k][k + 1] {op} {v}", f"{r} = {d}[0] * {w} + {d}[1]"]
         elif form == "list":

@@ -1,8 +1,10 @@
 """Writes into an element of an item: ``xs[t][inputs[t]] = 1`` (min-char-rnn's one-hot),
 ``grid[i][j] = v`` of a list of lists, ``d["a"]["b"] = v``, ``z[0][1] = v`` of an array,
-and ``x[k][j] op= v``.  Lowered as Python runs them: the item x[k] written into and set
-back (transforms/lowering/lower.py, set_item_element); refused where Python would change
-an object that another name sees, where x[k] is a copy (an array indexed by an array or
+and ``x[k][j] op= v``; ``self.params["W"] = v`` of an object built inside (its dict
+attribute written item by item, as CS231n and numpy-ml layers do).  Lowered as Python
+runs them: the item x[k] written into and set back (transforms/lowering/lower.py,
+set_item_element); refused where Python would change an object that another name sees
+(transforms/lowering/inplace.py), where x[k] is a copy (an array indexed by an array or
 a mask) and for a tuple's item.  Against finite differences at orders 1 and 2."""
 
 import numpy as np
@@ -142,3 +144,219 @@ def test_an_element_of_an_arrays_element_is_a_number_as_in_python():
         f(0.5)
     with pytest.raises(TypeError, match="does not support item assignment"):
         s2sad.grad(f)(0.5)
+
+
+# ---------------------------------------------------------------------------
+# one item written twice, in a loop, and dict attributes of objects built inside
+# ---------------------------------------------------------------------------
+
+def one_item_written_twice(x):
+    d = {"p": {}}
+    d["p"]["a"] = x * 3.0
+    d["p"]["b"] = np.sin(x)
+    d["p"]["a"] = d["p"]["a"] * d["p"]["b"]
+    return d["p"]["a"] + d["p"]["b"]
+
+
+def one_item_written_in_a_loop(x):
+    d = {"p": {"a": x}, "q": 2.0}
+    for i in range(3):
+        d["p"]["a"] = d["p"]["a"] * x + i
+    return d["p"]["a"] * d["q"]
+
+
+def keys_written_in_a_loop(x):
+    net = {"params": {}}
+    for name, scale in (("W", 2.0), ("b", -0.5)):
+        net["params"][name] = scale * x
+    return net["params"]["W"] * np.exp(net["params"]["b"])
+
+
+class Dense:
+    """A layer as CS231n and numpy-ml write one: parameters and a cache in dicts."""
+
+    def __init__(self, W, b):
+        self.params = {}
+        self.params["W"] = W
+        self.params["b"] = b
+        self.cache = {}
+
+    def forward(self, X):
+        W, b = self.params["W"], self.params["b"]
+        z = X @ W + b
+        self.cache["X"] = X
+        self.cache["z"] = z
+        return np.tanh(z)
+
+    def sgd_step(self, lr):
+        self.params["W"] = self.params["W"] - lr * self.params["W"] ** 3
+        self.params["b"] = self.params["b"] * (1 - lr)
+
+    def decay(self, lr):
+        for name in ("W", "b"):
+            self.params[name] = self.params[name] * (1 - lr)
+
+
+XS = np.array([[0.5, -1.0, 0.2], [1.5, 0.3, -0.7]])
+
+
+def dense_layer(x):
+    layer = Dense(M.T * x, np.array([0.1, -0.2]))
+    return np.sum(layer.forward(XS) ** 2) + np.sum(layer.cache["z"])
+
+
+def dense_layer_trained_in_a_loop(x):
+    layer = Dense(M.T * x, np.array([0.1, -0.2]) * x)
+    for _ in range(2):
+        layer.sgd_step(0.1)
+    return np.sum(layer.forward(XS) ** 2)
+
+
+def dense_layer_decayed_name_by_name(x):
+    layer = Dense(M.T * x, np.array([0.1, -0.2]) * x)
+    for _ in range(2):
+        layer.decay(0.1)
+        layer.sgd_step(0.05)
+    return np.sum(layer.forward(XS) ** 2) * layer.params["b"][0]
+
+
+class Initialized:
+    """numpy-ml's way: the dict made with its keys first, its items set later."""
+
+    def __init__(self):
+        self.parameters = {"W": None, "b": None}
+        self.is_initialized = False
+
+    def init_params(self, W, b):
+        self.parameters["W"] = W
+        self.parameters["b"] = b
+        self.is_initialized = True
+
+    def forward(self, X):
+        return np.tanh(X @ self.parameters["W"] + self.parameters["b"])
+
+
+def initialized_later(x):
+    layer = Initialized()
+    layer.init_params(M.T * x, np.array([0.3, 0.1]))
+    return np.sum(layer.forward(XS) ** 2)
+
+
+WRITES = [one_item_written_twice, one_item_written_in_a_loop, keys_written_in_a_loop,
+          dense_layer, dense_layer_trained_in_a_loop, dense_layer_decayed_name_by_name,
+          initialized_later]
+
+
+@pytest.mark.parametrize("f", WRITES, ids=[f.__name__ for f in WRITES])
+def test_items_of_items_and_of_attributes(f):
+    value, _ = s2sad.value_and_grad(f)(0.7)
+    assert np.allclose(value, f(0.7))
+    check_grads(f, (0.7,), order=2, modes=("rev", "fwd"))
+
+
+def test_the_code_of_a_layer_reads_its_parameters_as_values():
+    """No dict is left in the gradient of a layer whose parameters are written one by
+    one: the items are read as the values written there."""
+    g = s2sad.grad(dense_layer)
+    g(0.7)
+    code = s2sad.source(g)
+    assert "setitem" not in code and "check_item_write" not in code
+
+
+# ---------------------------------------------------------------------------
+# refused: Python changes an object another name (or another place) still holds
+# ---------------------------------------------------------------------------
+
+class Holder:
+    def __init__(self, params):
+        self.params = params
+
+
+def read_through_the_first_name(x):
+    params = {"b": x}
+    net = {"params": params}
+    net["params"]["b"] = x * 2.0        # REFUSED: params is that dict
+    return params["b"]
+
+
+def dict_set_into_a_dict(x):
+    params = {"b": x}
+    net = {}
+    net["params"] = params
+    net["params"]["b"] = x * 2.0        # REFUSED: params is that dict
+    return params["b"] + net["params"]["b"]
+
+
+def list_held_by_a_name(x):
+    lst = [x, 2.0 * x]
+    outer = [lst]
+    outer[0][1] = x ** 3                # REFUSED: lst is that list
+    return lst[1]
+
+
+def list_item_extended(x):
+    lst = [x]
+    c = [lst]
+    c[0] += [x ** 2]                    # REFUSED: += extends lst itself
+    return lst[-1]
+
+
+def one_dict_under_two_keys(x):
+    d = {"p": {"a": x}}
+    d["q"] = d["p"]
+    d["p"]["a"] = x ** 2                # REFUSED: d["q"] is the same dict
+    return d["q"]["a"]
+
+
+def shallow_copy(x):
+    d = {"p": {"a": x}}
+    e = dict(d)
+    d["p"]["a"] = x ** 2                # REFUSED: e["p"] is the same dict
+    return e["p"]["a"]
+
+
+def two_objects_one_dict(x):
+    shared = {"W": x}
+    a, b = Holder(shared), Holder(shared)
+    a.params["W"] = x ** 2              # REFUSED: b.params is the same dict
+    return b.params["W"]
+
+
+def attribute_read_before(x):
+    a = Holder({"W": x})
+    p = a.params
+    a.params["W"] = x ** 2              # REFUSED: p is that dict
+    return p["W"]
+
+
+def item_in_a_tuple(x):
+    d = {"p": {"a": x}}
+    t = (d["p"], 1.0)
+    d["p"]["a"] = x ** 2                # REFUSED: t[0] is that dict
+    return t[0]["a"]
+
+
+def item_appended_in_a_loop(x):
+    d = {"p": {"a": x}}
+    keep = []
+    for _ in range(2):
+        keep.append(d["p"])
+        d["p"]["a"] = d["p"]["a"] * x   # REFUSED: keep holds that dict
+    return keep[0]["a"]
+
+
+ALIASED = [read_through_the_first_name, dict_set_into_a_dict, list_held_by_a_name,
+           list_item_extended, one_dict_under_two_keys, shallow_copy, two_objects_one_dict,
+           attribute_read_before, item_in_a_tuple, item_appended_in_a_loop]
+
+
+@pytest.mark.parametrize("f", ALIASED, ids=[f.__name__ for f in ALIASED])
+def test_a_write_another_name_would_see_is_refused_at_its_line(f):
+    import inspect
+    lines, start = inspect.getsourcelines(f)
+    line = start + next(i for i, text in enumerate(lines) if "REFUSED" in text)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="another name") as e:
+        s2sad.grad(f)(0.7)
+    assert f":{line}:" in str(e.value)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="another name"):
+        s2sad.jvp(f, (0.7,), (1.0,))

@@ -82,11 +82,16 @@ def check_rebound(old, name):
     tuple, a string), which `+=` replaces; refused for an array, list or dict, which
     Python changes in place where s2sad's code makes a new one."""
     if not isinstance(old, (int, float, complex, np.generic, tuple, str)):
+        kind = "array" if hasattr(old, "shape") else "list" if isinstance(old, list) else \
+            "dict" if isinstance(old, dict) else type(old).__name__
+        hint = f"NumPy would change it for both names; write `{name} = {name} + ...` to " \
+            "make a new one." if kind == "array" else \
+            f"Python would change that {kind} for every name that holds it, where s2sad " \
+            f"changes it for `{name}` alone: write into a copy (`{kind}(...)`) and set the " \
+            "copy back, or keep the other name from holding it."
         raise UnsupportedSyntaxError(
             f"the in-place update of `{name}` while another name still refers to the same "
-            f"{'array' if hasattr(old, 'shape') else type(old).__name__}", None,
-            f"NumPy would change it for both names; write `{name} = {name} + ...` to make "
-            "a new one.")
+            f"{kind}", None, hint)
 
 
 def check_changed_in_place(old, name):

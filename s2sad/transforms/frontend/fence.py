@@ -168,6 +168,15 @@ def is_append(call) -> bool:
     return not (call.func.attr == "append" and n != 1 or call.func.attr == "insert" and n != 2)
 
 
+# an item of an attribute written where the object is not one built inside (held,
+# passed in, a module's): Python changes the dict or list the object keeps in place
+ITEM_OF_ATTRIBUTE = (
+    "assignment to an item of an attribute (`self.params['W'] = v`) of an object made "
+    "outside the differentiated function",
+    "Copy it, write the copy and set the attribute: `params = self.params.copy(); "
+    "params['W'] = v; self.params = params`.")
+
+
 def _check_target(t, refuse):
     if isinstance(t, gast.Name):
         return
@@ -181,10 +190,10 @@ def _check_target(t, refuse):
         if isinstance(t.value, gast.Name) or isinstance(t.value, gast.Subscript) and \
                 isinstance(t.value.value, gast.Name):
             return                          # x[i] = v, x[k][j] = v: new versions of x
+        if isinstance(t.value, gast.Attribute) and isinstance(t.value.value, gast.Name):
+            return      # self.params[k] = v: of an object built inside (resolve_built)
         if isinstance(t.value, gast.Attribute):
-            refuse(t, "assignment to an item of an attribute (`self.params['W'] = v`)",
-                   "Copy it, write the copy and set the attribute: `params = "
-                   "self.params.copy(); params['W'] = v; self.params = params`.")
+            refuse(t, *ITEM_OF_ATTRIBUTE)
         refuse(t, "assignment to an element of an element (`x[i][j] = ...`)",
                "Index once: x[i, j] = v.")
     if isinstance(t, gast.Attribute):

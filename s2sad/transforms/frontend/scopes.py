@@ -42,9 +42,12 @@ def _stored(root):
             names.add(n.name)
         elif is_append(n):              # lst.append(v), d.update(...), lst.pop()
             appended.add(n.func.value.id)
-        elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and \
-                isinstance(n.value, gast.Name):
-            names.add(n.value.id)
+        elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
+            base = n.value
+            while isinstance(base, gast.Subscript):     # x[k][j] = v assigns x too
+                base = base.value
+            if isinstance(base, gast.Name):
+                names.add(base.id)
     return names | appended, appended - names
 
 

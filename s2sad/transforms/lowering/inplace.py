@@ -10,196 +10,20 @@ functional form would not::
     c = x; x += 1; return c    =>  refused (NumPy changes c too)
     v = x.T; x[0] = 1; ...v    =>  refused (v is a view of x: a primitive declared
                                    with registry.defview beside its rules)
+
+The tables of which names may be or hold which objects are aliases.py's; a write into
+an item of a list or dict (``c[k] op= v``, ``c[k][j] = v``) is checked by
+inplace_items.py.
 """
 
-import inspect
 import operator
-from typing import Dict
 
-import numpy as np
-
-from ... import ir, registry, runtime
+from ... import ir, registry
 from ...errors import UnsupportedSyntaxError
-from ...rules.python.builtins import as_tuple, check_rebound, copy_of, dict_copy, item_of, without
-from ...rules.python.containers_kind import same_kind
-
-
-def _opaque(p) -> bool:
-    """Whether p is a function s2sad has no rules for (np.ascontiguousarray, a C
-    function): it runs as it is, and its result may be a view of an argument."""
-    return p.printing in (registry.NUMPY, registry.USER) and p.bprop is None and \
-        p.bprop_factory is None and p.jvp is None and p.taylor is None and not p.nondiff \
-        and p.linear is None and p.multilinear is None and not p.multilinear_all
-
-
-def _view_call(p, call) -> bool:
-    """Whether call passes p's parameter that makes a view (registry.defview's when):
-    np.array(a, copy=False), np.diff(a, 0); a value that is not a constant may."""
-    key, values = p.view_when
-    params = list(p.signature.parameters) if p.signature is not None else []
-    at = params.index(key) if key in params else None
-    arg = dict(call.kwargs).get(key, call.args[at] if at is not None and at < len(
-        call.args) else None)
-    if arg is None:                         # left out: its default
-        default = p.signature.parameters[key].default if at is not None else None
-        return default is not inspect.Parameter.empty and _among(default, values)
-    return not isinstance(arg, ir.Const) or _among(arg.value, values)
-
-
-def _among(v, values) -> bool:
-    """v is one of values (a number, a bool or None; anything else may be)."""
-    return not isinstance(v, (int, float, type(None))) or any(v == w for w in values)
-
-
-def _viewed(value) -> list:
-    """The arguments (Vars) that `t = p(a, ...)` may be a view of: p's declared view
-    arguments (registry.defview), none where the call passes the keyword that makes a
-    copy (np.array(a, copy=True)), or where p is no view."""
-    p = getattr(value, "callee", None)
-    if not isinstance(value, ir.Call) or not isinstance(p, registry.Primitive):
-        return []
-    if not p.view:      # a library function without rules may return any argument's view
-        return [a for a in value.atoms() if isinstance(a, ir.Var)] if _opaque(p) else []
-    if p.view_when is not None and not _view_call(p, value):
-        return []
-    args = value.args if p.view_args is None else \
-        [value.args[i] for i in p.view_args if i < len(value.args)]
-    return [a for a in args if isinstance(a, ir.Var)]
-
-
-def advanced_indices(order) -> set:
-    """The names that hold an index NumPy reads as advanced whatever the values: a
-    range, np.arange, a list constant, a tuple holding one (``s[range(n), y]``).  An
-    array indexed by one is a copy, not a view."""
-    out = set()
-
-    def advanced(a):
-        return isinstance(a, ir.Var) and a.name in out or \
-            isinstance(a, ir.Const) and _advanced_constant(a.value)
-    for s in order:
-        if not isinstance(s, ir.Assign):
-            continue
-        v = s.value
-        if _fn(v) in (range, np.arange) or isinstance(v, ir.Pack) and v.kind == "tuple" and \
-                any(advanced(a) for a in v.items):
-            out.add(s.target)
-    return out
-
-
-def _advanced_constant(index) -> bool:
-    """A constant index NumPy reads as advanced: a list or an array, or a tuple holding
-    one (z[[0, 1], [0, 2]])."""
-    parts = index if isinstance(index, tuple) else (index,)
-    return any(isinstance(p, (list, np.ndarray)) for p in parts)
-
-
-def _copied(value, advanced, cont) -> bool:
-    """`t = x[i]` with i an advanced index of an array x (not a container): a copy."""
-    return _fn(value) is operator.getitem and len(value.args) == 2 and \
-        getattr(value.args[0], "name", None) not in cont and (
-            isinstance(value.args[1], ir.Var) and value.args[1].name in advanced or
-            isinstance(value.args[1], ir.Const) and _advanced_constant(value.args[1].value))
-
-
-def _indexed(value) -> bool:
-    """`t = c[i]` with c a variable: of a list, tuple or dict the object c holds."""
-    return isinstance(value, ir.Call) and getattr(value.callee, "fn", None) is \
-        operator.getitem and isinstance(value.args[0], ir.Var)
-
-
-def _popped(value) -> bool:
-    """`t = item_of(lst, i)`: the item lst.pop(i) returns, the object lst held."""
-    return isinstance(value, ir.Call) and getattr(value.callee, "fn", None) is item_of \
-        and isinstance(value.args[0], ir.Var)
-
-
-def _alias_roots(order, carried=True, taken=None):
-    """(ident, holds): for each name, the names of the objects it may *be* (itself, what it
-    copies, the array it is a view of, the item of a container it was taken from, either
-    side of a join, a loop's start and end values), and the objects it may be or *hold*
-    (a tuple, list or dict holds its items; what a runtime helper builds holds its
-    arguments).  An in-place update of x changes the objects ident[x]; a name v sees the
-    change where holds[v] meets them.  A list's items are not the list: replacing
-    lst[1] leaves them alone.  Joins and loops feed each other: to a fixed point.
-    carried=False leaves out loops' back edges: the names of one iteration, where a
-    carried name is its start value (the init), not what the iteration makes of it
-    (carried a set of loops' ids: theirs only; a loop that ends before keeps its own).
-    taken: {id of an If: 0 or 1}, the branch (body, orelse) whose value its join takes:
-    the path an update inside that branch ran on (the other branch did not run)."""
-    taken = taken or {}
-    ident: Dict[str, set] = {}
-    cont = containers(order)
-    advanced = advanced_indices(order)
-    holds: Dict[str, set] = {}
-
-    def get(table, name):
-        return table.get(name, {name})
-
-    def join(t, atoms):
-        i, h = set(ident.get(t, {t})), set(holds.get(t, {t}))
-        for a in atoms:
-            if isinstance(a, ir.Var):
-                i |= get(ident, a.name)
-                h |= get(holds, a.name)
-        ident[t], holds[t] = i, h
-    for _ in range(4):
-        before = sum(len(v) for v in ident.values()) + sum(len(v) for v in holds.values())
-        for s in order:
-            if isinstance(s, ir.If):
-                for t, a, b in s.outs:
-                    join(t, (a, b) if id(s) not in taken else ((a, b)[taken[id(s)]],))
-            elif isinstance(s, ir.Loop):
-                # a carried name starts as its init and ends as its next value; each
-                # iteration's element is a view of what the loop runs over
-                cut = not carried if isinstance(carried, bool) else id(s) in carried
-                for t, init, nxt in s.carried:
-                    join(t, (init,) if cut else (init, nxt))
-                if s.index is not None:
-                    join(s.index, (s.iter,))
-            elif isinstance(s, ir.Assign):
-                _assign_roots(s, ident, holds, get, cont, advanced)
-        if sum(len(v) for v in ident.values()) + sum(len(v) for v in holds.values()) == before:
-            break
-    return ident, holds
-
-
-def _assign_roots(s, ident, holds, get, cont=(), advanced=frozenset()):
-    v, t = s.value, s.target
-    if _copied(v, advanced, cont):      # s[range(n), y]: a new array
-        return
-    i, h = set(ident.get(t, {t})), set(holds.get(t, {t}))
-    if getattr(getattr(v, "callee", None), "fn", None) in (operator.add, operator.mul):
-        for a in v.args:            # [a] * 2, [a] + [b], (a,) * 2: a list of the same items
-            if isinstance(a, ir.Var) and a.name in cont:
-                h |= get(holds, a.name) - {a.name}
-    if isinstance(v, ir.Var) or _viewed(v):
-        for a in [v] if isinstance(v, ir.Var) else _viewed(v):
-            i, h = get(ident, a.name) | i, get(holds, a.name) | h
-        if _indexed(v):     # lst[i] (a loop over a list): the item itself, what lst holds
-            inner = get(holds, v.args[0].name) - {v.args[0].name}
-            sliced = isinstance(v.args[1], ir.Const) and isinstance(v.args[1].value, slice)
-            i, h = i if sliced else i | inner, h | inner    # lst[1:]: a new list of them
-    elif isinstance(v, ir.Call) and getattr(v.callee, "copies", False):
-        for a in v.atoms():         # a copy (d.copy(), dict(d)) holds the items, not d
-            if isinstance(a, ir.Var):
-                h |= get(holds, a.name) - {a.name}
-    elif isinstance(v, ir.Pack) or (isinstance(v, ir.Call) and isinstance(
-            v.callee, registry.Primitive) and v.callee.printing == registry.HELPER):
-        atoms = v.atoms()
-        if isinstance(v, ir.Call) and v.callee.fn is runtime.setitem and len(v.args) == 3:
-            atoms = (v.args[0], v.args[2])      # x[i] = v keeps no hold of the index i
-        for a in atoms:             # a dict or list built by a helper holds its values
-            if isinstance(a, ir.Var):
-                h |= get(holds, a.name)
-    elif isinstance(v, ir.Item):
-        inner = get(holds, v.value.name) - {v.value.name}
-        i, h = i | inner, h | inner
-    elif _popped(v):
-        # lst.pop(k) is one of lst's items, the same object: the leaves lst holds (not
-        # the earlier versions of lst that it holds, which the pop itself updates)
-        inner = {n for n in get(holds, v.args[0].name) if get(holds, n) <= {n}}
-        i, h = i | inner, h | inner
-    ident[t], holds[t] = i, h
+from ...rules.python.builtins import check_rebound
+from .aliases import (WRITE_CHECKS, alias_roots, callee_fn, containers, derived_lazily,
+                      earlier_versions, floats, indexed, is_float, popped, viewed)
+from .inplace_items import shared_items
 
 
 def _loops_around(order, stmt) -> frozenset:
@@ -295,9 +119,9 @@ def _part_of(v, reach) -> bool:
         return v.name in reach
     if isinstance(v, ir.Item):
         return v.value.name in reach
-    if _indexed(v) or _popped(v):
+    if indexed(v) or popped(v):
         return v.args[0].name in reach
-    return any(a.name in reach for a in _viewed(v))
+    return any(a.name in reach for a in viewed(v))
 
 
 # x op= v: in place for an array, a list or a dict; a new object for a number or a tuple
@@ -356,10 +180,10 @@ def _check_updates(func, inplace, names):
 
         def within(stmt):
             around = _loops_around(order, stmt)
-            tables[around] = tables.get(around) or _alias_roots(order, carried=around)
+            tables[around] = tables.get(around) or alias_roots(order, carried=around)
             return tables[around]
         guards += [(stmt, cur, name, None) for stmt, cur, name in shared_items(
-            func, order, inplace, _alias_roots(order), within)]
+            func, order, inplace, alias_roots(order), within)]
     for stmt, old, name, _ in guards:
         _guard(func, stmt, old, name, names)
 
@@ -374,7 +198,7 @@ def _check_updates_of(func, inplace):
     if not inplace:
         return
     order = list(ir.walk(func.body))
-    ident, holds = _alias_roots(order)
+    ident, holds = alias_roots(order)
     roots = {}                      # the same within one iteration, made where needed
     for stmt, old, name, loc in inplace:
         group = ident.get(old, {old})
@@ -388,7 +212,7 @@ def _check_updates_of(func, inplace):
             # the rest of the iteration: `w = acc.reshape(3)` before `acc += v` is a view
             # of this iteration's acc, not of the next one's (the back edge would say both)
             around = _loops_around(order, stmt)
-            roots[around] = roots.get(around) or _alias_roots(order, carried=around)
+            roots[around] = roots.get(around) or alias_roots(order, carried=around)
             _check_back_edges(func, order, stmt, group, holds, roots[around][1], name, loc)
             ident_in, seen_in = roots[around]
             group = ident_in.get(old, {old})
@@ -398,19 +222,23 @@ def _check_updates_of(func, inplace):
             if taken and not _loops_around(order, stmt):
                 # after an update in a branch, a join takes that branch's value: `if y is
                 # None: return scores` then `scores -= m` (the return's path ran no update)
-                ident_on, seen_in = _alias_roots(order, taken=taken)
+                ident_on, seen_in = alias_roots(order, taken=taken)
                 group = ident_on.get(old, {old})
         new = getattr(stmt, "target", None)
         other = _other_branches(func.body, stmt)
+        derived = derived_lazily(order)
         for s in scope:
-            if isinstance(s, ir.If) or id(s) in other:
+            if isinstance(s, ir.If) or id(s) in other or \
+                    callee_fn(getattr(s, "value", None)) in WRITE_CHECKS:
                 continue            # its blocks' statements come next in `order`; the
-                # other branch of an if around the update runs instead of it
+                # other branch of an if around the update runs instead of it (a check
+                # of a write reads the kind of object written, not what it holds)
             for v in ir.reads(s):
                 seen = seen_in.get(v.name, {v.name})
                 # a name that may hold the updated value too is the variable's current
                 # value (a join of the paths that updated it and those that did not)
-                if v.name == old or (seen & group and new not in seen):
+                if v.name == old or (seen & group and new not in seen and
+                                     v.name not in derived(new)):
                     refuse_alias(name, loc)
 
 
@@ -465,7 +293,8 @@ def _after_loop(func, order, index, loop, stmt, group, holds, name, loc, old):
     _check_loop_reads(func, order[:start], loop, group, holds, name, loc,
                       older | set(stale_from))
     for p in range(_end(order, loop), len(order)):
-        if isinstance(order[p], ir.If):
+        if isinstance(order[p], ir.If) or \
+                callee_fn(getattr(order[p], "value", None)) in WRITE_CHECKS:
             continue
         for v in ir.reads(order[p]):
             if v.name in before and stale_from.get(v.name, 0) <= p < fresh_from.get(
@@ -598,8 +427,10 @@ def _check_back_edges(func, order, stmt, group, holds, holds_in, name, loc):
         if not isinstance(loop, ir.Loop) or not any(x is stmt for x in ir.walk(loop.body)) \
                 or not any(c in group for c, _, _ in loop.carried):
             continue        # (a loop that makes the variable anew each time: not its own)
+        vers = earlier_versions(order)      # (the variable under a caller's name too)
         held = {c: nxt.name for c, _, nxt in loop.carried if isinstance(nxt, ir.Var) and
-                func.base.get(c, c) != name and holds.get(nxt.name, {nxt.name}) & group}
+                func.base.get(c, c) != name and holds.get(nxt.name, {nxt.name}) & group and
+                stmt.target not in vers.get(nxt.name, set()) | {nxt.name}}
         if not held:
             continue
         body = list(ir.walk(loop.body))
@@ -721,64 +552,6 @@ def name_shared_literals(low, carried, inits, node):
             if k in inits:
                 inits[k] = var
 
-# -- c[k] op= v where c is a list or a dict ---------------------------------------------
-# The alias check's part for ``c[k] op= v`` where c is a list or a dict.
-#
-# Python runs it as ``t = c[k]; t op= v; c[k] = t``: where the item is an array, ``op=``
-# changes that array in place, so every other reference to it sees the change (another
-# name bound to it, a copy of the list ``list(c)`` or ``c.copy()``, which holds the same
-# arrays, another place in c, a loop's element).  The lowering makes
-# ``cur = c[k]; new = cur op v; c_1 = setitem(c, k, new)``, in which only c_1 sees it.
-#
-# Input: the lowered function, its in-place updates and the alias tables (_alias_roots).
-# Output: the ``new = cur op v`` statements where the item may be held elsewhere;
-# _check_updates puts ``check_rebound(cur)`` before each, which refuses an array, list or
-# dict where the code runs (a number's ``+=`` makes a new one: it passes).
-#
-# ``c[k] = c[k] + v`` makes a new array in Python (nothing else sees it): lowered the same
-# way, it is told apart by where its parts come from: the lowering makes the read and
-# the operation of ``c[k] op= v`` at the statement itself, those of ``c[k] + v`` at the
-# expression on the right of ``=``.
-
-# calls that make a list, tuple or dict: a new one, or a changed copy of their first argument
-_MAKES = {runtime.list_append, runtime.make_dict, dict_copy, as_tuple, without, same_kind}
-# and those that make one where their first argument is one: x[i] = v, x.copy() (of an
-# array: an array)
-_CHANGES = {runtime.setitem, copy_of}
-
-
-def _fn(value):
-    return getattr(getattr(value, "callee", None), "fn", None) if isinstance(value, ir.Call) \
-        else None
-
-
-def containers(order, inexact=frozenset()) -> set:
-    """The names that hold a list, tuple or dict made in the function: literals, what
-    the container helpers make of them, their slices and copies, joins and loops.  A
-    list times or plus a float value (inexact: see floats) is an array: NumPy's."""
-    out = set()
-
-    def is_one(a):
-        return isinstance(a, ir.Const) and isinstance(a.value, (list, tuple, dict)) or \
-            isinstance(a, ir.Var) and a.name in out
-    for _ in range(3):
-        for s in order:
-            if isinstance(s, ir.Assign):
-                v, fn = s.value, _fn(s.value)
-                first = v.args[0] if fn is not None and v.args else None
-                if isinstance(v, ir.Pack) or fn in _MAKES or is_one(v) or \
-                        (fn in _CHANGES and is_one(first)) or \
-                        (fn in (operator.add, operator.mul) and any(map(is_one, v.args)) and
-                         not any(_float(a, inexact) for a in v.args)) or \
-                        (fn is operator.getitem and is_one(first) and
-                         isinstance(v.args[1], ir.Const) and isinstance(v.args[1].value, slice)):
-                    out.add(s.target)
-            elif isinstance(s, ir.If):
-                out.update(t for t, a, b in s.outs if is_one(a) or is_one(b))
-            elif isinstance(s, ir.Loop):
-                out.update(t for t, a, b in s.carried if is_one(a) or is_one(b))
-    return out
-
 
 def refuse_repetition(order, cont, inexact=frozenset()):
     """`[v] * n`, `n * (a, b)`: a list of the same items n times.  Its derivative would
@@ -786,215 +559,10 @@ def refuse_repetition(order, cont, inexact=frozenset()):
     is seen at every place: refused where a differentiable value is repeated.  A list
     times a float value (inexact) is NumPy's broadcasting: `[1, 2, 5] * np.exp(x)`."""
     for s in order:
-        if isinstance(s, ir.Assign) and _fn(s.value) is operator.mul and any(
+        if isinstance(s, ir.Assign) and callee_fn(s.value) is operator.mul and any(
                 isinstance(a, ir.Var) and a.name in cont for a in s.value.args) and \
-                not any(_float(a, inexact) for a in s.value.args):
+                not any(is_float(a, inexact) for a in s.value.args):
             raise UnsupportedSyntaxError(
                 "repeating a list or tuple (`[v] * n`)", s.src,
                 "s2sad does not differentiate it: build the list with a loop (`for i in "
                 "range(n): items.append(v)`), or repeat an array with np.tile.")
-
-
-# operators and NumPy functions whose result holds floats where an argument does
-_FLOAT_OPS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
-              operator.matmul, operator.neg, operator.pos}
-_FLOAT_KEEPING = {np.sum, np.mean, np.prod, np.dot, np.matmul, np.outer, np.inner, np.einsum,
-                  np.tensordot, np.asarray, np.array, np.reshape, np.ravel, np.stack,
-                  np.concatenate, np.transpose, np.squeeze, np.expand_dims, np.tile,
-                  np.repeat, np.cumsum, np.cumprod, np.diff, np.sort, np.clip, np.where,
-                  np.max, np.min, np.linalg.norm, np.trace, np.diag}
-
-
-def _float(a, inexact) -> bool:
-    return isinstance(a, ir.Const) and isinstance(a.value, (float, complex, np.floating,
-                                                            np.complexfloating)) or \
-        isinstance(a, ir.Var) and a.name in inexact
-
-
-def floats(order, params=()) -> set:
-    """The names that hold float (or complex) numbers or arrays, never an int or a list:
-    the float parameters, and what arithmetic and NumPy's elementwise functions and
-    reductions make of one.  `c * x` with c a list and x one of them is broadcasting,
-    not `[v] * n`."""
-    out = set(params)
-    for _ in range(3):
-        for s in order:
-            if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call):
-                p, args = s.value.callee, s.value.args
-                keeps = p.fn in _FLOAT_OPS or p.fn in _FLOAT_KEEPING or \
-                    (getattr(p, "elementwise", False) and not p.nondiff)
-                if keeps and any(_float(a, out) for a in args):
-                    out.add(s.target)
-            elif isinstance(s, ir.Assign) and _float(s.value, out):
-                out.add(s.target)
-    return out
-
-
-def augmented(order, inplace, cont):
-    """(the statement `new = cur op v`, cur, `c_1 = setitem(c, k, new)`, the container's
-    user name) for each
-    `c[k] op= v` among the updates whose c is a list, tuple or dict."""
-    defs = {s.target: s for s in order if isinstance(s, ir.Assign)}
-    for stmt, old, name, _ in inplace:
-        v = getattr(stmt, "value", None)
-        if _fn(v) is not runtime.setitem or len(v.args) != 3 or \
-                not isinstance(v.args[2], ir.Var) or getattr(v.args[0], "name", None) not in cont:
-            continue
-        op_s = defs.get(v.args[2].name)
-        if op_s is None or op_s.src != stmt.src or not isinstance(op_s.value, ir.Call) or \
-                not op_s.value.args or not isinstance(op_s.value.args[0], ir.Var):
-            continue
-        cur_s = defs.get(op_s.value.args[0].name)
-        if cur_s is not None and cur_s.src == stmt.src and _fn(cur_s.value) is \
-                operator.getitem and tuple(cur_s.value.args[:2]) == tuple(v.args[:2]):
-            yield op_s, cur_s.target, stmt, name
-
-
-def shared_items(func, order, inplace, full, within):
-    """The `new = cur op v` statements of `c[k] op= v` (c a list or dict) whose item may
-    be held by something else that is read after the change (see the module docstring),
-    with cur and the user's name of the update.  full: inplace._alias_roots; within(s):
-    those of one iteration of the loops around the statement s (without their back
-    edges)."""
-    cont = containers(order)
-    out = []
-    for op_s, cur, set_s, name in augmented(order, inplace, cont):
-        loops = [s for s in order if isinstance(s, ir.Loop) and
-                 any(x is op_s for x in ir.walk(s.body))]
-        within_s = within(op_s) if loops else full
-        ident, holds = within_s
-        item = _known_item(order, set_s.value.args[0], set_s.value.args[1])
-        held = ident.get(item.name, {item.name}) - cont if isinstance(item, ir.Var) else set()
-        group = ident.get(cur, {cur}) - cont if item is None else {cur} | held
-        if _held_twice(func, order, group - {cur}, holds, cont) or \
-                _read_after(func, order, op_s, set_s, group, full, within_s) or \
-                any(_carried_over(func, order, L, op_s, set_s, full, within_s, cur, cont)
-                    for L in loops):
-            out.append((op_s, cur, f"{name}[...]"))
-    return out
-
-
-def _known_item(order, c, k):
-    """The atom c[k] is, where c is built here from a literal by appends and item writes
-    at constant places (k a constant too), else None (any of c's items)."""
-    items = _known_items(order, c, 8)
-    if items is None or not isinstance(k, ir.Const) or type(k.value) is not int or \
-            not -len(items) <= k.value < len(items):
-        return None
-    return items[k.value]
-
-
-def _known_items(order, c, depth):
-    if not isinstance(c, ir.Var) or depth == 0:
-        return None
-    s = next((s for s in order if isinstance(s, ir.Assign) and s.target == c.name), None)
-    v, fn = getattr(s, "value", None), _fn(getattr(s, "value", None))
-    if isinstance(v, ir.Pack) and v.kind == "list":
-        return list(v.items)
-    before = _known_items(order, v.args[0], depth - 1) if fn in (
-        runtime.list_append, runtime.setitem) else None
-    if before is None:
-        return None
-    if fn is runtime.list_append:
-        return before + [v.args[1]]
-    k = v.args[1]
-    if isinstance(k, ir.Const) and type(k.value) is int and -len(before) <= k.value < len(before):
-        before[k.value] = v.args[2]
-        return before
-    return None
-
-
-def _held_twice(func, order, items, holds, cont) -> bool:
-    """Whether one of the objects items may be is the caller's (a parameter) or read by
-    more than one statement, or in a loop it was not made in, or a list of it repeated
-    ([a] * 2): put in two places."""
-    if any(_fn(s.value) is operator.mul and any(
-            a.name in cont and holds.get(a.name, set()) & items
-            for a in s.value.args if isinstance(a, ir.Var))
-           for s in order if isinstance(s, ir.Assign)):
-        return True
-    reads = {}
-    made_in = {}
-    for s in order:
-        if isinstance(s, ir.Loop):
-            inner = list(ir.walk(s.body)) + list(ir.walk(s.cond))
-            for x in inner:
-                for t in ir.targets(x):
-                    made_in.setdefault(t, set()).add(id(s))
-    for s in order:
-        if isinstance(s, (ir.If, ir.Loop)):
-            atoms = [s.test] + [a for _, x, y in s.outs for a in (x, y)] if \
-                isinstance(s, ir.If) else [s.iter] + [i for _, i, n in s.carried] + \
-                [n for _, i, n in s.carried]
-            names = [a.name for a in atoms if isinstance(a, ir.Var)]
-        elif isinstance(s, ir.Assign):      # (a read that keeps no reference: not one)
-            names = [v.name for v in ir.reads(s) if v.name in holds.get(s.target, ())]
-        else:
-            names = []
-        for n in names:
-            if n in items:
-                reads[n] = reads.get(n, 0) + 1
-    if any(i in func.params or reads.get(i, 0) > 1 for i in items):
-        return True
-    for s in order:                 # read in a loop that runs the read more than once
-        if isinstance(s, ir.Loop):
-            inner = [x for x in list(ir.walk(s.body)) + list(ir.walk(s.cond))
-                     if not isinstance(x, (ir.If, ir.Loop))]
-            if any(v.name in items and id(s) not in made_in.get(v.name, ()) and
-                   v.name in holds.get(x.target, ()) for x in inner
-                   if isinstance(x, ir.Assign) for v in ir.reads(x)):
-                return True
-    return False
-
-
-def _read_after(func, order, op_s, set_s, group, full, within) -> bool:
-    """Whether a name that may hold the item is read after its change, other than the
-    container's new version and what is made from it (c_1[k], c_1 changed again).  In
-    a loop around it: any read of a name from before the loop (the next iteration), by
-    the names of one iteration (within: a name the loop carries is its start value)."""
-    index = next(i for i, s in enumerate(order) if s is op_s)
-    scope = [(s, None, full) for s in order[index + 1:]]
-    base = func.base.get(set_s.target, set_s.target)
-    loops = [L for L in order if isinstance(L, ir.Loop) and
-             any(x is op_s for x in ir.walk(L.body))]
-    if loops:
-        inside = list(ir.walk(loops[0].cond)) + list(ir.walk(loops[0].body))  # (cond first)
-        made = {t for x in inside for t in ir.targets(x)} | {
-            c for L in loops for c, _, _ in L.carried if func.base.get(c, c) == base}
-        end = next(i for i, s in enumerate(order) if s is loops[0]) + 1 + len(inside)
-        k = next(i for i, s in enumerate(inside) if s is op_s)
-        scope = [(s, made, within) for s in inside[:k]] + \
-            [(s, None, within) for s in inside[k + 1:]] + [(s, None, full) for s in order[end:]]
-    other = {id(x) for s in order if isinstance(s, ir.If)
-             for mine, theirs in ((s.body, s.orelse), (s.orelse, s.body))
-             if any(x is op_s for x in ir.walk(mine)) for x in ir.walk(theirs)}
-    for s, made, (ident, holds) in scope:
-        if isinstance(s, (ir.If, ir.Loop)) or s is set_s or (not loops and id(s) in other):
-            continue                # (set_s: the write back of the changed item, c[k] = t;
-            # the other branch of an if around it runs instead, unless a loop runs it again)
-        for v in ir.reads(s):
-            if (made is None or v.name not in made) and \
-                    holds.get(v.name, {v.name}) & group and \
-                    set_s.target not in holds.get(v.name, {v.name}):
-                return True
-    return False
-
-
-def _carried_over(func, order, loop, op_s, set_s, full, within, cur, cont) -> bool:
-    """Whether a name loop carries (other than the container) holds the item from one
-    iteration into the next, where the change of the next one reaches it: read in the
-    loop after the change, or after the loop if it keeps every iteration's item (its
-    next value is made from it: an append)."""
-    ident, holds = full
-    group = ident.get(cur, {cur}) - cont
-    base = func.base.get(set_s.target, set_s.target)
-    held = {c: nxt.name for c, _, nxt in loop.carried if isinstance(nxt, ir.Var) and
-            func.base.get(c, c) != base and holds.get(nxt.name, {nxt.name}) & group}
-    inside = list(ir.walk(loop.body)) + list(ir.walk(loop.cond))
-    start = next(i for i, s in enumerate(order) if s is loop) + 1
-    k = next(i for i, s in enumerate(inside) if s is op_s)
-    kept = {c for c, nxt in held.items() if c in within[1].get(nxt, ())}
-    return any(v.name in held for s in inside[k + 1:] if isinstance(s, ir.Assign)
-               for v in ir.reads(s)) or \
-        any(v.name in kept for s in order[start + len(inside):] if isinstance(s, ir.Assign)
-            for v in ir.reads(s))

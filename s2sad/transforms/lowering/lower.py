@@ -47,7 +47,7 @@ from ...rules.python.builtins import python_float
 from ...rules.python.objects import method_caller, percent_format, raise_exception, spread_call
 from ...rules.numpy.indexing import check_item_write
 from ...rules.numpy.shape import c_concat, r_concat
-from ..frontend import resolve
+from ..frontend import fence
 from . import (draws, lower_builtins, lower_comprehension, lower_effects, lower_nonlocal,
                lower_ufuncs, lower_views)
 from .attributes import forward_attributes
@@ -333,6 +333,7 @@ class Lowering:
             return
         x = self.atom(s.target.value)
         index = self.index(s.target.slice)
+        self.item_changed(x, index)         # (a list's += extends it in place)
         current = self.temp(ir.Call(registry.primitive(operator.getitem), (x, index)), s)
         rhs = self.atom(s.value, s)
         new = self.temp(ir.Call(registry.primitive(op), (current, rhs)), s)
@@ -344,6 +345,9 @@ class Lowering:
         if isinstance(target.value, gast.Subscript):
             self.set_item_element(target, value, node)
             return
+        if not isinstance(target.value, gast.Name):     # (an attribute of a held object)
+            raise UnsupportedSyntaxError(fence.ITEM_OF_ATTRIBUTE[0], self.loc(node),
+                                         fence.ITEM_OF_ATTRIBUTE[1])
         if x is None:
             x = self.read(target.value)
             index = self.index(target.slice)
@@ -359,6 +363,7 @@ class Lowering:
         inner = target.value
         x = self.read(inner.value)
         k = self.index(inner.slice)
+        self.item_changed(x, k)
         self.temp(ir.Call(registry.primitive(check_item_write), (x, k)), node, "effect")
         current = self.temp(ir.Call(registry.primitive(operator.getitem), (x, k)), node)
         j = self.index(target.slice)
@@ -367,6 +372,20 @@ class Lowering:
             value = self.temp(ir.Call(registry.primitive(op), (old, rhs)), node)
         new = self.temp(ir.Call(registry.primitive(runtime.setitem), (current, j, value)), node)
         self.set_element(inner, new, node, x, k)
+
+    def item_changed(self, x, k):
+        """x[k] is changed in place (x[k][j] = v, x[k] += v): the list literal it is, or
+        any that x may hold where that is not known, is read item by item no longer (the
+        reads the alias check then sees)."""
+        items = self.out.packs.get(x.name) if isinstance(x, ir.Var) and \
+            x.name not in self.out.mutated else None
+        if items is not None and isinstance(k, ir.Const) and type(k.value) is int and \
+                -len(items) <= k.value < len(items):
+            changed = {getattr(items[k.value], "name", None)}
+        else:
+            changed = set(self.out.packs)
+        self.out.mutated |= {n for n in changed
+                             if self.out.pack_kinds.get(n) == "list"}
 
     def assign(self, target, atom, node):
         if isinstance(target, gast.Name):

@@ -26,7 +26,12 @@ extend, insert, pop, update) and ``nonlocal`` names are taken this way; ``x[i] =
 or a nested function's variable that a helper bound to the caller's list) is a change
 the caller's name would see: lower.Lowering.update notes the old value in
 ``Output.mutated``, its items are read in the code from then on, and inplace.py refuses
-such a read.
+such a read.  A helper that changes its parameter inside a loop or branch of its own
+(a layer's ``step`` writing ``self.params[name]`` for each name) gives the caller the
+version the parameter holds at its end (the loop's carried value, the branches' join),
+checked where the code runs to be a list, dict or array (a number's ``x += v`` only
+rebinds the helper's name); a helper that then binds the name to another value is
+refused.
 """
 
 import types
@@ -59,8 +64,8 @@ def outer_receivers(fn_node, owner) -> set:
         elif isinstance(n, FUNCTIONS) and hasattr(n, "name"):
             assigned.add(n.name)
         elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and \
-                isinstance(n.value, gast.Name):
-            assigned.add(n.value.id)
+                isinstance(_subscripted(n), gast.Name):
+            assigned.add(_subscripted(n).id)
     declared = {name for n in scope_nodes(fn_node) if isinstance(n, gast.Nonlocal)
                 for name in n.names}
     return {r for r in (received - assigned) | declared
@@ -131,7 +136,8 @@ def _changed_objects(low, call, fn_node) -> set:
     held = {name for name, _ in fn.objects}
     changed = set()
     for n in scope_nodes(fn_node):
-        if isinstance(n, gast.Attribute) and not isinstance(n.ctx, gast.Load) or \
+        if isinstance(n, (gast.Attribute, gast.Subscript)) and \
+                not isinstance(n.ctx, gast.Load) or \
                 isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) or \
                 isinstance(n, gast.Call) and isinstance(n.func, gast.Name):
             base = n.func if isinstance(n, gast.Call) else n
@@ -145,14 +151,22 @@ def _changed_objects(low, call, fn_node) -> set:
     return {i for i, p in enumerate(params) if p in changed}
 
 
+def _subscripted(n):
+    """x for x[i], x[k][j]: what an item write changes."""
+    while isinstance(n, gast.Subscript):
+        n = n.value
+    return n
+
+
 def mutated_params(fn_node) -> set:
     """The positions of a function's parameters it appends to (lst.append(v) and the
     like) or writes into (d[k] = v): a list passed there is changed for the caller too."""
     if not isinstance(fn_node, gast.FunctionDef):
         return set()
     received = {n.func.value.id for n in scope_nodes(fn_node) if is_append(n)}
-    received |= {n.value.id for n in scope_nodes(fn_node) if isinstance(n, gast.Subscript)
-                 and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name)}
+    received |= {_subscripted(n).id for n in scope_nodes(fn_node)
+                 if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and
+                 isinstance(_subscripted(n), gast.Name)}
     params = [p.id for p in fn_node.args.posonlyargs + fn_node.args.args]
     return {i for i, p in enumerate(params) if p in received}
 
@@ -164,6 +178,7 @@ def enter(low):
     low.root = {}               # a version's name -> the caller's object it changed
     low.latest = {}             # the caller's object -> its latest version here
     low.unfollowed = set()      # the caller's objects it changed inside a loop or branch
+    low.loop_changes = []       # (caller's object, such an update)
     low.changes = []            # (caller's object, the update, the value before it)
 
 
@@ -184,8 +199,8 @@ def _root(low, name, seen=()):
 
 def note_update(low, old, new):
     """old changed in place into new: where old is (a version of) one of the caller's
-    objects, so is new; inside a loop or branch of this body the change is not followed
-    to the caller (propagate refuses the call if the caller still names the object)."""
+    objects, so is new; inside a loop or branch of this body the caller gets the version
+    the parameter holds at the end (propagate: the loop's carried value, the join)."""
     if not hasattr(low, "root") or not isinstance(old, ir.Var) or \
             not isinstance(new, ir.Var):
         return
@@ -195,6 +210,9 @@ def note_update(low, old, new):
     low.out.mutated.add(root)       # its items are read in the code from now on
     if len(low.out.frames) > getattr(low, "depth", 0):
         low.unfollowed.add(root)
+        low.latest.pop(root, None)      # (the version after the loop or branch: below)
+        if low.out.cur and getattr(low.out.cur[-1], "target", None) == new.name:
+            low.loop_changes.append((root, low.out.cur[-1]))
         return
     low.root[new.name] = root
     low.latest[root] = new
@@ -207,11 +225,24 @@ def propagate(callee, caller, node):
     is, for the caller's names bound to it, its last version (Python's shared list),
     where the change reaches them (_check_frames); else refused."""
     for root in getattr(callee, "unfollowed", ()):
-        if root not in callee.latest and _names(caller, root):
+        if root in callee.latest or not _names(caller, root):
+            continue
+        final = _final_version(callee, root)
+        if final is None:
             raise UnsupportedSyntaxError(
-                f"a function that changes the list (or array) `{_names(caller, root)[0][1]}` "
-                "it is passed inside a loop or branch of its own", caller.loc(node),
+                f"a function that changes `{_names(caller, root)[0][1]}`, which it is passed, "
+                "inside a loop or branch of its own, and then binds its name to another "
+                "value", caller.loc(node),
                 "Return the new value and assign it where the function is called.")
+        callee.latest[root] = final
+        # (Python changes a list, dict or array for the caller, not a number `x += v`
+        # rebinds: checked where the code runs, after the call)
+        stmt = next(s for r, s in callee.loop_changes if r == root)
+        t = caller.names.fresh("effect")
+        caller.out.temps.add(t)
+        caller.out.cur.append(ir.Assign(t, ir.Call(
+            registry.primitive(check_changed_in_place),
+            (ir.Var(root), ir.Const(_names(caller, root)[0][1]))), stmt.src))
     for root, new in getattr(callee, "latest", {}).items():
         names = _names(caller, root)
         for r, stmt, old in callee.changes if names else ():
@@ -233,6 +264,15 @@ def _check_before(caller, stmt, old, name):
     caller.out.temps.add(t)
     block.insert(i, ir.Assign(t, ir.Call(registry.primitive(check_changed_in_place),
                                          (old, ir.Const(name))), stmt.src))
+
+
+def _final_version(callee, root):
+    """The version of the caller's object `root` that the callee's parameter holds at its
+    end, after the loops and branches that changed it (their carried values and joins
+    lead back to it), or None where no parameter does."""
+    found = {a.name for n, a in callee.env.items() if isinstance(a, ir.Var) and
+             a.name != root and _root(callee, a.name) == root}
+    return ir.Var(found.pop()) if len(found) == 1 else None
 
 
 def _rename_updates(callee, root, name):

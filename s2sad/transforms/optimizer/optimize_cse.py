@@ -13,7 +13,7 @@ inside is not available after.
 
 from typing import Dict
 
-from ... import ir, registry
+from ... import ir, registry, runtime
 from ...ir.analysis import subst_block, subst_expr, substitute
 
 
@@ -92,8 +92,8 @@ def atom_key(a):
 def _key(e):
     """A hashable key equal for equal expressions; None for atoms and impure calls."""
     if isinstance(e, ir.Call) and isinstance(e.callee, registry.Primitive):
-        if not e.callee.pure:
-            return None
+        if not e.callee.pure or e.callee.fn is runtime.make_dict:
+            return None     # (two dict literals are two objects: each keeps its name)
         return ("call", id(e.callee), tuple(atom_key(a) for a in e.args),
                 tuple((k, atom_key(a)) for k, a in e.kwargs))
     if isinstance(e, ir.Item):

@@ -10,6 +10,7 @@ key reads the value last stored there::
     t = e['x']; u = e['y']                     =>  t = a; u = b
     copy(d) (dict(d)), without(d, 'y') (d.pop)  =>  the same keys, less the one taken
     check_changed_in_place(d, 'name')          =>  None   (d a dict: the check passes)
+    check_item_write(d, 'k')                   =>  None   (d[k][j] = v: the same)
     for ...: x carried, a dict with keys 'x', 'y' in every iteration
         t = x['x']                             =>  x_x carried beside x; t = x_x
     if ...: v = d1 else: v = d2; v['x']        =>  v_x, an If result beside v
@@ -28,6 +29,7 @@ import operator
 
 from ... import ir, runtime
 from ...ir.analysis import substitute
+from ...rules.numpy.indexing import check_item_write
 from ...rules.python.builtins import check_changed_in_place, dict_copy, item_of, without
 
 _MAKE, _SET = runtime.make_dict, runtime.setitem
@@ -173,8 +175,9 @@ class _Records:
         for s in ir.walk(stmts):
             if not isinstance(s, ir.Assign):
                 continue
-            if _fn(s.value) is check_changed_in_place and self._of(s.value.args[0]):
-                s.value = ir.Const(None)            # (it refuses numbers, tuples, strings)
+            if _fn(s.value) in (check_changed_in_place, check_item_write) and \
+                    self._of(s.value.args[0]) is not None:
+                s.value = ir.Const(None)    # (they refuse numbers, tuples, strings, arrays)
                 changed = True
             if _fn(s.value) not in _GET or len(s.value.args) != 2 or s.value.kwargs:
                 continue

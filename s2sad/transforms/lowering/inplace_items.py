@@ -1,0 +1,280 @@
+"""A write into an item of a list or dict: ``c[k] op= v`` and ``c[k][j] = v``.
+
+Python runs it as ``t = c[k]; t op= v; c[k] = t``: where the item is an array, ``op=``
+changes that array in place, so every other reference to it sees the change (another
+name bound to it, a copy of the list ``list(c)`` or ``c.copy()``, which holds the same
+arrays, another place in c, a loop's element).  The lowering makes
+``cur = c[k]; new = cur op v; c_1 = setitem(c, k, new)``, in which only c_1 sees it.
+
+Input: the lowered function, its in-place updates and the alias tables (alias_roots).
+Output: the ``new = cur op v`` statements where the item may be held elsewhere;
+_check_updates puts ``check_rebound(cur)`` before each, which refuses an array, list or
+dict where the code runs (a number's ``+=`` makes a new one: it passes).
+
+``c[k] = c[k] + v`` makes a new array in Python (nothing else sees it): lowered the same
+way, it is told apart by where its parts come from: the lowering makes the read and
+the operation of ``c[k] op= v`` at the statement itself, those of ``c[k] + v`` at the
+expression on the right of ``=``.
+
+``c[k][j] = v`` is ``cur = c[k]; new = setitem(cur, j, v); c_1 = setitem(c, k, new)``
+(lower.py, set_item_element): the same check, where Python changes the item cur in
+place.  The item is the atom written at k where that is known (a list's position, a
+dict's string key: aliases.items_at), else any object c holds, and it is refused where
+that object is also put in another place (``d["q"] = d["p"]``, a tuple of it).
+"""
+
+import operator
+from typing import Dict
+
+from ... import ir, runtime
+from .aliases import (WRITE_CHECKS, callee_fn, containers, derived_lazily, dict_sources,
+                      earlier_versions, items_at, made_from)
+
+
+def augmented(order, inplace, cont):
+    """(the statement `new = cur op v`, cur, `c_1 = setitem(c, k, new)`, the container's
+    user name) for each
+    `c[k] op= v` among the updates whose c is a list, tuple or dict."""
+    defs = {s.target: s for s in order if isinstance(s, ir.Assign)}
+    for stmt, old, name, _ in inplace:
+        v = getattr(stmt, "value", None)
+        if callee_fn(v) is not runtime.setitem or len(v.args) != 3 or \
+                not isinstance(v.args[2], ir.Var) or getattr(v.args[0], "name", None) not in cont:
+            continue
+        op_s = defs.get(v.args[2].name)
+        if op_s is None or op_s.src != stmt.src or not isinstance(op_s.value, ir.Call) or \
+                not op_s.value.args or not isinstance(op_s.value.args[0], ir.Var):
+            continue
+        cur_s = defs.get(op_s.value.args[0].name)
+        if cur_s is not None and cur_s.src == stmt.src and callee_fn(cur_s.value) is \
+                operator.getitem and tuple(cur_s.value.args[:2]) == tuple(v.args[:2]):
+            yield op_s, cur_s.target, stmt, name
+
+
+def shared_items(func, order, inplace, full, within):
+    """The `new = cur op v` statements of `c[k] op= v` (c a list or dict) whose item may
+    be held by something else that is read after the change (see the module docstring),
+    with cur and the user's name of the update.  full: inplace._alias_roots; within(s):
+    those of one iteration of the loops around the statement s (without their back
+    edges)."""
+    cont = containers(order)
+    out = []
+    stores = _stores(order)
+    for op_s, cur, set_s, name in augmented(order, inplace, cont):
+        loops = [s for s in order if isinstance(s, ir.Loop) and
+                 any(x is op_s for x in ir.walk(s.body))]
+        within_s = within(op_s) if loops else full
+        ident, holds = within_s
+        group = _item_group(func, order, set_s, cur, ident)
+        if _held_twice(func, order, group - {cur}, holds, cont) or \
+                _stored_twice(stores, group - {cur}, full[0]) or \
+                _read_after(func, order, op_s, set_s, group, full, within_s) or \
+                any(_carried_over(func, order, L, op_s, set_s, full, within_s, cur, cont)
+                    for L in loops):
+            out.append((op_s, cur, f"{name}[...]"))
+    return out
+
+
+def _stores(order) -> Dict[str, int]:
+    """For each name, how many statements put its value into a container as an item (a
+    literal's item, an item written, a value appended)."""
+    out: Dict[str, int] = {}
+    for s in order:
+        v = getattr(s, "value", None) if isinstance(s, ir.Assign) else None
+        if isinstance(v, ir.Pack):
+            atoms = v.items
+        elif callee_fn(v) is runtime.setitem and len(v.args) == 3:
+            atoms = (v.args[2],)
+        elif callee_fn(v) is runtime.list_append:
+            atoms = v.args[1:]
+        else:
+            continue
+        for a in atoms:
+            if isinstance(a, ir.Var):
+                out[a.name] = out.get(a.name, 0) + 1
+    return out
+
+
+def _stored_twice(stores, objects, ident) -> bool:
+    """Whether one of the objects the item may be is put into containers in two places
+    (x["q"] = x["p"]; a tuple of it): a write into it through one place changes the
+    other in Python."""
+    return any(sum(n_ for n, n_ in stores.items() if o in ident.get(n, {n})) > 1
+               for o in objects)
+
+
+def _item_group(func, order, set_s, cur, ident) -> set:
+    """The objects the item cur = c[k] of `c_1 = setitem(c, k, new)` may be: the atom
+    stored there where that is known (a list or dict, an array), else what c may hold,
+    less c and its other versions (the container itself is not its item)."""
+    c, k = set_s.value.args[0], set_s.value.args[1]
+    item = _known_item(order, c, k)
+    if isinstance(item, ir.Var):
+        return {cur} | ident.get(item.name, {item.name})
+    if item is not None:                    # a constant stored there
+        return {cur}
+    atoms = items_at(dict_sources(order), c, k, frozenset())
+    if atoms is not None:
+        return {cur}.union(*(ident.get(a.name, {a.name}) for a in atoms
+                             if isinstance(a, ir.Var)))
+    return ident.get(cur, {cur}) - {c.name} - earlier_versions(order).get(c.name, set())
+
+
+def _known_item(order, c, k):
+    """The atom c[k] is, where c is built here from a literal by appends and item writes
+    at constant places (k a constant too), else None (any of c's items)."""
+    items = _known_items(order, c, 8)
+    if items is None or not isinstance(k, ir.Const):
+        return None
+    if isinstance(items, dict):             # a dict's constant key
+        return items.get(k.value) if _hashable(k.value) else None
+    if type(k.value) is not int or not -len(items) <= k.value < len(items):
+        return None
+    return items[k.value]
+
+
+def _hashable(v) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
+
+
+def _known_items(order, c, depth):
+    """c's items: a list of atoms (a list), a dict of them by constant key (a dict, where
+    a key it lacks may be one of c's it does not know), or None where they are not known
+    here."""
+    if not isinstance(c, ir.Var) or depth == 0:
+        return None
+    defs = {s.target: s.value for s in order if isinstance(s, ir.Assign)}
+    v = defs.get(c.name)
+    fn = callee_fn(v)
+    if isinstance(v, ir.Pack) and v.kind == "list":
+        return list(v.items)
+    if fn is runtime.make_dict:
+        keys, values = v.args[0], defs.get(getattr(v.args[1], "name", None))
+        if isinstance(keys, ir.Const) and isinstance(values, ir.Pack) and \
+                all(_hashable(key) for key in keys.value):
+            return dict(zip(keys.value, values.items))
+        return None
+    before = _known_items(order, v.args[0], depth - 1) if fn in (
+        runtime.list_append, runtime.setitem) else None
+    if before is None and fn is runtime.setitem and isinstance(v.args[1], ir.Const) and \
+            isinstance(v.args[1].value, str):
+        before = {}         # d[k] = v at a string key: d's item there (its others unknown)
+    if before is None:
+        return None
+    if fn is runtime.list_append:
+        return before + [v.args[1]] if isinstance(before, list) else None
+    k = v.args[1]
+    if isinstance(before, dict):
+        if not isinstance(k, ir.Const) or not _hashable(k.value):
+            return None
+        return {**before, k.value: v.args[2]}
+    if isinstance(k, ir.Const) and type(k.value) is int and -len(before) <= k.value < len(before):
+        before[k.value] = v.args[2]
+        return before
+    return None
+
+
+def _held_twice(func, order, items, holds, cont) -> bool:
+    """Whether one of the objects items may be is the caller's (a parameter) or read by
+    more than one statement, or in a loop it was not made in, or a list of it repeated
+    ([a] * 2): put in two places."""
+    if any(callee_fn(s.value) is operator.mul and any(
+            a.name in cont and holds.get(a.name, set()) & items
+            for a in s.value.args if isinstance(a, ir.Var))
+           for s in order if isinstance(s, ir.Assign)):
+        return True
+    reads = {}
+    made_in = {}
+    for s in order:
+        if isinstance(s, ir.Loop):
+            inner = list(ir.walk(s.body)) + list(ir.walk(s.cond))
+            for x in inner:
+                for t in ir.targets(x):
+                    made_in.setdefault(t, set()).add(id(s))
+    for s in order:
+        if isinstance(s, (ir.If, ir.Loop)):
+            atoms = [s.test] + [a for _, x, y in s.outs for a in (x, y)] if \
+                isinstance(s, ir.If) else [s.iter] + [i for _, i, n in s.carried] + \
+                [n for _, i, n in s.carried]
+            names = [a.name for a in atoms if isinstance(a, ir.Var)]
+        elif isinstance(s, ir.Assign):      # (a read that keeps no reference: not one)
+            names = [v.name for v in ir.reads(s) if v.name in holds.get(s.target, ())]
+        else:
+            names = []
+        for n in names:
+            if n in items:
+                reads[n] = reads.get(n, 0) + 1
+    if any(i in func.params or reads.get(i, 0) > 1 for i in items):
+        return True
+    for s in order:                 # read in a loop that runs the read more than once
+        if isinstance(s, ir.Loop):
+            inner = [x for x in list(ir.walk(s.body)) + list(ir.walk(s.cond))
+                     if not isinstance(x, (ir.If, ir.Loop))]
+            if any(v.name in items and id(s) not in made_in.get(v.name, ()) and
+                   v.name in holds.get(x.target, ()) for x in inner
+                   if isinstance(x, ir.Assign) for v in ir.reads(x)):
+                return True
+    return False
+
+
+def _read_after(func, order, op_s, set_s, group, full, within) -> bool:
+    """Whether a name that may hold the item is read after its change, other than the
+    container's new version and what is made from it (c_1[k], c_1 changed again).  In
+    a loop around it: any read of a name from before the loop (the next iteration), by
+    the names of one iteration (within: a name the loop carries is its start value)."""
+    index = next(i for i, s in enumerate(order) if s is op_s)
+    scope = [(s, None, full) for s in order[index + 1:]]
+    base = func.base.get(set_s.target, set_s.target)
+    derived = derived_lazily(order)
+    loops = [L for L in order if isinstance(L, ir.Loop) and
+             any(x is op_s for x in ir.walk(L.body))]
+    if loops:
+        inside = list(ir.walk(loops[0].cond)) + list(ir.walk(loops[0].body))  # (cond first)
+        made = {t for x in inside for t in ir.targets(x)} | {
+            c for L in loops for c, _, n in L.carried if func.base.get(c, c) == base or
+            getattr(n, "name", None) in derived(set_s.target)}
+        end = next(i for i, s in enumerate(order) if s is loops[0]) + 1 + len(inside)
+        k = next(i for i, s in enumerate(inside) if s is op_s)
+        scope = [(s, made, within) for s in inside[:k]] + \
+            [(s, None, within) for s in inside[k + 1:]] + [(s, None, full) for s in order[end:]]
+    other = {id(x) for s in order if isinstance(s, ir.If)
+             for mine, theirs in ((s.body, s.orelse), (s.orelse, s.body))
+             if any(x is op_s for x in ir.walk(mine)) for x in ir.walk(theirs)}
+    for s, made, (ident, holds) in scope:
+        if isinstance(s, (ir.If, ir.Loop)) or s is set_s or (not loops and id(s) in other) \
+                or callee_fn(getattr(s, "value", None)) in WRITE_CHECKS:
+            continue                # (set_s: the write back of the changed item, c[k] = t;
+            # the other branch of an if around it runs instead, unless a loop runs it again)
+        for v in ir.reads(s):
+            if (made is None or v.name not in made) and \
+                    holds.get(v.name, {v.name}) & group and \
+                    set_s.target not in holds.get(v.name, {v.name}) and \
+                    v.name not in derived(set_s.target):
+                return True
+    return False
+
+
+def _carried_over(func, order, loop, op_s, set_s, full, within, cur, cont) -> bool:
+    """Whether a name loop carries (other than the container) holds the item from one
+    iteration into the next, where the change of the next one reaches it: read in the
+    loop after the change, or after the loop if it keeps every iteration's item (its
+    next value is made from it: an append)."""
+    ident, holds = full
+    group = ident.get(cur, {cur}) - cont
+    base = func.base.get(set_s.target, set_s.target)
+    mine = made_from(order, set_s.target)        # (the container, under another name)
+    held = {c: nxt.name for c, _, nxt in loop.carried if isinstance(nxt, ir.Var) and
+            func.base.get(c, c) != base and nxt.name not in mine and
+            holds.get(nxt.name, {nxt.name}) & group}
+    inside = list(ir.walk(loop.body)) + list(ir.walk(loop.cond))
+    start = next(i for i, s in enumerate(order) if s is loop) + 1
+    k = next(i for i, s in enumerate(inside) if s is op_s)
+    kept = {c for c, nxt in held.items() if c in within[1].get(nxt, ())}
+    return any(v.name in held for s in inside[k + 1:] if isinstance(s, ir.Assign)
+               for v in ir.reads(s)) or \
+        any(v.name in kept for s in order[start + len(inside):] if isinstance(s, ir.Assign)
+            for v in ir.reads(s))
