@@ -302,8 +302,16 @@ def trained_by_a_method_with_a_loop(x):
     return np.sum(net.W)
 
 
+def caller_loops_over_a_looping_helper(x):
+    acc = [x]
+    for i in range(2):
+        appends_in_a_loop_of_its_own(acc, x * (i + 1))
+    return np.sum(acc[-1] * acc[2]) + len(acc)
+
+
 @pytest.mark.parametrize("f", [caller_of_a_looping_helper, caller_of_a_branching_helper,
-                               trained_by_a_method_with_a_loop], ids=lambda f: f.__name__)
+                               trained_by_a_method_with_a_loop,
+                               caller_loops_over_a_looping_helper], ids=lambda f: f.__name__)
 @pytest.mark.parametrize("x", [np.array([0.3, 0.7, 1.1]), np.array([-0.4, -0.2, 0.1])])
 def test_a_helper_that_changes_its_argument_in_a_loop_or_branch_of_its_own(f, x):
     """The caller's list or object is the version the helper's parameter holds at its

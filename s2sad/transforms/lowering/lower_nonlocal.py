@@ -236,13 +236,14 @@ def propagate(callee, caller, node):
                 "Return the new value and assign it where the function is called.")
         callee.latest[root] = final
         # (Python changes a list, dict or array for the caller, not a number `x += v`
-        # rebinds: checked where the code runs, after the call)
-        stmt = next(s for r, s in callee.loop_changes if r == root)
+        # rebinds: checked where the code runs, after the call, on the final version)
+        stmt = next((s for r, s in callee.loop_changes if r == root), None)
         t = caller.names.fresh("effect")
         caller.out.temps.add(t)
         caller.out.cur.append(ir.Assign(t, ir.Call(
             registry.primitive(check_changed_in_place),
-            (ir.Var(root), ir.Const(_names(caller, root)[0][1]))), stmt.src))
+            (final, ir.Const(_names(caller, root)[0][1]))),
+            stmt.src if stmt is not None else caller.loc(node)))
     for root, new in getattr(callee, "latest", {}).items():
         names = _names(caller, root)
         for r, stmt, old in callee.changes if names else ():
