@@ -15,7 +15,7 @@ result, against every array of every argument) that a result which shares memory
 argument k comes from a primitive declared a view of k, or is accepted by:
 
 * HELD: a helper of s2sad (printed as a helper): the alias check takes what a helper
-  returns to hold its arguments (inplace._assign_roots), which refuses the same way;
+  returns to hold its arguments (aliases._assign_roots), which refuses the same way;
 * OPAQUE: a function without rules, which the alias check takes to be a view of every
   argument;
 * ALLOWED: listed below with the reason.
@@ -44,7 +44,7 @@ from s2sad.rules.python import builtins as B
 from s2sad.rules.numpy import indexing as IX
 from s2sad.rules.python.containers_kind import same_kind
 from s2sad.rules.numpy.decompositions import svd_values
-from s2sad.transforms.lowering import inplace
+from s2sad.transforms.lowering import aliases
 from s2sad.transforms.frontend.resolve import ATTRIBUTES, METHODS
 
 import tables
@@ -141,7 +141,7 @@ def _ours(p) -> bool:
 
 
 def _has_rules(p) -> bool:
-    return not inplace._opaque(p)
+    return not aliases.opaque(p)
 
 
 # functions whose call is not probed: what they are
@@ -173,7 +173,7 @@ ALLOWED = {
     **{f: "lowered by lower_builtins into items and helpers that the alias check follows"
        for f in (list, tuple, sorted, min, max, dict)},
     B.item_of: "lst.pop(i)'s item: the alias check takes it to be what lst held "
-               "(inplace._popped; test_pop_is_followed)",
+               "(aliases.popped; test_pop_is_followed)",
     np.atleast_1d: "a view of argument 0; of 2 or more arrays (a list) it is refused",
     np.atleast_2d: "a view of argument 0; of 2 or more arrays (a list) it is refused",
     np.atleast_3d: "a view of argument 0; of 2 or more arrays (a list) it is refused",
@@ -284,7 +284,7 @@ def _covered(p, k) -> bool:
     """A result of p that shares memory with argument k is followed by the alias check."""
     if p.view:
         return p.view_args is None or k in p.view_args or isinstance(k, str)
-    return inplace._opaque(p) or not _reached(p)
+    return aliases.opaque(p) or not _reached(p)
 
 
 def test_every_primitive_is_probed_or_listed():
@@ -441,9 +441,9 @@ FOUND = [
     (array_copy_if_needed, _no_view(np.array)),
     (diff_zero, _no_view(registry.canonical(np.diff))),
     (stop_gradient_write, _no_view(V.stop_gradient)),
-    (contiguous_constant, lambda mp: mp.setattr(inplace, "_opaque", lambda p: False)),
-    (popped_item, lambda mp: mp.setattr(inplace, "_popped", lambda v: False)),
-    (popped_from_dict, lambda mp: mp.setattr(inplace, "_popped", lambda v: False)),
+    (contiguous_constant, lambda mp: mp.setattr(aliases, "opaque", lambda p: False)),
+    (popped_item, lambda mp: mp.setattr(aliases, "popped", lambda v: False)),
+    (popped_from_dict, lambda mp: mp.setattr(aliases, "popped", lambda v: False)),
     (broadcast_second, lambda mp: mp.setattr(registry.lookup(np.broadcast_arrays),
                                              "view_args", (0,))),
 ]

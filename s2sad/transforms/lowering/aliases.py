@@ -31,7 +31,7 @@ from ...rules.python.containers_kind import same_kind
 WRITE_CHECKS = (check_item_write, check_changed_in_place, check_rebound)
 
 
-def _opaque(p) -> bool:
+def opaque(p) -> bool:
     """Whether p is a function s2sad has no rules for (np.ascontiguousarray, a C
     function): it runs as it is, and its result may be a view of an argument."""
     return p.printing in (registry.NUMPY, registry.USER) and p.bprop is None and \
@@ -66,7 +66,7 @@ def viewed(value) -> list:
     if not isinstance(value, ir.Call) or not isinstance(p, registry.Primitive):
         return []
     if not p.view:      # a library function without rules may return any argument's view
-        return [a for a in value.atoms() if isinstance(a, ir.Var)] if _opaque(p) else []
+        return [a for a in value.atoms() if isinstance(a, ir.Var)] if opaque(p) else []
     if p.view_when is not None and not _view_call(p, value):
         return []
     args = value.args if p.view_args is None else \
