@@ -394,7 +394,7 @@ def _same_object(c, versions, defs) -> set:
 
 def derived_lazily(order):
     """made(root): the names made from root's value by reading its items (d["k"],
-    d["k"]["j"], lst[i]), by calls of its parts alone, and making new versions of it (item writes, appends,
+    d["k"]["j"], lst[i]) and making new versions of it (item writes, appends,
     pops, copies, a loop carrying it, an if joining it): the new value and its parts,
     not another name's.  Computed the first time a root is asked for."""
     memo = {}
@@ -426,13 +426,11 @@ def _derived_from(order, root, dropped) -> set:
         for s in order:
             if isinstance(s, ir.Assign):
                 v = s.value
-                names = [a.name for a in ir.expr_atoms(v) if isinstance(a, ir.Var)]
                 if isinstance(v, ir.Var) and v.name in out or \
                         callee_fn(v) in (operator.getitem, runtime.setitem, runtime.list_append,
                                          without, dict_copy, copy_of) and \
-                        getattr(v.args[0], "name", None) in out or \
-                        isinstance(v, ir.Call) and names and all(n in out for n in names):
-                    out.add(s.target)       # (a call of the new values alone: d.values())
+                        getattr(v.args[0], "name", None) in out:
+                    out.add(s.target)
             elif isinstance(s, ir.Loop):
                 out.update(t for t, i, n in s.carried if getattr(n, "name", None) in out or
                            getattr(i, "name", None) in out and t not in dropped)

@@ -104,42 +104,74 @@ def _stored_twice(stores, objects, ident) -> bool:
 
 
 def _item_group(func, order, set_s, cur, ident) -> set:
-    """The objects the item cur = c[k] of `c_1 = setitem(c, k, new)` may be: the atoms
-    stored there where that is known (a list's position, a dict's string key), else what
-    c may hold, less c and its other versions (the container itself is not its item)."""
+    """The objects the item cur = c[k] of `c_1 = setitem(c, k, new)` may be: the atom
+    stored there where that is known (a list or dict, an array), else what c may hold,
+    less c and its other versions (the container itself is not its item)."""
     c, k = set_s.value.args[0], set_s.value.args[1]
     item = _known_item(order, c, k)
-    atoms = [item] if item is not None else items_at(dict_sources(order), c, k, frozenset())
-    if atoms is not None:                   # (a constant stored there: no object)
+    if isinstance(item, ir.Var):
+        return {cur} | ident.get(item.name, {item.name})
+    if item is not None:                    # a constant stored there
+        return {cur}
+    atoms = items_at(dict_sources(order), c, k, frozenset())
+    if atoms is not None:
         return {cur}.union(*(ident.get(a.name, {a.name}) for a in atoms
                              if isinstance(a, ir.Var)))
     return ident.get(cur, {cur}) - {c.name} - earlier_versions(order).get(c.name, set())
 
 
 def _known_item(order, c, k):
-    """The atom c[k] is, where c is a list built here from a literal by appends and item
-    writes at constant places (k a constant too), else None (any of c's items)."""
+    """The atom c[k] is, where c is built here from a literal by appends and item writes
+    at constant places (k a constant too), else None (any of c's items)."""
     items = _known_items(order, c, 8)
-    if items is None or not isinstance(k, ir.Const) or type(k.value) is not int or \
-            not -len(items) <= k.value < len(items):
+    if items is None or not isinstance(k, ir.Const):
+        return None
+    if isinstance(items, dict):             # a dict's constant key
+        return items.get(k.value) if _hashable(k.value) else None
+    if type(k.value) is not int or not -len(items) <= k.value < len(items):
         return None
     return items[k.value]
 
 
+def _hashable(v) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
+
+
 def _known_items(order, c, depth):
+    """c's items: a list of atoms (a list), a dict of them by constant key (a dict, where
+    a key it lacks may be one of c's it does not know), or None where they are not known
+    here."""
     if not isinstance(c, ir.Var) or depth == 0:
         return None
-    s = next((s for s in order if isinstance(s, ir.Assign) and s.target == c.name), None)
-    v, fn = getattr(s, "value", None), callee_fn(getattr(s, "value", None))
+    defs = {s.target: s.value for s in order if isinstance(s, ir.Assign)}
+    v = defs.get(c.name)
+    fn = callee_fn(v)
     if isinstance(v, ir.Pack) and v.kind == "list":
         return list(v.items)
+    if fn is runtime.make_dict:
+        keys, values = v.args[0], defs.get(getattr(v.args[1], "name", None))
+        if isinstance(keys, ir.Const) and isinstance(values, ir.Pack) and \
+                all(_hashable(key) for key in keys.value):
+            return dict(zip(keys.value, values.items))
+        return None
     before = _known_items(order, v.args[0], depth - 1) if fn in (
         runtime.list_append, runtime.setitem) else None
+    if before is None and fn is runtime.setitem and isinstance(v.args[1], ir.Const) and \
+            isinstance(v.args[1].value, str):
+        before = {}         # d[k] = v at a string key: d's item there (its others unknown)
     if before is None:
         return None
     if fn is runtime.list_append:
-        return before + [v.args[1]]
+        return before + [v.args[1]] if isinstance(before, list) else None
     k = v.args[1]
+    if isinstance(before, dict):
+        if not isinstance(k, ir.Const) or not _hashable(k.value):
+            return None
+        return {**before, k.value: v.args[2]}
     if isinstance(k, ir.Const) and type(k.value) is int and -len(before) <= k.value < len(before):
         before[k.value] = v.args[2]
         return before
