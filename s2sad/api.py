@@ -149,7 +149,8 @@ def jit(fn: Optional[Function] = None, keep_faster: bool = True) -> Function:
     Compiled code is not always faster (a function whose time is in its matrix products
     gains little, and calling compiled code costs a microsecond).  With ``keep_faster``
     (the default) each generated function is timed both ways on its first calls and the
-    faster is kept;
+    faster is kept; of a function Numba cannot take whole, each elementwise region is
+    compiled only once its calls have taken as long as compiling it would;
     ``keep_faster=False`` runs the compiled code wherever Numba compiles it.  The machine
     code is cached on disk (see docs/performance.md).  A decorator too: ``@jit`` or
     ``@jit(keep_faster=False)``.  Needs Numba: ``pip install 's2sad[numba]'``.

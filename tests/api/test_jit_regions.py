@@ -54,6 +54,14 @@ def single_net(params, x):
     return silu_net(params, x)
 
 
+def paying_net(params, x):
+    return silu_net(params, x)
+
+
+def cached_net(params, x):
+    return silu_net(params, x)
+
+
 def user_named(params, x):
     region_1 = x * 2.0
     return silu_net(params, region_1)
@@ -208,7 +216,9 @@ def test_a_function_that_prints_is_not_run_twice(capsys):
     assert "it prints, logs or warns" in s2sad.source(s2sad.jit(g))
 
 
-def test_keep_faster_times_each_region_and_keeps_one():
+def test_keep_faster_times_each_region_and_keeps_one(monkeypatch):
+    from s2sad.compiled import regions
+    monkeypatch.setattr(regions.COMPILE_COST, "estimate", lambda: 0.0)   # (paid at once)
     rng = np.random.default_rng(4)
     params, x = make(rng)
     g = s2sad.grad(silu_net)
@@ -220,6 +230,62 @@ def test_keep_faster_times_each_region_and_keeps_one():
     for r in regions_of(g):
         assert r.times is None and r.state in ("compiled", "Python (measured faster)")
         assert (r.kernel is not None) == (r.state == "compiled")
+
+
+def test_under_keep_faster_a_region_compiles_once_its_calls_have_paid_for_it(monkeypatch):
+    # compiling a region takes about half a second, to gain a few percent of a call:
+    # under keep_faster it runs as Python until its calls have taken that long
+    from s2sad.compiled import regions
+    cost = [1e9]
+    monkeypatch.setattr(regions.COMPILE_COST, "estimate", lambda: cost[0])
+    params, x = make(np.random.default_rng(11))
+    g = s2sad.grad(paying_net)          # (a function no other test compiles)
+    jg = s2sad.jit(g)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CompiledWarning)
+        for _ in range(3):
+            close(jg(params, x), g(params, x))
+        rs = regions_of(g)
+        assert rs and all(r.state.startswith("Python until its calls have taken as long as "
+                                             "compiling it would (") for r in rs)
+        assert all(r.rent > 0 and not r.kernel.signatures for r in rs)   # never compiled
+        assert "Python until its calls have taken" in s2sad.source(jg)
+        cost[0] = 0.0                   # paid: compiled at the next call, then timed
+        for _ in range(1 + 2 * regions.TRIALS):
+            close(jg(params, x), g(params, x))
+    for r in rs:
+        assert r.rent is None and r.times is None
+        assert r.state in ("compiled", "Python (measured faster)")
+        assert r.kernel is None or r.kernel.signatures
+
+
+def test_a_region_numbas_disk_cache_holds_compiles_at_once(monkeypatch):
+    from s2sad.compiled import regions
+    from s2sad.compiled.state import ACTIVE
+    g = jitted_quietly(cached_net, 12)  # (keep_faster=False: its regions compiled, cached)
+    kernels = [r.kernel for r in regions_of(g)]
+    assert kernels and all(regions.on_disk(k) for k in kernels)
+    monkeypatch.setattr(regions.COMPILE_COST, "estimate", lambda: 1e9)
+    r = regions.Region("region_1", kernels[0], regions_of(g)[0].python,
+                       regions.Owner("test"))
+    token = ACTIVE.set("faster")
+    try:
+        r(*[np.ones((64, 64))] * len(r.python.__code__.co_varnames[
+            :r.python.__code__.co_argcount]))
+    finally:
+        ACTIVE.reset(token)
+    assert r.rent is None and r.state == "compiled" and r.times == {True: [], False: []}
+
+
+def test_on_disk_says_whether_numba_cached_machine_code(tmp_path):
+    from s2sad.compiled import build, regions
+    mod = build.load("s2sad_test_on_disk", "from numba import njit\n\n\n"
+                     "@njit(cache=True)\ndef twice(x):\n    return 2.0 * x\n")
+    if regions.on_disk(mod.twice):      # (an earlier run of the suite left it there)
+        return
+    mod.twice(1.0)
+    assert regions.on_disk(mod.twice)
+    assert not regions.on_disk(len) and not regions.on_disk(None)
 
 
 def jitted_quietly(fn, seed):
@@ -240,9 +306,11 @@ def spread(d, y):
     return np.sum(np.sin(b) * a)
 
 
-def test_a_region_whose_shapes_differ_stops_and_runs_as_python():
+def test_a_region_whose_shapes_differ_stops_and_runs_as_python(monkeypatch):
     # one loop only where its arrays share a shape: (4096, 2) against (4096, 1) raises
     # in the kernel, three times (keep_faster's trials), then its statements run
+    from s2sad.compiled import regions
+    monkeypatch.setattr(regions.COMPILE_COST, "estimate", lambda: 0.0)   # (paid at once)
     rng = np.random.default_rng(7)
     x, y = rng.uniform(0.5, 1.5, (4096, 2)), rng.uniform(0.5, 1.5, (4096, 1))
     g = s2sad.grad(spread, wrt=(0, 1))

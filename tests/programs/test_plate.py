@@ -252,6 +252,7 @@ def test_adam_under_jit_with_its_regions_compiled(mode, monkeypatch, tmp_path):
     from s2sad.compiled import regions
     monkeypatch.setenv("S2SAD_NUMBA_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(regions, "LEAST_ELEMENTS", 0)     # the small network's too
+    monkeypatch.setattr(regions.COMPILE_COST, "estimate", lambda: 0.0)   # from the start
     (p_jit, h_jit), (p_np, h_np) = _adam_both_ways(mode, steps=3)
     np.testing.assert_allclose([v for _, v in h_jit], [v for _, v in h_np], rtol=1e-12)
     for (W1, b1), (W2, b2) in zip(p_jit, p_np):
