@@ -242,9 +242,37 @@ def initialized_later(x):
     return np.sum(layer.forward(XS) ** 2)
 
 
+class MLP:
+    """Weights in a dict attribute filled in a loop, an L2 penalty over .values()."""
+
+    def __init__(self, weights):
+        self.params = {}
+        for i in range(len(weights)):
+            self.params[f"W{i}"] = weights[i]
+
+    def forward(self, X):
+        h = X
+        for i in range(len(self.params)):
+            h = np.tanh(h @ self.params[f"W{i}"])
+        return h
+
+    def penalty(self):
+        return sum(np.sum(w ** 2) for w in self.params.values())
+
+
+def mlp_penalized_by_values(x):
+    net = MLP([M.T * x, np.array([[0.4, -0.2], [0.1, 0.6]]) * x ** 2])
+    return np.sum(net.forward(XS) ** 2) + 0.1 * net.penalty()
+
+
+def mlp_counting_its_keys(x):
+    net = MLP([M.T * x, np.array([[0.4, -0.2], [0.1, 0.6]]) * x])
+    return np.sum(net.forward(XS) ** 2) * sum(len(k) for k in net.params.keys())
+
+
 WRITES = [one_item_written_twice, one_item_written_in_a_loop, keys_written_in_a_loop,
           dense_layer, dense_layer_trained_in_a_loop, dense_layer_decayed_name_by_name,
-          initialized_later]
+          initialized_later, mlp_penalized_by_values, mlp_counting_its_keys]
 
 
 @pytest.mark.parametrize("f", WRITES, ids=[f.__name__ for f in WRITES])
@@ -345,9 +373,34 @@ def item_appended_in_a_loop(x):
     return keep[0]["a"]
 
 
+def keys_view_read_after_a_new_key(x):
+    d = {"a": x}
+    ks = d.keys()                       # a view: Python's shows "b" too
+    d["b"] = 2.0 * x                    # REFUSED: ks still refers to d
+    return sum(d[k] for k in ks)
+
+
+def items_view_read_after_a_new_key(x):
+    d = {"a": x}
+    pairs = d.items()
+    d["b"] = 3.0 * x                    # REFUSED: pairs still refers to d
+    return sum(v for _, v in pairs)
+
+
+def keys_iterated_while_changed(x):
+    d = {"a": x, "b": 2.0 * x}
+    total = 0.0
+    for k in d:
+        total = total + d[k]
+        d["b"] = 10.0 * x               # REFUSED: the loop's keys refer to d
+    return total
+
+
 ALIASED = [read_through_the_first_name, dict_set_into_a_dict, list_held_by_a_name,
            list_item_extended, one_dict_under_two_keys, shallow_copy, two_objects_one_dict,
-           attribute_read_before, item_in_a_tuple, item_appended_in_a_loop]
+           attribute_read_before, item_in_a_tuple, item_appended_in_a_loop,
+           keys_view_read_after_a_new_key, items_view_read_after_a_new_key,
+           keys_iterated_while_changed]
 
 
 @pytest.mark.parametrize("f", ALIASED, ids=[f.__name__ for f in ALIASED])
