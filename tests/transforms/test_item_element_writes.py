@@ -259,10 +259,21 @@ class MLP:
     def penalty(self):
         return sum(np.sum(w ** 2) for w in self.params.values())
 
+    def penalty_by_items(self):
+        total = 0.0
+        for name, w in self.params.items():
+            total = total + np.sum(w ** 2) * (2.0 if name == "W0" else 1.0)
+        return total
+
 
 def mlp_penalized_by_values(x):
     net = MLP([M.T * x, np.array([[0.4, -0.2], [0.1, 0.6]]) * x ** 2])
     return np.sum(net.forward(XS) ** 2) + 0.1 * net.penalty()
+
+
+def mlp_penalized_by_items(x):
+    net = MLP([M.T * x, np.array([[0.4, -0.2], [0.1, 0.6]]) * x])
+    return np.sum(net.forward(XS) ** 2) + 0.1 * net.penalty_by_items()
 
 
 def mlp_counting_its_keys(x):
@@ -272,7 +283,8 @@ def mlp_counting_its_keys(x):
 
 WRITES = [one_item_written_twice, one_item_written_in_a_loop, keys_written_in_a_loop,
           dense_layer, dense_layer_trained_in_a_loop, dense_layer_decayed_name_by_name,
-          initialized_later, mlp_penalized_by_values, mlp_counting_its_keys]
+          initialized_later, mlp_penalized_by_values, mlp_penalized_by_items,
+          mlp_counting_its_keys]
 
 
 @pytest.mark.parametrize("f", WRITES, ids=[f.__name__ for f in WRITES])
@@ -387,6 +399,22 @@ def items_view_read_after_a_new_key(x):
     return sum(v for _, v in pairs)
 
 
+def values_view_read_after_an_item_is_replaced(x):
+    d = {"a": x}
+    vs = d.values()                     # a live view: Python's sum sees 3 x
+    d["a"] = 3.0 * x                    # REFUSED: vs still refers to d
+    return sum(vs)
+
+
+def values_view_iterated_while_an_item_is_replaced(x):
+    d = {"a": x, "b": 2.0 * x}
+    total = 0.0
+    for v in d.values():                # the second item is read after it was replaced
+        total = total + v
+        d["b"] = 10.0 * x               # REFUSED: the loop's view refers to d
+    return total
+
+
 def keys_iterated_while_changed(x):
     d = {"a": x, "b": 2.0 * x}
     total = 0.0
@@ -400,7 +428,8 @@ ALIASED = [read_through_the_first_name, dict_set_into_a_dict, list_held_by_a_nam
            list_item_extended, one_dict_under_two_keys, shallow_copy, two_objects_one_dict,
            attribute_read_before, item_in_a_tuple, item_appended_in_a_loop,
            keys_view_read_after_a_new_key, items_view_read_after_a_new_key,
-           keys_iterated_while_changed]
+           values_view_read_after_an_item_is_replaced,
+           values_view_iterated_while_an_item_is_replaced, keys_iterated_while_changed]
 
 
 @pytest.mark.parametrize("f", ALIASED, ids=[f.__name__ for f in ALIASED])

@@ -135,6 +135,15 @@ def keys_of(d):
     return list(d)
 
 
+def dict_view(d, items):
+    """d.keys(), d.values() or d.items() as the list items made of d when it is called.
+    Python's is a live view, which shows later writes of d; a name that holds this one
+    holds d too for the alias check of lowering (transforms/lowering/aliases.py), so a
+    write of d while the view is read again is refused.  Lowering replaces each call by
+    items once that check has run: no later stage sees it."""
+    return items
+
+
 def loop_items(seq):
     """What `for v in seq` runs through as seq[0], seq[1], ...: a dict's keys (a tuple),
     an iterator's items (itertools.combinations(...): a tuple, made once), anything else (a

@@ -22,7 +22,7 @@ import numpy as np
 from ... import ir, registry, runtime
 from ...rules.numpy.indexing import check_item_write
 from ...rules.python.builtins import (as_tuple, check_changed_in_place, check_rebound, copy_of,
-                                     dict_copy, item_of, keys_of, without)
+                                     dict_copy, dict_view, item_of, keys_of, without)
 from ...rules.python.containers_kind import same_kind
 
 
@@ -201,8 +201,9 @@ def _assign_roots(s, ident, holds, get, cont=(), advanced=frozenset(), chains=({
                 inner = get(holds, c.name) - _same_object(c.name, versions, defs)
             sliced = isinstance(v.args[1], ir.Const) and isinstance(v.args[1].value, slice)
             i, h = i if sliced else i | inner, h | inner    # lst[1:]: a new list of them
-    elif callee_fn(v) is runtime.loop_length:
-        pass                        # a number (how many times a loop runs): holds nothing
+    elif callee_fn(v) in (runtime.loop_length, keys_of):
+        pass                        # a number (how many times a loop runs), a new list of a
+        # dict's keys (hashable: no list, dict or array); its views hold it (dict_view)
     elif isinstance(v, ir.Call) and getattr(v.callee, "copies", False):
         for a in v.atoms():         # a copy (d.copy(), dict(d)) holds the items, not d
             if isinstance(a, ir.Var):
@@ -396,7 +397,7 @@ def _same_object(c, versions, defs) -> set:
 
 def derived_lazily(order):
     """made(root): the names made from root's value by reading its items (d["k"],
-    d["k"]["j"], lst[i]) or a dict's keys, and making new versions of it (item writes, appends,
+    d["k"]["j"], lst[i]) or a dict's keys or view, and making new versions of it (item writes, appends,
     pops, copies, a loop carrying it, an if joining it): the new value and its parts,
     not another name's.  Computed the first time a root is asked for."""
     memo = {}
@@ -430,7 +431,7 @@ def _derived_from(order, root, dropped) -> set:
                 v = s.value
                 if isinstance(v, ir.Var) and v.name in out or \
                         callee_fn(v) in (operator.getitem, runtime.setitem, runtime.list_append,
-                                         without, dict_copy, copy_of, keys_of) and \
+                                         without, dict_copy, copy_of, keys_of, dict_view) and \
                         getattr(v.args[0], "name", None) in out:
                     out.add(s.target)
             elif isinstance(s, ir.Loop):

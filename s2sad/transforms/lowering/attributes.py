@@ -383,7 +383,7 @@ class _Forwarding:
                                       self.identity(a) is not None)
 
     def store(self, s, known, dirty) -> Set[tuple]:
-        obj, name = s.value.args[0], s.value.args[1]
+        name = s.value.args[1]
         k = self.key(s)
         self.stores[id(s)] = s
         if k is None:

@@ -20,7 +20,7 @@ import operator
 
 from ... import ir, registry
 from ...errors import UnsupportedSyntaxError
-from ...rules.python.builtins import check_rebound
+from ...rules.python.builtins import check_rebound, dict_view
 from .aliases import (WRITE_CHECKS, alias_roots, callee_fn, containers, derived_lazily,
                       earlier_versions, floats, indexed, is_float, popped, viewed)
 from .inplace_items import shared_items
@@ -84,6 +84,14 @@ def check_inplace(func, inplace, names=None):
             "a list comprehension whose list another name may see while it is built",
             e.where, "s2sad does not track that; build the list with a for loop and "
             "`append`, into a new list each time.") from None
+
+
+def strip_views(func) -> None:
+    """Each `t = dict_view(d, items)` (d.keys(), .values(), .items()) as `t = items`, once
+    the alias checks have read it as holding d: the stages after lowering see a list."""
+    for s in ir.walk(func.body):
+        if isinstance(s, ir.Assign) and callee_fn(s.value) is dict_view:
+            s.value = s.value.args[1]
 
 
 def updated_parameter(func, inplace, params):

@@ -51,7 +51,7 @@ from ..frontend import fence
 from . import (draws, lower_builtins, lower_comprehension, lower_effects, lower_nonlocal,
                lower_ufuncs, lower_views)
 from .attributes import forward_attributes
-from .inplace import check_inplace, refuse_alias, updated_parameter
+from .inplace import check_inplace, refuse_alias, strip_views, updated_parameter
 from .closures import Chosen, Closure, Functions, refuse_function
 from .lower_control import RAISED, RUNTIME_FUNCTION, Control, bind_arguments, function_body
 from .lowered import Output
@@ -798,6 +798,7 @@ def lower(parsed, res) -> tuple:
     check_inplace(func, out.inplace, names)
     func.updates_argument = updated_parameter(
         func, out.inplace, [p for p, c in zip(params, parsed.spec or "") if c != Arg.FLOAT])
+    strip_views(func)
     ir.validate(func)
     return func, out
 

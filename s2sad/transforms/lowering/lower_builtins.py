@@ -38,8 +38,8 @@ from ... import ir, registry
 from ...errors import UnsupportedSyntaxError
 from ...rules.runtime.accumulate import add_at, add_lhs_grad, add_rhs_grad, item_grads, summed
 from ...rules.python.objects import attribute
-from ...rules.python.builtins import (check_assert, concat_items, copy_of, dict_copy, item_of,
-                                      keys_of, python_float, without)
+from ...rules.python.builtins import (check_assert, concat_items, copy_of, dict_copy,
+                                      dict_view, item_of, keys_of, python_float, without)
 from ...runtime import getitem_grad, make_dict, matmul_lhs_grad, matmul_rhs_grad
 from . import lower_templates as templates
 from ..frontend import parse, resolve
@@ -245,8 +245,16 @@ def iterated(low, atom, node):
     the keys of a dict it cannot tell through loop_items, when the code runs)."""
     if isinstance(atom, ir.Var) and (atom.name in low.out.dicts or
                                      atom.name in low.out.dict_params):
-        return low.temp(ir.Call(registry.primitive(keys_of), (atom,)), node, "keys")
+        return dict_keys(low, atom, node)
     return atom
+
+
+def dict_keys(low, d, node):
+    """The keys of the dict d that a loop runs through: a list made once (keys_of), which
+    holds d for the alias check (dict_view: Python's loop reads d's keys as it goes, and
+    a write of d in the loop is refused, as where Python would stop or differ)."""
+    keys = low.temp(ir.Call(registry.primitive(keys_of), (d,)), node, "keys")
+    return low.temp(ir.Call(registry.primitive(dict_view), (d, keys)), node, "keys")
 
 
 def _template_of(fn, n_min, n_max, keywords=(), keyed=None):

@@ -46,9 +46,9 @@ from ...errors import UnsupportedSyntaxError
 from . import lower_effects, lower_nonlocal, lower_views
 from ..frontend import fence, generators, parse, resolve
 from .inplace import name_shared_literals
-from ...rules.python.builtins import keys_of, loop_items
+from ...rules.python.builtins import loop_items
 from ...rules.python.objects import raise_exception
-from .lower_builtins import pack_arguments
+from .lower_builtins import dict_keys, pack_arguments
 from .lower_nonlocal import called_mutations
 from ..names import all_identifiers
 from ..frontend.resolve import classify
@@ -559,7 +559,7 @@ class Control:
             return self.indexed_tuples(fn, call, node)
         seq = low.atom(expr)        # (zip(*rows): the list lower_builtins makes)
         if isinstance(seq, ir.Var) and seq.name in low.out.dicts:     # a dict literal's keys
-            seq = low.temp(ir.Call(registry.primitive(keys_of), (seq,)), node, "keys")
+            seq = dict_keys(low, seq, node)
         elif isinstance(seq, ir.Var) and seq.name in low.out.dict_params:
             # a dict argument: its keys (loop_items: anything else itself)
             hint = f"{seq.name}_keys"

@@ -25,8 +25,8 @@ primitives with rules (the helpers of s2sad/rules/python/builtins.py) and each o
 never (an inlined template is not resolved to another template).
 """
 
-from ...rules.python.builtins import (as_tuple, dict_copy, insert_position, keys_of, loop_items,
-                                      sort_order)
+from ...rules.python.builtins import (as_tuple, dict_copy, dict_view, insert_position, keys_of,
+                                     loop_items, sort_order)
 
 
 def sum_(items, start=0):
@@ -138,15 +138,15 @@ def dict_pairs(pairs):
 
 
 def keys_(d):
-    return keys_of(d)
+    return dict_view(d, keys_of(d))
 
 
 def values_(d):
-    return [d[k] for k in keys_of(d)]
+    return dict_view(d, [d[k] for k in keys_of(d)])
 
 
 def items_(d):
-    return [(k, d[k]) for k in keys_of(d)]
+    return dict_view(d, [(k, d[k]) for k in keys_of(d)])
 
 
 def get_(d, key, default=None):
