@@ -453,7 +453,8 @@ def train(sizes=DEFAULT_SIZES, steps=1000, points=1000, edge_points=50, lr=5e-4,
 
     The first step includes the transform time (s2sad writes the code of the
     loss gradient once); history holds the loss before each step's update.
-    jit: each step under s2sad.jit (Numba compiles the gradient's elementwise regions).
+    jit: each step under s2sad.jit (Numba compiles the gradient's elementwise regions,
+    each once it has run as NumPy code as long as compiling it takes).
     """
     set_mode(mode)
     step_fn = s2sad.jit(loss_and_grad) if jit else loss_and_grad
@@ -830,8 +831,9 @@ def parse_args(argv=None):
     p.add_argument("--dtype", choices=["float64", "float32"], default="float64")
     p.add_argument("--jit", action="store_true",
                    help="run the Adam steps under s2sad.jit: Numba compiles the loss "
-                        "gradient's elementwise regions (needs numba; the first step "
-                        "compiles them, about 20 s, cached on disk for later runs)")
+                        "gradient's elementwise regions (needs numba; each once the "
+                        "steps have spent as long in it as compiling it takes, about "
+                        "half a second; cached on disk for later runs)")
     p.add_argument("--png", default="plate.png",
                    help="where to save the picture (needs matplotlib); '' for none")
     p.add_argument("--print-every", type=int, default=100,
