@@ -442,3 +442,16 @@ def test_a_write_another_name_would_see_is_refused_at_its_line(f):
     assert f":{line}:" in str(e.value)
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="another name"):
         s2sad.jvp(f, (0.7,), (1.0,))
+
+
+def layer_params_held_by_another_name(x):
+    layer = Dense(M.T * x, np.array([0.1, -0.2]))
+    keep = layer.params
+    layer.params["W"] = M.T * x ** 2    # REFUSED: keep is that dict
+    return np.sum(keep["W"])
+
+
+def test_an_attributes_item_is_named_as_the_user_wrote_it():
+    with pytest.raises(s2sad.UnsupportedSyntaxError,
+                       match=r"the in-place update of `layer\.params\[\.\.\.\]` while another name"):
+        s2sad.grad(layer_params_held_by_another_name)(0.7)

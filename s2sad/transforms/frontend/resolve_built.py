@@ -688,6 +688,7 @@ class _Pass:
                             [gast.Constant(e.attr, None), self.cell(raw, e.attr)], [])
             return gast.fix_missing_locations(gast.copy_location(new, e))
         new = gast.Subscript(self.typed(e.value), gast.Constant(e.attr, None), gast.Load())
+        new.built_field = e.attr        # (the user's name of an item written into it: o.a[k])
         return gast.fix_missing_locations(gast.copy_location(new, e))
 
     def arguments(self, fn, node, first=None):

@@ -372,6 +372,11 @@ class Lowering:
             value = self.temp(ir.Call(registry.primitive(op), (old, rhs)), node)
         new = self.temp(ir.Call(registry.primitive(runtime.setitem), (current, j, value)), node)
         self.set_element(inner, new, node, x, k)
+        field = getattr(inner, "built_field", None)     # o.a[j] = v of an object built inside
+        if field is not None and isinstance(inner.value, gast.Name) and self.out.inplace and \
+                self.out.inplace[-1][2] == inner.value.id:
+            stmt, old, name, loc = self.out.inplace[-1]
+            self.out.inplace[-1] = (stmt, old, f"{name}.{field}", loc)   # the user's name
 
     def item_changed(self, x, k):
         """x[k] is changed in place (x[k][j] = v, x[k] += v): the list literal it is, or
