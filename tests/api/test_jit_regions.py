@@ -279,10 +279,10 @@ def test_a_region_numbas_disk_cache_holds_compiles_at_once(monkeypatch):
 
 def test_on_disk_says_whether_numba_cached_machine_code(tmp_path):
     from s2sad.compiled import build, regions
-    mod = build.load("s2sad_test_on_disk", "from numba import njit\n\n\n"
+    # (a module of its own text: no earlier run left its machine code in the cache)
+    mod = build.load("s2sad_test_on_disk", f"# {tmp_path}\nfrom numba import njit\n\n\n"
                      "@njit(cache=True)\ndef twice(x):\n    return 2.0 * x\n")
-    if regions.on_disk(mod.twice):      # (an earlier run of the suite left it there)
-        return
+    assert not regions.on_disk(mod.twice)
     mod.twice(1.0)
     assert regions.on_disk(mod.twice)
     assert not regions.on_disk(len) and not regions.on_disk(None)
