@@ -30,4 +30,3 @@ def test_fractional_power_of_a_function_that_is_zero_everywhere():
         h = s2sad.jacobian(s2sad.grad(power_of_a_zero_function))(x)
     np.testing.assert_allclose(h, np.zeros((2, 2)))
 
-

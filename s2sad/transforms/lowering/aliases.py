@@ -397,9 +397,9 @@ def _same_object(c, versions, defs) -> set:
 
 def derived_lazily(order):
     """made(root): the names made from root's value by reading its items (d["k"],
-    d["k"]["j"], lst[i]) or a dict's keys or view, and making new versions of it (item writes, appends,
-    pops, copies, a loop carrying it, an if joining it): the new value and its parts,
-    not another name's.  Computed the first time a root is asked for."""
+    d["k"]["j"], lst[i]) or a view of it (d.values()), and making new versions of it
+    (item writes, appends, pops, copies, a loop carrying it, an if joining it): the new
+    value and its parts, not another name's.  Computed the first time a root is asked for."""
     memo = {}
 
     def made(root):
@@ -431,7 +431,7 @@ def _derived_from(order, root, dropped) -> set:
                 v = s.value
                 if isinstance(v, ir.Var) and v.name in out or \
                         callee_fn(v) in (operator.getitem, runtime.setitem, runtime.list_append,
-                                         without, dict_copy, copy_of, keys_of, dict_view) and \
+                                         without, dict_copy, copy_of, dict_view) and \
                         getattr(v.args[0], "name", None) in out:
                     out.add(s.target)
             elif isinstance(s, ir.Loop):
