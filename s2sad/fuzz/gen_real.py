@@ -44,6 +44,7 @@ REAL_STATEMENTS = [
     (1.0, "built_object", "s_built_object"), (0.8, "item_element", "s_item_element"),
     (0.6, "fancy_copy", "s_fancy_copy"), (1.0, "held_state", "s_held_state"),
     (0.7, "itertools", "s_itertools"), (0.6, "walrus", "s_walrus"),
+    (0.9, "dict_step", "s_dict_step"),
 ]
 # every construct this module names (for per-construct counts)
 REAL_CONSTRUCTS = [c for _, c, _ in REAL_STATEMENTS] + [
@@ -407,6 +408,45 @@ class RealCodeStatements:
         else:
             lines = [f"{d} = np.outer({w}, {w}) * 1.0", f"{d}[1][2] {op} {v}",
                      f"{r} = {d}[1] + {d}[2]"]
+        scope.vars[r] = "v"
+        return [self.pad(indent, line) for line in lines]
+
+    def s_dict_step(self, scope, indent, nest, loop):
+        """Gradient steps over a dict of weights, in a loop, as tutorials write them: over
+        d.items(), over d or d.keys() with -=, a comprehension, a new dict filled in a
+        loop, an update rule keeping its state in a config dict per weight (changed in
+        place, setdefault); and the writes Python's live view would show (another key, a
+        config shared by two keys): right or refused."""
+        d, r, i, k, p, c = (self.name(n) for n in ("params", "r", "i", "k", "p", "cfg"))
+        f, lr = self.e("f", scope, 1), self.rng.choice(["0.1", "0.25"])
+        g = f"{p} * np.tanh({f}) + 0.1"                 # a gradient of the weight
+        form = self.rng.choice(["items", "keys", "iadd", "comp", "new", "rule", "other",
+                                "shared"])
+        lines = [f"{d} = {{\"a\": {self.e('v', scope, 2)} * 1.0, "
+                 f"\"b\": {self.e('v', scope, 2)} * 1.0}}"]
+        if form in ("rule", "shared"):
+            self.piece("rule_step", "def rule_step(w, dw, config):\n"
+                       "    config.setdefault(\"m\", 0.0 * w)\n"
+                       "    config[\"m\"] = 0.9 * config[\"m\"] + dw\n"
+                       "    return w - 0.1 * config[\"m\"], config\n")
+            # (shared: one config for both weights, refused where the code runs)
+            lines += [f"{c} = {{{k}: {{}} for {k} in {d}}}"] if form == "rule" else \
+                [f"{c} = {{}}", f"{c} = {{\"a\": {c}, \"b\": {c}}}"]
+        body = {"items": [f"for {k}, {p} in {d}.items():", f"    {d}[{k}] = {p} - {lr} * ({g})"],
+                "keys": [f"for {k} in {d}.keys():", f"    {p} = {d}[{k}]",
+                         f"    {d}[{k}] = {p} - {lr} * ({g})"],
+                "iadd": [f"for {k} in {d}:", f"    {p} = {d}[{k}] * 1.0",
+                         f"    {d}[{k}] -= {lr} * ({g})"],
+                "comp": [f"{d} = {{{k}: {p} - {lr} * ({g}) for {k}, {p} in {d}.items()}}"],
+                "new": [f"{c} = {{}}", f"for {k}, {p} in {d}.items():",
+                        f"    {c}[{k}] = {p} - {lr} * ({g})", f"{d} = {c}"],
+                "rule": [f"for {k}, {p} in {d}.items():",
+                         f"    {d}[{k}], _ = rule_step({p}, {g}, {c}[{k}])"],
+                "other": [f"for {k}, {p} in {d}.items():",        # the view shows "b" later
+                          f"    {d}[\"b\"] = {d}[\"b\"] * {f} + {p}"]}
+        body["shared"] = body["rule"]
+        lines += [f"for {i} in range(2):"] + ["    " + line for line in body[form]]
+        lines.append(f"{r} = {d}[\"a\"] * {d}[\"b\"]")
         scope.vars[r] = "v"
         return [self.pad(indent, line) for line in lines]
 

@@ -81,6 +81,8 @@ def hint_for(callee, args) -> str:
     first = args[0].name if args and isinstance(args[0], ir.Var) else ""
     if first and getattr(callee, "name_through", False):   # python_float(sin_x): sin_x
         return first
+    if first and getattr(callee, "name_by_kind", False):   # dict_view(d, .., "items"): d_items
+        return f"{first}_{args[-1].value}"
     if isinstance(callee, registry.Primitive) and callee.printing == registry.OPERATOR:
         word = WORDS.get(callee.symbol, callee.short)
         if callee.symbol.endswith("u") or callee.symbol == "not":

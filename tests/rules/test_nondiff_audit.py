@@ -328,6 +328,10 @@ TABLE = [
     ("s2sad.rules.python.builtins:check_changed_in_place", Entry("structural", args(X, "x"), reason=(
         "a check run for its effect before a helper's x += v of its caller's value (refuses "
         "a number, which += replaces); it returns None"))),
+    ("s2sad.rules.python.builtins:check_sole_item", Entry("structural", args(
+        {"W": {"lr": 0.5}, "b": {"lr": 0.5}}, "W", "configs"), reason=(
+        "a check run for its effect before a dict's item changed by a function is written "
+        "back (refuses a dict holding that object at another key too); it returns None"))),
     ("s2sad.rules.python.builtins:check_one_value", Entry("structural", args(X), reason=(
         "a check run for its effect before Taylor mode's coefficients of a result (refuses "
         "a tuple, list or dict); it returns None"))),

@@ -105,6 +105,31 @@ def check_changed_in_place(old, name):
             "too)", None, "In the function, write `x = x + ...` and return the new value.")
 
 
+def check_sole_item(c, k, name):
+    """Before `c = setitem(c, k, new)`, the write back of c[k] that a function it was passed
+    to changed in place (`step(w, configs[p])`, lowering's lower_nonlocal): c holds that
+    object at k alone.  Where another of c's items is it or holds it, Python's change
+    shows there too, and s2sad's code would leave that place as it was: refused."""
+    obj = c[k]
+    others = [v for key, v in (c.items() if isinstance(c, dict) else enumerate(c)) if key != k]
+    if any(_holds(v, obj, set()) for v in others):
+        raise UnsupportedSyntaxError(
+            f"a function changing `{name}[...]` in place, where `{name}` holds that object "
+            "at another place too", None,
+            f"Python's change shows at both places; give each place of `{name}` its own "
+            "object (a copy: `dict(config)`).")
+
+
+def _holds(v, obj, seen) -> bool:
+    """Is v obj, or a tuple, list or dict holding it (at any depth)?"""
+    if v is obj:
+        return True
+    if id(v) in seen or not isinstance(v, (tuple, list, dict)):
+        return False
+    seen.add(id(v))
+    return any(_holds(x, obj, seen) for x in (v.values() if isinstance(v, dict) else v))
+
+
 def check_one_value(out):
     """Before Taylor mode's coefficients of a function's result: refused for a tuple, a
     list or a dict (the result of a branch or a loop, not known when the code was made)."""
@@ -135,13 +160,17 @@ def keys_of(d):
     return list(d)
 
 
-def dict_view(d, items):
-    """d.keys(), d.values() or d.items() as the list items made of d when it is called.
-    Python's is a live view, which shows later writes of d; a name that holds this one
-    holds d too for the alias check of lowering (transforms/lowering/aliases.py), so a
-    write of d while the view is read again is refused.  Lowering replaces each call by
-    items once that check has run: no later stage sees it."""
+def dict_view(d, items, kind):
+    """d.keys(), d.values() or d.items() (kind: "keys", "values", "items") as the list
+    items made of d when it is called.  Python's is a live view, which shows later writes
+    of d; a name that holds this one holds d too for the alias check of lowering
+    (transforms/lowering/aliases.py), so a write of d while the view is read again is
+    refused, except a loop's write at the key it is on (inplace.py).  Lowering replaces
+    each call by items once that check has run: no later stage sees it."""
     return items
+
+
+registry.primitive(dict_view).name_by_kind = True     # params.items(): params_items
 
 
 def loop_items(seq):
@@ -331,7 +360,7 @@ for _f in (copy_of, dict_copy, as_tuple):
 
 # calls run for what they do, not for their value: kept on the primal, never merged
 EFFECTS = (print, check_assert, log_call, warnings.warn)
-defnondiff(*EFFECTS, check_rebound, check_changed_in_place, check_one_value)
-for _f in EFFECTS + (check_rebound, check_changed_in_place, check_one_value):
+defnondiff(*EFFECTS, check_rebound, check_changed_in_place, check_one_value, check_sole_item)
+for _f in EFFECTS + (check_rebound, check_changed_in_place, check_one_value, check_sole_item):
     registry.primitive(_f).effect = True
     registry.primitive(_f).pure = False

@@ -154,7 +154,7 @@ def _statements(block, refuse, top=False):
 
 
 # methods of lists and dicts that change their receiver: `lst.append(v)` assigns lst
-MUTATING_METHODS = ("append", "extend", "insert", "pop", "update")
+MUTATING_METHODS = ("append", "extend", "insert", "pop", "update", "setdefault")
 
 
 def is_append(call) -> bool:

@@ -21,14 +21,15 @@ import numpy as np
 
 from ... import ir, registry, runtime
 from ...rules.numpy.indexing import check_item_write
-from ...rules.python.builtins import (as_tuple, check_changed_in_place, check_rebound, copy_of,
-                                     dict_copy, dict_view, item_of, keys_of, without)
+from ...rules.python.builtins import (as_tuple, check_changed_in_place, check_rebound,
+                                     check_sole_item, copy_of, dict_copy, dict_view, item_of,
+                                     keys_of, loop_items, without)
 from ...rules.python.containers_kind import same_kind
 
 
 # the checks of a write (what kind of object is written): they read its value, not its
 # items, and keep no reference to it
-WRITE_CHECKS = (check_item_write, check_changed_in_place, check_rebound)
+WRITE_CHECKS = (check_item_write, check_changed_in_place, check_rebound, check_sole_item)
 
 
 def opaque(p) -> bool:
@@ -120,7 +121,7 @@ def popped(value) -> bool:
         and isinstance(value.args[0], ir.Var)
 
 
-def alias_roots(order, carried=True, taken=None):
+def alias_roots(order, carried=True, taken=None, updates=None):
     """(ident, holds): for each name, the names of the objects it may *be* (itself, what it
     copies, the array it is a view of, the item of a container it was taken from, either
     side of a join, a loop's start and end values), and the objects it may be or *hold*
@@ -132,13 +133,14 @@ def alias_roots(order, carried=True, taken=None):
     carried name is its start value (the init), not what the iteration makes of it
     (carried a set of loops' ids: theirs only; a loop that ends before keeps its own).
     taken: {id of an If: 0 or 1}, the branch (body, orelse) whose value its join takes:
-    the path an update inside that branch ran on (the other branch did not run)."""
+    the path an update inside that branch ran on (the other branch did not run).
+    updates: {new version: old} of the in-place updates lowering recorded (earlier_versions)."""
     taken = taken or {}
     ident: Dict[str, set] = {}
     cont = containers(order)
     advanced = advanced_indices(order)
-    versions = earlier_versions(order)
-    defs = dict_sources(order)
+    versions = earlier_versions(order, updates, carried)
+    defs = dict_sources(order, carried)
     holds: Dict[str, set] = {}
 
     def get(table, name):
@@ -185,8 +187,9 @@ def _assign_roots(s, ident, holds, get, cont=(), advanced=frozenset(), chains=({
     if isinstance(v, ir.Var) or viewed(v):
         # (d["k"], d[name], a dict's item, is no view of d: it is what d holds)
         item = indexed(v) and isinstance(v.args[1], ir.Const) and \
-            isinstance(v.args[1].value, str) or indexed(v) and \
-            is_dict(defs, v.args[0].name, frozenset())
+            isinstance(v.args[1].value, str) or indexed(v) and (
+                is_dict(defs, v.args[0].name, frozenset()) or
+                _view_of_dict(v.args[0].name, defs) is not None)
         for a in [] if item else [v] if isinstance(v, ir.Var) else viewed(v):
             i, h = get(ident, a.name) | i, get(holds, a.name) | h
         if indexed(v):     # lst[i] (a loop over a list): the item itself, what lst holds
@@ -198,7 +201,8 @@ def _assign_roots(s, ident, holds, get, cont=(), advanced=frozenset(), chains=({
                 inner = set().union(*(get(holds, a.name) | get(ident, a.name)
                                       for a in atoms if isinstance(a, ir.Var)))
             else:
-                inner = get(holds, c.name) - _same_object(c.name, versions, defs)
+                inner = get(holds, c.name) - _same_object(c.name, versions, defs) - \
+                    _viewed_dict(c.name, holds, versions, defs)
             sliced = isinstance(v.args[1], ir.Const) and isinstance(v.args[1].value, slice)
             i, h = i if sliced else i | inner, h | inner    # lst[1:]: a new list of them
     elif callee_fn(v) in (runtime.loop_length, keys_of):
@@ -306,15 +310,17 @@ def floats(order, params=()) -> set:
     return out
 
 
-def dict_sources(order) -> dict:
+def dict_sources(order, carried=True) -> dict:
     """name -> ("assign", value) | ("join", [atoms]): a loop's carried name is its start
-    or its next value, an if's result either side."""
+    or its next value, an if's result either side.  carried: as alias_roots's (its
+    start alone, in the loops whose back edges are left out)."""
     out = {}
     for s in order:
         if isinstance(s, ir.Assign):
             out[s.target] = ("assign", s.value)
         elif isinstance(s, ir.Loop):
-            out.update((t, ("join", [i, n])) for t, i, n in s.carried)
+            cut = not carried if isinstance(carried, bool) else id(s) in carried
+            out.update((t, ("join", [i] if cut else [i, n])) for t, i, n in s.carried)
         elif isinstance(s, ir.If):
             out.update((t, ("join", [a, b])) for t, a, b in s.outs)
     return out
@@ -362,7 +368,7 @@ def items_at(sources, c, k, seen):
 
 
 def is_dict(sources, name, seen) -> bool:
-    """name holds a dict made here: a literal, one with an item written, a dict's item
+    """name holds a dict made here: a literal, a copy, one with an item written, a dict's item
     read at a string key where each atom written there is one, a loop's or an if's
     where every side is."""
     if name in seen:
@@ -371,8 +377,10 @@ def is_dict(sources, name, seen) -> bool:
     how, v = sources.get(name, (None, None))
     if how == "join":
         return all(isinstance(a, ir.Var) and is_dict(sources, a.name, seen) for a in v)
+    if how == "assign" and isinstance(v, ir.Var):
+        return is_dict(sources, v.name, seen)
     fn = callee_fn(v)
-    if fn is runtime.make_dict:
+    if fn in (runtime.make_dict, dict_copy):
         return True
     if fn is runtime.setitem and len(v.args) == 3:
         return isinstance(v.args[0], ir.Var) and is_dict(sources, v.args[0].name, seen)
@@ -393,6 +401,30 @@ def _same_object(c, versions, defs) -> set:
             if isinstance(a, ir.Var):
                 out |= {a.name} | versions.get(a.name, set())
     return out
+
+
+def _viewed_dict(c, holds, versions, defs) -> set:
+    """Where c is a view of a dict d (d.items(), d.keys(), d.values()): what its item is not,
+    d itself and its versions (the view holds d so that a read of it after a write of d
+    is seen), and for d.keys() whatever d holds too (a key holds no list, dict or array)."""
+    v = _view_of_dict(c, defs)
+    if v is None:
+        return set()
+    d = v.args[0].name
+    keys = v.args[2].value == "keys"
+    return _same_object(d, versions, defs) | (holds.get(d, {d}) if keys else set())
+
+
+def _view_of_dict(c, defs):
+    """The call dict_view(d, ...) that c is (itself or through loop_items, which a loop
+    over it reads it by), where d is a name; else None."""
+    how, v = defs.get(c, (None, None))
+    while how == "assign" and callee_fn(v) is loop_items and \
+            isinstance(v.args[0], ir.Var):
+        how, v = defs.get(v.args[0].name, (None, None))
+    if how == "assign" and callee_fn(v) is dict_view and isinstance(v.args[0], ir.Var):
+        return v
+    return None
 
 
 def derived_lazily(order):
@@ -446,13 +478,16 @@ def _derived_from(order, root, dropped) -> set:
     return out
 
 
-def earlier_versions(order) -> Dict[str, set]:
+def earlier_versions(order, updates=None, carried=True) -> Dict[str, set]:
     """For each name of a container made by item writes, appends and pops, the names of
     its earlier versions: the same object in Python.  Through a dict's item read at a
     string key (the atoms written there), a loop that carries it (where its next value
-    is made from it in place) and an if whose two sides are versions of one object."""
-    defs = dict_sources(order)
-    prev: Dict[str, set] = {}
+    is made from it in place) and an if whose two sides are versions of one object.
+    updates: {new: old} for the other in-place updates lowering recorded (d.update(e),
+    d.setdefault(k, v): a new dict in the code, the same one in Python).  carried: as
+    alias_roots's (one iteration of the loops whose back edges are left out)."""
+    defs = dict_sources(order, carried)
+    prev: Dict[str, set] = {t: {o} for t, o in (updates or {}).items()}
     for s in order:
         if isinstance(s, ir.Assign):
             fn = callee_fn(s.value)
@@ -462,16 +497,23 @@ def earlier_versions(order) -> Dict[str, set]:
                     isinstance(s.value.args[1], ir.Const) and isinstance(s.value.args[1].value, str):
                 atoms = items_at(defs, s.value.args[0], s.value.args[1], frozenset()) or ()
                 prev[s.target] = {a.name for a in atoms if isinstance(a, ir.Var)}
-    for s in order:                         # (the joins once their sides' chains are known)
-        if isinstance(s, ir.Loop):
-            for t, init, nxt in s.carried:
-                if isinstance(nxt, ir.Var) and t in _chain(prev, nxt.name):
-                    prev[t] = {getattr(init, "name", None), nxt.name} - {None}
-        elif isinstance(s, ir.If):
-            for t, a, b in s.outs:
-                if isinstance(a, ir.Var) and isinstance(b, ir.Var) and \
-                        _chain(prev, a.name) & _chain(prev, b.name):
-                    prev[t] = {a.name, b.name}
+    for _ in range(4):      # the joins once their sides' chains are known (an outer loop's
+        before = len(prev)  # next value is an inner loop's or an if's: later in order)
+        for s in order:
+            if isinstance(s, ir.Loop):
+                # (one iteration, without the back edge: it starts as the init object)
+                cut = not carried if isinstance(carried, bool) else id(s) in carried
+                for t, init, nxt in s.carried:
+                    if isinstance(nxt, ir.Var) and t in _chain(prev, nxt.name):
+                        prev[t] = ({getattr(init, "name", None)} |
+                                   (set() if cut else {nxt.name})) - {None}
+            elif isinstance(s, ir.If):
+                for t, a, b in s.outs:
+                    if isinstance(a, ir.Var) and isinstance(b, ir.Var) and \
+                            _chain(prev, a.name) & _chain(prev, b.name):
+                        prev[t] = {a.name, b.name}
+        if len(prev) == before:
+            break
     return {t: _chain(prev, t) - {t} for t in prev}
 
 

@@ -18,11 +18,12 @@ inplace_items.py.
 
 import operator
 
-from ... import ir, registry
+from ... import ir, registry, runtime
 from ...errors import UnsupportedSyntaxError
 from ...rules.python.builtins import check_rebound, dict_view
 from .aliases import (WRITE_CHECKS, alias_roots, callee_fn, containers, derived_lazily,
-                      earlier_versions, floats, indexed, is_float, popped, viewed)
+                      dict_sources, earlier_versions, floats, indexed, is_dict, is_float,
+                      popped, viewed)
 from .inplace_items import shared_items
 
 
@@ -64,19 +65,21 @@ def _other_branches(stmts, stmt) -> set:
     return out
 
 
-def check_inplace(func, inplace, names=None):
+def check_inplace(func, inplace, names=None, write_backs=None):
     """Refuse `x += v` when another name may still refer to the array it updates.
 
     inplace: (the statement, the name of the old value, the user's name, location).
     A comprehension's list has a compiler name: its refusal names the comprehension.
     `x op= v` that would be refused is kept with a check where it runs instead
     (check_rebound: x may be a number, which `op=` replaces); names: for its name.
+    write_backs: {id of `d = setitem(d, k, new)`: the item d[k] it writes back after
+    a function changed it in place}: the update of that item's, not a stale read of it.
     """
     order = list(ir.walk(func.body))
     inexact = floats(order, getattr(func, "float_params", ()))
     refuse_repetition(order, containers(order, inexact), inexact)
     try:
-        _check_updates(func, inplace, names)
+        _check_updates(func, inplace, names, write_backs or {})
     except UnsupportedSyntaxError as e:
         if getattr(e, "variable", None) not in func.temps:
             raise
@@ -170,14 +173,16 @@ def _blocks(s):
     return ()
 
 
-def _check_updates(func, inplace, names):
+def _check_updates(func, inplace, names, write_backs):
     guards = []
+    versions = {s.target: old for s, old, _, _ in inplace if isinstance(s, ir.Assign) and
+                isinstance(old, str)}
     try:
-        _check_updates_of(func, inplace)        # the common case: nothing refused
+        _check_updates_of(func, inplace, write_backs, versions)   # the common case
     except UnsupportedSyntaxError:
         for u in inplace:                       # which are refused: `x op= v` gets a guard
             try:
-                _check_updates_of(func, [u])
+                _check_updates_of(func, [u], write_backs, versions)
             except UnsupportedSyntaxError:
                 if names is None or not (isinstance(u[0], ir.Assign) and rebinds(u[0].value)):
                     raise
@@ -188,15 +193,16 @@ def _check_updates(func, inplace, names):
 
         def within(stmt):
             around = _loops_around(order, stmt)
-            tables[around] = tables.get(around) or alias_roots(order, carried=around)
+            tables[around] = tables.get(around) or alias_roots(order, carried=around,
+                                                               updates=versions)
             return tables[around]
         guards += [(stmt, cur, name, None) for stmt, cur, name in shared_items(
-            func, order, inplace, alias_roots(order), within)]
+            func, order, inplace, alias_roots(order, updates=versions), within)]
     for stmt, old, name, _ in guards:
         _guard(func, stmt, old, name, names)
 
 
-def _check_updates_of(func, inplace):
+def _check_updates_of(func, inplace, write_backs, versions):
     literal = [u for u in inplace if isinstance(u[1], ir.Const)]
     for stmt, lit, name, loc in literal:
         # `w = []; d = {"a": w}; w.append(v)`: the literal has no name, d holds it
@@ -206,10 +212,15 @@ def _check_updates_of(func, inplace):
     if not inplace:
         return
     order = list(ir.walk(func.body))
-    ident, holds = alias_roots(order)
+    ident, holds = alias_roots(order, updates=versions)
+    arrays = _no_dicts(order, floats(order, getattr(func, "float_params", ())))
+    defs = dict_sources(order)
     roots = {}                      # the same within one iteration, made where needed
     for stmt, old, name, loc in inplace:
-        group = ident.get(old, {old})
+        # d["k"] = v writes a dict: none of the arrays or numbers it may hold is it
+        narrow = arrays if _keyed(stmt) or is_dict(defs, getattr(stmt, "target", None),
+                                                   frozenset()) else set()
+        group = ident.get(old, {old}) - narrow
         index = next(i for i, s in enumerate(order) if s is stmt)
         scope = order[index + 1:]
         loop = _carrying_loop(func.body, stmt, old)
@@ -220,34 +231,83 @@ def _check_updates_of(func, inplace):
             # the rest of the iteration: `w = acc.reshape(3)` before `acc += v` is a view
             # of this iteration's acc, not of the next one's (the back edge would say both)
             around = _loops_around(order, stmt)
-            roots[around] = roots.get(around) or alias_roots(order, carried=around)
-            _check_back_edges(func, order, stmt, group, holds, roots[around][1], name, loc)
+            roots[around] = roots.get(around) or alias_roots(order, carried=around,
+                                                             updates=versions)
+            _check_back_edges(func, order, stmt, group, holds, roots[around][1], name, loc,
+                              versions)
             ident_in, seen_in = roots[around]
-            group = ident_in.get(old, {old})
+            group = ident_in.get(old, {old}) - narrow
         else:
             _check_next_iterations(func, stmt, group, holds, name, loc)
+            _check_carried_holders(func, order, stmt, old, narrow, name, loc, versions)
             taken = _branches_taken(func.body, stmt)
             if taken and not _loops_around(order, stmt):
                 # after an update in a branch, a join takes that branch's value: `if y is
                 # None: return scores` then `scores -= m` (the return's path ran no update)
-                ident_on, seen_in = alias_roots(order, taken=taken)
-                group = ident_on.get(old, {old})
-        new = getattr(stmt, "target", None)
-        other = _other_branches(func.body, stmt)
-        derived = derived_lazily(order)
-        for s in scope:
-            if isinstance(s, ir.If) or id(s) in other or \
-                    callee_fn(getattr(s, "value", None)) in WRITE_CHECKS:
-                continue            # its blocks' statements come next in `order`; the
-                # other branch of an if around the update runs instead of it (a check
-                # of a write reads the kind of object written, not what it holds)
+                ident_on, seen_in = alias_roots(order, taken=taken, updates=versions)
+                group = ident_on.get(old, {old}) - narrow
+        around = _loops_around(order, stmt)
+        tables = [(seen_in, group, None, around if loop is not None else True)]
+        if loop is None and around:
+            # the rest of the iteration, where a name read from a carried one before the
+            # update holds its value from before it, not the next iteration's (`c =
+            # configs["W"]` then step(configs["W"]) in a loop carrying configs): both ways
+            ident_in, seen_cut = alias_roots(order, carried=around, updates=versions)
+            outer = next(L for L in order if id(L) in around)
+            tables.append((seen_cut, ident_in.get(old, {old}) - narrow,
+                           {id(x) for x in ir.walk(outer.cond + outer.body)}, around))
+        _check_scope(func, order, scope, stmt, old, tables, write_backs, versions, name, loc)
+
+
+def _check_scope(func, order, scope, stmt, old, tables, write_backs, versions, name, loc):
+    """Refuse a read, in scope (the statements after the update stmt), of old or of a name
+    that may hold the object it changes (group) as it was before.  tables: (holds, group,
+    the ids of the statements they are for (None: all), the loops whose back edges they
+    take (alias_roots's carried))."""
+    new = getattr(stmt, "target", None)
+    currents = []
+    for *_, carried in tables:      # new and its later versions (a write back's dict)
+        vers = earlier_versions(order, versions, carried)
+        currents.append({new} | {n for n, e in vers.items() if new in e})
+    other = _other_branches(func.body, stmt)
+    derived = derived_lazily(order)
+    for s in scope:
+        if isinstance(s, ir.If) or id(s) in other or \
+                callee_fn(getattr(s, "value", None)) in WRITE_CHECKS:
+            continue            # its blocks' statements come next in `order`; the other
+            # branch of an if around the update runs instead of it (a check of a write
+            # reads the kind of object written, not what it holds)
+        for (seen_in, group, where, _), current in zip(tables, currents):
+            if where is not None and id(s) not in where or write_backs.get(id(s)) in group:
+                continue        # (a write back of the updated item: the update's own)
             for v in ir.reads(s):
                 seen = seen_in.get(v.name, {v.name})
                 # a name that may hold the updated value too is the variable's current
                 # value (a join of the paths that updated it and those that did not)
-                if v.name == old or (seen & group and new not in seen and
+                if v.name == old or (seen & group and not seen & current and
                                      v.name not in derived(new)):
                     refuse_alias(name, loc)
+
+
+# arithmetic: its result is an array, a number, a list or a tuple, never a dict
+_NO_DICT = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+            operator.mod, operator.pow, operator.matmul, operator.neg, operator.pos}
+
+
+def _no_dicts(order, inexact) -> set:
+    """The names that are no dict: floats (inexact), what arithmetic and NumPy's functions
+    make (arrays, numbers, tuples or lists of arrays)."""
+    return set(inexact) | {s.target for s in order if isinstance(s, ir.Assign) and (
+        callee_fn(s.value) in _NO_DICT or isinstance(getattr(s.value, "callee", None),
+                                                     registry.Primitive) and
+        s.value.callee.printing == registry.NUMPY)}
+
+
+def _keyed(stmt) -> bool:
+    """Is stmt a write at a string key (`d["k"] = v`): of a dict, not of a float array?"""
+    v = getattr(stmt, "value", None)
+    return callee_fn(v) is runtime.setitem and len(v.args) == 3 and \
+        isinstance(v.args[1], ir.Const) and isinstance(v.args[1].value, str)
 
 
 def _check_next_iterations(func, stmt, group, holds, name, loc):
@@ -266,6 +326,37 @@ def _check_next_iterations(func, stmt, group, holds, name, loc):
             if any(v.name not in inside and holds.get(v.name, {v.name}) & group
                    for v in _own_reads(s)):
                 refuse_alias(name, loc)
+
+
+def _check_carried_holders(func, order, stmt, old, narrow, name, loc, versions):
+    """`for ...: total += b["W"]["v"]; step(a["W"])` with step changing its parameter in
+    place and b (or a) a name the loop carries that holds the object it changes: from
+    the next iteration on, b holds it as it was before the change (Python's b sees the
+    change).  Refused where such a name is read in the loop, unless its next value holds
+    the changed object (the update's value or a later version of it: a write back).
+    Within one iteration: a name read before the update holds the value from before."""
+    around = _loops_around(order, stmt)
+    if not around:
+        return
+    ident, holds = alias_roots(order, carried=around, updates=versions)
+    group = ident.get(old, {old}) - narrow
+    vers = earlier_versions(order, versions, around)
+    new = getattr(stmt, "target", None)
+    current = {new} | {n for n, e in vers.items() if new in e}
+    loops = [L for L in order if isinstance(L, ir.Loop) and id(L) in around]   # outer first
+    for k, L in enumerate(loops):
+        inner = {c: nxt for M in loops[k + 1:] for c, _, nxt in M.carried}
+
+        def last(a):        # an inner loop's carried name, after it: its last next value
+            seen = set()
+            while isinstance(a, ir.Var) and a.name in inner and a.name not in seen:
+                seen.add(a.name)
+                a = inner[a.name]
+            return holds.get(a.name, {a.name}) if isinstance(a, ir.Var) else set()
+        stale = {c for c, _, nxt in L.carried if func.base.get(c, c) != name and
+                 last(nxt) & group and not last(nxt) & current}
+        if any(v.name in stale for s in ir.walk(L.cond + L.body) for v in _own_reads(s)):
+            refuse_alias(name, loc)
 
 
 def _after_loop(func, order, index, loop, stmt, group, holds, name, loc, old):
@@ -299,7 +390,7 @@ def _after_loop(func, order, index, loop, stmt, group, holds, name, loc, old):
     before -= older
     start = next(i for i, s in enumerate(order) if s is loop)
     _check_loop_reads(func, order[:start], loop, group, holds, name, loc,
-                      older | set(stale_from))
+                      older | set(stale_from), _current_items(order[:start], loop, stmt))
     for p in range(_end(order, loop), len(order)):
         if isinstance(order[p], ir.If) or \
                 callee_fn(getattr(order[p], "value", None)) in WRITE_CHECKS:
@@ -330,6 +421,8 @@ def _made_anew(func, order, loop, old, name, loc, fresh):
     if start is None:
         return set(), {}
     if _held_elsewhere(func.body, lit, start):
+        if isinstance(lit, ir.Var):
+            return set(), {}        # a name of it is read: the alias tables follow it
         refuse_alias(name, loc)
     k = next(i for i, s in enumerate(order) if s is start)
     around = [s for s in order[:k] if isinstance(s, (ir.If, ir.Loop)) and
@@ -360,12 +453,17 @@ def _made_anew(func, order, loop, old, name, loc, fresh):
 
 def _literal_start(order, loop, old):
     """(the loop, the literal) whose start makes the list the update changes: loop, where
-    its init for old is a list or dict literal, or the loop around it whose carried name
-    is that init, and so on out; (None, None) where the chain ends elsewhere."""
+    its init for old is a list or dict literal, or the name of a new one (`new = {}`,
+    `out = [a, b]`, made each time that statement runs), or the loop around it whose
+    carried name is that init, and so on out; (None, None) where the chain ends elsewhere."""
     L, carried = loop, old
+    made_new = {s.target for s in order if isinstance(s, ir.Assign) and (
+        callee_fn(s.value) is runtime.make_dict or
+        isinstance(s.value, ir.Pack) and s.value.kind == "list")}
     while True:
         init = next(i for c, i, _ in L.carried if c == carried)
-        if isinstance(init, ir.Const) and isinstance(init.value, (list, dict)):
+        if isinstance(init, ir.Const) and isinstance(init.value, (list, dict)) or \
+                isinstance(init, ir.Var) and init.name in made_new:
             return L, init
         around = [s for s in order if isinstance(s, ir.Loop) and s is not L and
                   any(x is L for x in ir.walk(s.body))]
@@ -425,7 +523,7 @@ def _fresh_atom(a, fresh) -> bool:
     return isinstance(a, ir.Var) and a.name in fresh
 
 
-def _check_back_edges(func, order, stmt, group, holds, holds_in, name, loc):
+def _check_back_edges(func, order, stmt, group, holds, holds_in, name, loc, versions):
     """`for ...: acc += v; hist.append(acc)`: another name a loop around the update carries
     (hist) holds, from the next iteration on, the object the update changes (the same
     array in Python; an older value in s2sad's).  Refused where it is read after the
@@ -435,7 +533,7 @@ def _check_back_edges(func, order, stmt, group, holds, holds_in, name, loc):
         if not isinstance(loop, ir.Loop) or not any(x is stmt for x in ir.walk(loop.body)) \
                 or not any(c in group for c, _, _ in loop.carried):
             continue        # (a loop that makes the variable anew each time: not its own)
-        vers = earlier_versions(order)      # (the variable under a caller's name too)
+        vers = earlier_versions(order, versions)    # (under a caller's name too)
         held = {c: nxt.name for c, _, nxt in loop.carried if isinstance(nxt, ir.Var) and
                 func.base.get(c, c) != name and holds.get(nxt.name, {nxt.name}) & group and
                 stmt.target not in vers.get(nxt.name, set()) | {nxt.name}}
@@ -469,6 +567,8 @@ def _held_elsewhere(stmts, lit, loop, update=None) -> bool:
     """Whether the literal object lit (by identity) is stored anywhere but in loop's init
     (and the update itself): in a tuple or list, a helper's container (a dict, an
     append), a copy or a join."""
+    if isinstance(lit, ir.Var):         # the name of a new list or dict
+        return _read_elsewhere(stmts, lit, loop)
     site = loop if loop is not None else update
     for s in ir.walk(stmts):
         atoms = []
@@ -498,6 +598,23 @@ def _held_elsewhere(stmts, lit, loop, update=None) -> bool:
     return False
 
 
+def _read_elsewhere(stmts, var, loop) -> bool:
+    """Whether var is read anywhere but as loop's init of the name it updates (a closure's
+    read too)."""
+    for s in ir.walk(stmts):
+        if isinstance(s, ir.Loop):
+            atoms = [s.iter, s.test, s.stop] + [a for _, i, n in s.carried for a in (i, n)]
+            if s is loop:
+                atoms.remove(var)
+        elif isinstance(s, ir.If):
+            atoms = [s.test] + [a for _, x, y in s.outs for a in (x, y)]
+        else:
+            atoms = ir.reads(s)
+        if var in atoms:
+            return True
+    return False
+
+
 def _contains(value, obj) -> bool:
     """Whether a constant tuple, list or dict holds obj itself (by identity)."""
     items = value.values() if isinstance(value, dict) else \
@@ -511,11 +628,13 @@ def _end(order, loop):
     return start + sum(len(list(ir.walk(b))) for b in loop.blocks()) + 1
 
 
-def _check_loop_reads(func, earlier, loop, group, holds, name, loc, older=frozenset()):
+def _check_loop_reads(func, earlier, loop, group, holds, name, loc, older=frozenset(),
+                      current=frozenset()):
     """A name bound before the loop that refers to the array the loop updates in place is
     stale from the second iteration on, wherever the loop reads it (before the update
     too: `c = acc; for ...: s += c; acc += v`).  older: names bound before the list was
-    made (_made_anew), which cannot refer to it."""
+    made (_made_anew), which cannot refer to it.  current: the ids of the reads of the
+    item the loop is on, from a view of the dict it writes there only (_current_items)."""
     outside = set(func.params)
     for s in earlier:
         outside.update(ir.targets(s))
@@ -523,11 +642,44 @@ def _check_loop_reads(func, earlier, loop, group, holds, name, loc, older=frozen
     # (the variable's own version from before the loop too: the loop reads its carried
     # name, so a read of the old version in the body is through an alias, `c = acc`)
     for s in list(ir.walk(loop.body)) + list(ir.walk(loop.cond)):
-        if isinstance(s, (ir.If, ir.Loop)):
+        if isinstance(s, (ir.If, ir.Loop)) or id(s) in current:
             continue                # their blocks' statements are walked too
         for v in ir.reads(s):
             if v.name in outside and holds.get(v.name, {v.name}) & group:
                 refuse_alias(name, loc)
+
+
+def _current_items(earlier, loop, update) -> set:
+    """`for k, w in d.items(): d[k] = w - lr * g[k]` (or d.keys(), or a loop over d): the
+    ids of the statements `item = view[i]` of the loop over a view of d bound before it
+    (earlier) where the update writes d at that item's key.  Python's live view shows a
+    write of a key the loop has passed only, never of the one it is on or a later one,
+    so these reads give Python's values where every write of d in the loop is at that
+    key (each other update is checked on its own) and none adds or removes one."""
+    v = update.value if isinstance(update, ir.Assign) else None
+    if callee_fn(v) is not runtime.setitem or len(v.args) != 3 or \
+            not isinstance(v.args[1], ir.Var) or loop.index is None:
+        return set()
+    start = {c: i for c, i, _ in loop.carried}.get(getattr(v.args[0], "name", None))
+    bound = {s.target: s.value for s in earlier if isinstance(s, ir.Assign)}
+    n = bound.get(getattr(loop.iter, "name", None))
+    view = callee_fn(n) is range and len(n.args) == 1 and bound.get(
+        getattr(n.args[0], "name", None))
+    if not (isinstance(start, ir.Var) and callee_fn(view) in (runtime.loop_length, len)):
+        return set()
+    seq = view.args[0]
+    made = bound.get(getattr(seq, "name", None))
+    if callee_fn(made) is not dict_view or made.args[0] != start:
+        return set()
+    kind = made.args[2].value
+    own = {s.target: s for s in loop.body if isinstance(s, ir.Assign)}
+    reads = {t for t, s in own.items() if callee_fn(s.value) is operator.getitem and
+             s.value.args == (seq, ir.Var(loop.index))}
+    key = own.get(v.args[1].name)
+    at_key = v.args[1].name in reads if kind == "keys" else kind == "items" and \
+        key is not None and callee_fn(key.value) is operator.getitem and \
+        getattr(key.value.args[0], "name", None) in reads and key.value.args[1] == ir.Const(0)
+    return {id(own[t]) for t in reads} if at_key else set()
 
 
 def refuse_alias(name, loc):

@@ -800,7 +800,7 @@ def lower(parsed, res) -> tuple:
     # the parameters the call passes floats in (what `[1, 2] * x` broadcasts with)
     func.float_params = {p for p, c in zip(params, parsed.spec or "") if c in NUMBERS}
     forward_attributes(func, out)
-    check_inplace(func, out.inplace, names)
+    check_inplace(func, out.inplace, names, out.write_backs)
     func.updates_argument = updated_parameter(
         func, out.inplace, [p for p, c in zip(params, parsed.spec or "") if c != Arg.FLOAT])
     strip_views(func)

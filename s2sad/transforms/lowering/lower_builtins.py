@@ -243,8 +243,7 @@ def iterated(low, atom, node):
     """What Python iterates of atom: of a dict the code builds or is passed, its keys
     (keys_of: no derivative flows through them); anything else itself (a template reads
     the keys of a dict it cannot tell through loop_items, when the code runs)."""
-    if isinstance(atom, ir.Var) and (atom.name in low.out.dicts or
-                                     atom.name in low.out.dict_params):
+    if isinstance(atom, ir.Var) and low.out.is_dict(atom):
         return dict_keys(low, atom, node)
     return atom
 
@@ -254,7 +253,8 @@ def dict_keys(low, d, node):
     holds d for the alias check (dict_view: Python's loop reads d's keys as it goes, and
     a write of d in the loop is refused, as where Python would stop or differ)."""
     keys = low.temp(ir.Call(registry.primitive(keys_of), (d,)), node, "keys")
-    return low.temp(ir.Call(registry.primitive(dict_view), (d, keys)), node, "keys")
+    return low.temp(ir.Call(registry.primitive(dict_view), (d, keys, ir.Const("keys"))), node,
+                    "keys")
 
 
 def _template_of(fn, n_min, n_max, keywords=(), keyed=None):

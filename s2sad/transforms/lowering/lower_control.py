@@ -285,6 +285,8 @@ class Control:
                 low.env[name] = ir.Var(outs[-1][0])
             if outs and outs[-1][0] == getattr(low.env[name], "name", None):
                 low.out.origin[outs[-1][0]] = outs[-1][1:]
+                if low.out.is_dict(outs[-1][1]) and low.out.is_dict(outs[-1][2]):
+                    low.out.dict_like.add(outs[-1][0])
         return outs
 
     def callable(self, v) -> bool:
@@ -380,16 +382,14 @@ class Control:
                          if n in low.locals)
         inits = {c: low.env.get(c, ir.Const(None)) for c in carried}
         name_shared_literals(low, carried, inits, node)
-        params = {c: low.version(c) for c in carried}
-        for c in carried:
-            low.env[c] = ir.Var(params[c])
-            low.out.origin[params[c]] = (inits[c],)
+        params = self._carried_names(carried, inits)
         index_name = self._index_name(index, bind_targets)
         cond, test = [], None
         if isinstance(node, gast.While):
             cond, _, test = low.sub_block(lambda: low.atom(node.test), frozenset())
         body, env_after, stop = self._body(node, bind_targets, index_name, set(carried))
         fns = self._functions_defined(carried, inits, env_after)
+        low.out.dict_like -= {params[c] for c in carried if not low.out.is_dict(env_after.get(c))}
         loop_carried = [(params[c], inits[c], env_after.get(c, ir.Var(params[c])))
                         for c in carried]
         returned = self._carry_return(stop, loop_carried)
@@ -406,6 +406,18 @@ class Control:
         for c in fns:
             low.env[c] = env_after[c]
         return returned
+
+    def _carried_names(self, carried, inits):
+        """{user's name: the name of its value in the loop}, bound; a dict's is a dict
+        (assumed until the body's next value is known: loop_stmt checks it)."""
+        low = self.low
+        params = {c: low.version(c) for c in carried}
+        for c in carried:
+            low.env[c] = ir.Var(params[c])
+            low.out.origin[params[c]] = (inits[c],)
+            if low.out.is_dict(inits[c]):
+                low.out.dict_like.add(params[c])
+        return params
 
     def _index_name(self, index, bind_targets):
         """The name of a for loop's index: the user's own loop variable (for i in
@@ -558,7 +570,8 @@ class Control:
                 isinstance(a, gast.Starred) for a in call.args):
             return self.indexed_tuples(fn, call, node)
         seq = low.atom(expr)        # (zip(*rows): the list lower_builtins makes)
-        if isinstance(seq, ir.Var) and seq.name in low.out.dicts:     # a dict literal's keys
+        if isinstance(seq, ir.Var) and (seq.name in low.out.dicts or seq.name in
+                                        low.out.dict_like):   # a dict the code makes: its keys
             seq = dict_keys(low, seq, node)
         elif isinstance(seq, ir.Var) and seq.name in low.out.dict_params:
             # a dict argument: its keys (loop_items: anything else itself)

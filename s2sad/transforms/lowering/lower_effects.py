@@ -18,6 +18,7 @@ emitted into the Lowering's block.  Rewrites, one line each::
     lst.insert(i, v)       =>  lst_1 = <lower_templates.insert_(lst, i, v)>
     lst.pop(i), d.pop(k)   =>  lst_1 = without(lst, i)
     d.update(e, k=v)       =>  d_1 = <lower_templates.update_(d, e)>, then the keywords
+    d.setdefault(k, v)     =>  d_1 = <lower_templates.setdefault_(d, k, v)>
     history.append(s), rs.shuffle(i)   (a method of an object read from outside, not an
                            array)  =>  t = history.append(s)   (an effect; refused where a
                                differentiated value goes in)
@@ -50,7 +51,7 @@ from .lower_nonlocal import is_outer
 LOG_METHODS = ("debug", "info", "warning", "error", "critical", "exception", "log")
 # calls that change an argument in place (named in the refusal)
 MUTATORS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "copyto",
-            "place", "putmask", "fill_diagonal", "at", "clear", "remove", "setdefault",
+            "place", "putmask", "fill_diagonal", "at", "clear", "remove",
             "popitem", "reverse"}
 
 
@@ -218,6 +219,11 @@ def _mutation(low, call, s):
             made = low.temp(low.dict_literal(lower_builtins.keywords_dict(call)), call)
             new = lower_builtins.template(low, templates.update_, [new, made], {}, call)
         low.update(name, old, new, s)
+        return
+    if method == "setdefault":      # (its result unused: the statement d.setdefault(k, v))
+        args, _ = lower_builtins.checked(low, call, 1, 2)
+        low.update(name, old, lower_builtins.template(low, templates.setdefault_, [old] + args,
+                                                      {}, call), s)
         return
     arity = {"append": (1, 1), "extend": (1, 1), "insert": (2, 2)}[method]
     args, _ = lower_builtins.checked(low, call, *arity)

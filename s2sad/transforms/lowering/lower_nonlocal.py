@@ -26,7 +26,10 @@ extend, insert, pop, update) and ``nonlocal`` names are taken this way; ``x[i] =
 or a nested function's variable that a helper bound to the caller's list) is a change
 the caller's name would see: lower.Lowering.update notes the old value in
 ``Output.mutated``, its items are read in the code from then on, and inplace.py refuses
-such a read.  A helper that changes its parameter inside a loop or branch of its own
+such a read.  A dict's item passed to a helper that changes it (``rule(w, dw,
+configs[p])`` writing ``config["velocity"]``) is written back into the dict
+(``_write_back_item``), checked where the code runs to be held at that key alone.
+A helper that changes its parameter inside a loop or branch of its own
 (a layer's ``step`` writing ``self.params[name]`` for each name) gives the caller the
 version the parameter holds at its end (the loop's carried value, the branches' join),
 checked where the code runs to be a list, dict or array (a number's ``x += v`` only
@@ -34,12 +37,13 @@ rebinds the helper's name); a helper that then binds the name to another value i
 refused.
 """
 
+import operator
 import types
 
 import gast
 
-from ... import ir, registry
-from ...rules.python.builtins import check_changed_in_place
+from ... import ir, registry, runtime
+from ...rules.python.builtins import check_changed_in_place, check_sole_item
 from ...errors import UnsupportedSyntaxError
 from ..frontend import parse
 from .closures import Closure
@@ -90,8 +94,10 @@ def called_mutations(low, node) -> set:
         fn_node, owner = _callee(low, call, defined, Closure)
         if fn_node is None:
             continue
-        out |= {a.id for i, a in enumerate(call.args) if isinstance(a, gast.Name) and
-                i in mutated_params(fn_node) | _changed_objects(low, call, fn_node)}
+        changed = mutated_params(fn_node) | _changed_objects(low, call, fn_node)
+        # (step(configs[p]) changes the item of configs: _write_back_item)
+        out |= {_subscripted(a).id for i, a in enumerate(call.args) if i in changed and
+                isinstance(_subscripted(a), gast.Name)}
         if id(fn_node) in seen:
             continue
         seen.add(id(fn_node))
@@ -246,6 +252,8 @@ def propagate(callee, caller, node):
             stmt.src if stmt is not None else caller.loc(node)))
     for root, new in getattr(callee, "latest", {}).items():
         names = _names(caller, root)
+        if not names:
+            _write_back_item(caller, root, new, node)
         for r, stmt, old in callee.changes if names else ():
             if r == root:       # right for an array or a list: a number's `op=` is refused
                 _check_before(caller, stmt, old, names[0][1])
@@ -254,6 +262,32 @@ def propagate(callee, caller, node):
             low.env[n] = new
             note_update(low, ir.Var(root), new)
             _rename_updates(callee, root, n)
+
+
+def _write_back_item(caller, root, new, node):
+    """`step(w, configs[p])` where step changes its parameter in place (CS231n's optimizers
+    write config["velocity"] = v): the object changed is the item of the dict configs,
+    which Python's configs holds changed.  Written as configs = setitem(configs, p, new)
+    where configs is a dict the code made and one name of the caller's holds it as it
+    was when the item was read (no write since).  The alias check reads that statement
+    as the write it is (Output.write_backs), not as a read of the old item."""
+    made = next((s for s in ir.walk(caller.out.cur) if isinstance(s, ir.Assign) and
+                 s.target == root), None)
+    v = made.value if made is not None else None
+    if not (isinstance(v, ir.Call) and getattr(v.callee, "fn", None) is operator.getitem and
+            isinstance(v.args[0], ir.Var) and caller.out.is_dict(v.args[0])):
+        return
+    names = _names(caller, v.args[0].name)
+    if len(names) != 1:
+        return
+    low, name = names[0]
+    _check_frames(low, name, caller.loc(node))
+    # (another place of the dict that holds the object would not see the write: refused)
+    low.temp(ir.Call(registry.primitive(check_sole_item), (v.args[0], v.args[1],
+                                                           ir.Const(name))), node, "effect")
+    low.update(name, v.args[0], ir.Call(registry.primitive(runtime.setitem),
+                                        (v.args[0], v.args[1], new)), node)
+    caller.out.write_backs[id(low.out.cur[-1])] = root
 
 
 def _check_before(caller, stmt, old, name):

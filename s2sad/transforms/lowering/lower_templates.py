@@ -138,15 +138,15 @@ def dict_pairs(pairs):
 
 
 def keys_(d):
-    return dict_view(d, keys_of(d))
+    return dict_view(d, keys_of(d), "keys")
 
 
 def values_(d):
-    return dict_view(d, [d[k] for k in keys_of(d)])
+    return dict_view(d, [d[k] for k in keys_of(d)], "values")
 
 
 def items_(d):
-    return dict_view(d, [(k, d[k]) for k in keys_of(d)])
+    return dict_view(d, [(k, d[k]) for k in keys_of(d)], "items")
 
 
 def get_(d, key, default=None):
@@ -157,6 +157,13 @@ def update_(d, other):
     out = dict_copy(d)
     for k in keys_of(other):
         out[k] = other[k]
+    return out
+
+
+def setdefault_(d, key, default=None):
+    out = dict_copy(d)
+    if key not in keys_of(d):
+        out[key] = default
     return out
 
 

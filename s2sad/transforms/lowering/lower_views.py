@@ -71,7 +71,7 @@ def row_writes(low, node):
             raise UnsupportedSyntaxError(
                 f"writing into the rows of `{z}` in a loop over them that binds `{z}` anew",
                 low.loc(n), f"Give the new array another name than `{z}`.")
-        if not _container(low, z):
+        if not _container(low, z) and not low.out.is_dict(low.env.get(z)):
             return z, t
         if name != z:       # an item of a list is the array itself: Python changes it there
             raise UnsupportedSyntaxError(

@@ -20,8 +20,8 @@ from typing import Any, Dict, List, Optional
 
 from ... import ir
 from ...ir.spec import CONTAINERS, DICTS
-from ...rules.python.builtins import as_tuple, concat_items
-from ...runtime import list_append, make_dict
+from ...rules.python.builtins import as_tuple, concat_items, dict_copy
+from ...runtime import list_append, make_dict, setitem
 
 # calls whose result is a list or a tuple (what `+` concatenates; lower_builtins)
 SEQUENCE_MAKERS = (list_append, concat_items, as_tuple)
@@ -56,6 +56,11 @@ class Output:
         self.container_params: set = set()    # parameters the call passes containers in
         # ... dicts (with or without differentiable values): a `for` runs through the keys
         self.dict_params: set = set()
+        # names of dicts whose keys are not known (an item written, a loop's, an if's)
+        self.dict_like: set = set()
+        # id of `d = setitem(d, k, new)` -> the item it writes back, changed in place by a
+        # function it was passed to (lower_nonlocal._write_back_item)
+        self.write_backs: Dict[int, str] = {}
         self.return_src = None                # where the function returns
         self.names: Optional[Names] = None    # the fresh names, once lowered
         self.frames: List[tuple] = []         # (Lowering, carried or None) per open block
@@ -73,6 +78,13 @@ class Output:
         (a `for` loop over one runs through its keys)."""
         self.container_params = {p for p, c in zip(params, spec) if c in CONTAINERS}
         self.dict_params = {p for p, c in zip(params, spec) if c in DICTS}
+
+    def is_dict(self, atom) -> bool:
+        """Is atom a dict: a literal's name, a dict argument, a new version of one?"""
+        if isinstance(atom, ir.Const):
+            return isinstance(atom.value, dict)
+        return isinstance(atom, ir.Var) and (atom.name in self.dicts or atom.name in
+                                             self.dict_params or atom.name in self.dict_like)
 
     def note(self, target, value):
         """The facts about a name that follow from the value it is bound to."""
@@ -92,6 +104,9 @@ class Output:
                 isinstance(value.args[0], ir.Const) and isinstance(value.args[1], ir.Var) and \
                 value.args[1].name in self.packs:
             self.dicts[target] = dict(zip(value.args[0].value, self.packs[value.args[1].name]))
+        fn = getattr(value.callee, "fn", None) if isinstance(value, ir.Call) else None
+        if fn in (make_dict, dict_copy) or fn is setitem and self.is_dict(value.args[0]):
+            self.dict_like.add(target)
         if isinstance(value, ir.Call) and getattr(value.callee, "fn", None) is range:
             self.ranges.add(ir.Var(target))
         if isinstance(value, ir.Call) and isinstance(getattr(value.callee, "fn", None), type):
