@@ -208,12 +208,6 @@ def uses_walrus(x):
     return z * y
 
 
-def uses_dict_with_computed_key(x):
-    k = "a"
-    d = {k: x}                # MARK
-    return d["a"]
-
-
 # (function, words the message must contain, marker, column marker)
 REFUSED = [
     (uses_for_else, ["`else` clause"], "y = y + 1", None),
@@ -239,7 +233,6 @@ REFUSED = [
     (uses_no_return, ["no `return`"], "def uses_no_return", None),
     (uses_expression_statement, ["whose result is unused"], "np.sin(y)", None),
     (uses_walrus, [":="], "(y := x * 2)", "y :="),
-    (uses_dict_with_computed_key, ["keys are not constants"], "d = {k: x}", "{"),
 ]
 
 

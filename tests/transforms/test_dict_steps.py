@@ -120,6 +120,35 @@ def sgd_momentum(w, dw, config):
     return w + v, config
 
 
+def sgd_momentum_with_defaults(w, dw, config=None):
+    """CS231n's optim.sgd_momentum as it is written, defaults and all."""
+    if config is None:
+        config = {}
+    config.setdefault("learning_rate", 1e-2)
+    config.setdefault("momentum", 0.9)
+    v = config.get("velocity", np.zeros_like(w))
+    next_w = None
+    v = config["momentum"] * v - config["learning_rate"] * dw
+    next_w = w + v
+    config["velocity"] = v
+    return next_w, config
+
+
+def solver_step_as_written(s):
+    """CS231n's Solver._step: each weight's config read by name, passed, set back."""
+    params = start(s)
+    optim_configs = {p: {"learning_rate": 0.5} for p in params}
+    for step in range(3):
+        grads = gradients(params)
+        for p, w in params.items():
+            dw = grads[p]
+            config = optim_configs[p]
+            next_w, next_config = sgd_momentum_with_defaults(w, dw, config)
+            params[p] = next_w
+            optim_configs[p] = next_config
+    return loss(params)
+
+
 def solver_steps(s):
     """CS231n's Solver._step: a config dict per weight, updated with the weight."""
     params = start(s)
@@ -166,7 +195,8 @@ def momentum_kept_in_the_configs(s):
 
 STEPS = [sgd_over_items, sgd_over_keys, sgd_over_the_dict, sgd_over_a_list_of_keys,
          sgd_into_a_new_dict, sgd_by_a_comprehension, sgd_with_weight_decay_logged,
-         solver_steps, solver_with_adam, momentum_kept_in_the_configs]
+         solver_steps, solver_with_adam, momentum_kept_in_the_configs,
+         solver_step_as_written]
 
 
 @pytest.mark.parametrize("f", STEPS, ids=[f.__name__ for f in STEPS])
@@ -344,3 +374,30 @@ def setdefault_twice(x):
 def test_setdefault_as_a_statement():
     assert np.isclose(s2sad.value_and_grad(setdefault_twice)(1.3)[0], setdefault_twice(1.3))
     check_grads(setdefault_twice, (1.3,), order=2, modes=("rev", "fwd"))
+
+
+def keys_known_at_run_time(x):
+    names = ["a", "b", "a"]
+    d = {names[0]: x * 2.0, "b": x ** 2}
+    e = {n: x * i for i, n in enumerate(names)}         # "a" again: the later value
+    return d["a"] * d["b"] + e["a"]
+
+
+def dicts_unpacked(x):
+    base = {"a": x, "b": 3.0 * x}
+    d = {**base, "b": x ** 2, "c": 1.0}
+    e = {"z": 2.0, **d}
+    return d["a"] * d["b"] * e["z"] + e["b"] * d["c"]
+
+
+def update_with_a_literal(x):
+    d = {}
+    for i, name in enumerate(["a", "b"]):
+        d.update({name: x * (i + 1)})
+    return d["a"] + d["b"] ** 2
+
+
+@pytest.mark.parametrize("f", [keys_known_at_run_time, dicts_unpacked, update_with_a_literal])
+def test_dict_literals_with_keys_known_at_run_time_and_unpacked_dicts(f):
+    assert np.isclose(s2sad.value_and_grad(f)(1.3)[0], f(1.3))
+    check_grads(f, (1.3,), order=2, modes=("rev", "fwd"))

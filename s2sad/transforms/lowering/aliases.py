@@ -201,7 +201,7 @@ def _assign_roots(s, ident, holds, get, cont=(), advanced=frozenset(), chains=({
                 inner = set().union(*(get(holds, a.name) | get(ident, a.name)
                                       for a in atoms if isinstance(a, ir.Var)))
             else:
-                inner = get(holds, c.name) - _same_object(c.name, versions, defs) - \
+                inner = get(holds, c.name) - _same_object(c.name, versions, defs, holds) - \
                     _viewed_dict(c.name, holds, versions, defs)
             sliced = isinstance(v.args[1], ir.Const) and isinstance(v.args[1].value, slice)
             i, h = i if sliced else i | inner, h | inner    # lst[1:]: a new list of them
@@ -327,44 +327,52 @@ def dict_sources(order, carried=True) -> dict:
 
 
 def items_at(sources, c, k, seen):
-    """The atoms (a list) d[k] may be, for a string key k of a dict d made here (by a literal, item
-    writes, a loop carrying it, an if joining it); None where that is not known."""
-    if not (isinstance(c, ir.Var) and isinstance(k, ir.Const) and isinstance(k.value, str)):
+    """The atoms (a list) d[k] may be, for a string key k of a dict d made here (by a literal,
+    item writes, a copy, a loop carrying it, an if joining it), or for a key k known at
+    run time (a name) any item written into d; None where that is not known."""
+    if not (isinstance(c, ir.Var) and (isinstance(k, ir.Var) or isinstance(
+            k, ir.Const) and isinstance(k.value, str))):
         return None
+    key = k.value if isinstance(k, ir.Const) else None       # (None: any key)
     how, v = sources.get(c.name, (None, None))
     while how == "assign" and callee_fn(v) is runtime.setitem and len(v.args) == 3 and \
-            isinstance(v.args[1], ir.Const) and v.args[1].value != k.value and \
-            isinstance(v.args[0], ir.Var) and (v.args[0].name, k.value) not in seen:
+            key is not None and isinstance(v.args[1], ir.Const) and v.args[1].value != key \
+            and isinstance(v.args[0], ir.Var) and (v.args[0].name, key) not in seen:
         c = v.args[0]                       # another key's write: the version before it
         how, v = sources.get(c.name, (None, None))
-    if (c.name, k.value) in seen:
+    if (c.name, key) in seen:
         return []               # around a loop: what its start and its writes put there
     if len(seen) > 64:
         return None             # (too far to follow: any item)
-    seen = seen | {(c.name, k.value)}
+    seen = seen | {(c.name, key)}
     if how == "join":
-        parts = [items_at(sources, a, k, seen) for a in v]
-        return None if any(p is None for p in parts) else [a for p in parts for a in p]
+        return _joined([items_at(sources, a, k, seen) for a in v])
+    if how == "assign" and isinstance(v, ir.Var) or callee_fn(v) is dict_copy and v.args:
+        return items_at(sources, v if isinstance(v, ir.Var) else v.args[0], k, seen)
     fn = callee_fn(v)
     if fn is runtime.setitem and len(v.args) == 3:
-        key = v.args[1]
+        written = v.args[1]
         before = items_at(sources, v.args[0], k, seen)
-        if isinstance(key, ir.Const) and (not isinstance(key.value, str) or key.value != k.value):
+        if key is not None and isinstance(written, ir.Const) and written.value != key:
             return before                   # another key's write
-        if isinstance(key, ir.Const):
+        if key is not None and isinstance(written, ir.Const):
             return [v.args[2]]
         return None if before is None else before + [v.args[2]]   # a key known at run time
     if fn is operator.getitem and len(v.args) == 2:     # c = x["a"]: c["b"] is x["a"]["b"]
         outer = items_at(sources, v.args[0], v.args[1], seen)
         if outer is None or not all(isinstance(a, ir.Var) for a in outer):
             return None
-        parts = [items_at(sources, a, k, seen) for a in outer]
-        return None if any(p is None for p in parts) else [a for p in parts for a in p]
+        return _joined([items_at(sources, a, k, seen) for a in outer])
     if fn is runtime.make_dict and isinstance(v.args[0], ir.Const):
         pack = sources.get(getattr(v.args[1], "name", None), (None, None))[1]
         if isinstance(pack, ir.Pack):
-            return [a for key, a in zip(v.args[0].value, pack.items) if key == k.value]
+            return [a for name, a in zip(v.args[0].value, pack.items) if key in (None, name)]
     return None
+
+
+def _joined(parts):
+    """The atoms of all parts, or None where one is not known."""
+    return None if any(p is None for p in parts) else [a for p in parts for a in p]
 
 
 def is_dict(sources, name, seen) -> bool:
@@ -391,16 +399,33 @@ def is_dict(sources, name, seen) -> bool:
     return False
 
 
-def _same_object(c, versions, defs) -> set:
+def _same_object(c, versions, defs, holds=None) -> set:
     """c, its earlier versions and, where c is read from a dict at a string key, the atoms
-    written there and theirs: names of the object c is, none of them its own item."""
-    out = {c} | versions.get(c, set())
-    how, v = defs.get(c, (None, None))
-    if how == "assign" and callee_fn(v) is operator.getitem and len(v.args) == 2:
-        for a in items_at(defs, v.args[0], v.args[1], frozenset()) or ():
-            if isinstance(a, ir.Var):
-                out |= {a.name} | versions.get(a.name, set())
+    written there and theirs: names of the object c is, none of them its own item.  With
+    holds: through joins too (`if config is None: config = {}`), each side's, where no
+    side holds another (then one side's object may be the other's item)."""
+    out, todo = set(), [c]
+    while todo:
+        n = todo.pop()
+        if n in out:
+            continue
+        out |= {n} | versions.get(n, set())
+        for m in {n} | versions.get(n, set()):
+            how, v = defs.get(m, (None, None))
+            if how == "assign" and callee_fn(v) is operator.getitem and len(v.args) == 2:
+                out |= {a.name for a in items_at(defs, v.args[0], v.args[1], frozenset()) or ()
+                        if isinstance(a, ir.Var)}
+                out |= set().union(*(versions.get(a, set()) for a in set(out)))
+            elif how == "join" and holds is not None and _apart(v, holds):
+                todo += [a.name for a in v]
     return out
+
+
+def _apart(sides, holds) -> bool:
+    """Are the sides of a join names, none of which holds another?"""
+    names = [a.name for a in sides if isinstance(a, ir.Var)]
+    return len(names) == len(sides) and not any(
+        a != b and a in holds.get(b, {b}) for a in names for b in names)
 
 
 def _viewed_dict(c, holds, versions, defs) -> set:

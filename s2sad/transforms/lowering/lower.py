@@ -49,7 +49,7 @@ from ...rules.numpy.indexing import check_item_write
 from ...rules.numpy.shape import c_concat, r_concat
 from ..frontend import fence
 from . import (draws, lower_builtins, lower_comprehension, lower_effects, lower_nonlocal,
-               lower_ufuncs, lower_views)
+               lower_templates, lower_ufuncs, lower_views)
 from .attributes import forward_attributes
 from .inplace import check_inplace, refuse_alias, strip_views, updated_parameter
 from .closures import Chosen, Closure, Functions, refuse_function
@@ -585,16 +585,33 @@ class Lowering:
         return ir.Call(registry.primitive(fn), (items,))
 
     def dict_literal(self, node, hint=None):
-        """{"a": x, "b": y}  =>  make_dict(("a", "b"), (x, y)): constant keys only."""
-        if any(k is None or not isinstance(k, gast.Constant) for k in node.keys):
-            raise UnsupportedSyntaxError("a dict whose keys are not constants", self.loc(node),
-                                         'Write the keys out: {"W": W, "b": b}.')
+        """{"a": x, "b": y}  =>  make_dict(("a", "b"), (x, y)); {k: x} with a key known at
+        run time  =>  setitem(make_dict((), ()), k, x), an item set after another."""
+        if not all(isinstance(k, gast.Constant) for k in node.keys):
+            return self._dict_by_items(node)
         keys = tuple(k.value for k in node.keys)
         atoms = tuple(self.atom(v) for v in node.values)
         if any(isinstance(a, Closure) for a in atoms):      # {"a": f, "b": g}: by key
             return Functions(atoms, "dict", keys)
         values = self.temp(ir.Pack(atoms), node, "values")
         return ir.Call(registry.primitive(runtime.make_dict), (ir.Const(keys), values))
+
+    def _dict_by_items(self, node):
+        """{k: v, **e, ...} with a key known at run time or a dict unpacked: an empty dict,
+        then each item set and each dict's items copied in, in the order Python evaluates
+        them (a later equal key replaces an earlier one)."""
+        pairs = [(k if k is None else self.atom(k), self.atom(v))
+                 for k, v in zip(node.keys, node.values)]
+        if any(isinstance(v, Closure) for _, v in pairs):
+            raise UnsupportedSyntaxError("a dict of functions whose keys are not constants",
+                                         self.loc(node), 'Write the keys out: {"a": f}.')
+        d = ir.Call(registry.primitive(runtime.make_dict),
+                    (ir.Const(()), self.temp(ir.Pack(()), node, "values")))
+        for key, value in pairs:
+            d = self.temp(d, node, "d")
+            d = lower_builtins.template(self, lower_templates.update_, [d, value], {}, node) \
+                if key is None else ir.Call(registry.primitive(runtime.setitem), (d, key, value))
+        return d
 
     def compare(self, left, ops, comparators, node, hint=None):
         """a < b < c: each comparison only if the ones before it held."""

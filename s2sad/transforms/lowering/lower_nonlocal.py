@@ -252,8 +252,7 @@ def propagate(callee, caller, node):
             stmt.src if stmt is not None else caller.loc(node)))
     for root, new in getattr(callee, "latest", {}).items():
         names = _names(caller, root)
-        if not names:
-            _write_back_item(caller, root, new, node)
+        _write_back_item(caller, root, new, node)   # (configs[p], or config = configs[p])
         for r, stmt, old in callee.changes if names else ():
             if r == root:       # right for an array or a list: a number's `op=` is refused
                 _check_before(caller, stmt, old, names[0][1])
@@ -265,8 +264,9 @@ def propagate(callee, caller, node):
 
 
 def _write_back_item(caller, root, new, node):
-    """`step(w, configs[p])` where step changes its parameter in place (CS231n's optimizers
-    write config["velocity"] = v): the object changed is the item of the dict configs,
+    """`step(w, configs[p])` (or `config = configs[p]; step(w, config)`) where step changes
+    its parameter in place (CS231n's optimizers write config["velocity"] = v): the object
+    changed is the item of the dict configs,
     which Python's configs holds changed.  Written as configs = setitem(configs, p, new)
     where configs is a dict the code made and one name of the caller's holds it as it
     was when the item was read (no write since).  The alias check reads that statement
