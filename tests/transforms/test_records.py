@@ -149,7 +149,7 @@ def test_a_loop_storing_keys_not_known_keeps_the_dict_and_its_answers():
 
 def escapes(x):
     d = {"a": x, "b": np.cos(x)}
-    total = sum(d.values())
+    total = sum(d[k] for k in d)        # (d.values() of this dict: the list [x, cos(x)])
     return total * d["a"]
 
 

@@ -370,6 +370,26 @@ def _method(fn, n_min, n_max):
     return lower
 
 
+def _view(kind, fn):
+    """d.keys(), d.values(), d.items() (kind): of a dict literal whose items the lowering
+    knows, a view of the list of them (no loop over its keys); else fn's template."""
+    def lower(low, node):
+        checked(low, node, 0, 0)
+        d = low.atom(node.func.value)
+        known = low.out.dicts.get(d.name) if isinstance(d, ir.Var) and \
+            d.name not in low.out.mutated else None
+        if known is None:
+            return template(low, fn, [d], {}, node)
+        if kind == "keys":
+            items = ir.Const(list(known))
+        else:
+            items = low.temp(ir.Pack(tuple(known.values()) if kind == "values" else tuple(
+                low.temp(ir.Pack((ir.Const(k), v)), node, "item") for k, v in known.items()),
+                "list"), node, kind)
+        return ir.Call(registry.primitive(dict_view), (d, items, ir.Const(kind)))
+    return lower
+
+
 def _copy(low, node):
     checked(low, node, 0, 0)
     return ir.Call(registry.primitive(copy_of), (low.atom(node.func.value),))
@@ -485,8 +505,8 @@ _BUILTINS = {id(f): h for f, h in (
 )}
 
 _METHODS = {
-    "items": _method(templates.items_, 0, 0), "keys": _method(templates.keys_, 0, 0),
-    "values": _method(templates.values_, 0, 0), "get": _method(templates.get_, 1, 2),
+    "items": _view("items", templates.items_), "keys": _view("keys", templates.keys_),
+    "values": _view("values", templates.values_), "get": _method(templates.get_, 1, 2),
     "copy": _copy, "pop": _pop,
 }
 
