@@ -401,3 +401,15 @@ def update_with_a_literal(x):
 def test_dict_literals_with_keys_known_at_run_time_and_unpacked_dicts(f):
     assert np.isclose(s2sad.value_and_grad(f)(1.3)[0], f(1.3))
     check_grads(f, (1.3,), order=2, modes=("rev", "fwd"))
+
+
+def penalty_over_a_list_of_layers(s):
+    layers = [start(s), {"W": W0 * s ** 2, "b": np.array([0.3, 0.1])}]
+    decay = sum(np.sum(layer[k] ** 2) for layer in layers for k in layer)
+    return loss(layers[0]) + 1e-2 * decay
+
+
+def test_a_loop_over_the_keys_of_each_dict_of_a_list():
+    f = penalty_over_a_list_of_layers
+    assert np.isclose(s2sad.value_and_grad(f)(1.3)[0], f(1.3))
+    check_grads(f, (1.3,), order=2, modes=("rev", "fwd"))

@@ -107,6 +107,11 @@ class Output:
         fn = getattr(value.callee, "fn", None) if isinstance(value, ir.Call) else None
         if fn in (make_dict, dict_copy) or fn is setitem and self.is_dict(value.args[0]):
             self.dict_like.add(target)
+        seq = value.args[0] if fn is operator.getitem else value.value if isinstance(
+            value, ir.Item) else None           # an item of a list or tuple of dicts
+        if isinstance(seq, ir.Var) and self.packs.get(seq.name) and all(
+                self.is_dict(a) for a in self.packs[seq.name]):
+            self.dict_like.add(target)
         if isinstance(value, ir.Call) and getattr(value.callee, "fn", None) is range:
             self.ranges.add(ir.Var(target))
         if isinstance(value, ir.Call) and isinstance(getattr(value.callee, "fn", None), type):
