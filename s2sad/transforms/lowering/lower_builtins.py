@@ -41,7 +41,7 @@ from ...rules.python.objects import attribute
 from ...rules.python.builtins import (check_assert, concat_items, copy_of, dict_copy,
                                       dict_view, item_of, keys_of, python_float, without)
 from ...runtime import getitem_grad, make_dict, matmul_lhs_grad, matmul_rhs_grad
-from . import lower_templates as templates
+from . import lower_comprehension, lower_templates as templates
 from ..frontend import parse, resolve
 from ..names import all_identifiers
 
@@ -191,6 +191,14 @@ def checked(low, node, n_min, n_max, keywords=()):
 
 
 def _sum(low, node):
+    generated = node.args and isinstance(node.args[0], (gast.GeneratorExp, gast.ListComp))
+    if generated and len(node.args) + len(node.keywords) <= 2 and not any(
+            isinstance(a, gast.Starred) for a in node.args) and \
+            all(k.arg == "start" for k in node.keywords):     # one loop, no list of terms
+        start = node.args[1] if len(node.args) > 1 else \
+            node.keywords[0].value if node.keywords else None
+        return lower_comprehension.total_of(
+            low, node.args[0], ir.Const(0) if start is None else low.atom(start))
     args, kwargs = checked(low, node, 1, 2, ("start",))
     start = args[1] if len(args) > 1 else kwargs.get("start", ir.Const(0))
     items = known_items(low, args[0], node)
