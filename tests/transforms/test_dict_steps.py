@@ -9,7 +9,14 @@ key it is on sees no write of its own (keys it has passed are not visited again)
 s2sad's list of the items made once gives Python's values.  A write at another key, a
 new key, or a view read again after a write is refused (inplace.py).  Each program
 runs a few steps of gradient descent on a small regression and is differentiated with
-respect to the starting weights, at orders 1 and 2, against finite differences."""
+respect to the starting weights, at orders 1 and 2, against finite differences.
+
+An update rule that keeps its state in a config dict per weight and changes it in place
+(CS231n's optim.sgd_momentum, an Adam step) changes the dict of configs it was read
+from, as Python does (lowering/lower_nonlocal.py's write back); refused where another
+name still holds that config, and where the code runs where one config sits under two
+keys.  Also here: dict literals with keys known at run time and `**`, and a loop over
+the keys of each dict of a list."""
 
 import inspect
 
