@@ -127,6 +127,15 @@ def mlp_dict_grad_by_hand(p, x):
 ROUNDS = 15
 
 
+# -- weight decay over a dict's values: a generator summed (one loop), no dict kept ----
+def l2_dict(p):
+    return 0.5 * sum(np.sum(w ** 2) for w in p.values())
+
+
+def l2_dict_grad_by_hand(p):
+    return {k: w * 1.0 for k, w in p.items()}
+
+
 def timed(fns, args, number):
     """Per-call times of each of fns over ROUNDS rounds, the functions taking turns within
     each round (in a rotating order), so that a slow stretch of a shared machine slows all
@@ -202,6 +211,7 @@ def main():
         mp[f"b{i + 1}"] = rng.standard_normal(sizes[i + 1]) / 8
     run("mlp 32-64-64-1, dict weights", mlp_dict, mlp_dict_grad_by_hand,
         (mp, rng.standard_normal((64, 32))), 200, wrt=0)
+    run("L2 over the mlp's dict values", l2_dict, l2_dict_grad_by_hand, (mp,), 500, wrt=0)
     memory()
 
 

@@ -143,7 +143,29 @@ def add_at(acc, x, index, g):
         if dtype == acc.dtype:
             acc[index] += g
             return acc
+    slot = _slot_of(acc, x, index)
+    if slot is not None:        # a container's gradient: its one item at index gets g
+        out = list(acc) if isinstance(acc, tuple) else type(acc)(acc)
+        out[index] = add_grads(slot, g)
+        return Cotangent(out) if isinstance(acc, tuple) else out
     return add_into(acc, getitem_grad(x, index, g))
+
+
+def _slot_of(acc, x, index):
+    """acc[index] where acc is the gradient of the tuple, list or dict x, item for item
+    (a Cotangent of x's length, a CotangentDict of x's keys) and holds an array or number
+    there (not None: add_grads would give g itself, which other code may hold); else None.
+    g added there is getitem_grad(x, index, g) added to acc, with no zeros made for the
+    other items."""
+    if type(acc) is Cotangent and isinstance(x, (tuple, list)) and len(acc) == len(x) and \
+            type(index) is int and -len(x) <= index < len(x):
+        slot = acc[index]
+    elif type(acc) is CotangentDict and isinstance(x, dict) and acc.keys() == x.keys() and \
+            index in acc:
+        slot = acc[index]
+    else:
+        return None
+    return slot if type(slot) is np.ndarray or type(slot) in (float, int, complex) else None
 
 
 def item_grads(x, keys, *gs):
