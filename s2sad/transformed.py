@@ -240,7 +240,8 @@ class Transformed(registry.Derived):
         if self._params is None:
             ps = positional_params(self.fn)
             if self.kind == "jvp":      # jvp_f(*args, *tangents): as many as its code takes
-                _, func, _ = lower_function(self.fn)
+                with failures.transforming(self.fn):
+                    _, func, _ = lower_function(self.fn)
                 ps = list(func.params[:len(func.params) - len(getattr(func, "kwonly", []))])
                 ps = ps + [f"d{p}" for p in ps]
             self._params = ps

@@ -58,6 +58,28 @@ def test_a_crash_inside_a_pass_is_an_internal_error(monkeypatch):
     assert "bug in s2sad" in msg
 
 
+@pytest.mark.parametrize("make", [grad, s2sad.value_and_grad, s2sad.derivative],
+                         ids=["grad", "value_and_grad", "derivative"])
+def test_a_crash_in_the_front_end_is_an_internal_error_at_the_first_call(monkeypatch, make):
+    """The first call of grad reads the function's result before transforming it (is it
+    one number?): a bug met there is an InternalError too, as at later calls (it was the
+    bare exception at the first, an InternalError after)."""
+    from s2sad import pipeline
+    from s2sad.transforms.lowering import lower
+
+    def broken(*args, **kwargs):
+        raise TypeError("boom")
+    monkeypatch.setattr(lower, "lower", broken)
+
+    def front_fresh(x):
+        return np.cos(x) * 3.0
+    for _ in range(2):
+        with pytest.raises(InternalError) as e:
+            make(front_fresh)(0.5)
+        assert "front_fresh" in str(e.value) and "TypeError" in str(e.value)
+    assert pipeline.lower_function is not None
+
+
 # -- errors while generated code runs -----------------------------------------------------------
 from s2sad.failures import DerivativeError  # noqa: E402
 
