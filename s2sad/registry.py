@@ -187,6 +187,8 @@ OPERATORS = {
     operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">=",
     operator.eq: "==", operator.ne: "!=",
     operator.getitem: "[]", operator.not_: "not",
+    operator.and_: "&", operator.or_: "|", operator.xor: "^",
+    operator.lshift: "<<", operator.rshift: ">>",
 }
 
 

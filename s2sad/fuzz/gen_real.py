@@ -44,7 +44,8 @@ REAL_STATEMENTS = [
     (1.0, "built_object", "s_built_object"), (0.8, "item_element", "s_item_element"),
     (0.6, "fancy_copy", "s_fancy_copy"), (1.0, "held_state", "s_held_state"),
     (0.7, "itertools", "s_itertools"), (0.6, "walrus", "s_walrus"),
-    (0.9, "dict_step", "s_dict_step"),
+    (0.9, "dict_step", "s_dict_step"), (0.8, "history", "s_history"),
+    (0.8, "masks", "s_masks"), (0.7, "model_params", "s_model_params"),
 ]
 # every construct this module names (for per-construct counts)
 REAL_CONSTRUCTS = [c for _, c, _ in REAL_STATEMENTS] + [
@@ -447,6 +448,73 @@ class RealCodeStatements:
         body["shared"] = body["rule"]
         lines += [f"for {i} in range(2):"] + ["    " + line for line in body[form]]
         lines.append(f"{r} = {d}[\"a\"] * {d}[\"b\"]")
+        scope.vars[r] = "v"
+        return [self.pad(indent, line) for line in lines]
+
+    def s_history(self, scope, indent, nest, loop):
+        """A dict of lists appended to in a loop (Keras' History: `h["loss"].append(v)`,
+        `.extend((a, b))`), then read; and the reads Python's in-place append would change
+        under another name (a name bound to the list before it went in, or read out of the
+        dict before the appends): right or refused."""
+        h, r, i, o = self.name("hist"), self.name("r"), self.name("i"), self.name("other")
+        f, v = self.e("f", scope, 1), self.e("v", scope, 2)
+        form = self.rng.choice(["append", "extend", "named", "held", "held_in_loop"])
+        start = f"{h} = {{\"loss\": [], \"norm\": [{v} * 0.5]}}"
+        lines = [f"{o} = []", f"{h} = {{\"loss\": {o}, \"norm\": []}}"] if form == "named" \
+            else [start, f"{o} = {h}[\"norm\"]"] if form == "held" else [start]
+        lines += [f"for {i} in range(2):"]
+        if form == "held_in_loop":
+            lines += [f"    {o} = {h}[\"norm\"]"]
+        lines += [f"    {h}[\"loss\"].append({v} * {f} + {i})"]
+        lines += [f"    {h}[\"norm\"].extend(({v} ** 2, {f} * {i}))"] if form == "extend" \
+            else [f"    {h}[\"norm\"].append(np.sin({v}) * {i})"]
+        tail = f" + len({o})" if form in ("named", "held", "held_in_loop") else ""
+        lines.append(f"{r} = sum({h}[\"loss\"]) * len({h}[\"norm\"]){tail}")
+        scope.vars[r] = "v"
+        return [self.pad(indent, line) for line in lines]
+
+    def s_masks(self, scope, indent, nest, loop):
+        """Masks combined with & | ^ ~ (a cutoff: `(r2 > a) & (r2 < b)`), `m &= ...`,
+        then np.where over them; an integer's bits (`(n >> 1) | 1`)."""
+        m, r, v = self.name("mask"), self.name("r"), self.e("v", scope, 2)
+        lo, hi = self.rng.choice(["-0.5", "0.1"]), self.rng.choice(["0.9", "2.0"])
+        op = self.rng.choice(["&", "|", "^"])
+        lines = [f"{m} = ({v} > {lo}) {op} ({v} < {hi})"]
+        if self.rng.random() < 0.5:
+            lines.append(f"{m} &= ~np.isnan({v})")
+        lines.append(f"{r} = np.where({m}, {v} * {self.e('f', scope, 1)}, {v} ** 2) * "
+                     f"((3 >> 1) | 1)")
+        scope.vars[r] = "v"
+        return [self.pad(indent, line) for line in lines]
+
+    def s_model_params(self, scope, indent, nest, loop):
+        """An object keeping its weights in a dict attribute filled item by item, stepped
+        in a loop over `model.params.items()` (or its keys) at the key the loop is on; and
+        a write at another key, or the dict held by another name (refused)."""
+        self.piece("param_model", "class ParamModel:\n"
+                   "    def __init__(self, a, b):\n"
+                   "        self.params = {}\n"
+                   "        self.params[\"a\"] = a\n"
+                   "        self.params[\"b\"] = b\n\n"
+                   "    def loss(self):\n"
+                   "        return self.params[\"a\"] * np.sin(self.params[\"b\"])\n")
+        mo, r, i, k, p, o = (self.name(n) for n in ("model", "r", "i", "k", "p", "held"))
+        f = self.e("f", scope, 1)
+        form = self.rng.choice(["items", "keys", "items", "other", "held"])
+        lines = [f"{mo} = ParamModel({self.e('v', scope, 2)} * 1.0, "
+                 f"{self.e('v', scope, 2)} * 1.0)"]
+        if form == "held":
+            lines.append(f"{o} = {mo}.params")
+        lines.append(f"for {i} in range(2):")
+        if form == "keys":
+            lines += [f"    for {k} in {mo}.params.keys():",
+                      f"        {mo}.params[{k}] = {mo}.params[{k}] - 0.1 * np.tanh({f})"]
+        else:
+            key = "\"b\"" if form == "other" else k
+            lines += [f"    for {k}, {p} in {mo}.params.items():",
+                      f"        {mo}.params[{key}] = {p} - 0.1 * np.tanh({p} * {f})"]
+        tail = f" + {o}[\"a\"]" if form == "held" else ""
+        lines.append(f"{r} = {mo}.loss(){tail}")
         scope.vars[r] = "v"
         return [self.pad(indent, line) for line in lines]
 

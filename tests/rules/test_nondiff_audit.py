@@ -300,6 +300,14 @@ TABLE = [
     (operator.is_, Entry("bool", args(FLOAT, None))),
     (operator.is_not, Entry("bool", args(FLOAT, None))),
     (operator.invert, Entry("int", args(3))),
+    # & | ^ << >>: of masks and integers, which the lowering makes sure of (else bitwise)
+    *[(op, Entry("bool", args(lambda rng: rng.normal(size=4) > 0,
+                              lambda rng: rng.normal(size=4) > 0)))
+      for op in (operator.and_, operator.or_, operator.xor)],
+    *[(op, Entry("int", args(lambda rng: int(rng.integers(1, 50)), 2)))
+      for op in (operator.lshift, operator.rshift)],
+    ("s2sad.rules.python.builtins:bitwise", Entry("int", args(
+        "&", lambda rng: int(rng.integers(1, 50)), lambda rng: int(rng.integers(1, 50))))),
     ("s2sad.rules.python.builtins:sort_order", Entry("int", args(_a(4)))),
     ("s2sad.rules.python.builtins:insert_position", Entry("int", args(4, -1))),
     ("s2sad.rules.python.builtins:keys_of", Entry("structural", reason="the keys of a dict")),

@@ -89,6 +89,8 @@ SPECIAL = {
     runtime.setitem: [((A2, 0, B1), {}), (([A1, B1], 0, A2), {})],
     IX.unravel: [((np.arange(4), A2), {})],
     V.field: [(({"a": A1, "b": B1}, {"a": A1, "b": B1}, "a"), {})],
+    **{op: [((A2 > 0, B2 > 0), {}), ((5, 1), {})]
+       for op in (operator.and_, operator.or_, operator.xor, operator.lshift, operator.rshift)},
 }
 
 

@@ -162,3 +162,93 @@ def test_a_literal_another_name_refers_to_is_not_changed_in_place(f):
     msg = str(e.value)
     assert "in-place update of `" in msg and f.__code__.co_filename in msg
     assert "items_" not in msg and "_1`" not in msg
+
+
+# -- an item of a container changed in place through the container ----------------------------
+# Each of these gave a silently wrong value before (the other name kept the list as it was
+# before the change): the item is a literal without a name, or a name read from the dict
+# before a loop's change and carried out of it (inplace_items: _literal_readers,
+# _literal_read_twice, literal_item_shared, _stale_after).
+
+def item_named_before_it_went_in(x):
+    losses = []
+    history = {"loss": losses}
+    history["loss"] += [x]
+    return x * len(losses)
+
+
+def item_named_in_a_list_literal(x):
+    losses = []
+    history = [losses]
+    history[0] += [x]
+    return x * len(losses)
+
+
+def item_read_out_then_appended(x):
+    history = {"loss": [1.0]}
+    other = history["loss"]
+    history["loss"].append(x)
+    return x * len(other)
+
+
+def item_read_out_of_a_list_literal(x):
+    history = [[]]
+    other = history[0]
+    history[0] += [x]
+    return x * len(other)
+
+
+def item_read_out_before_a_loop(x):
+    history = {"loss": []}
+    other = history["loss"]
+    for t in range(3):
+        history["loss"].append(x * t)
+    return x * len(other)
+
+
+def item_read_out_in_a_loop(x):
+    history = {"loss": []}
+    for t in range(3):
+        other = history["loss"]
+        history["loss"].append(x * t)
+    return x * len(other)
+
+
+def array_item_read_out_in_a_loop(x):
+    h = {"w": np.zeros(2)}
+    for t in range(3):
+        other = h["w"]
+        h["w"] += x
+    return np.sum(other)
+
+
+def item_named_extended_in_a_loop(x):
+    losses = []
+    history = {"loss": losses}
+    for t in range(2):
+        history["loss"].extend([x * t, 1.0])
+    return x * len(losses)
+
+
+@pytest.mark.parametrize("f", [
+    item_named_before_it_went_in, item_named_in_a_list_literal, item_read_out_then_appended,
+    item_read_out_of_a_list_literal, item_read_out_before_a_loop, item_read_out_in_a_loop,
+    array_item_read_out_in_a_loop, item_named_extended_in_a_loop], ids=lambda f: f.__name__)
+def test_an_item_changed_through_its_container_while_a_name_holds_it(f):
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="in-place update of `[a-z]+\\[...\\]`"):
+        s2sad.grad(f)(1.5)
+
+
+def history_of_lists(x):
+    history = {"loss": [], "grad": []}
+    for t in range(3):
+        history["loss"].append(x * t)
+        history["grad"].extend([x ** 2, 1.0])
+    return sum(history["loss"]) + sum(history["grad"]) * len(history["grad"])
+
+
+def test_a_dict_of_lists_appended_in_a_loop():
+    """Keras' History: each list is the dict's alone, so its appends are the dict's."""
+    assert s2sad.value_and_grad(history_of_lists)(1.5) == (
+        pytest.approx(history_of_lists(1.5)), pytest.approx(3.0 + 6 * 2 * 3 * 1.5))
+    check_grads(history_of_lists, (1.5,), order=2, modes=("rev", "fwd"))

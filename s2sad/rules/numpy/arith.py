@@ -193,6 +193,8 @@ for _f in (np.divmod, divmod):
     registry.primitive(_f).tuple_length = 2
 
 defnondiff(zero_power, fmod_quotient)
+# & | ^ << >> of booleans and integers (the lowering makes sure: lower.Lowering.bitwise)
+defnondiff(operator.and_, operator.or_, operator.xor, operator.lshift, operator.rshift)
 defnondiff(operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
            operator.not_, operator.floordiv, np.floor_divide,
            np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,

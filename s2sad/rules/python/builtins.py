@@ -77,6 +77,26 @@ def check_assert(test, message=None):
         raise AssertionError(*(() if message is None else (message,)))
 
 
+_BITWISE = {"&": operator.and_, "|": operator.or_, "^": operator.xor,
+            "<<": operator.lshift, ">>": operator.rshift}
+
+
+def bitwise(op, a, b):
+    """a & b, a | b, a ^ b, a << b or a >> b (op), where s2sad could not tell when it
+    transformed the code that a and b are booleans or integers (whose results carry no
+    derivative): a dict's (`d1 | d2`, whose items may carry one) or a set's of numbers
+    that are not integers is refused (a set of names or integers passes)."""
+    for v in (a, b):
+        if isinstance(v, dict) or isinstance(v, (set, frozenset)) and not all(
+                isinstance(i, (str, bytes, int, np.integer, type(None))) for i in v):
+            raise UnsupportedSyntaxError(
+                f"`{op}` of a {type(v).__name__} that s2sad did not know was one when it "
+                "transformed the code", None,
+                "For dicts write `{**d1, **d2}`, or make both dicts in the function "
+                "(s2sad reads `d1 | d2` of dicts it knows as a merge).")
+    return _BITWISE[op](a, b)
+
+
 def check_rebound(old, name):
     """Before `x += v` where another name may refer to x's value: fine for a number (or a
     tuple, a string), which `+=` replaces; refused for an array, list or dict, which
@@ -361,6 +381,7 @@ for _f in (copy_of, dict_copy, as_tuple):
 # calls run for what they do, not for their value: kept on the primal, never merged
 EFFECTS = (print, check_assert, log_call, warnings.warn)
 defnondiff(*EFFECTS, check_rebound, check_changed_in_place, check_one_value, check_sole_item)
+defnondiff(bitwise)
 for _f in EFFECTS + (check_rebound, check_changed_in_place, check_one_value, check_sole_item):
     registry.primitive(_f).effect = True
     registry.primitive(_f).pure = False

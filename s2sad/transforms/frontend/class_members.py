@@ -2,6 +2,7 @@
 (a dataclass's __init__ as source), their trees, its attributes, and the stores to
 ``self.a`` in its methods."""
 
+import types
 import weakref
 
 import gast
@@ -156,6 +157,24 @@ def kept_as_passed(cls, init):
                 stores[0][1].id not in rebound:
             out[attr] = stores[0][1].id
     return out
+
+
+def with_kept(parsed, fixed) -> dict:
+    """A copy of fixed ({name: kind} of a function's objects); where parsed is the
+    __init__ that builds an object of kind ("obj", cls), self's kind there holds the
+    kinds of the objects it keeps as passed (kept_as_passed), as the object's kind does
+    where it is made, so that `self.model.params` in __init__ reads a dict."""
+    fixed = dict(fixed)
+    me, init = getattr(parsed, "self_name", None), getattr(parsed, "fn", None)
+    kind = fixed.get(me)
+    if not (isinstance(kind, tuple) and len(kind) == 2 and kind[0] == OBJ and
+            isinstance(init, types.FunctionType)):
+        return fixed
+    held = tuple((attr, fixed[p]) for attr, p in sorted(kept_as_passed(kind[1], init).items())
+                 if p in fixed)
+    if held:
+        fixed[me] = (OBJ, kind[1], (), held)
+    return fixed
 
 
 def passed_kinds(cls, init, call, kind_of):

@@ -168,6 +168,20 @@ def is_append(call) -> bool:
     return not (call.func.attr == "append" and n != 1 or call.func.attr == "insert" and n != 2)
 
 
+def item_appended(call):
+    """The name `d` of `d[k].append(v)` or `d[k].extend(xs)` (`d[k][j].append(v)` too;
+    `self.history.append(v)` of an object built inside, once resolve_built made it
+    `self["history"]`): a call that assigns d; else None."""
+    if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and
+            call.func.attr in ("append", "extend") and len(call.args) == 1 and
+            not call.keywords and isinstance(call.func.value, gast.Subscript)):
+        return None
+    base = call.func.value
+    while isinstance(base, gast.Subscript):
+        base = base.value
+    return base.id if isinstance(base, gast.Name) else None
+
+
 # an item of an attribute written where the object is not one built inside (held,
 # passed in, a module's): Python changes the dict or list the object keeps in place
 ITEM_OF_ATTRIBUTE = (
@@ -175,6 +189,12 @@ ITEM_OF_ATTRIBUTE = (
     "outside the differentiated function",
     "Copy it, write the copy and set the attribute: `params = self.params.copy(); "
     "params['W'] = v; self.params = params`.")
+
+# self.model.params[k] = v: two objects deep
+ITEM_OF_NESTED_ATTRIBUTE = (
+    "assignment to an item of an attribute of an attribute (`self.model.params['W'] = v`)",
+    "Write it in a method of the object that holds the dict: `self.model.set_param('W', "
+    "v)`, where `set_param(self, k, v)` does `self.params[k] = v`.")
 
 
 def _check_target(t, refuse):
@@ -192,6 +212,8 @@ def _check_target(t, refuse):
             return                          # x[i] = v, x[k][j] = v: new versions of x
         if isinstance(t.value, gast.Attribute) and isinstance(t.value.value, gast.Name):
             return      # self.params[k] = v: of an object built inside (resolve_built)
+        if isinstance(t.value, gast.Attribute) and isinstance(t.value.value, gast.Attribute):
+            refuse(t, *ITEM_OF_NESTED_ATTRIBUTE)
         if isinstance(t.value, gast.Attribute):
             refuse(t, *ITEM_OF_ATTRIBUTE)
         refuse(t, "assignment to an element of an element (`x[i][j] = ...`)",

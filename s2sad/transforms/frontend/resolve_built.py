@@ -148,7 +148,7 @@ class _Pass:
     def __init__(self, rw, parsed, root, method_of=None):
         self.rw, self.parsed, self.root = rw, parsed, root
         self.scope = _Locals(root)
-        self.fixed = dict(parsed.objects) if method_of is None else dict(method_of)
+        self.fixed = members_.with_kept(parsed, parsed.objects if method_of is None else method_of)
         self.env = self._kinds()
         # the returns of a method whose result is an object (MethodOf.returns)
         self.own_returns = list(returns.own_returns(root)) if \

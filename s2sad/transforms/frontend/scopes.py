@@ -7,7 +7,7 @@ loop carries.
 
 import gast
 
-from .fence import is_append
+from .fence import is_append, item_appended
 
 FUNCTIONS = (gast.FunctionDef, gast.Lambda)
 
@@ -27,8 +27,8 @@ def scope_nodes(root):
 
 def stored_names(root) -> set:
     """The names the statements of root's own scope assign: targets, nested functions'
-    names, a list appended to (``lst.append(v)`` assigns lst) and an array written
-    into (``x[i] = v`` assigns x)."""
+    names, a list appended to (``lst.append(v)`` assigns lst, ``d[k].append(v)`` d) and
+    an array written into (``x[i] = v`` assigns x)."""
     return _stored(root)[0]
 
 
@@ -42,6 +42,8 @@ def _stored(root):
             names.add(n.name)
         elif is_append(n):              # lst.append(v), d.update(...), lst.pop()
             appended.add(n.func.value.id)
+        elif item_appended(n) is not None:      # d[k].append(v)
+            appended.add(item_appended(n))
         elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
             base = n.value
             while isinstance(base, gast.Subscript):     # x[k][j] = v assigns x too

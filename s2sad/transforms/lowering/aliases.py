@@ -350,6 +350,9 @@ def items_at(sources, c, k, seen):
     if how == "assign" and isinstance(v, ir.Var) or callee_fn(v) is dict_copy and v.args:
         return items_at(sources, v if isinstance(v, ir.Var) else v.args[0], k, seen)
     fn = callee_fn(v)
+    if fn is without and len(v.args) == 2 and isinstance(v.args[1], ir.Const) and \
+            isinstance(v.args[1].value, str):       # d.pop("k", ...): d without "k"
+        return [] if key == v.args[1].value else items_at(sources, v.args[0], k, seen)
     if fn is runtime.setitem and len(v.args) == 3:
         written = v.args[1]
         before = items_at(sources, v.args[0], k, seen)
@@ -390,6 +393,8 @@ def is_dict(sources, name, seen) -> bool:
     fn = callee_fn(v)
     if fn in (runtime.make_dict, dict_copy):
         return True
+    if fn is without and len(v.args) == 2:      # (a list's is a list)
+        return isinstance(v.args[0], ir.Var) and is_dict(sources, v.args[0].name, seen)
     if fn is runtime.setitem and len(v.args) == 3:
         return isinstance(v.args[0], ir.Var) and is_dict(sources, v.args[0].name, seen)
     if fn is operator.getitem and len(v.args) == 2:
@@ -452,37 +457,41 @@ def _view_of_dict(c, defs):
     return None
 
 
-def derived_lazily(order):
+def derived_lazily(order, cut=frozenset()):
     """made(root): the names made from root's value by reading its items (d["k"],
     d["k"]["j"], lst[i]) or a view of it (d.values()), and making new versions of it
     (item writes, appends, pops, copies, a loop carrying it, an if joining it): the new
-    value and its parts, not another name's.  Computed the first time a root is asked for."""
+    value and its parts, not another name's.  Computed the first time a root is asked for.
+    cut: the ids of loops whose back edges are not followed (within one iteration)."""
     memo = {}
 
     def made(root):
         if root not in memo:
-            memo[root] = made_from(order, root)
+            memo[root] = made_from(order, root, cut)
         return memo[root]
     return made
 
 
-def made_from(order, root) -> set:
+def made_from(order, root, cut=frozenset()) -> set:
     """(see derived_lazily)  A loop's carried name is assumed made from root where its
     start is, then dropped where its next value turns out not to be."""
     dropped = set()
     while True:
-        out = _derived_from(order, root, dropped)
+        out, at = _derived_from(order, root, dropped, cut)
         wrong = {t for s in order if isinstance(s, ir.Loop) for t, i, n in s.carried
                  if t in out and getattr(n, "name", None) not in out}
+        wrong |= {(t, k) for s in order if isinstance(s, ir.Loop) for t, i, n in s.carried
+                  for t2, k in at if t2 == t and (getattr(n, "name", None), k) not in at}
         if not wrong:
             return out
         dropped |= wrong
 
 
-def _derived_from(order, root, dropped) -> set:
+def _derived_from(order, root, dropped, cut=frozenset()):
     out = {root}
+    at = set()      # (a dict, a string key) where the item is made from root
     for _ in range(4):
-        before = len(out)
+        before = len(out) + len(at)
         for s in order:
             if isinstance(s, ir.Assign):
                 v = s.value
@@ -491,16 +500,42 @@ def _derived_from(order, root, dropped) -> set:
                                          without, dict_copy, copy_of, dict_view) and \
                         getattr(v.args[0], "name", None) in out:
                     out.add(s.target)
+                else:
+                    _derived_item(s, out, at)
             elif isinstance(s, ir.Loop):
-                out.update(t for t, i, n in s.carried if getattr(n, "name", None) in out or
-                           getattr(i, "name", None) in out and t not in dropped)
+                out.update(t for t, i, n in s.carried if getattr(n, "name", None) in out and
+                           id(s) not in cut or getattr(i, "name", None) in out and
+                           t not in dropped)
+                at.update((t, k) for t, i, _ in s.carried for i2, k in list(at)
+                          if i2 == getattr(i, "name", None) and (t, k) not in dropped)
             elif isinstance(s, ir.If):
                 out.update(t for t, a, b in s.outs if all(   # (a constant side: no object)
                     x.name in out for x in (a, b) if isinstance(x, ir.Var)) and
                     any(isinstance(x, ir.Var) for x in (a, b)))
-        if len(out) == before:
+        if len(out) + len(at) == before:
             break
-    return out
+    return out, at
+
+
+def _derived_item(s, out, at) -> None:
+    """`h_1 = setitem(h, "model", m)` with m made from the root: h_1["model"] is, and so
+    on through the versions of h_1 that write other keys or copy it (the model an object
+    keeps: `self.model = model`)."""
+    v, fn = s.value, callee_fn(s.value)
+    if fn not in (runtime.setitem, dict_copy, operator.getitem) or \
+            not isinstance(v.args[0], ir.Var):
+        return
+    c = v.args[0].name
+    key = v.args[1].value if len(v.args) > 1 and isinstance(v.args[1], ir.Const) and \
+        isinstance(v.args[1].value, str) else None
+    if fn is operator.getitem:
+        if key is not None and (c, key) in at:
+            out.add(s.target)
+        return
+    if fn is runtime.setitem and key is not None and getattr(v.args[2], "name", None) in out:
+        at.add((s.target, key))
+    at.update((s.target, k) for c2, k in list(at) if c2 == c and (
+        fn is dict_copy or key is not None and key != k))
 
 
 def earlier_versions(order, updates=None, carried=True) -> Dict[str, set]:

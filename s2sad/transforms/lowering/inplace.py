@@ -24,7 +24,7 @@ from ...rules.python.builtins import check_rebound, dict_view
 from .aliases import (WRITE_CHECKS, alias_roots, callee_fn, containers, derived_lazily,
                       dict_sources, earlier_versions, floats, indexed, is_dict, is_float,
                       popped, viewed)
-from .inplace_items import shared_items
+from .inplace_items import current_items, literal_item_shared, shared_items
 
 
 def _loops_around(order, stmt) -> frozenset:
@@ -208,6 +208,8 @@ def _check_updates_of(func, inplace, write_backs, versions):
         # `w = []; d = {"a": w}; w.append(v)`: the literal has no name, d holds it
         if isinstance(lit.value, (list, dict)) and _held_elsewhere(func.body, lit, None, stmt):
             refuse_alias(name, loc)
+        if literal_item_shared(func.body, stmt, lit):   # `[losses][0] += [v]`
+            refuse_alias(f"{name}[...]", loc)
     inplace = [u for u in inplace if not isinstance(u[1], ir.Const)]
     if not inplace:
         return
@@ -371,12 +373,13 @@ def _after_loop(func, order, index, loop, stmt, group, holds, name, loc, old):
         before.update(ir.targets(s))
     outs, fresh_from, fresh = _fresh_around(func, order, loop, name)
     before -= outs
+    mine = {name, func.base.get(old, old)}      # (`model.params[k] = v` updates model)
     # the names this loop carries, and the versions of `name` that each loop around it
     # carries, name the updated value after it; any other name bound before is stale
     # (only the versions of `name` itself: another carried name bound to the list, `c =
     # items` in the body, still holds the value from before the update after the loop)
-    before -= {c for c, _, _ in loop.carried if func.base.get(c, c) == name}
-    before -= {c for c in ir.targets(loop) if func.base.get(c, c) == name}
+    before -= {c for c, _, _ in loop.carried if func.base.get(c, c) in mine}
+    before -= {c for c in ir.targets(loop) if func.base.get(c, c) in mine}
     # and those whose next value is the update's or made after it (a view of x read
     # again from it): a stale name read there to make it was refused in the loop
     made_after = {t for s in [stmt] + scope for t in ir.targets(s)}
@@ -385,12 +388,12 @@ def _after_loop(func, order, index, loop, stmt, group, holds, name, loc, old):
     enclosing = [s for s in ir.walk(func.body) if isinstance(s, ir.Loop) and
                  any(b is loop for b in ir.walk(s.body))]
     for L in enclosing:
-        before -= {c for c in ir.targets(L) if func.base.get(c, c) == name}
+        before -= {c for c in ir.targets(L) if func.base.get(c, c) in mine}
     older, stale_from = _made_anew(func, order, loop, old, name, loc, fresh)
     before -= older
     start = next(i for i, s in enumerate(order) if s is loop)
     _check_loop_reads(func, order[:start], loop, group, holds, name, loc,
-                      older | set(stale_from), _current_items(order[:start], loop, stmt))
+                      older | set(stale_from), current_items(order[:start], loop, stmt))
     for p in range(_end(order, loop), len(order)):
         if isinstance(order[p], ir.If) or \
                 callee_fn(getattr(order[p], "value", None)) in WRITE_CHECKS:
@@ -634,7 +637,7 @@ def _check_loop_reads(func, earlier, loop, group, holds, name, loc, older=frozen
     stale from the second iteration on, wherever the loop reads it (before the update
     too: `c = acc; for ...: s += c; acc += v`).  older: names bound before the list was
     made (_made_anew), which cannot refer to it.  current: the ids of the reads of the
-    item the loop is on, from a view of the dict it writes there only (_current_items)."""
+    item the loop is on, from a view of the dict it writes there only (current_items)."""
     outside = set(func.params)
     for s in earlier:
         outside.update(ir.targets(s))
@@ -647,39 +650,6 @@ def _check_loop_reads(func, earlier, loop, group, holds, name, loc, older=frozen
         for v in ir.reads(s):
             if v.name in outside and holds.get(v.name, {v.name}) & group:
                 refuse_alias(name, loc)
-
-
-def _current_items(earlier, loop, update) -> set:
-    """`for k, w in d.items(): d[k] = w - lr * g[k]` (or d.keys(), or a loop over d): the
-    ids of the statements `item = view[i]` of the loop over a view of d bound before it
-    (earlier) where the update writes d at that item's key.  Python's live view shows a
-    write of a key the loop has passed only, never of the one it is on or a later one,
-    so these reads give Python's values where every write of d in the loop is at that
-    key (each other update is checked on its own) and none adds or removes one."""
-    v = update.value if isinstance(update, ir.Assign) else None
-    if callee_fn(v) is not runtime.setitem or len(v.args) != 3 or \
-            not isinstance(v.args[1], ir.Var) or loop.index is None:
-        return set()
-    start = {c: i for c, i, _ in loop.carried}.get(getattr(v.args[0], "name", None))
-    bound = {s.target: s.value for s in earlier if isinstance(s, ir.Assign)}
-    n = bound.get(getattr(loop.iter, "name", None))
-    view = callee_fn(n) is range and len(n.args) == 1 and bound.get(
-        getattr(n.args[0], "name", None))
-    if not (isinstance(start, ir.Var) and callee_fn(view) in (runtime.loop_length, len)):
-        return set()
-    seq = view.args[0]
-    made = bound.get(getattr(seq, "name", None))
-    if callee_fn(made) is not dict_view or made.args[0] != start:
-        return set()
-    kind = made.args[2].value
-    own = {s.target: s for s in loop.body if isinstance(s, ir.Assign)}
-    reads = {t for t, s in own.items() if callee_fn(s.value) is operator.getitem and
-             s.value.args == (seq, ir.Var(loop.index))}
-    key = own.get(v.args[1].name)
-    at_key = v.args[1].name in reads if kind == "keys" else kind == "items" and \
-        key is not None and callee_fn(key.value) is operator.getitem and \
-        getattr(key.value.args[0], "name", None) in reads and key.value.args[1] == ir.Const(0)
-    return {id(own[t]) for t in reads} if at_key else set()
 
 
 def refuse_alias(name, loc):

@@ -43,7 +43,7 @@ from ... import ir, registry, runtime
 from ...ir.spec import NUMBERS, Arg
 from ...errors import TransformError, UnsupportedSyntaxError
 from ...rules import binding
-from ...rules.python.builtins import python_float
+from ...rules.python.builtins import bitwise, python_float
 from ...rules.python.objects import method_caller, percent_format, raise_exception, spread_call
 from ...rules.numpy.indexing import check_item_write
 from ...rules.numpy.shape import c_concat, r_concat
@@ -62,7 +62,12 @@ BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
     gast.Div: operator.truediv, gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod,
     gast.Pow: operator.pow, gast.MatMult: operator.matmul,
+    gast.BitAnd: operator.and_, gast.BitOr: operator.or_, gast.BitXor: operator.xor,
+    gast.LShift: operator.lshift, gast.RShift: operator.rshift,
 }
+# & | ^ << >>: of booleans and integers, no derivative (Lowering.bitwise)
+BITWISE = {operator.and_: "&", operator.or_: "|", operator.xor: "^", operator.lshift: "<<",
+           operator.rshift: ">>"}
 
 
 class Lowering:
@@ -296,7 +301,8 @@ class Lowering:
         old = self.read(s.target)
         op = self.aug_op(s)
         rhs = self.atom(s.value, s)
-        made = lower_builtins.concatenation(self, old, rhs, s) if op is operator.add else None
+        made = lower_builtins.concatenation(self, old, rhs, s) if op is operator.add else \
+            self.bitwise(op, old, rhs, s) if op in BITWISE else None
         self.update(s.target.id, old, made or ir.Call(registry.primitive(op), (old, rhs)), s)
 
     def update(self, name, old, value, node):
@@ -336,7 +342,8 @@ class Lowering:
         self.item_changed(x, index)         # (a list's += extends it in place)
         current = self.temp(ir.Call(registry.primitive(operator.getitem), (x, index)), s)
         rhs = self.atom(s.value, s)
-        new = self.temp(ir.Call(registry.primitive(op), (current, rhs)), s)
+        new = self.temp(self.bitwise(op, current, rhs, s) if op in BITWISE else
+                        ir.Call(registry.primitive(op), (current, rhs)), s)
         self.set_element(s.target, new, s, x, index)
 
     def set_element(self, target, value, node, x=None, index=None):
@@ -482,9 +489,10 @@ class Lowering:
         op = BINOPS.get(type(node.op))
         if op is None:
             raise UnsupportedSyntaxError(f"the operator {type(node.op).__name__}",
-                                         self.loc(node),
-                                         "Bitwise operators are not differentiable.")
+                                         self.loc(node))
         left, right = self.atom(node.left), self.atom(node.right)
+        if op in BITWISE:
+            return self.bitwise(op, left, right, node)
         if op is operator.mod and isinstance(left, ir.Const) and isinstance(left.value, str):
             return ir.Call(registry.primitive(percent_format), (left, right))  # "%.3f" % x
         if op is operator.add:
@@ -492,6 +500,18 @@ class Lowering:
             if made is not None:
                 return made
         return ir.Call(registry.primitive(op), (left, right))
+
+    def bitwise(self, op, left, right, node):
+        """a & b, a | b, a ^ b, a << b, a >> b: the operator itself (no derivative) where both
+        are booleans or integers the lowering knows (masks: `(x > 0) & (x < 1)`); d1 | d2
+        of a dict it knows: a merge (d1's items, then d2's); otherwise checked where the
+        code runs (bitwise: a dict or a set is refused)."""
+        if op is operator.or_ and (self.out.is_dict(left) or self.out.is_dict(right)):
+            return self.temp(lower_builtins.template(
+                self, lower_builtins.templates.update_, [left, right], {}, node), node, "merged")
+        if self.out.is_bits(left) and self.out.is_bits(right):
+            return ir.Call(registry.primitive(op), (left, right))
+        return ir.Call(registry.primitive(bitwise), (ir.Const(BITWISE[op]), left, right))
 
     def unary(self, node, hint=None):
         operand = self.atom(node.operand)

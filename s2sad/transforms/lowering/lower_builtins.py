@@ -404,13 +404,19 @@ def _copy(low, node):
 
 
 def _pop(low, node):
-    """v = lst.pop(i): v = lst[i], and lst becomes the list (or dict) without it."""
-    args, _ = checked(low, node, 0, 1)
+    """v = lst.pop(i): v = lst[i], and lst becomes the list (or dict) without it;
+    v = d.pop(k, default): d[k] if d has k, else default (d stays as it was)."""
+    args, _ = checked(low, node, 0, 2)
     receiver = node.func.value
     if not isinstance(receiver, gast.Name):
         raise UnsupportedSyntaxError("`.pop()` of an expression", low.loc(node),
                                      "Pop from a variable: lst.pop().")
     old = low.read(receiver)
+    if len(args) == 2:
+        value = low.temp(template(low, templates.get_, [old] + args, {}, node), node, "popped")
+        low.update(receiver.id, old,
+                   template(low, templates.pop_default, [old, args[0]], {}, node), node)
+        return value
     index = args[0] if args else ir.Const(-1)
     value = low.temp(ir.Call(registry.primitive(item_of), (old, index)), node, "popped")
     low.update(receiver.id, old, ir.Call(registry.primitive(without), (old, index)), node)

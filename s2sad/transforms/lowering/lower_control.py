@@ -287,6 +287,7 @@ class Control:
                 low.out.origin[outs[-1][0]] = outs[-1][1:]
                 if low.out.is_dict(outs[-1][1]) and low.out.is_dict(outs[-1][2]):
                     low.out.dict_like.add(outs[-1][0])
+                    low.out.join_items(*outs[-1])
         return outs
 
     def callable(self, v) -> bool:
@@ -389,7 +390,7 @@ class Control:
             cond, _, test = low.sub_block(lambda: low.atom(node.test), frozenset())
         body, env_after, stop = self._body(node, bind_targets, index_name, set(carried))
         fns = self._functions_defined(carried, inits, env_after)
-        low.out.dict_like -= {params[c] for c in carried if not low.out.is_dict(env_after.get(c))}
+        low.out.carried_dicts({params[c]: env_after.get(c) for c in carried})
         loop_carried = [(params[c], inits[c], env_after.get(c, ir.Var(params[c])))
                         for c in carried]
         returned = self._carry_return(stop, loop_carried)
@@ -417,6 +418,8 @@ class Control:
             low.out.origin[params[c]] = (inits[c],)
             if low.out.is_dict(inits[c]):
                 low.out.dict_like.add(params[c])
+                if low.out.items_of(inits[c]):
+                    low.out.dict_items[params[c]] = low.out.items_of(inits[c])
         return params
 
     def _index_name(self, index, bind_targets):

@@ -14,6 +14,8 @@ emitted into the Lowering's block.  Rewrites, one line each::
     f(x), f the user's     =>  f's body, inlined, its result dropped (an in-place update of
                                an argument inside is refused by inplace.py)
     lst.append(v)          =>  lst_1 = list_append(lst, v)
+    d[k].append(v), self.history.append(v) (an object built inside)
+                           =>  cur = d[k]; new = list_append(cur, v); d_1 = setitem(d, k, new)
     lst.extend(xs)         =>  lst_1 = <lower_templates.extend_(lst, xs)>
     lst.insert(i, v)       =>  lst_1 = <lower_templates.insert_(lst, i, v)>
     lst.pop(i), d.pop(k)   =>  lst_1 = without(lst, i)
@@ -33,6 +35,7 @@ Each new list or dict is recorded as an in-place update of the old one
 """
 
 import logging
+import operator
 
 import gast
 import numpy as np
@@ -45,7 +48,7 @@ from ...rules.python.builtins import EFFECTS, check_assert, log_call
 from ...rules.python.objects import attribute, method_caller, raise_exception
 from . import lower_builtins
 from . import lower_templates as templates
-from ..frontend.fence import is_append
+from ..frontend.fence import is_append, item_appended
 from .lower_nonlocal import is_outer
 
 LOG_METHODS = ("debug", "info", "warning", "error", "critical", "exception", "log")
@@ -80,6 +83,15 @@ def expression(low, s):
                             is_outer(low, call.func.value.id)):
         _mutation(low, call, s)
         return
+    if _item_append(low, call):
+        _appended_item(low, call, s)
+        return
+    if item_appended(call) is not None and item_appended(call) in low.env:
+        raise UnsupportedSyntaxError(       # d[k][j].append(v): the list two levels down
+            f"`.{call.func.attr}(...)` of an item of an item (`d[k][j].append(v)`, "
+            "`self.stats[\"loss\"].append(v)`)", low.loc(s),
+            "Append to a list one level down (`d[k].append(v)`, `self.losses.append(v)`), "
+            "or build the list in a name and store it when it is done.")
     target = low.res.targets[id(call)]
     fn = _effect_function(low, target, call)
     if fn is not None:
@@ -120,6 +132,33 @@ def expression(low, s):
         "s2sad runs unused calls only where it knows they change nothing it "
         "differentiates: print, logging, warnings.warn, assert and your own functions. "
         "Assign the result, or remove the call.")
+
+
+def _item_append(low, call) -> bool:
+    """`d[k].append(v)`, `d[k].extend(xs)`, or `self.history.append(v)` of an object built
+    inside (resolve_built made it `self["history"]`), of a local d."""
+    return item_appended(call) is not None and \
+        isinstance(call.func.value.value, gast.Name) and call.func.value.value.id in low.env
+
+
+def _appended_item(low, call, s):
+    """d[k].append(v)  =>  cur = d[k]; new = list_append(cur, v); d_1 = setitem(d, k, new),
+    as `d[k] += [v]` is: the alias check refuses it where another name holds that list
+    (Python changes it in place) and reads it after."""
+    item = call.func.value
+    x = low.read(item.value)
+    k = low.index(item.slice)
+    low.item_changed(x, k)
+    cur = low.temp(ir.Call(registry.primitive(operator.getitem), (x, k)), s)
+    v = low.atom(call.args[0], s)
+    more = [v] if call.func.attr == "append" else lower_builtins.known_items(low, v, call)
+    if more is None:
+        new = low.temp(lower_builtins.template(low, templates.extend_, [cur, v], {}, s), s)
+    else:                           # extend((a, b)): appends
+        new = cur
+        for one in more:
+            new = low.temp(ir.Call(registry.primitive(runtime.list_append), (new, one)), s)
+    low.set_element(item, new, s, x, k)
 
 
 def _updating(low, target, call):

@@ -13,6 +13,7 @@ Each is what Python does, in the order Python does it:
     reversed(xs)         a list, last item first
     list(xs) / tuple(xs) a new list (tuple) of the items
     d.items() ...        lists of the dict's keys, values, (key, value) pairs
+    d.pop(k, default)    d[k] if k is a key, else default (get_); d without k (pop_default)
     map / filter         a list of fn's results (of the items fn keeps), item by item
     functools.reduce     a running fn(acc, item) from the first item (or the initial value)
     zip(a, b), zip(*xs)  a list of tuples, as long as the shortest
@@ -26,7 +27,7 @@ never (an inlined template is not resolved to another template).
 """
 
 from ...rules.python.builtins import (as_tuple, dict_copy, dict_view, insert_position, keys_of,
-                                     loop_items, sort_order)
+                                     loop_items, sort_order, without)
 
 
 def sum_(items, start=0):
@@ -158,6 +159,10 @@ def update_(d, other):
     for k in keys_of(other):
         out[k] = other[k]
     return out
+
+
+def pop_default(d, key):
+    return without(d, key) if key in keys_of(d) else dict_copy(d)
 
 
 def setdefault_(d, key, default=None):

@@ -18,14 +18,23 @@ is passed to each of them explicitly.
 import operator
 from typing import Any, Dict, List, Optional
 
+import numpy as np
+
 from ... import ir
 from ...ir.spec import CONTAINERS, DICTS
 from ...rules.python.builtins import as_tuple, concat_items, dict_copy
 from ...runtime import list_append, make_dict, setitem
+from ..names import Names
+
+# functions whose results are booleans or integers (Output.bits)
+BITS = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
+        operator.not_, operator.invert, np.logical_and, np.logical_or, np.logical_not,
+        np.logical_xor, np.isnan, np.isinf, np.isfinite, np.isclose, np.signbit, np.less,
+        np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal, bool, len}
+BITWISE = {operator.and_, operator.or_, operator.xor, operator.lshift, operator.rshift}
 
 # calls whose result is a list or a tuple (what `+` concatenates; lower_builtins)
 SEQUENCE_MAKERS = (list_append, concat_items, as_tuple)
-from ..names import Names
 
 
 class Output:
@@ -58,6 +67,10 @@ class Output:
         self.dict_params: set = set()
         # names of dicts whose keys are not known (an item written, a loop's, an if's)
         self.dict_like: set = set()
+        self.bits: set = set()          # names of booleans or integers (a mask: x > 0)
+        # name of a dict -> {constant key: the same for that item} for its items that are
+        # dicts (`self.params = {}`, `self.model = model`): items_of
+        self.dict_items: Dict[str, dict] = {}
         # id of `d = setitem(d, k, new)` -> the item it writes back, changed in place by a
         # function it was passed to (lower_nonlocal._write_back_item)
         self.write_backs: Dict[int, str] = {}
@@ -105,8 +118,18 @@ class Output:
                 value.args[1].name in self.packs:
             self.dicts[target] = dict(zip(value.args[0].value, self.packs[value.args[1].name]))
         fn = getattr(value.callee, "fn", None) if isinstance(value, ir.Call) else None
+        if fn in BITS or fn in BITWISE and all(self.is_bits(a) for a in value.args):
+            self.bits.add(target)
         if fn in (make_dict, dict_copy) or fn is setitem and self.is_dict(value.args[0]):
             self.dict_like.add(target)
+            self._note_dict_items(target, fn, value.args)
+        if fn is operator.getitem and isinstance(value.args[1], ir.Const) and \
+                isinstance(value.args[1].value, str) and \
+                value.args[1].value in self.items_of(value.args[0]):
+            self.dict_like.add(target)          # an attribute of an object made here
+            inner = self.items_of(value.args[0])[value.args[1].value]
+            if inner:
+                self.dict_items[target] = inner
         seq = value.args[0] if fn is operator.getitem else value.value if isinstance(
             value, ir.Item) else None           # an item of a list or tuple of dicts
         if isinstance(seq, ir.Var) and self.packs.get(seq.name) and all(
@@ -118,6 +141,59 @@ class Output:
             self.made[target] = value.callee.fn
         if isinstance(value, ir.Call) and getattr(value.callee, "tuple_items", ()):
             self.tuple_items[target] = value.callee.tuple_items
+
+    def is_bits(self, atom) -> bool:
+        """Is atom a boolean or an integer (an array of them): a constant, a comparison's
+        result, ~ or & of such?"""
+        if isinstance(atom, ir.Const):
+            return isinstance(atom.value, (bool, int, np.bool_, np.integer))
+        return isinstance(atom, ir.Var) and atom.name in self.bits
+
+    def items_of(self, atom) -> dict:
+        """{constant key: the same for that item} for the items of the dict atom that are
+        dicts (an object made here: `self.model.params`)."""
+        return self.dict_items.get(getattr(atom, "name", None), {})
+
+    def _note_dict_items(self, target, fn, args):
+        if fn is make_dict:
+            keys, items = args[0], self.packs.get(getattr(args[1], "name", None))
+            if isinstance(keys, ir.Const) and items is not None:
+                found = {k: self.items_of(a) for k, a in zip(keys.value, items)
+                         if isinstance(k, str) and self.is_dict(a)}
+                if found:
+                    self.dict_items[target] = found
+            return
+        mine = self.items_of(args[0])
+        if fn is setitem:               # the item written is a dict, or not any more
+            key, isdict = args[1], self.is_dict(args[2])
+            if isinstance(key, ir.Const):
+                mine = {k: v for k, v in mine.items() if k != key.value}
+                if isdict and isinstance(key.value, str):
+                    mine[key.value] = self.items_of(args[2])
+            else:                       # any item: still a dict where this one is
+                mine = {k: {} for k in mine} if isdict else {}
+        if mine:
+            self.dict_items[target] = mine
+
+    def carried_dicts(self, nexts) -> None:
+        """After a loop's body: {carried name: its next value}.  A carried name taken for a
+        dict (its start is one) stays one where its next value is, with the dict items
+        both have (what the body assumed, where it holds)."""
+        for name, nxt in nexts.items():
+            if not self.is_dict(nxt):
+                self.dict_like.discard(name)
+            if self.is_dict(ir.Var(name)):
+                self.join_items(name, ir.Var(name), nxt)
+            else:
+                self.dict_items.pop(name, None)
+
+    def join_items(self, target, a, b) -> None:
+        """target is a or b (an if's join, a loop's carried name): its dict items are
+        those both have."""
+        both = common_items(self.items_of(a), self.items_of(b))
+        self.dict_items.pop(target, None)
+        if both:
+            self.dict_items[target] = both
 
     def external(self, low, name, kind, value) -> ir.Atom:
         """The atom for a free name of low's body (a Lowering): a constant, or a
@@ -221,3 +297,8 @@ def _sliced(out, value) -> bool:
         operator.getitem and isinstance(value.args[0], ir.Var) and \
         value.args[0].name in out.sequences and isinstance(value.args[1], ir.Const) and \
         isinstance(value.args[1].value, slice)
+
+
+def common_items(a: dict, b: dict) -> dict:
+    """The dict items that two shapes of Output.dict_items agree on."""
+    return {k: common_items(v, b[k]) for k, v in a.items() if k in b}
