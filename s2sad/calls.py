@@ -8,6 +8,7 @@ number, a cotangent or tangent of another structure or shape.
 """
 
 import contextlib
+import dataclasses
 import contextvars
 import dis
 import functools
@@ -476,7 +477,16 @@ class _ResultKinds:
 
 
 def check_cotangent(p, d, where: str, desc: str):
-    """d, a cotangent for the output p: the same structure and shapes (None: zeros)."""
+    """d, a cotangent for the output p: the same structure and shapes (None: zeros).  A
+    dataclass output (the gradient of a dataclass argument) takes one of its class or
+    None, given to the code as the dict of its fields."""
+    if dataclasses.is_dataclass(p) and not isinstance(p, type):
+        if d is not None and type(d) is not type(p):
+            raise CotangentError(f"{where} must be a {type(p).__name__}, like the result of "
+                                 f"{desc}, or None; got {type_name(d)}")
+        return {f.name: check_cotangent(getattr(p, f.name), getattr(d, f.name, None),
+                                        f"{where}.{f.name}", desc)
+                for f in dataclasses.fields(p)}
     if d is None:
         return zeros_like_tree(p)
     if isinstance(p, dict):

@@ -571,6 +571,13 @@ def missing_rule(fn, location=None) -> MissingRuleError:
         return own
     if isinstance(fn, functools.partial):
         return _partial_refused(fn, location)
+    dist = _distribution_method(fn)
+    if dist is not None:
+        return MissingRuleError(
+            f"no derivative rule for scipy.stats.{dist}.{fn.__name__}", location,
+            "s2sad differentiates the scipy.stats distributions listed in docs/rules.md ("
+            f"{', '.join(sorted(_distributions()))}); write this one's "
+            f"{fn.__name__} in NumPy as a function of yours, or pass only constants to it.")
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
     mod = getattr(fn, "__module__", None)
     if not isinstance(name, str):       # an object called like a function
@@ -588,6 +595,27 @@ def missing_rule(fn, location=None) -> MissingRuleError:
 
         or declare it non-differentiable with s2sad.defnondiff({name}).""")
     return MissingRuleError(f"no derivative rule for {full}", location, hint)
+
+
+def is_distribution(obj) -> bool:
+    """A scipy.stats distribution (stats.norm, stats.halflogistic), not a frozen one."""
+    return (getattr(type(obj), "__module__", "") or "").startswith("scipy.stats") and \
+        isinstance(getattr(obj, "name", None), str) and hasattr(obj, "freeze")
+
+
+def _distribution_method(fn):
+    """The name of the scipy.stats distribution whose method fn is bound to
+    (`stats.halflogistic.logpdf`), or None."""
+    owner = getattr(fn, "__self__", None)
+    mod = getattr(type(owner), "__module__", "") or ""
+    name = getattr(owner, "name", None)
+    return name if mod.startswith("scipy.stats") and isinstance(name, str) else None
+
+
+def _distributions() -> set:
+    """The scipy.stats distributions with a method s2sad implements."""
+    return {k.split(".")[-2].removesuffix("_gen") for k in _IMPLEMENTED
+            if k.startswith("scipy.stats.") and k.count(".") >= 3}
 
 
 def _partial_refused(p, location) -> MissingRuleError:

@@ -24,7 +24,7 @@ from .calls import (article, backend_of, call_spec, check_cotangent, check_tange
                     checking_bprop, describe, finish, numeric, output_problem,
                     positional_defaults, positional_params, refuse_target, type_name)
 from .containers import flatten
-from .ir.spec import DIFFERENTIATED, NUMBERS, Arg, all_arrays
+from .ir.spec import DIFFERENTIATED, NUMBERS, Arg, all_arrays, with_constants
 from .errors import ArgumentError, InternalError, OutputError, S2SADError
 from .runtime import as_cotangent, ones_like_tree, zeros_like_tree
 from .pipeline import drop_lowering, get_artifact, lower_function, made_artifact, name_of
@@ -218,6 +218,8 @@ class Transformed(registry.Derived):
         self.wrt = wrt
         self.with_value = with_value
         self.has_aux = has_aux
+        # positions of float arguments taken as constants (check_grads' outside wrt)
+        self.constants = frozenset()
         functools.update_wrapper(self, fn, updated=())
         self._arts = {}
         self._params = None
@@ -330,6 +332,8 @@ class Transformed(registry.Derived):
         """
         if self.has_aux:
             return self._aux_parts().wrapper
+        if self.constants:
+            spec = with_constants(spec or all_arrays(len(self.params())), self.constants)
         return self.artifact(spec).function(xp)
 
     @property
@@ -444,7 +448,7 @@ class Transformed(registry.Derived):
                 tangents = args[n:] + (None,) * (2 * n - len(args))
                 return jvp(self.fn, args[:n], tangents)
         params = self.params()
-        spec = call_spec(params, args, kwargs)
+        spec = with_constants(call_spec(params, args, kwargs), self.constants)
         if self.kind == "call":     # (whole.Whole: its code is given the objects themselves)
             spec = str(spec)
         xp = backend_of(args)
@@ -576,7 +580,7 @@ def _as_called(fn, out, args, kwargs=None):
     call of grad(f) gives.  Anything else: out itself."""
     if not call_checks.gradient_made(fn) or kwargs:
         return out
-    art = fn.artifact(call_spec(fn.params(), args, {}))
+    art = fn.artifact(with_constants(call_spec(fn.params(), args, {}), fn.constants))
     values = [args[i] if i < len(args) else None for i in range(len(art.params))]
     if fn.with_value:
         return out[0], fn._finish_grads(out[1], art, values)
@@ -611,6 +615,12 @@ def jvp(fn: Any, primals: Any, tangents: Any) -> Any:
     ``primals`` and ``tangents`` are tuples with one entry per positional
     argument; a non-differentiable argument's tangent is ignored (pass None).
     """
+    return jvp_with(fn, primals, tangents)
+
+
+def jvp_with(fn, primals, tangents, constants=frozenset()):
+    """jvp(fn, primals, tangents), the float arguments at the positions in constants taken
+    as constants (no tangent: nothing they flow into is differentiated)."""
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise ArgumentError(f"jvp needs one tangent per primal: got {len(primals)} primals and "
@@ -630,6 +640,7 @@ def jvp(fn: Any, primals: Any, tangents: Any) -> Any:
             raise ArgumentError(f"{call_checks.jvp_of(fn)}: no primal for "
                                 f"{', '.join(missing)}")
     spec = call_spec(params, primals, {})      # Arg.DEFAULT for a parameter left at its default
+    spec = with_constants(spec, constants)
     if len(primals) < len(params):
         rest = tuple(defaults[p] for p in params[len(primals):])
         primals, tangents = primals + rest, tangents + (None,) * len(rest)
@@ -674,7 +685,14 @@ def vjp(fn: Any, *args: Any) -> Tuple[Any, Callable]:
     dict with the same keys for a dict; None stands for zeros); anything else
     is a CotangentError, never broadcast.
     """
+    return vjp_with(fn, args)
+
+
+def vjp_with(fn, args, constants=frozenset()):
+    """vjp(fn, *args), the float arguments at the positions in constants taken as
+    constants (their gradients None)."""
     t = Transformed(fn, "fprop")
+    t.constants = frozenset(constants)
     out, bprop = t(*args)
     bprop = getattr(bprop, "__wrapped__", bprop)
     desc = describe(fn)

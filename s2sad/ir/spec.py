@@ -33,6 +33,17 @@ DICTS = frozenset({Arg.DICT, Arg.PLAIN_DICT})
 NOT_DIFFERENTIATED = frozenset({Arg.CONSTANT, Arg.PLAIN_DICT})
 
 
+def with_constants(spec: str, constants) -> str:
+    """spec with the float arguments at the positions in constants made constants (a
+    jvp's argument given no tangent, check_grads' arguments outside wrt): nothing they
+    flow into is differentiated."""
+    if not constants or spec is None:
+        return spec
+    letters = "".join(Arg.CONSTANT if i in constants and c in (Arg.ARRAY, Arg.FLOAT) else c
+                      for i, c in enumerate(spec))
+    return Spec(letters, spec.classes) if isinstance(spec, Spec) else letters
+
+
 def all_arrays(n: int) -> str:
     """The spec of n differentiable arrays (code made before any call)."""
     return Arg.ARRAY.value * n

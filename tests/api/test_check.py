@@ -1,5 +1,7 @@
 """s2sad.check.check_grads: wrt, modes, order, tolerances by dtype; it must catch a wrong rule."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -113,3 +115,63 @@ def test_bad_requests():
         check_grads(lambda x, n: x * n, (x, 3), wrt=1)
     with pytest.raises(ValueError, match="names no argument"):
         check_grads(np.sin, (x,), wrt=2)
+
+
+# -- arguments wrt leaves out are constants; dataclass arguments ---------------------------------
+
+def _poisson_nll(beta, X, y):
+    import scipy.stats
+    return -scipy.stats.poisson.logpmf(y, np.exp(X @ beta)).sum()
+
+
+def _poisson_data():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 3))
+    return 0.2 * rng.standard_normal(3), X, rng.poisson(2.0, 20).astype(float)
+
+
+def test_data_left_out_of_wrt_is_a_constant():
+    """Float counts (as pandas and loadtxt give them) have no derivative in poisson.logpmf:
+    check_grads(wrt=0) differentiates beta alone (it was refused)."""
+    pytest.importorskip("scipy")
+    beta, X, y = _poisson_data()
+    check_grads(_poisson_nll, (beta, X, y), order=2, wrt=0, modes=("rev", "fwd"))
+    mu = np.exp(X @ beta)
+    H = X.T @ (mu[:, None] * X)
+    np.testing.assert_allclose(s2sad.hessian(_poisson_nll)(beta, X, y.astype(int)), H,
+                               rtol=1e-12)
+    with pytest.raises(s2sad.MissingRuleError, match="parameter `k`"):
+        s2sad.grad_all(_poisson_nll)(beta, X, y)     # every argument: y too
+
+
+@dataclasses.dataclass
+class _Config:
+    dt: float = 0.1
+    n_steps: int = 3
+
+
+def _euler(x, cfg):
+    for _ in range(cfg.n_steps):
+        x = x + cfg.dt * np.sin(x)
+    return np.sum(x ** 2)
+
+
+def test_a_dataclass_argument_at_order_two():
+    x = np.array([0.3, 0.7])
+    check_grads(_euler, (x, _Config()), order=2, modes=("rev", "fwd"))
+    check_grads(_euler, (x, _Config()), order=2, wrt=0, modes=("rev", "fwd"))
+
+
+def test_the_cotangent_of_a_dataclass_gradient():
+    """vjp of grad_all with a dataclass argument takes None or an object of its class for
+    that gradient; anything else is a CotangentError (it failed inside the code)."""
+    x, cfg = np.array([0.3, 0.7]), _Config()
+    out, bprop = s2sad.vjp(s2sad.grad_all(_euler), x, cfg)
+    assert isinstance(out[1], _Config) and out[1].n_steps is None
+    zero = bprop((np.ones(2), None))
+    assert zero[0].shape == (2,) and isinstance(zero[1], _Config)
+    both = bprop((np.ones(2), _Config(dt=1.0, n_steps=None)))
+    only_dt = bprop((np.zeros(2), _Config(dt=1.0, n_steps=None)))
+    np.testing.assert_allclose(both[0], zero[0] + only_dt[0], rtol=1e-12)
+    with pytest.raises(s2sad.CotangentError, match="must be a _Config"):
+        bprop((np.ones(2), 1.0))

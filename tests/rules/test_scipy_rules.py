@@ -101,3 +101,23 @@ def test_cho_factor_and_cho_solve_at_orders_1_2_and_3(lower):
     third = s2sad.derivative(f, order=3)(p)
     nested = s2sad.derivative(s2sad.derivative(s2sad.derivative(f)))(p)
     assert np.isclose(third, nested, rtol=1e-8)
+
+
+# -- log_expit: -logaddexp(0, -x), SciPy's recommended log-sigmoid ----------------------------
+
+def _logistic_nll(w, X, y):
+    z = X @ w
+    return -np.sum(y * sc.log_expit(z) + (1 - y) * sc.log_expit(-z))
+
+
+@pytest.mark.skipif(not hasattr(sc, "log_expit"), reason="SciPy < 1.8")
+def test_log_expit():
+    x = np.array([-800.0, -30.0, -1.5, 0.0, 2.0, 30.0, 800.0])
+    g = s2sad.grad(lambda v: np.sum(sc.log_expit(v)))(x)
+    np.testing.assert_allclose(g, sc.expit(-x), rtol=1e-14, atol=0)
+    rng = np.random.default_rng(0)
+    X, w = rng.normal(size=(8, 3)), rng.normal(size=3)
+    y = (rng.random(8) > 0.5) * 1.0
+    assert s2sad.value_and_grad(_logistic_nll)(w, X, y)[0] == \
+        pytest.approx(_logistic_nll(w, X, y), rel=1e-14)
+    check_grads(_logistic_nll, (w, X, y), order=2, modes=("rev", "fwd"), wrt=0)

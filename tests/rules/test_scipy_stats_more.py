@@ -29,6 +29,7 @@ FAMILIES = {
     "logistic": ((), np.array([-1.3, 0.6, 2.5])),
     "uniform": ((), np.array([0.3, 0.8, 1.2])),
     "halfnorm": ((), np.array([0.4, 1.5, 3.0])),
+    "halfcauchy": ((), np.array([0.4, 1.5, 3.0])),
     "invgamma": ((2.3,), np.array([0.4, 1.5, 4.0])),
     "weibull_min": ((1.7,), np.array([0.4, 1.5, 3.0])),
     "gumbel_r": ((), np.array([-1.3, 0.6, 2.5])),
@@ -125,7 +126,7 @@ def test_no_nan_derivative_and_no_warning_inside_and_outside(dist, name):
     x = np.array([-40.0, -3.0, -1.0, 0.05, 0.7, 1.5, 2.5, 4.0, 40.0])
     z = (x - LOC) / SCALE
     low = {"pareto": 1.0, "uniform": 0.0, "expon": 0.0, "lognorm": 0.0, "halfnorm": 0.0,
-           "invgamma": 0.0, "weibull_min": 0.0, "lomax": 0.0}.get(dist, -np.inf)
+           "halfcauchy": 0.0, "invgamma": 0.0, "weibull_min": 0.0, "lomax": 0.0}.get(dist, -np.inf)
     outside = (z < low) | ((z > 1) if dist == "uniform" else False)
     for params in (shape + (LOC, SCALE),) + (((0.6,) + (LOC, SCALE),) if shape else ()):
         with warnings.catch_warnings():
@@ -190,6 +191,8 @@ def test_tails_against_mpmath():
         (st.halfnorm.logsf, (40.0,), float(mp.log(mp.erfc(40 / mp.sqrt(2))))),
         (st.halfnorm.logcdf, (9.0,), float(mp.log(mp.erf(9 / mp.sqrt(2))))),
         (st.cauchy.logcdf, (-1e8,), float(mp.log(mp.atan2(1, 1e8) / mp.pi))),
+        (st.halfcauchy.logsf, (1e8,), float(mp.log(2 * mp.atan2(1, 1e8) / mp.pi))),
+        (st.halfcauchy.logcdf, (1e-8,), float(mp.log(2 * mp.atan(1e-8) / mp.pi))),
         (st.cauchy.logcdf, (1e8,), float(mp.log(1 - mp.atan2(1, 1e8) / mp.pi))),
         (st.cauchy.sf, (1e12,), float(mp.atan2(1, 1e12) / mp.pi)),
         (st.logistic.logcdf, (-800.0,), float(-mp.log(1 + mp.exp(800)))),
@@ -387,3 +390,31 @@ def test_a_cdf_in_its_count_has_derivative_zero_and_the_count_may_be_a_constant(
     def pmf_in_p(p):
         return st.binom.logpmf(3, 10, p)        # k and n constants: no refusal
     assert np.isclose(s2sad.grad(pmf_in_p)(0.3), 3 / 0.3 - 7 / 0.7, rtol=1e-13)
+
+
+# -- a distribution s2sad has no rule for: refused by its name, run where no derivative flows --
+
+def _halflogistic_prior(x):
+    return np.sum(st.halflogistic.logpdf(np.exp(x), scale=2.0))
+
+
+def _halflogistic_frozen(x):
+    return np.sum(st.halflogistic(scale=2.0).logpdf(np.exp(x)))
+
+
+@pytest.mark.parametrize("f", [_halflogistic_prior, _halflogistic_frozen])
+def test_a_distribution_without_rules_is_refused_by_its_name(f):
+    with pytest.raises(s2sad.MissingRuleError) as e:
+        s2sad.grad(f)(np.array([0.1, 0.2]))
+    msg = str(e.value)
+    assert "no derivative rule for scipy.stats.halflogistic.logpdf" in msg
+    assert "halfcauchy" in msg and "norm" in msg and "_gen" not in msg
+
+
+def _halflogistic_constant(x):
+    return x * st.halflogistic.logpdf(2.0) + st.halfcauchy.logpdf(x, scale=5.0)
+
+
+def test_a_distribution_without_rules_runs_on_constants():
+    expected = st.halflogistic.logpdf(2.0) - 2 * 1.5 / (25 + 1.5 ** 2)
+    assert s2sad.grad(_halflogistic_constant)(1.5) == pytest.approx(expected, rel=1e-13)

@@ -1,5 +1,6 @@
 """scipy.special: erf, erfc, erfinv, erfcinv, expit, logit, gammaln, digamma, polygamma,
-xlogy, xlog1py, ndtr, log_ndtr, logsumexp, softmax, log_softmax.
+xlogy, xlog1py, ndtr, log_ndtr, logsumexp, softmax, log_softmax; log_expit as the NumPy
+code -logaddexp(0, -x) (its derivative expit(-x), at every order and in Taylor mode).
 
 Registered only when SciPy is installed.  Each derivative is written in functions with
 rules (digamma' = polygamma(1, .), polygamma(n, .)' = polygamma(n + 1, .)), so every
@@ -8,7 +9,7 @@ order works.  logsumexp's return_sign and the ufuncs' out=/where= are refused.
 
 import numpy as np
 
-from ...registry import defbprop, defelementwise, defjvp
+from ...registry import defbprop, defelementwise, defjvp, implement
 from ...runtime import expand_like, unbroadcast, unreduce
 
 try:
@@ -18,6 +19,11 @@ except ImportError:          # pragma: no cover - SciPy is optional
 
 _SQRT_PI_2 = 0.5 * np.sqrt(np.pi)       # sqrt(pi) / 2
 _SQRT_2PI = np.sqrt(2 * np.pi)
+
+
+def log_expit(x):
+    """scipy.special.log_expit: log(1 / (1 + exp(-x))), accurate in both tails."""
+    return -np.logaddexp(0.0, -x)
 
 
 def weight_or_one(b):
@@ -175,3 +181,5 @@ if sc is not None:
 
     defelementwise(sc.erf, sc.erfc, sc.erfinv, sc.erfcinv, sc.expit, sc.logit, sc.gammaln,
                    sc.digamma, sc.polygamma, sc.ndtr, sc.log_ndtr, sc.xlogy, sc.xlog1py)
+    if hasattr(sc, "log_expit"):        # (SciPy 1.8 on)
+        implement(sc.log_expit, log_expit)

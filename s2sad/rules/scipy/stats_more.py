@@ -16,6 +16,7 @@ cauchy(loc, scale)         logpdf pdf cdf logcdf sf logsf
 logistic(loc, scale)       logpdf pdf cdf logcdf sf logsf
 uniform(loc, scale)        logpdf pdf cdf logcdf sf logsf
 halfnorm(loc, scale)       logpdf pdf cdf logcdf sf logsf
+halfcauchy(loc, scale)     logpdf pdf cdf logcdf sf logsf
 invgamma(a, loc, scale)    logpdf pdf cdf logcdf sf logsf
 weibull_min(c, loc, scale) logpdf pdf cdf logcdf sf logsf
 gumbel_r(loc, scale)       logpdf pdf cdf logcdf sf logsf
@@ -466,6 +467,54 @@ def halfnorm_logsf(x, loc=0, scale=1):
     return finish(log_outside(inside, v, z > 0, -np.inf, 0.0), ok, z)
 
 
+# -- halfcauchy: support [0, inf), 2 / (pi (1 + z^2)); the cdf (2 / pi) arctan(z) ----------------
+
+def halfcauchy_logpdf(x, loc=0, scale=1):
+    x, loc, scale = np.asarray(x), np.asarray(loc), np.asarray(scale)
+    z, log_s, ok = standardized_real(x, loc, scale)
+    inside = np.logical_and(z >= 0, z < np.inf)
+    zs = cut(inside, z, 1.0)
+    return finish(density_inside(_LOG_2 - _LOG_PI - np.log1p(zs * zs), inside, log_s), ok, z)
+
+
+def halfcauchy_pdf(x, loc=0, scale=1):
+    return np.exp(halfcauchy_logpdf(x, loc, scale))
+
+
+def halfcauchy_cdf(x, loc=0, scale=1):
+    x, loc, scale = np.asarray(x), np.asarray(loc), np.asarray(scale)
+    z, log_s, ok = standardized_real(x, loc, scale)
+    inside = between(z, 0.0, np.inf)
+    v = 2.0 / np.pi * np.arctan(cut(inside, z, 1.0))
+    return finish(cdf_pieces(inside, v, z > 0), ok, z)
+
+
+def halfcauchy_logcdf(x, loc=0, scale=1):
+    x, loc, scale = np.asarray(x), np.asarray(loc), np.asarray(scale)
+    z, log_s, ok = standardized_real(x, loc, scale)
+    inside = between(z, 0.0, np.inf)
+    zs = cut(inside, z, 1.0)
+    p, q = 2.0 / np.pi * np.arctan(zs), 2.0 / np.pi * np.arctan2(1.0, zs)
+    return finish(log_pieces(inside, p, q, z > 0, 0.0, -np.inf), ok, z)
+
+
+def halfcauchy_sf(x, loc=0, scale=1):
+    x, loc, scale = np.asarray(x), np.asarray(loc), np.asarray(scale)
+    z, log_s, ok = standardized_real(x, loc, scale)
+    inside = between(z, 0.0, np.inf)
+    v = 2.0 / np.pi * np.arctan2(1.0, cut(inside, z, 1.0))
+    return finish(sf_pieces(inside, v, z > 0), ok, z)
+
+
+def halfcauchy_logsf(x, loc=0, scale=1):
+    x, loc, scale = np.asarray(x), np.asarray(loc), np.asarray(scale)
+    z, log_s, ok = standardized_real(x, loc, scale)
+    inside = between(z, 0.0, np.inf)
+    zs = cut(inside, z, 1.0)
+    p, q = 2.0 / np.pi * np.arctan2(1.0, zs), 2.0 / np.pi * np.arctan(zs)
+    return finish(log_pieces(inside, p, q, z > 0, -np.inf, 0.0), ok, z)
+
+
 # -- invgamma: support (0, inf), 1 / z gamma(a) -------------------------------------------------
 
 def invgamma_logpdf(x, a, loc=0, scale=1):
@@ -839,7 +888,8 @@ _DISCRETE = ("logpmf", "pmf", "cdf")
 _DISTRIBUTIONS = {
     "expon": _CONTINUOUS, "lognorm": _CONTINUOUS, "laplace": _CONTINUOUS,
     "cauchy": _CONTINUOUS, "logistic": _CONTINUOUS, "uniform": _CONTINUOUS,
-    "halfnorm": _CONTINUOUS, "invgamma": _CONTINUOUS, "weibull_min": _CONTINUOUS,
+    "halfnorm": _CONTINUOUS, "halfcauchy": _CONTINUOUS, "invgamma": _CONTINUOUS,
+    "weibull_min": _CONTINUOUS,
     "gumbel_r": _CONTINUOUS, "pareto": _CONTINUOUS, "lomax": _CONTINUOUS,
     "bernoulli": _DISCRETE, "binom": _DISCRETE, "nbinom": _DISCRETE, "geom": _DISCRETE,
 }

@@ -309,6 +309,9 @@ def method_call(rw, node, scope):
     if source is not None:      # scipy.stats.norm.logpdf: its NumPy source
         node.func = _at(_name(rw.cell(source, func.attr)), func)
         return node
+    if ok and registry.is_distribution(value):   # one s2sad has no rule for: by its name
+        node.func = _at(_name(rw.cell(getattr(value, func.attr), func.attr)), func)
+        return node
     ok, obj = held_object(rw, func.value, scope)
     if ok:
         method = _held_method(rw, obj, func)
@@ -492,7 +495,8 @@ def rebuilt(rw, node, scope):
 
 
 def _freezes(rw, call, scope) -> bool:
-    """call makes a frozen distribution of one s2sad implements (norm(0, 1))."""
+    """call makes a frozen distribution (norm(0, 1)): of one s2sad implements, or of one
+    it has no rule for, refused by its name (registry.missing_rule)."""
     ok, obj = rw.static(call.func, scope)
-    return ok and registry.freezes(obj)
+    return ok and (registry.freezes(obj) or registry.is_distribution(obj))
 
