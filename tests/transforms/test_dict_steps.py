@@ -420,3 +420,44 @@ def test_a_loop_over_the_keys_of_each_dict_of_a_list():
     f = penalty_over_a_list_of_layers
     assert np.isclose(s2sad.value_and_grad(f)(1.3)[0], f(1.3))
     check_grads(f, (1.3,), order=2, modes=("rev", "fwd"))
+
+
+# -- Adam's moments updated in place, two `op=` of one item per iteration -------------------------
+
+def adam_in_place(s):
+    """As tutorials write Adam: `m[k] *= b1; m[k] += (1 - b1) * g[k]` (refused before:
+    the second update's item was taken for one a name still held)."""
+    params = start(s)
+    m = {k: np.zeros_like(params[k]) for k in params}
+    v = {k: np.zeros_like(params[k]) for k in params}
+    for t in range(1, 4):
+        grads = gradients(params)
+        for k in params:
+            m[k] *= 0.9
+            m[k] += 0.1 * grads[k]
+            v[k] *= 0.999
+            v[k] += 0.001 * grads[k] ** 2
+            mhat = m[k] / (1 - 0.9 ** t)
+            vhat = v[k] / (1 - 0.999 ** t)
+            params[k] -= 0.05 * mhat / (np.sqrt(vhat) + 1e-8)
+    return loss(params)
+
+
+def test_adam_with_its_moments_updated_in_place():
+    value, _ = s2sad.value_and_grad(adam_in_place)(1.3)
+    assert np.allclose(value, adam_in_place(1.3), rtol=1e-13, atol=0)
+    check_grads(adam_in_place, (1.3,), order=2, modes=("rev", "fwd"))
+
+
+def moment_held_by_a_name(x):
+    m = {"w": np.zeros(3)}
+    keep = m["w"]
+    for t in range(2):
+        m["w"] *= 0.9
+        m["w"] += x
+    return np.sum(keep * x)
+
+
+def test_a_moment_another_name_holds_is_refused():
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="another name"):
+        s2sad.grad(moment_held_by_a_name)(1.5)

@@ -338,6 +338,7 @@ def _read_after(func, order, op_s, set_s, group, full, within) -> bool:
     the names of one iteration (within: a name the loop carries is its start value)."""
     index = next(i for i, s in enumerate(order) if s is op_s)
     scope = [(s, None, full) for s in order[index + 1:]]
+    young = frozenset()     # names bound after the change in its iteration (new objects)
     base = func.base.get(set_s.target, set_s.target)
     derived = derived_lazily(order)
     loops = [L for L in order if isinstance(L, ir.Loop) and
@@ -350,6 +351,9 @@ def _read_after(func, order, op_s, set_s, group, full, within) -> bool:
         k = next(i for i, s in enumerate(inside) if s is op_s)
         scope = [(s, made, within) for s, made in _made_before(loops, inside[:k], fresh)] + \
             [(s, None, within) for s in inside[k + 1:]] + [(s, None, full) for s in order[end:]]
+        # (what is made after the change in its iteration is not the object it changed
+        # there, unless it holds an older name: `m["w"] *= b; m["w"] += g` in a loop)
+        young = frozenset(t for x in inside[k + 1:] for t in ir.targets(x))
         # before the change in the loops, a name made from the new value is only one the
         # back edge brings: the next iteration's, not this one's (`view = obj.d.items()` in
         # an outer loop, read by an inner loop that writes obj.d)
@@ -371,10 +375,11 @@ def _read_after(func, order, op_s, set_s, group, full, within) -> bool:
             continue                # (set_s: the write back of the changed item, c[k] = t;
             # the other branch of an if around it runs instead, unless a loop runs it again)
         new = (early if made is not None else derived)(set_s.target)
+        later = young if holds is within[1] else frozenset()
         for v in ir.reads(s):
-            if (made is None or v.name not in made) and \
-                    holds.get(v.name, {v.name}) & group and \
-                    set_s.target not in holds.get(v.name, {v.name}) and v.name not in new:
+            seen = holds.get(v.name, {v.name})
+            if (made is None or v.name not in made) and (seen - later) & group and \
+                    set_s.target not in seen and v.name not in new:
                 return True
     return False
 
