@@ -3,7 +3,8 @@
 Each module is one objective of the kind people differentiate (black-box VI,
 a GP marginal likelihood, a censored survival fit, a network of layer objects that keep their inputs, an LSTM, a smoke simulation, a GMM, an HMM forward
 pass, a model class, a logistic regression that prints, a benchmark class, a
-convnet of layer objects, a CS231n network keeping its weights in a dict attribute), written with plain numpy/scipy in its authors' style,
+convnet of layer objects, a CS231n network keeping its weights in a dict attribute, Eight
+Schools with a half-Cauchy prior, a Lennard-Jones cluster with masks combined by `&`), written with plain numpy/scipy in its authors' style,
 not shaped to suit s2sad.
 
 Each module has ``example()`` (some have more) returning
@@ -47,4 +48,6 @@ PROGRAMS = [
     ("scratch_layers", "scratch_layers", "example"),
     ("scratch_batchnorm", "scratch_batchnorm", "example"),
     ("cs231n_two_layer", "cs231n_two_layer", "example"),
+    ("eight_schools", "eight_schools", "example"),
+    ("lennard_jones", "lennard_jones", "example"),
 ]
