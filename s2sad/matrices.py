@@ -117,15 +117,17 @@ def jacobian(fn: Function, wrt: int = 0, mode: str = "auto",
             _differentiable_at(fn, i, args, what)
             got = jacobians.stacked_columns(made, fn, i, args, chunk, what, traced=traced)
             if got is not None and output_problem(got[0]) is None:
-                out, cols = got
-                return _from_columns(cols, out, args[i], args)
+                J = _from_columns(got[1], got[0], args[i], args)
+                if J is not None:
+                    return J
         xp = backend_of(args)
         i, x, out = _point(fn, wrt, args, what)
         forward = mode == "forward" or (mode == "auto" and np.size(x) <= np.size(out))
         got = jacobians.stacked_columns(made, fn, i, args, chunk, what, traced=traced,
                                         dense=forward) if chunk > 1 else None
-        if got is not None:
-            return _from_columns(got[1], out, x, args)
+        J = None if got is None else _from_columns(got[1], out, x, args)
+        if J is not None:
+            return J
         made.setdefault("forward" if forward else "reverse",
                         Transformed(fn, "jvp" if forward else "fprop"))    # for source()
         if not forward:
@@ -170,7 +172,12 @@ def _rows_of_one_pass(fn, i, args, what):
 
 
 def _from_columns(cols, out, x, args):
-    """The Jacobian, shape out.shape + x.shape, from its columns stacked (n, *out.shape)."""
+    """The Jacobian, shape out.shape + x.shape, from its columns stacked (n, *out.shape);
+    None where the stacked code gave columns of another size (the caller then takes one
+    jvp per column: the stacked tangent of a Python float written through a mask had an
+    axis too many)."""
+    if int(np.size(cols)) != int(np.size(x)) * int(np.size(out)):
+        return None
     if type(cols) is np.ndarray and type(x) is np.ndarray:      # (methods: faster)
         shape = (out.shape if type(out) is np.ndarray else np.shape(out)) + x.shape
         J = (cols if cols.ndim == 2 else cols.reshape(x.size, -1)).T

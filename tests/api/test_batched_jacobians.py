@@ -9,6 +9,10 @@ function (at transform time, or a gradient helper at run time) the columns come 
 each: the same numbers, never a silently different one.
 """
 
+import functools
+import math
+import operator
+
 import numpy as np
 import pytest
 
@@ -319,3 +323,24 @@ def test_np_diff_with_an_end_runs_once_per_direction(jvps):
     assert jvps.n == 0          # prepend: no batched form, one call per direction in a pass
     np.testing.assert_allclose(J, fd_jacobian(differences_ended, (x,), 0), rtol=1e-6,
                                atol=1e-7)
+
+
+def _float_through_a_mask(x, y):
+    z = np.zeros(3)
+    z[z > -x[1]] = y
+    r = functools.reduce(operator.add, [y, y - 2.0, y], math.sin(y))
+    return r * 3
+
+
+def test_a_hessian_in_a_float_written_through_a_mask():
+    """The stacked code's tangent of y had an axis too many (fuzz seed 20240611, program 86:
+    a bare ValueError from the reshape); the columns of another size now fall back to one
+    jvp per column."""
+    x, y = np.array([-1.3, -0.2, 0.5]), -0.64
+    saving = jacobians.SAVING
+    jacobians.SAVING = 1
+    try:
+        H = s2sad.hessian(_float_through_a_mask, wrt=1)(x, y)
+    finally:
+        jacobians.SAVING = saving
+    assert np.shape(H) == () and H == pytest.approx(-3 * np.sin(y), rel=1e-12)
