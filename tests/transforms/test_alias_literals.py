@@ -252,3 +252,18 @@ def test_a_dict_of_lists_appended_in_a_loop():
     assert s2sad.value_and_grad(history_of_lists)(1.5) == (
         pytest.approx(history_of_lists(1.5)), pytest.approx(3.0 + 6 * 2 * 3 * 1.5))
     check_grads(history_of_lists, (1.5,), order=2, modes=("rev", "fwd"))
+
+
+def item_extended_by_a_list_argument(x, xs):
+    losses = []
+    h = {"l": losses}
+    h["l"].extend(xs)
+    return x * len(losses)
+
+
+def test_an_item_extended_by_a_list_of_unknown_length_is_refused_at_its_line():
+    """(it gave 0.0 where Python gives 3.0: the list the template made was not seen as the
+    item's new value by the alias check)"""
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="extend") as e:
+        s2sad.value_and_grad(item_extended_by_a_list_argument, wrt=0)(1.5, [0.5, 1.0])
+    assert 'h["l"].extend(xs)' in str(e.value)

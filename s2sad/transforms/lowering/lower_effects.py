@@ -152,12 +152,14 @@ def _appended_item(low, call, s):
     cur = low.temp(ir.Call(registry.primitive(operator.getitem), (x, k)), s)
     v = low.atom(call.args[0], s)
     more = [v] if call.func.attr == "append" else lower_builtins.known_items(low, v, call)
-    if more is None:
-        new = low.temp(lower_builtins.template(low, templates.extend_, [cur, v], {}, s), s)
-    else:                           # extend((a, b)): appends
-        new = cur
-        for one in more:
-            new = low.temp(ir.Call(registry.primitive(runtime.list_append), (new, one)), s)
+    if more is None:    # (a new list from the template: the alias check would not see cur)
+        raise UnsupportedSyntaxError(
+            "`.extend(xs)` of an item (`d[k].extend(xs)`) with xs of a length known only "
+            "when the code runs", low.loc(s),
+            "Extend by a tuple or list literal (`d[k].extend((a, b))`), or append in a loop.")
+    new = cur                       # extend((a, b)): appends
+    for one in more:
+        new = low.temp(ir.Call(registry.primitive(runtime.list_append), (new, one)), s)
     low.set_element(item, new, s, x, k)
 
 
