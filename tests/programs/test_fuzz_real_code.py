@@ -37,7 +37,10 @@ CONFIG = GenConfig(real_code=3.0, exclude=OPEN_BUGS)
 
 @pytest.mark.parametrize("checks,n", [(("grad", "vjp", "jvp"), 40), (("grad", "order2"), 15)])
 def test_real_code_campaign(checks, n):
-    summary = run_campaign(n, seed=REAL_SEED, checks=checks, config=CONFIG, timeout=30.0)
+    # the limit catches a hang, not a slow transform: program 12 (a dict of lists appended
+    # to, in branches and loops) takes 12 s per first-order check and 30 s at order 2 on a
+    # shared two-core machine, mostly the in-place alias checks of its lowering
+    summary = run_campaign(n, seed=REAL_SEED, checks=checks, config=CONFIG, timeout=90.0)
     assert not summary.failures, summary.failure_report()
     assert summary.counts["ok"] >= n // 3, summary.report()
     seen = {c for c, cls in summary.by_construct if cls == "ok"} & set(REAL_CONSTRUCTS)

@@ -13,6 +13,7 @@ versions of a container, the atoms a dict's string key may hold::
     e = d["a"]       =>  ident[e] = {e, w}          (the item written there)
 """
 
+import contextlib
 import inspect
 import operator
 from typing import Dict
@@ -121,7 +122,34 @@ def popped(value) -> bool:
         and isinstance(value.args[0], ir.Var)
 
 
+_REMEMBERED: list = []      # while remembered() runs: {(statements, options): tables}
+
+
+@contextlib.contextmanager
+def remembered():
+    """Within, alias_roots of the same statements with the same options is computed once
+    (the statements must not change meanwhile: a check that reads them, the in-place
+    updates', which asks again for each update and each loop)."""
+    _REMEMBERED.append({})
+    try:
+        yield
+    finally:
+        _REMEMBERED.pop()
+
+
 def alias_roots(order, carried=True, taken=None, updates=None):
+    """(ident, holds) of the statements in order: see _alias_roots."""
+    if not _REMEMBERED:
+        return _alias_roots(order, carried, taken, updates)
+    key = (tuple(map(id, order)), carried if isinstance(carried, bool) else
+           frozenset(carried), frozenset(taken.items()) if taken else None, id(updates))
+    memo = _REMEMBERED[-1]
+    if key not in memo:
+        memo[key] = (_alias_roots(order, carried, taken, updates), order, updates)
+    return memo[key][0]
+
+
+def _alias_roots(order, carried=True, taken=None, updates=None):
     """(ident, holds): for each name, the names of the objects it may *be* (itself, what it
     copies, the array it is a view of, the item of a container it was taken from, either
     side of a join, a loop's start and end values), and the objects it may be or *hold*

@@ -23,7 +23,7 @@ from ...errors import UnsupportedSyntaxError
 from ...rules.python.builtins import check_rebound, dict_view
 from .aliases import (WRITE_CHECKS, alias_roots, callee_fn, containers, derived_lazily,
                       dict_sources, earlier_versions, floats, indexed, is_dict, is_float,
-                      popped, viewed)
+                      popped, remembered, viewed)
 from .inplace_items import current_items, literal_item_shared, shared_items
 
 
@@ -177,9 +177,28 @@ def _check_updates(func, inplace, names, write_backs):
     guards = []
     versions = {s.target: old for s, old, _, _ in inplace if isinstance(s, ir.Assign) and
                 isinstance(old, str)}
+    with remembered():              # (nothing below changes func until the guards)
+        guards += _refused_updates(func, inplace, names, write_backs, versions)
+        if names is not None:       # `c[k] += v` of a list's item another name holds
+            order = list(ir.walk(func.body))
+
+            def within(stmt):       # one iteration's tables, by the loops around
+                return alias_roots(order, carried=_loops_around(order, stmt),
+                                   updates=versions)
+            guards += [(stmt, cur, name, None) for stmt, cur, name in shared_items(
+                func, order, inplace, alias_roots(order, updates=versions), within)]
+    for stmt, old, name, _ in guards:
+        _guard(func, stmt, old, name, names)
+
+
+def _refused_updates(func, inplace, names, write_backs, versions) -> list:
+    """The updates `x op= v` that are refused but may run with a guard instead (check
+    them each alone where they are not all accepted); raises for the others."""
     try:
         _check_updates_of(func, inplace, write_backs, versions)   # the common case
+        return []
     except UnsupportedSyntaxError:
+        guards = []
         for u in inplace:                       # which are refused: `x op= v` gets a guard
             try:
                 _check_updates_of(func, [u], write_backs, versions)
@@ -187,19 +206,7 @@ def _check_updates(func, inplace, names, write_backs):
                 if names is None or not (isinstance(u[0], ir.Assign) and rebinds(u[0].value)):
                     raise
                 guards.append(u)
-    if names is not None:           # `c[k] += v` of a list's item another name holds
-        order = list(ir.walk(func.body))
-        tables = {}                 # one iteration's tables, by the loops around
-
-        def within(stmt):
-            around = _loops_around(order, stmt)
-            tables[around] = tables.get(around) or alias_roots(order, carried=around,
-                                                               updates=versions)
-            return tables[around]
-        guards += [(stmt, cur, name, None) for stmt, cur, name in shared_items(
-            func, order, inplace, alias_roots(order, updates=versions), within)]
-    for stmt, old, name, _ in guards:
-        _guard(func, stmt, old, name, names)
+        return guards
 
 
 def _check_updates_of(func, inplace, write_backs, versions):
