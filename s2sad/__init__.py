@@ -25,6 +25,11 @@ from .api import (backend, derivative, fprop, grad, grad_all, hessian, hvp, jaco
 from .api import biharmonic, laplacian, taylor
 from .api import jit, vmap
 
+from .registry import seal as _seal
+
+_seal()         # the rules registered from here on are the user's (diskcache.py keys on them)
+del _seal
+
 __version__ = "0.1.0"
 
 __all__ = ["backend", "grad_all", "grad", "value_and_grad", "vjp", "jvp", "derivative", "jacobian",

@@ -11,6 +11,7 @@ next order) looks modules up here; codegen registers them.
 
 import linecache
 import types
+import warnings
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Dict, List
@@ -92,6 +93,16 @@ def _for_backend(obj, xp):
 # every live generated module, by its linecache file name (to map errors back to user
 # lines).  Held weakly: a module lives while a cache entry or a function built from it does.
 MODULES: "weakref.WeakValueDictionary[str, Module]" = weakref.WeakValueDictionary()
+
+
+def compile_wrapped(wrapped: str, filename: str) -> Dict[str, Any]:
+    """The code objects of the functions a module's compiled text defines (the text wraps
+    them in a factory whose parameters are their free names), by name."""
+    with warnings.catch_warnings():     # `1.0[0:2]` of a user's code that slices a float:
+        warnings.simplefilter("ignore", SyntaxWarning)  # the user's own error, when it runs
+        code = compile(wrapped, filename, "exec")
+    factory = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return {c.co_name: c for c in factory.co_consts if isinstance(c, types.CodeType)}
 
 
 def register(mod: Module, text: str) -> None:

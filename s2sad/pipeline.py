@@ -19,7 +19,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-from . import cache, failures, generated, ir, registry
+from . import cache, diskcache, failures, generated, ir, registry
 from .errors import TransformError, UnsupportedSyntaxError
 from .ir import analysis
 from .ir.spec import CONTAINERS, DIFFERENTIATED, NUMBERS, Arg, all_arrays
@@ -289,10 +289,29 @@ def get_artifact(fn, kind, wrt, with_value, spec) -> cache.Artifact:
         art = cache.ARTIFACTS.get(key)
         if art is not None and art.valid():
             return art
-        with failures.transforming(fn):
-            art = _transform(fn, kind, wrt, with_value, spec)
+        stored = diskcache.key(fn, kind, wrt, with_value, spec)
+        art = _stored(stored, fn, key)
+        if art is None:
+            with failures.transforming(fn):
+                art = _transform(fn, kind, wrt, with_value, spec)
+            diskcache.save(stored, fn, art)
         cache.store(cache.ARTIFACTS, key, art)
         return art
+
+
+def stored_artifact(fn, kind, wrt, with_value, spec) -> Optional[cache.Artifact]:
+    """The artifact another process wrote to the disk cache for these (diskcache.py),
+    kept in memory too; else None."""
+    with cache.LOCK:
+        return _stored(diskcache.key(fn, kind, wrt, with_value, spec), fn,
+                       (cache.key_of(fn), kind, wrt, with_value, spec))
+
+
+def _stored(name, fn, key):
+    art = diskcache.load(name, fn, lambda module: cache.Artifact(module, module.guards))
+    if art is not None:
+        cache.store(cache.ARTIFACTS, key, art)
+    return art
 
 
 _split_cache: Dict[Any, tuple] = {}

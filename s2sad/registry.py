@@ -391,6 +391,29 @@ def all_primitives() -> List[Primitive]:
     return list(_PRIMS.values())
 
 
+_SEALED: Dict[int, tuple] = {}     # id(function) -> its rules when s2sad's were all made
+
+
+def _rules_of(p: Primitive) -> tuple:
+    return (p.bprop, p.jvp, p.taylor, p.bprop_factory, p.nondiff, p.linear)
+
+
+def seal() -> None:
+    """Note the rules s2sad registered itself (the API calls this once they all are)."""
+    _SEALED.update({k: _rules_of(p) for k, p in _PRIMS.items()})
+
+
+def added_rules() -> List[Primitive]:
+    """The primitives registered since seal(), or whose rules changed since (defbprop,
+    defjvp, defnondiff of the user's): a transform's code depends on them too."""
+    out = []
+    for k, p in _PRIMS.items():
+        was = _SEALED.get(k)
+        if was is None or any(a is not b for a, b in zip(was, _rules_of(p))):
+            out.append(p)
+    return out
+
+
 def defbprop(*fns):
     """Register a reverse-mode rule for one or more primitives.
 

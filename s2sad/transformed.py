@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
-from . import cache, call_checks, compiled, failures, fastcall, registry, scopes
+from . import cache, call_checks, compiled, diskcache, failures, fastcall, registry, scopes
 from .call_checks import made_for_now
 from .calls import (article, backend_of, call_spec, check_cotangent, check_tangent,
                     checking_bprop, describe, finish, numeric, output_problem,
@@ -27,7 +27,8 @@ from .containers import flatten
 from .ir.spec import DIFFERENTIATED, NUMBERS, Arg, all_arrays, with_constants
 from .errors import ArgumentError, InternalError, OutputError, S2SADError
 from .runtime import as_cotangent, ones_like_tree, zeros_like_tree
-from .pipeline import drop_lowering, get_artifact, lower_function, made_artifact, name_of
+from .pipeline import (drop_lowering, get_artifact, lower_function, made_artifact, name_of,
+                       stored_artifact)
 from .transforms.taylor_mode.taylor import Seeds
 
 _jit_mode = compiled.ACTIVE.get     # under s2sad.jit: "faster" or "compiled"; else None
@@ -271,9 +272,11 @@ class Transformed(registry.Derived):
                 finally:
                     drop_lowering()
                 art.result_checked = True
+                diskcache.mark_checked(art)
             elif not getattr(art, "result_checked", False):   # once per transform made
                 call_checks.check_result(self, spec)
                 art.result_checked = True
+                diskcache.mark_checked(art)
             self._arts[spec] = art
         return art
 
@@ -282,7 +285,8 @@ class Transformed(registry.Derived):
         function made it), or None."""
         if self._over_gradient(spec) is not None:
             return None
-        return made_artifact(self.fn, self.kind, self.wrt, self.with_value, spec)
+        return made_artifact(self.fn, self.kind, self.wrt, self.with_value, spec) or \
+            stored_artifact(self.fn, self.kind, self.wrt, self.with_value, spec)
 
     def _transform(self, spec):
         """The artifact for spec: grad of a gradient forward over reverse where it can."""

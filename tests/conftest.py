@@ -1,5 +1,7 @@
 import os
+import shutil
 import sys
+import tempfile
 
 import pytest
 
@@ -17,7 +19,20 @@ def pytest_addoption(parser):
                           "s2sad.testing.strict, a CuPy stand-in that runs on a CPU")
 
 
+_MADE = []      # the transform cache folder this process made (removed at the end)
+
+
+def pytest_unconfigure(config):
+    for folder in _MADE:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def pytest_configure(config):
+    # transforms kept on disk go to a folder of this run's, not the user's ~/.cache: the
+    # suite writes entries and, where it makes the same function again, loads them
+    if "S2SAD_TRANSFORM_CACHE_DIR" not in os.environ:
+        _MADE.append(tempfile.mkdtemp(prefix="s2sad-transforms-"))
+        os.environ["S2SAD_TRANSFORM_CACHE_DIR"] = _MADE[0]
     name = config.getoption("--backend")
     if name:
         os.environ["S2SAD_TEST_BACKEND"] = name

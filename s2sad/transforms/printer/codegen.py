@@ -19,15 +19,12 @@ order.
 """
 
 import itertools
-import linecache
 import os
 import threading
-import types
-import warnings
 from typing import Any, Dict, List
 
 from ... import ir
-from ...generated import Module, register
+from ...generated import Module, compile_wrapped, register
 from .codegen_expr import Printer
 from .codegen_stmts import emit_function
 
@@ -80,11 +77,7 @@ def generate(func: ir.Function, externals, names, header: str, user_globals,
     wrapped = f"def __s2sad_module__({', '.join(free)}):\n" + "".join(
         "    " + ln + "\n" if ln else "\n" for ln in text.splitlines()) + \
         f"    return {func.name}\n"
-    with warnings.catch_warnings():     # `1.0[0:2]` of a user's code that slices a float:
-        warnings.simplefilter("ignore", SyntaxWarning)  # the user's own error, when it runs
-        code = compile(wrapped, filename, "exec")
-    factory = next(c for c in code.co_consts if isinstance(c, types.CodeType))
-    codes = {c.co_name: c for c in factory.co_consts if isinstance(c, types.CodeType)}
+    codes = compile_wrapped(wrapped, filename)
     mod = Module(text, func.name, filename, pr.bindings, pr.cells, user_globals,
                  code=codes[func.name], lines={k + offset: v for k, v in where.items()},
                  backward={k + offset for k in pr.backward})
