@@ -4,8 +4,9 @@ compile, at most 5 s; at most 0.5 s in a second process, from the disk cache).
 
 Run: python benchmarks/jit_first_call.py [--steps 1000] [--scale 1]
 
-Each way runs in a fresh process, one thread: first with an empty Numba cache (cold),
-then again with the cache the first left (a second process).  Reported: the import of
+Each way runs in a fresh process, one thread: first with empty caches (cold: Numba's
+and the transforms', diskcache.py), then again with the caches the first left (a second
+process).  Reported: the import of
 s2sad and the plate's module, the first call (the transform, and whatever is compiled
 then), and the time of the first 10, 100 and --steps calls in all (the first included),
 in seconds, with the NumPy path's as the reference.  Ways:
@@ -61,7 +62,8 @@ WAYS = ("numpy", "jit", "jit, regions at once")
 
 def child(way, steps, scale, cache):
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
-               MKL_NUM_THREADS="1", S2SAD_NUMBA_CACHE_DIR=cache)
+               MKL_NUM_THREADS="1", S2SAD_NUMBA_CACHE_DIR=cache,
+               S2SAD_TRANSFORM_CACHE_DIR=os.path.join(cache, "transforms"))
     code = CHILD.format(plate=str(HERE / "plate.py"), way=way, steps=steps, scale=scale)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True)

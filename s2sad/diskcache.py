@@ -105,9 +105,18 @@ def _file_digest(filename: str) -> str:
     return _FILES[filename]
 
 
+def _const(c):
+    if isinstance(c, types.CodeType):
+        return _code_digest(c)
+    if isinstance(c, frozenset):    # (`x in {"a", "b"}`: its order is the process's)
+        return ("frozenset", tuple(sorted(repr(_const(x)) for x in c)))
+    if isinstance(c, tuple):
+        return ("tuple", tuple(_const(x) for x in c))
+    return (type(c).__name__, repr(c))
+
+
 def _code_digest(code) -> tuple:
-    consts = tuple(_code_digest(c) if isinstance(c, types.CodeType) else
-                   (type(c).__name__, repr(c)) for c in code.co_consts)
+    consts = tuple(_const(c) for c in code.co_consts)
     return (code.co_qualname, code.co_code, consts, code.co_names, code.co_varnames,
             code.co_freevars, code.co_cellvars, code.co_firstlineno, code.co_filename,
             code.co_linetable)

@@ -53,8 +53,10 @@ SIMPLE = """
 K = 3.0
 def helper(x):
     return np.sin(x) * K
-def f(x, y):
-    return np.sum(helper(x) * y ** 2)
+def f(x, y, mode="square"):
+    if mode in {"square", "cube", "root"}:      # (a set of names: compiled to a frozenset)
+        return np.sum(helper(x) * y ** 2)
+    return np.sum(x)
 def run(x):
     y = x + 1.0
     return {"grad": s2sad.grad(f)(x, y),
@@ -63,8 +65,8 @@ def run(x):
 
 
 def test_second_process_loads_and_agrees(tmp_path):
-    first = run(tmp_path, SIMPLE)
-    second = run(tmp_path, SIMPLE)
+    first = run(tmp_path, SIMPLE, env={"PYTHONHASHSEED": "1"})
+    second = run(tmp_path, SIMPLE, env={"PYTHONHASHSEED": "2"})
     assert first["written"] >= 2 and first["loaded"] == 0
     assert second["loaded"] >= 2 and second["written"] == 0
     x = np.linspace(0.1, 1.0, 4)

@@ -170,3 +170,33 @@ def test_a_walrus_after_a_call_is_not_moved_before_it():
     with pytest.raises(s2sad.errors.UnsupportedSyntaxError) as e:
         s2sad.grad(draws_around)(X)
     assert ":=" in str(e.value) and "test_sugar.py" in str(e.value)
+
+
+def gated(x, mode="tanh", k=2):
+    """A set of names or numbers that a value is tested to be in (a model's options)."""
+    if mode in {"tanh", "sigmoid"} and k not in {0, 1}:
+        y = np.tanh(x) * k
+    elif mode not in {"relu", None}:
+        y = x ** 3
+    else:
+        y = np.maximum(x, 0.0) * x
+    return np.sum(y * y)
+
+
+@pytest.mark.parametrize("mode,k", [("tanh", 2), ("tanh", 1), ("sigmoid", 3), ("cube", 2),
+                                    ("relu", 2), (None, 2)])
+def test_membership_in_a_set_of_constants(mode, k):
+    check_all(gated, X, mode, k)
+    g = s2sad.grad(gated)(X, mode, k)
+    want = {("tanh", 2): 2 * 2 * np.tanh(X) * 2 * (1 - np.tanh(X) ** 2),
+            ("cube", 2): 6 * X ** 5}.get((mode, k))
+    if want is not None:
+        np.testing.assert_allclose(g, want, rtol=1e-12)
+
+
+def test_a_set_of_values_is_still_refused():
+    def f(x):
+        s = {x[0], 1.0}
+        return np.sum(x) * len(s)
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match="a set literal"):
+        s2sad.grad(f)(X)

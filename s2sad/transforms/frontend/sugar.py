@@ -16,7 +16,8 @@ Input: a function's gast tree, just parsed.  Output: the same tree, rewritten in
 A ``match`` is rewritten where each pattern is a literal or a dotted name (``case 1``,
 ``case "a" | "b"``, ``case Mode.FAST``), ``None``/``True``/``False``, a capture or the
 wildcard (``case x``, ``case _``), with or without a guard (``case x if x > 0``); the
-subject is evaluated once.  An assignment expression is moved before its statement
+subject is evaluated once.  A set of constants that a value is tested to be in (``mode
+in {"relu", "tanh"}``) is a tuple of them.  An assignment expression is moved before its statement
 where it is evaluated on every run of the statement, first of what it reads: not
 after ``and``/``or`` or a chained comparison's first link, not in a branch of ``a if c
 else b``, a lambda or a comprehension, not in a ``while`` test, and not where the
@@ -34,10 +35,27 @@ _SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.Generat
 
 def desugar(root) -> None:
     """Rewrite every `match` and hoistable `:=` in the function node root (innermost
-    blocks first)."""
+    blocks first), and each set of constants tested for membership as a tuple."""
     if isinstance(root, gast.FunctionDef):
         taken = {n.id for n in gast.walk(root) if isinstance(n, gast.Name)}
         root.body = _block(root.body, taken)
+    _member_sets(root)
+
+
+_KEYS = (str, int, float, bool, bytes, type(None))
+
+
+def _member_sets(root) -> None:
+    """`mode in {"relu", "tanh"}` as `mode in ("relu", "tanh")`: for a value that can be
+    hashed, the same test (equal to one of them); the fence refuses other sets."""
+    for node in gast.walk(root):
+        if isinstance(node, gast.Compare):
+            for k, (op, right) in enumerate(zip(node.ops, node.comparators)):
+                if isinstance(op, (gast.In, gast.NotIn)) and isinstance(right, gast.Set) \
+                        and all(isinstance(e, gast.Constant) and type(e.value) in _KEYS
+                                for e in right.elts):
+                    node.comparators[k] = gast.copy_location(
+                        gast.Tuple(elts=right.elts, ctx=gast.Load()), right)
 
 
 def _block(stmts, taken):
