@@ -205,3 +205,72 @@ def test_a_list_changed_between_calls_is_transformed_again():
         assert np.allclose(got[0], fd[0], rtol=1e-6, atol=1e-8)
     finally:
         del GROWN[2:]
+
+
+class Linear:
+    """A layer called like a function, as PyTorch-style code writes it."""
+
+    def __init__(self, n_in, n_out, seed):
+        r = np.random.default_rng(seed)
+        self.W = r.normal(size=(n_in, n_out)) / np.sqrt(n_in)
+        self.b = np.zeros(n_out)
+
+    def __call__(self, x):
+        return x @ self.W + self.b
+
+
+class MLP:
+    def __init__(self, sizes):
+        self.layers = [Linear(a, b, i) for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:]))]
+
+    def __call__(self, x):
+        for layer in self.layers[:-1]:          # every layer but the last, then the last
+            x = np.tanh(layer(x))
+        return self.layers[-1](x)
+
+    def every_other_layer(self, x):
+        h = self.layers[0](x)
+        for layer in self.layers[1::2]:
+            h = np.sin(layer(h))
+        return h
+
+
+NET = MLP([3, 4, 4, 1])
+
+
+def mlp_loss(s):
+    return np.mean((NET(X * s)[:, 0] - Y) ** 2)
+
+
+def every_other(s):
+    return np.sum(NET.every_other_layer(X * s) ** 2)
+
+
+def _central(f, s):
+    return (f(s + 1e-6) - f(s - 1e-6)) / 2e-6
+
+
+@pytest.mark.parametrize("f", [mlp_loss, every_other])
+def test_a_slice_and_a_negative_index_of_the_layers(f):
+    """self.layers[:-1], self.layers[1::2] (a loop over some of them) and
+    self.layers[-1](x) (a call of one): the objects at those places."""
+    check_grads(f, (1.3,), order=2)
+    assert s2sad.grad(f)(1.3) == pytest.approx(_central(f, 1.3), rel=1e-7)
+
+
+def test_the_layers_changed_between_calls_make_the_code_again():
+    net = MLP([3, 4, 1])
+
+    def f(s):
+        x = X * s
+        for layer in net.layers[:-1]:
+            x = np.tanh(layer(x))
+        return np.sum(net.layers[-1](x) ** 2)
+    g = s2sad.grad(f)
+    assert g(1.3) == pytest.approx(_central(f, 1.3), rel=1e-7)
+    net.layers[-1] = Linear(4, 1, seed=7)           # another last layer
+    assert g(1.3) == pytest.approx(_central(f, 1.3), rel=1e-7)
+    net.layers.insert(1, Linear(4, 4, seed=9))      # one more in the middle
+    assert g(1.3) == pytest.approx(_central(f, 1.3), rel=1e-7)
+    net.layers[1:] = net.layers[2:]                 # and out again
+    assert g(1.3) == pytest.approx(_central(f, 1.3), rel=1e-7)

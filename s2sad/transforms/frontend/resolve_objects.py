@@ -151,18 +151,41 @@ def held_object(rw, node, scope):
         if ok and plain_object(value) and not isinstance(value, type):
             rw.parsed.guards.append(("attr", base, node.attr, value))
             return True, value
-    if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant):
+    if isinstance(node, gast.Subscript) and constant_key(node.slice)[0]:
         items = held_items(rw, node.value, scope)
-        key = node.slice.value
-        if isinstance(items, dict) and key in items or isinstance(items, (list, tuple)) and \
-                isinstance(key, int) and -len(items) <= key < len(items):
-            return True, items[key]
+        key = constant_key(node.slice)[1]
+        if isinstance(items, dict) and isinstance(key, str) and key in items or \
+                isinstance(items, (list, tuple)) and type(key) is int and \
+                -len(items) <= key < len(items):
+            return True, items[key]         # self.layers[-1], LAYERS["out"]
+    return False, None
+
+
+def constant_key(node):
+    """(True, the value) of an index written as a constant: 2, -1, "out", a slice of
+    such ints (1:, :-1, ::2); else (False, None)."""
+    if isinstance(node, gast.Constant) and type(node.value) in (int, str):
+        return True, node.value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and \
+            isinstance(node.operand, gast.Constant) and type(node.operand.value) is int:
+        return True, -node.operand.value
+    if isinstance(node, gast.Slice):
+        parts = [(True, None) if p is None else constant_key(p)
+                 for p in (node.lower, node.upper, node.step)]
+        if all(ok and (v is None or type(v) is int) for ok, v in parts):
+            return True, slice(*(v for _, v in parts))
     return False, None
 
 
 def held_items(rw, node, scope):
     """The list, tuple or dict of plain objects that node (a global or closure name, or an
-    attribute of a plain object: self.layers) holds, or None."""
+    attribute of a plain object: self.layers; a constant slice of either) holds, or
+    None."""
+    if isinstance(node, gast.Subscript) and isinstance(constant_key(node.slice)[1], slice):
+        whole = held_items(rw, node.value, scope)         # self.layers[:-1]: some of them
+        part = whole[constant_key(node.slice)[1]] if isinstance(whole, (list, tuple)) \
+            else None
+        return part or None
     if isinstance(node, gast.Name) and node.id not in scope.locals:
         ok, value = rw.static(node, scope)      # (guarded: the code assumes this list)
     elif isinstance(node, gast.Attribute):

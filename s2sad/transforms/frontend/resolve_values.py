@@ -259,6 +259,10 @@ class _Rewriter:
             choice = self.choice(func.value, func.slice, scope)
             if choice is not None:
                 return self.expr(choice(node), scope, pre)
+            ok, obj = objects.held_object(self, func, scope)
+            if ok and not isinstance(obj, type):    # self.layers[-1](x): that object's
+                node.func = _at(_name(self.cell(obj, "layer")), func)
+                func = node.func
         if isinstance(func, gast.Name) and func.id in scope.made:
             node.func = objects.made_name(self, func, scope)
             func = node.func
