@@ -347,9 +347,18 @@ def key(fn, kind, wrt, with_value, spec) -> Optional[str]:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
+_PRINTED: list = [None, ()]     # (registry.VERSION it was made at, _rules_print())
+
+
 def _rules_print() -> tuple:
     """The rules registered since s2sad's own (the user's defbprop, defjvp, defnondiff),
-    each with its function and what it says."""
+    each with its function and what it says (made again when a rule changes)."""
+    if _PRINTED[0] != registry.VERSION[0]:
+        _PRINTED[:] = [registry.VERSION[0], _rules_now()]
+    return _PRINTED[1]
+
+
+def _rules_now() -> tuple:
     out = []
     for p in registry.added_rules():
         rules = (p.bprop and p.bprop.fn, p.jvp and p.jvp.fn, p.taylor, p.bprop_factory)

@@ -136,6 +136,11 @@ class Primitive:
         except (TypeError, ValueError):
             self.signature = None
 
+    def __setattr__(self, name, value):
+        if name in _RULE_FIELDS:
+            VERSION[0] += 1             # (diskcache.py keys on the rules registered)
+        object.__setattr__(self, name, value)
+
     def rule_for(self, n: int) -> Optional[Rule]:
         """The reverse rule for a call with n positional inputs."""
         if self.bprop_factory is None:
@@ -391,6 +396,8 @@ def all_primitives() -> List[Primitive]:
     return list(_PRIMS.values())
 
 
+_RULE_FIELDS = frozenset(("bprop", "jvp", "taylor", "bprop_factory", "nondiff", "linear"))
+VERSION = [0]       # counts every change of a primitive's rules (and every new primitive)
 _SEALED: Dict[int, tuple] = {}     # id(function) -> its rules when s2sad's were all made
 
 
