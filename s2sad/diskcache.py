@@ -30,6 +30,7 @@ import functools
 import hashlib
 import importlib.metadata
 import linecache
+import logging
 import os
 import pathlib
 import pickle
@@ -163,6 +164,8 @@ def fingerprint(obj, depth=0):
                                      for k, v in obj.items())))
     if isinstance(obj, types.ModuleType):
         return ("module", obj.__name__)
+    if isinstance(obj, logging.Logger):             # (the code calls it where it runs)
+        return ("logger", obj.name)
     if isinstance(obj, types.FunctionType):
         if obj.__code__.co_filename.startswith("<s2sad"):
             raise Unnamed("a function s2sad generated")
@@ -250,6 +253,8 @@ class Places:
             inner = obj.func if isinstance(obj, functools.partial) else obj.fn
             self._discover(inner, ("attr", place, "func" if isinstance(
                 obj, functools.partial) else "fn"), depth + 1)
+        elif isinstance(obj, types.MethodType):
+            self._discover(obj.__func__, ("attr", place, "__func__"), depth + 1)
         elif isinstance(obj, types.FunctionType):
             self._note(obj.__globals__, ("attr", place, "__globals__"))
             for name, cell in zip(obj.__code__.co_freevars, obj.__closure__ or ()):
@@ -342,8 +347,8 @@ def key(fn, kind, wrt, with_value, spec) -> Optional[str]:
     try:
         parts = (stamp(), _rules_print(), fingerprint(fn), kind, fingerprint(wrt),
                  with_value, fingerprint(spec))
-    except Unnamed:
-        return None
+    except Exception:       # Unnamed, or an object of the user's that will not be read
+        return None         # (a property that raises): transformed as always, not kept
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
@@ -385,7 +390,7 @@ def save(name, fn, art) -> bool:
         return False
     try:
         entry = _entry(fn, art)
-    except Unnamed:
+    except Exception:       # (as in key)
         return False
     art.disk_key = name
     written = _write(folder / f"{name}.pickle", entry)
@@ -398,12 +403,24 @@ def _entry(fn, art) -> dict:
     if mod.compiled is not None or mod.filename not in linecache.cache:
         raise Unnamed("a module already compiled, or without its text")
     places = Places(fn)
-    guards, facts = [], []
-    for g in art.guards:
-        got = places.guard(g)
-        facts.append((places.of(g[3]) if got is None else got[3], digest(g[3])))
-        if got is not None:
+    guards, facts, later = [], [], list(art.guards)
+    while later:                # a cell's function may be found by a later guard
+        waiting = []
+        for g in later:
+            got = places.guard(g)
+            if got is None:
+                waiting.append(g)
+                continue
+            facts.append((got[3], digest(g[3])))
             guards.append(got)
+        if len(waiting) == len(later):
+            break
+        later = waiting
+    for g in later:             # a cell of code s2sad made (another transform's): the
+        place = places.of(g[3])     # helper in it, found where it is defined; a number
+        if place[0] == "v":         # there could be any other number: no entry
+            raise Unnamed("a number in a closure cell of a function not found")
+        facts.append((place, digest(g[3])))
 
     def named(obj):
         place = places.of(obj)

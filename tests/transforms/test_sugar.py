@@ -200,3 +200,14 @@ def test_a_set_of_values_is_still_refused():
         return np.sum(x) * len(s)
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="a set literal"):
         s2sad.grad(f)(X)
+
+
+def test_an_array_in_a_set_raises_as_python_does():
+    """A set of constants is a frozenset, not a tuple: an array (unhashable) tested to be
+    in it is Python's TypeError, not a comparison of its elements."""
+    def f(x):
+        return np.sum(x) if x[:1] in {1.0, 2.0} else np.sum(x ** 2)
+    with pytest.raises(TypeError, match="unhashable"):
+        f(X)
+    with pytest.raises(TypeError, match="unhashable"):
+        s2sad.grad(f)(X)

@@ -17,8 +17,8 @@ A ``match`` is rewritten where each pattern is a literal or a dotted name (``cas
 ``case "a" | "b"``, ``case Mode.FAST``), ``None``/``True``/``False``, a capture or the
 wildcard (``case x``, ``case _``), with or without a guard (``case x if x > 0``); the
 subject is evaluated once.  A set of constants that a value is tested to be in (``mode
-in {"relu", "tanh"}``) is a tuple of them.  An assignment expression is moved before its statement
-where it is evaluated on every run of the statement, first of what it reads: not
+in {"relu", "tanh"}``) is ``frozenset(("relu", "tanh"))``.  An assignment expression is
+moved before its statement where it is evaluated on every run of the statement, first of what it reads: not
 after ``and``/``or`` or a chained comparison's first link, not in a branch of ``a if c
 else b``, a lambda or a comprehension, not in a ``while`` test, and not where the
 statement reads the name (an augmented assignment's target too) or calls anything
@@ -46,16 +46,21 @@ _KEYS = (str, int, float, bool, bytes, type(None))
 
 
 def _member_sets(root) -> None:
-    """`mode in {"relu", "tanh"}` as `mode in ("relu", "tanh")`: for a value that can be
-    hashed, the same test (equal to one of them); the fence refuses other sets."""
+    """`mode in {"relu", "tanh"}` as `mode in frozenset(("relu", "tanh"))`: the same
+    test, a TypeError for a value that cannot be hashed (an array) as Python gives; the
+    fence refuses other sets."""
     for node in gast.walk(root):
         if isinstance(node, gast.Compare):
             for k, (op, right) in enumerate(zip(node.ops, node.comparators)):
                 if isinstance(op, (gast.In, gast.NotIn)) and isinstance(right, gast.Set) \
                         and all(isinstance(e, gast.Constant) and type(e.value) in _KEYS
                                 for e in right.elts):
-                    node.comparators[k] = gast.copy_location(
-                        gast.Tuple(elts=right.elts, ctx=gast.Load()), right)
+                    items = gast.Tuple(elts=right.elts, ctx=gast.Load())
+                    made = gast.Call(gast.Name("frozenset", gast.Load(), None, None),
+                                     [items], [])
+                    for n in (items, made.func, made):
+                        gast.copy_location(n, right)
+                    node.comparators[k] = made
 
 
 def _block(stmts, taken):

@@ -16,6 +16,7 @@ versions of a container, the atoms a dict's string key may hold::
 import contextlib
 import inspect
 import operator
+import threading
 from typing import Dict
 
 import numpy as np
@@ -122,7 +123,7 @@ def popped(value) -> bool:
         and isinstance(value.args[0], ir.Var)
 
 
-_REMEMBERED: list = []      # while remembered() runs: {(statements, options): tables}
+_REMEMBERED = threading.local()    # .memo while remembered() runs in this thread
 
 
 @contextlib.contextmanager
@@ -130,20 +131,21 @@ def remembered():
     """Within, alias_roots of the same statements with the same options is computed once
     (the statements must not change meanwhile: a check that reads them, the in-place
     updates', which asks again for each update and each loop)."""
-    _REMEMBERED.append({})
+    outer = getattr(_REMEMBERED, "memo", None)
+    _REMEMBERED.memo = {}
     try:
         yield
     finally:
-        _REMEMBERED.pop()
+        _REMEMBERED.memo = outer
 
 
 def alias_roots(order, carried=True, taken=None, updates=None):
     """(ident, holds) of the statements in order: see _alias_roots."""
-    if not _REMEMBERED:
+    memo = getattr(_REMEMBERED, "memo", None)
+    if memo is None:
         return _alias_roots(order, carried, taken, updates)
     key = (tuple(map(id, order)), carried if isinstance(carried, bool) else
            frozenset(carried), frozenset(taken.items()) if taken else None, id(updates))
-    memo = _REMEMBERED[-1]
     if key not in memo:
         memo[key] = (_alias_roots(order, carried, taken, updates), order, updates)
     return memo[key][0]
