@@ -43,12 +43,13 @@ def fuse(func, spans=None, streams=None, stacked=False):
         prefix = "s2sad_" + prefix
     read = Counter(n.id for n in ast.walk(func) if isinstance(n, ast.Name) and
                    isinstance(n.ctx, ast.Load))
+    reads = _Reads()
     for node in list(ast.walk(func)):
         for field in ("body", "orelse"):
             body = getattr(node, field, None)
             if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
                 setattr(node, field, _fused_body(body, regions, prefix, read, spans,
-                                                 streams, calls))
+                                                 streams, calls, reads))
     inner = {t for _, _, outputs, lines in regions for t in targets(lines)} - \
         {o for _, _, outputs, _ in regions for o in outputs}
     for node in ast.walk(func):         # (a name a region keeps to itself is never made)
@@ -72,17 +73,17 @@ def targets(lines):
     return [ast.parse(line).body[0].targets[0].id for line in lines]
 
 
-def _fused_body(body, regions, prefix, read, spans, streams, calls):
+def _fused_body(body, regions, prefix, read, spans, streams, calls, reads):
     out, run = [], []
     for stmt in body + [None]:
         candidate = stmt is not None and _arithmetic(stmt, calls) and \
-            stmt.targets[0].id not in _reads(stmt)
-        if candidate and _extends(run, stmt) and (
-                streams is None or _streams(run + [stmt], read) <= streams):
+            stmt.targets[0].id not in reads(stmt)
+        if candidate and _extends(run, stmt, reads) and (
+                streams is None or _streams(run + [stmt], read, reads) <= streams):
             run.append(stmt)
             continue
         if _worth(run):
-            out += _region(run, regions, prefix, read)
+            out += _region(run, regions, prefix, read, reads)
             if spans is not None:
                 spans.append((run[0].lineno, run[-1].end_lineno))
         else:
@@ -130,23 +131,32 @@ def _operand_call(n, calls) -> bool:
                                                       for a in n.args))
 
 
-def _reads(stmt):
-    """The names stmt's value reads (not the functions it calls)."""
-    called = {id(n.func) for n in ast.walk(stmt.value) if isinstance(n, ast.Call)}
-    return [n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name) and
-            id(n) not in called]
+class _Reads:
+    """reads(stmt): the names an assignment's value reads (not the functions it calls),
+    found once per statement (a run asks again at each statement that may join it)."""
+
+    def __init__(self):
+        self.found = {}
+
+    def __call__(self, stmt):
+        got = self.found.get(stmt)
+        if got is None:
+            called = {id(n.func) for n in ast.walk(stmt.value) if isinstance(n, ast.Call)}
+            got = self.found[stmt] = [n.id for n in ast.walk(stmt.value)
+                                      if isinstance(n, ast.Name) and id(n) not in called]
+        return got
 
 
-def _extends(run, stmt) -> bool:
+def _extends(run, stmt, reads) -> bool:
     """May stmt join run: a target the run has not assigned nor read."""
     target = stmt.targets[0].id
-    return all(target != s.targets[0].id and target not in _reads(s) for s in run)
+    return all(target != s.targets[0].id and target not in reads(s) for s in run)
 
 
-def _streams(run, read) -> int:
+def _streams(run, read, reads) -> int:
     """How many arrays a region of run reads and writes: its inputs and outputs."""
     targets = {s.targets[0].id for s in run}
-    within = Counter(r for s in run for r in _reads(s))
+    within = Counter(r for s in run for r in reads(s))
     return len(set(within) - targets) + sum(read[t] > within[t] for t in targets)
 
 
@@ -158,7 +168,7 @@ def _worth(run) -> bool:
     return len(run) >= LEAST_STATEMENTS and ops >= LEAST_OPERATIONS
 
 
-def _region(run, regions, prefix, read):
+def _region(run, regions, prefix, read, reads):
     """The statement that calls the run's region, the region recorded in regions.  Its
     outputs: the targets read after it (read: how often the function reads each name);
     the others live only inside its loop."""
@@ -166,10 +176,10 @@ def _region(run, regions, prefix, read):
     targets = [s.targets[0].id for s in run]
     inputs = []
     for s in run:
-        for r in _reads(s):
+        for r in reads(s):
             if r not in targets and r not in inputs:
                 inputs.append(r)
-    within = Counter(r for s in run for r in _reads(s))
+    within = Counter(r for s in run for r in reads(s))
     targets = [t for t in targets if read[t] > within[t]] or targets[-1:]
     lines = [ast.unparse(s) for s in run]
     regions.append((name, inputs, targets, lines))

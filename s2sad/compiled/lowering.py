@@ -219,7 +219,7 @@ def _empty_tapes(func):
                     fname = "tape_new"
                 if fname == "tape_new":
                     empty.add(stmt.targets[0].id)
-                else:                   # a statement that names a tape: not known empty
+                elif empty:             # a statement that names a tape: not known empty
                     empty -= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
 
 
