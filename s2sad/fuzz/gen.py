@@ -32,6 +32,7 @@ from .gen_alias import AliasStatements
 from .gen_data import DataStatements
 from .gen_funcs import FunctionStatements
 from .gen_loops import LoopStatements
+from .gen_numpy_calls import CALL_STATEMENTS, NumpyCallStatements
 from .gen_real import BOUND_METHOD, REAL_REQUIRES, REAL_STATEMENTS, RealCodeStatements
 
 PARAMS = [("x", "v", 1.0), ("y", "f", 0.8), ("M", "m", 0.45), ("n", "i", 0.6),
@@ -101,7 +102,7 @@ class Program:
 
 
 class Gen(LoopStatements, FunctionStatements, DataStatements, AliasStatements,
-          RealCodeStatements):
+          RealCodeStatements, NumpyCallStatements):
     """Programs, blocks and the plain statements; loops, functions and containers come
     from the mixins, expressions from ExprGen."""
 
@@ -116,7 +117,8 @@ class Gen(LoopStatements, FunctionStatements, DataStatements, AliasStatements,
         self.pieces = {}           # module-level definitions of gen_real (key -> source)
         self.imports = set()       # modules those need (collections, functools, ...)
         self.statements = STATEMENTS + [(w * config.real_code, c, m)
-                                         for w, c, m in REAL_STATEMENTS if config.real_code > 0]
+                                         for w, c, m in REAL_STATEMENTS + CALL_STATEMENTS
+                                         if config.real_code > 0]
 
     # -- small tools -----------------------------------------------------------------
     def name(self, prefix):

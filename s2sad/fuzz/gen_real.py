@@ -26,6 +26,7 @@ s2sad's code and at every finite-difference point.
 """
 
 from .exprs import Scope
+from .gen_numpy_calls import CALL_STATEMENTS
 
 # (weight, construct, method); GenConfig.real_code scales the weights
 REAL_STATEMENTS = [
@@ -47,8 +48,8 @@ REAL_STATEMENTS = [
     (0.9, "dict_step", "s_dict_step"), (0.8, "history", "s_history"),
     (0.8, "masks", "s_masks"), (0.7, "model_params", "s_model_params"),
 ]
-# every construct this module names (for per-construct counts)
-REAL_CONSTRUCTS = [c for _, c, _ in REAL_STATEMENTS] + [
+# every construct this module and gen_numpy_calls.py name (for per-construct counts)
+REAL_CONSTRUCTS = [c for _, c, _ in REAL_STATEMENTS + CALL_STATEMENTS] + [
     "rand_module_generator", "class_inside_diff", "namedtuple_inside", "namedtuple_unpack",
     "list_iadd", "repr_format", "bound_method", "match"]
 # constructs a statement also needs (excluding one excludes the statement)
@@ -259,7 +260,7 @@ class RealCodeStatements:
                    "        self.cache[\"z\"] = z\n        return np.tanh(z)\n\n"
                    "    def step(self, lr):\n        for name in (\"w\", \"c\"):\n"
                    "            self.params[name] = self.params[name] * (1.0 - lr)\n")
-        self.piece("Pair", "class Pair:\n"
+        self.piece("Chain", "class Chain:\n"
                    "    def __init__(self, first, second):\n"
                    "        self.first, self.second = first, second\n\n"
                    "    def __call__(self, a):\n        return self.second(self.first(a))\n")
@@ -337,7 +338,7 @@ class RealCodeStatements:
                      f"{r} = {m}.forward({x}) * {m}.params[\"w\"]"]
         elif form == "kept":            # an object keeping the objects it was passed
             m = self.name("pair")
-            lines = [f"{m} = Pair(Layer({w}, {c}), Layer({c} * 0.5, {w}))", f"{r} = {m}({x})"]
+            lines = [f"{m} = Chain(Layer({w}, {c}), Layer({c} * 0.5, {w}))", f"{r} = {m}({x})"]
         else:
             m = self.name("layer")
             lines = [f"{m} = Layer({w}, {c})", f"{r} = use_layer({m}, {x})"]

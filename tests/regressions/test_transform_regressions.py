@@ -667,3 +667,18 @@ def test_taylor_zero_coefficient_of_a_list_constant_is_a_list():
         h = 1e-4
         fd = (f(x + h, y_) - 2 * f(x, y_) + f(x - h, y_)) / h ** 2
         np.testing.assert_allclose(D(f, order=2)(x, y_), fd, atol=1e-5)
+
+
+# -- a function bound in generated code under a name that is no identifier --------------------
+def test_a_held_lambda_is_bound_under_an_identifier_after_a_primitive_named_lambda():
+    # was: SyntaxError in the generated module (`def __s2sad_module__(xp, <lambda>, ...)`):
+    # a call of an np.vectorize object registers a primitive named after its function,
+    # "<lambda>", and a lambda held as a constant took that name as a helper's
+    rowsum = np.vectorize(lambda v: np.sum(v), signature="(n)->()")
+    with pytest.raises(s2sad.S2SADError, match="np.vectorize with excluded=, signature="):
+        s2sad.grad(lambda x: np.sum(rowsum(x)))(np.ones((1, 2)))
+
+    def f(x, g=lambda obj, name: obj):
+        return np.sum(g(x, "shape") ** 2)
+    x = np.array([0.7, -1.3])
+    assert np.allclose(grad(f)(x), 2 * x)

@@ -34,6 +34,7 @@ from s2sad.rules.numpy import indexing as IX
 from s2sad.rules.numpy import linalg as L
 from s2sad.rules.numpy import reductions as R
 from s2sad.rules.numpy import shape as S
+from s2sad.rules.numpy import functional as FN
 from s2sad.rules.numpy import arrange as A_, averages as AV, signal as SG
 from s2sad.rules.numpy import padding as PD
 from s2sad.rules.python import draws as DR
@@ -167,6 +168,9 @@ TABLE = [
     (np.result_type, Entry("meta", args(X, 1.0))),
     (runtime.dtype_of, Entry("meta", args(X))),
     (S.transpose_inverse, Entry("meta", args((2, 0, 1), 3))),
+    (np.broadcast_shapes, Entry("meta", args((3, 1), (1, 4)))),
+    (FN.along_axis_layout, Entry("meta", args((2, 3, 4), (8, 3, 3), 1))),
+    (FN.vectorized_dtype, Entry("meta", args(None, _a(3)))),
     (L.einsum_grad_spec, Entry("meta", args(1, "ij,jk->ik", _a(3, 4), _a(4, 2)))),
     (L.einsum_expand_spec, Entry("meta", args(1, "ij,jk->ik", _a(3, 4), _a(4, 2)))),
     (L.einsum_flip, Entry("meta", args("ij->jii"))),
@@ -310,6 +314,8 @@ TABLE = [
         "&", lambda rng: int(rng.integers(1, 50)), lambda rng: int(rng.integers(1, 50))))),
     ("s2sad.rules.python.builtins:sort_order", Entry("int", args(_a(4)))),
     ("s2sad.rules.python.builtins:insert_position", Entry("int", args(4, -1))),
+    ("s2sad.rules.python.builtins:list_length", Entry("int", args([1.5, 2.5], "reverse"))),
+    (callable, Entry("bool", args(_a(3)))),
     ("s2sad.rules.python.builtins:keys_of", Entry("structural", reason="the keys of a dict")),
     # -- strings (f-strings, str(), "{}".format()): a string has no float value
     *[(f, Entry("structural", reason="a string: no float value to differentiate"))

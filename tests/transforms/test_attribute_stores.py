@@ -382,7 +382,27 @@ def held_object_carried_by_a_loop(x):
     return getattr(o, "shift") * 2.0
 
 
-@pytest.mark.parametrize("f", [held_object_joined_in_a_branch, held_object_carried_by_a_loop],
+def held_object_joined_read_as_an_attribute(x):
+    SCALER.shift = np.sum(x)                # MARK
+    if np.sum(x) > -100:
+        o = SCALER
+    else:
+        o = CELL
+    return o.shift * 2.0                    # was a record's field read: a derivative of 0
+
+
+def held_object_carried_read_as_an_attribute(x):
+    SCALER.shift = np.sum(x)                # MARK
+    o = CELL
+    for i in range(2):
+        y = o.shift if i > 0 else 0.0       # the store, read again at the next iteration
+        o = SCALER
+    return y * 2.0
+
+
+@pytest.mark.parametrize("f", [held_object_joined_in_a_branch, held_object_carried_by_a_loop,
+                               held_object_joined_read_as_an_attribute,
+                               held_object_carried_read_as_an_attribute],
                          ids=lambda f: f.__name__)
 def test_an_object_that_reaches_a_call_through_a_join_is_followed(f):
     # review: the object reached getattr through an If's result or a loop's carried name,

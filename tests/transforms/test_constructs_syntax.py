@@ -179,6 +179,34 @@ def list_methods_in_loop(x):
     return sum(stack)
 
 
+def list_reverse(x):
+    hs = []
+    h = x[0]
+    for v in x[1:]:
+        h = np.tanh(h * v + 0.1)
+        hs.append(h)
+    hs.reverse()                    # latest first, as a hand-written backward pass walks
+    total = 0.0
+    for k, h in enumerate(hs):
+        total = total + (k + 1) * h
+    return total + hs[0] * hs[-1]
+
+
+ACTIVATION = "tanh"
+
+
+def getattr_of_a_module(x):
+    act = getattr(np, ACTIVATION)               # a function chosen by a global string
+    return np.sum(act(x) * 2) + getattr(np, "sin")(x[0]) + getattr(np, "nope", 0.5) * x[1]
+
+
+def getattr_of_a_record(x):
+    from collections import namedtuple
+    Pair = namedtuple("Pair", "a b")
+    p = Pair(x * 2, x[0])
+    return np.sum(getattr(p, "a") ** 2) * getattr(p, "b")
+
+
 def array_copy(x):
     y = x.copy()
     y[0] = 5.0
@@ -250,6 +278,7 @@ PROGRAMS = [
     (builtin_float_int_round_len_bool, (X,)), (builtin_enumerate_start_zip3, (X,)),
     (builtin_isinstance, (X,)), (tuple_list_of_values, (X,)), (dict_constructors, (X,)),
     (dict_methods, (X,)), (list_methods, (X,)), (list_methods_in_loop, (X,)),
+    (list_reverse, (X,)), (getattr_of_a_module, (X,)), (getattr_of_a_record, (X,)),
     (array_copy, (X,)), (assert_and_print, (X,)), (is_and_in, (X,)), (invert_mask, (X,)),
     (star_unpacking, (X,)), (star_args_and_kwargs, (X,)), (unused_user_call, (X,)),
 ]
@@ -318,6 +347,48 @@ def test_refused_in_place_sort():
         y.sort()
         return np.sum(y)
     _refused(f, (X,), "changes its argument in place", _line(f, 2))
+
+
+def test_reverse_of_a_tuple_or_array_raises_pythons_attribute_error():
+    def f(x):
+        t = (x[0], x[1] * 2)
+        t.reverse()
+        return t[0]
+    with pytest.raises(AttributeError, match="'tuple' object has no attribute 'reverse'"):
+        f(X)
+    with pytest.raises(AttributeError, match="'tuple' object has no attribute 'reverse'"):
+        grad(f)(X)
+
+
+def test_reverse_of_a_list_another_name_holds_is_refused():
+    def f(x):
+        a = [x[0], x[1] * 2]
+        b = a
+        a.reverse()
+        return b[0] * a[1]
+    _refused(f, (X,), "the in-place update of `a` while another name", _line(f, 3))
+
+
+class _Activated:
+    def __init__(self, act):
+        self.act = act
+
+    def loss(self, x):
+        return np.sum(getattr(np, self.act)(x) * x)
+
+
+def test_getattr_of_a_name_an_object_holds_follows_a_change_of_it():
+    net = _Activated("cosh")
+    g = grad(net.loss)
+    assert np.allclose(g(X), np.sinh(X) * X + np.cosh(X))
+    net.act = "sin"                 # the code was made for "cosh": made again
+    assert np.allclose(g(X), np.cos(X) * X + np.sin(X))
+
+
+def test_getattr_where_the_function_names_getattr_itself_is_not_rewritten():
+    def f(x, getattr=lambda obj, name: obj):
+        return np.sum(getattr(x, "shape") ** 2)
+    assert np.allclose(grad(f)(X), 2 * X)
 
 
 def test_refused_copyto_and_multiply_at():

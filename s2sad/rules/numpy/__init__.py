@@ -19,8 +19,9 @@
     fft             np.fft: fft, ifft, rfft, irfft, fft2, fftn, ..., fftshift, fftfreq
     bessel          np.i0, as NumPy code
     polynomials     np.polynomial's polyval, chebval, legval, hermval, hermeval, lagval
+    functional      np.apply_along_axis, np.vectorize: lowered as the loops they run
 """
 
 from . import arith, ufuncs, reductions, shape, einsum, linalg, indexing  # noqa: F401
 from . import arrange, padding, decompositions, sorting, statistics, averages  # noqa: F401
-from . import signal, casts, windows, fft, bessel, polynomials  # noqa: F401
+from . import signal, casts, windows, fft, bessel, polynomials, functional  # noqa: F401

@@ -13,7 +13,8 @@ derivatives are those of indexing and arithmetic.  What is left here:
   or folds them);
 * ``loop_items(seq)``, what a ``for`` loop over a container argument runs through
   (a dict's keys, anything else itself), and its adjoint and tangent;
-* the container helpers: ``keys_of(d)``, ``sort_order``, ``insert_position``
+* the container helpers: ``keys_of(d)``, ``sort_order``, ``insert_position``,
+  ``list_length``
   (indices, non-differentiable), and ``without``/``with_zero`` (``lst.pop(i)``:
   the list or dict without one item; the adjoint puts a zero back), ``as_tuple``,
   ``copy_of``, ``dict_copy`` (the identity on the values they hold).
@@ -299,6 +300,14 @@ def sort_order(keys, reverse=False):
     return sorted(range(len(keys)), key=keys.__getitem__, reverse=reverse)
 
 
+def list_length(x, method):
+    """len(x) where x is a list, for its method (`lst.reverse()`); a tuple, a dict or an
+    array has no such method: AttributeError, as Python raises."""
+    if not isinstance(x, list):
+        raise AttributeError(f"'{type(x).__name__}' object has no attribute '{method}'")
+    return len(x)
+
+
 def insert_position(n, index):
     """Where lst.insert(index, v) puts v in a list of n items."""
     index = operator.index(index)
@@ -361,8 +370,9 @@ defindex(item_of)
 # printed like a user's function: its result holds x's item, not x, for the alias check
 registry.primitive(item_of).printing = registry.USER
 
-defnondiff(int, bool, builtins.round, isinstance, operator.contains, operator.is_,
-           operator.is_not, operator.invert, keys_of, sort_order, insert_position)
+defnondiff(int, bool, builtins.round, isinstance, callable, operator.contains, operator.is_,
+           operator.is_not, operator.invert, keys_of, sort_order, insert_position,
+           list_length)
 
 # lowered by transforms/lowering/lower_builtins.py (a call that reaches the K-transform is refused)
 for _f in (list, tuple, dict, reversed, sorted, set, frozenset, sum, min, max, any, all,

@@ -14,8 +14,9 @@
     interpolate calls of PPoly (CubicSpline, PchipInterpolator, Akima1DInterpolator) and
                 BSpline objects, as NumPy code
     signal      convolve, correlate, fftconvolve, convolve2d, correlate2d
+    spatial     scipy.spatial.distance's pdist, cdist and squareform, as NumPy code
 """
 
 from . import special, special_more, incomplete, linalg, optimize, stats, integrate, interpolate  # noqa: F401
-from . import signal  # noqa: F401
+from . import signal, spatial  # noqa: F401
 from . import stats_more  # noqa: F401

@@ -154,7 +154,7 @@ def _statements(block, refuse, top=False):
 
 
 # methods of lists and dicts that change their receiver: `lst.append(v)` assigns lst
-MUTATING_METHODS = ("append", "extend", "insert", "pop", "update", "setdefault")
+MUTATING_METHODS = ("append", "extend", "insert", "pop", "update", "setdefault", "reverse")
 
 
 def is_append(call) -> bool:
@@ -165,7 +165,8 @@ def is_append(call) -> bool:
         return False
     # np.append(a, v) and np.insert(a, i, v) are functions of a module, not list methods
     n = len(call.args) + len(call.keywords)
-    return not (call.func.attr == "append" and n != 1 or call.func.attr == "insert" and n != 2)
+    return not (call.func.attr == "append" and n != 1 or call.func.attr == "insert" and n != 2
+                or call.func.attr == "reverse" and n != 0)
 
 
 def item_appended(call):

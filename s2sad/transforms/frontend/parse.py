@@ -392,8 +392,9 @@ def parse(fn, spec=None) -> Parsed:
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
     gnode = gast.ast_to_gast(node)
     _mangle(gnode, getattr(fn, "__qualname__", ""))
-    sugar.desugar(gnode)
-    parsed = Parsed(gnode, code.co_name, filename, lines, World(fn.__globals__, cells), fn)
+    world = World(fn.__globals__, cells)
+    sugar.desugar(gnode, _python_getattr(world))
+    parsed = Parsed(gnode, code.co_name, filename, lines, world, fn)
     run_imports(parsed)
     module = generated.MODULES.get(filename)
     if module is not None:          # generated code: inherit what its transform assumed
@@ -402,6 +403,14 @@ def parse(fn, spec=None) -> Parsed:
 
 
 _STDLIB = sysconfig.get_paths()["stdlib"]
+
+
+def _python_getattr(world) -> bool:
+    """Is the free name getattr Python's own in this world?"""
+    try:
+        return world.lookup("getattr")[1] is getattr
+    except KeyError:
+        return False
 
 
 def _mangle(node, qualname: str) -> None:

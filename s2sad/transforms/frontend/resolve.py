@@ -36,6 +36,7 @@ import numpy as np
 from ... import registry
 from ...checkpoint import checkpointed
 from ...rules.numpy import casts
+from ...rules.numpy.functional import vectorize_refusal
 from ...errors import TransformError, UnsupportedSyntaxError
 from .parse import MethodOf, library_function
 from .resolve_values import rewrite
@@ -291,7 +292,10 @@ def classify(obj, parsed, node, label=None) -> Target:
                              "not a function, and cannot be called", parsed.location(node))
     # no rule and no source: fine while its inputs are constants; the K-transform
     # refuses it, naming the function, if a derivative has to flow through it
-    return Target("prim", registry.primitive(obj))
+    prim = registry.primitive(obj)
+    if isinstance(obj, np.vectorize):       # (one resolve_values does not run as a loop)
+        prim.refusal = vectorize_refusal
+    return Target("prim", prim)
 
 
 

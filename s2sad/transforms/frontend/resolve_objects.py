@@ -11,6 +11,12 @@ lowering knows.  Rewrites, one line each::
                                       first)  =>  m = NEW(W, b): a dict of its attributes
                                       made by __init__'s body; m["a"], F(m, x) inlined
     C.m(self, x), a @staticmethod, a @classmethod =>  the function itself, inlined
+    getattr(obj, name), name a constant or a static string (ACT, self.act)
+                                                  =>  obj.<name>, read as written so
+    getattr(np, ACT, default)                     =>  np.<ACT>, or default where the
+                                                      module (class) has no such attribute
+    np.vectorize(f)(x), v(x) (v = np.vectorize(f) held, or @np.vectorize)
+                                                  =>  vectorized_call(f, x): a loop
     f"a {x:.2f}"                                  =>  format_string(("a ", formatted(x, ".2f")))
     P(a, b=c)  (P a namedtuple class)             =>  record(P, (a, c))   differentiable
     p._replace(b=v)                               =>  record(P, (p.a, v))
@@ -39,6 +45,7 @@ import gast
 import numpy as np
 
 from ... import registry
+from ...rules.numpy.functional import vectorized_call
 from ...rules.python.containers_kind import same_kind
 from ...rules.python.objects import attribute, format_string, formatted, record, set_attribute
 from .parse import MethodOf, library_function
@@ -394,6 +401,74 @@ def _set(rw, target, value, st, augmented=False):
     call = _call(rw, set_attribute, "set_attribute",
                  args + [gast.Constant(True, None)] if augmented else args, st)
     return _at(gast.Expr(call), st)
+
+
+def getattr_read(rw, node, scope):
+    """getattr(obj, name[, default]) (the builtin) as obj.<name> where name is a static
+    string (a constant, a global or closure string, self.act: guarded like any static
+    value); with a default, only of a module or a class (where it has no such attribute,
+    the default).  None where it stays a call (run as it is; refused where a derivative
+    would flow through it)."""
+    if node.keywords or not 2 <= len(node.args) <= 3 or \
+            any(isinstance(a, gast.Starred) for a in node.args):
+        return None
+    name = _static_string(rw, node.args[1], scope)
+    if name is None:
+        return None
+    read = _at(gast.Attribute(node.args[0], name, gast.Load()), node)
+    if len(node.args) == 2:
+        return read
+    ok, obj = rw.static(node.args[0], scope)
+    if not ok or not isinstance(obj, (types.ModuleType, type)):
+        return None
+    return read if hasattr(obj, name) else node.args[2]
+
+
+def _static_string(rw, node, scope):
+    """The identifier a static string holds (a constant, a global or closure name, an
+    attribute of an object the code holds: self.act, guarded), or None."""
+    ok, value = rw.static(node, scope)
+    if not ok and isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
+        ok, base = held_object(rw, node.value, scope)
+        value = getattr(base, node.attr, None) if ok else None
+        if isinstance(value, str):
+            rw.parsed.guards.append(("attr", base, node.attr, value))
+    return value if ok and isinstance(value, str) and value.isidentifier() else None
+
+
+def vectorized(rw, node, scope):
+    """np.vectorize(f, otypes=...)(x, y), or v(x, y) of a vectorized function held when the
+    code is made (a global, a function decorated with @np.vectorize), as
+    vectorized_call(f, x, y, otypes=...): the lowering runs it as a loop over the elements.
+    None where it stays a call (its excluded= or signature=, keywords for f: refused
+    where a derivative would flow through it)."""
+    func = node.func
+    if node.keywords or not 1 <= len(node.args) <= 3 or \
+            any(isinstance(a, gast.Starred) for a in node.args):
+        return None
+    if isinstance(func, gast.Call):
+        ok, maker = rw.static(func.func, scope)
+        if not ok or maker is not np.vectorize or len(func.args) != 1 or \
+                isinstance(func.args[0], gast.Starred) or \
+                any(k.arg != "otypes" for k in func.keywords):
+            return None
+        fn, keywords = func.args[0], func.keywords
+    else:
+        ok, v = False, None
+        if isinstance(func, gast.Name) and func.id not in scope.locals:
+            try:
+                held = rw.world.lookup(func.id)[1]
+            except KeyError:
+                held = None
+            if isinstance(held, np.vectorize):
+                ok, v = rw.static(func, scope)      # (guarded: the code assumes it)
+        if not ok or not isinstance(v, np.vectorize) or v.excluded or v.signature is not None:
+            return None
+        fn = _name(rw.cell(v.pyfunc, "pyfunc"))
+        keywords = [gast.keyword("otypes", _name(rw.cell(v.otypes, "otypes")))] \
+            if v.otypes else []
+    return _at(gast.Call(_name(rw.cell(vectorized_call, "vectorized")),
+                         [fn] + node.args, keywords), node)
 
 
 def fstring(rw, node):

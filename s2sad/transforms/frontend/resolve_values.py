@@ -21,6 +21,8 @@ a tuple of them.  Rewrites, one line each::
     map(partial(f, a), xs)                =>  map(lambda *args, held=f, held_1=a: held(held_1,
                                               *args), xs)   (the defaults: a as it is now)
     key=itemgetter(1), attrgetter("a")    =>  key=lambda item: item[1], lambda item: item.a
+    getattr(np, ACT)  (ACT static)        =>  np.tanh  (resolve_objects.getattr_read)
+    np.vectorize(f)(x), v(x) (v held)     =>  vectorized_call(f, x): lowered as a loop
 
 Objects (attributes, methods, attribute stores) and f-strings: resolve_objects.py.
 
@@ -32,7 +34,6 @@ import copy
 import functools
 import operator
 import types
-import warnings
 from collections import Counter
 
 import gast
@@ -270,7 +271,14 @@ class _Rewriter:
             or objects.rebuilt(self, node, scope)
         if made is not None:
             return self.expr(made, scope, pre)
+        vectorized = objects.vectorized(self, node, scope)
+        if vectorized is not None:              # np.vectorize(f)(x): a loop
+            return self.expr(vectorized, scope, pre)
         ok, fn = self.static(func, scope)
+        if ok and fn is getattr:                # getattr(np, ACT): np.tanh
+            read = objects.getattr_read(self, node, scope)
+            if read is not None:
+                return self.expr(read, scope, pre)
         if ok and objects.user_function(fn):
             bound = self.held_arguments(node, fn, scope)
             if bound is not None:       # predict(LAYERS, x): LAYERS known in predict

@@ -16,7 +16,8 @@ Input: a function's gast tree, just parsed.  Output: the same tree, rewritten in
 A ``match`` is rewritten where each pattern is a literal or a dotted name (``case 1``,
 ``case "a" | "b"``, ``case Mode.FAST``), ``None``/``True``/``False``, a capture or the
 wildcard (``case x``, ``case _``), with or without a guard (``case x if x > 0``); the
-subject is evaluated once.  A set of constants that a value is tested to be in (``mode
+subject is evaluated once.  ``getattr(obj, "a")`` (Python's getattr) is ``obj.a``.
+A set of constants that a value is tested to be in (``mode
 in {"relu", "tanh"}``) is ``frozenset(("relu", "tanh"))``.  An assignment expression is
 moved before its statement where it is evaluated on every run of the statement, first of what it reads: not
 after ``and``/``or`` or a chained comparison's first link, not in a branch of ``a if c
@@ -33,13 +34,48 @@ _SIMPLE = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return, 
 _SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
-def desugar(root) -> None:
+def desugar(root, builtin_getattr=False) -> None:
     """Rewrite every `match` and hoistable `:=` in the function node root (innermost
-    blocks first), and each set of constants tested for membership as a tuple."""
+    blocks first), each set of constants tested for membership as a tuple, and, where
+    the name getattr is Python's (builtin_getattr), `getattr(obj, "a")` as `obj.a`."""
     if isinstance(root, gast.FunctionDef):
         taken = {n.id for n in gast.walk(root) if isinstance(n, gast.Name)}
         root.body = _block(root.body, taken)
     _member_sets(root)
+    if builtin_getattr:
+        _literal_getattr(root)
+
+
+def _literal_getattr(root) -> None:
+    """`getattr(obj, "a")` as `obj.a`, which it is, so that every pass reads it as the
+    attribute (a dataclass's field, a module's function); not where the function binds
+    the name getattr itself."""
+    found = []
+    for node in gast.walk(root):
+        if isinstance(node, gast.Name) and node.id == "getattr" and \
+                not isinstance(node.ctx, gast.Load):
+            return                      # (a parameter or a local named getattr)
+        for field, value in gast.iter_fields(node):
+            items = value if isinstance(value, list) else [value]
+            for k, item in enumerate(items):
+                if _getattr_of_constant(item):
+                    found.append((node, field, k if isinstance(value, list) else None))
+    for node, field, k in reversed(found):   # (innermost last found: replaced first)
+        call = getattr(node, field) if k is None else getattr(node, field)[k]
+        read = gast.copy_location(gast.Attribute(call.args[0], call.args[1].value,
+                                                 gast.Load()), call)
+        if k is None:
+            setattr(node, field, read)
+        else:
+            getattr(node, field)[k] = read
+
+
+def _getattr_of_constant(node) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+        node.func.id == "getattr" and len(node.args) == 2 and not node.keywords and \
+        isinstance(node.args[1], gast.Constant) and isinstance(node.args[1].value, str) \
+        and node.args[1].value.isidentifier() and \
+        not isinstance(node.args[0], gast.Starred)
 
 
 _KEYS = (str, int, float, bool, bytes, type(None))

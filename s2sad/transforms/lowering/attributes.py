@@ -33,6 +33,7 @@ import operator
 from typing import Dict, Optional, Set
 
 from ... import ir, registry
+from ...runtime import field
 from ...rules.python.objects import attribute, keep_attribute, same_items, set_attribute
 from ..frontend.resolve_objects import is_library, plain_object
 
@@ -239,7 +240,8 @@ class _Forwarding:
         inner = self.stored_keys(s)
         # a read through an unknown object may see a store later in the body, next time
         blind = {getattr(x.value.args[1], "value", None) for b in s.blocks()
-                 for x in ir.walk(b) if _call_of(x, attribute) and self.key(x) is None}
+                 for x in ir.walk(b) if _call_of(x, attribute) and self.key(x) is None} | \
+            {self.field_read(x) for b in s.blocks() for x in ir.walk(b)} - {None}
         self.unsafe.update(id(x) for x in self.stores_in(s)
                            if getattr(x.value.args[1], "value", None) in blind)
         carried, before = self.carried(s, known, dirty, inner)
@@ -309,6 +311,10 @@ class _Forwarding:
         if _call_of(s, attribute):
             self.read(s, known, dirty)
             return set()
+        attr = self.field_read(s)
+        if attr is not None:            # o.a of a local that may hold an object: unknown
+            self.unsafe.update(i for i, x in self.stores.items()
+                               if getattr(x.value.args[1], "value", None) == attr)
         atoms = self.atoms(s)
         if self.opaque(s) and getattr(s.value.callee, "method", None) and \
                 self.library_object(s.value.args[0]):
@@ -423,6 +429,15 @@ class _Forwarding:
                                if getattr(x.value.args[1], "value", None) == attr)
         elif k in dirty:
             self.unsafe.update(dirty[k])
+
+    def field_read(self, s) -> Optional[str]:
+        """The attribute a record's field read `field(o, o, "a")` takes, where o may hold
+        one of the user's objects (joined from held ones in a branch or a loop: o.a is then
+        getattr(o, "a")); else None."""
+        if _call_of(s, field) and isinstance(s.value.args[2], ir.Const) and \
+                self.reaches(s.value.args[0]):
+            return s.value.args[2].value
+        return None
 
     def key(self, s) -> Optional[tuple]:
         obj, name = s.value.args[0], s.value.args[1]

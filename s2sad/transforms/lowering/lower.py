@@ -780,8 +780,9 @@ class Lowering:
         if any(isinstance(a, Closure) for a in list(args) + list(kwargs.values())):
             raise UnsupportedSyntaxError(
                 f"passing a function to {prim.name}", self.loc(node),
-                "NumPy functions that take functions (np.vectorize, np.apply_along_axis) "
-                "are not differentiated; write the loop in Python.")
+                "NumPy functions that take functions are differentiated where s2sad runs "
+                "them as loops (np.vectorize(fn)(x), np.apply_along_axis); write the loop "
+                "in Python for another.")
         if prim.fn in (np.array, np.asarray) and args and isinstance(args[0], ir.Var) \
                 and args[0].name in self.out.packs and not kwargs:
             # np.array([a, b]) of arrays is np.stack([a, b]); with dtype= (or other options)

@@ -36,12 +36,14 @@ import numpy as np
 
 from ... import ir, registry
 from ...errors import UnsupportedSyntaxError
+from ...rules.numpy.functional import vectorized_call
 from ...rules.runtime.accumulate import add_at, add_lhs_grad, add_rhs_grad, item_grads, summed
 from ...rules.python.objects import attribute
 from ...rules.python.builtins import (check_assert, concat_items, copy_of, dict_copy,
                                       dict_view, item_of, keys_of, python_float, without)
 from ...runtime import getitem_grad, make_dict, matmul_lhs_grad, matmul_rhs_grad
 from . import lower_comprehension, lower_templates as templates
+from .closures import Chosen, Closure, Functions
 from ..frontend import parse, resolve
 from ..names import all_identifiers
 
@@ -463,6 +465,35 @@ def _map(low, node):
     return template(low, body, [fn] + args[1:], {}, node)
 
 
+def _apply_along_axis(low, node):
+    """np.apply_along_axis(fn, axis, arr): fn of each 1-d slice, stacked (a loop)."""
+    args, _ = checked(low, node, 3, 3)
+    return template(low, templates.apply_along_axis_, [_builtin_value(low, args[0])] +
+                    args[1:], {}, node)
+
+
+def _vectorized(low, node):
+    """vectorized_call(fn, x[, y, z], otypes=...): fn of each element (a loop)."""
+    args, kwargs = checked(low, node, 2, 4, ("otypes",))
+    body = (templates.vectorized_, templates.vectorized2, templates.vectorized3)[len(args) - 2]
+    return template(low, body, [_builtin_value(low, args[0])] + args[1:], kwargs, node)
+
+
+def _callable(low, node):
+    """callable(v): known when the code is made for a constant or a function value (a
+    source's `if callable(metric):` with a metric name given)."""
+    args, _ = checked(low, node, 1, 1)
+    v = args[0]
+    if isinstance(v, (Closure, Functions, Chosen)):
+        return ir.Const(True)
+    if isinstance(v, ir.Const):
+        return ir.Const(callable(v.value))
+    held = _held(low, v)                # a global function passed on (mymetric)
+    if held is not None:
+        return ir.Const(callable(held))
+    return ir.Call(registry.primitive(callable), (v,))
+
+
 def _filter(low, node):
     """filter(fn, xs), filter(None, xs): a list of the items kept."""
     args, _ = checked(low, node, 2, 2)
@@ -513,7 +544,8 @@ _BUILTINS = {id(f): h for f, h in (
     (builtins.dict, _dict), (operator.pow, _pow),      # pow: an alias of operator.pow
     (math.log, _math_log), (math.hypot, _math_hypot),
     (builtins.map, _map), (builtins.filter, _filter), (functools.reduce, _reduce),
-    (builtins.zip, _zip),
+    (builtins.zip, _zip), (np.apply_along_axis, _apply_along_axis),
+    (vectorized_call, _vectorized), (builtins.callable, _callable),
     (add_lhs_grad, _added(matmul_lhs_grad)), (add_rhs_grad, _added(matmul_rhs_grad)),
     (summed, _summed), (add_at, _added(getitem_grad)), (item_grads, _item_grads),
 )}
@@ -550,8 +582,28 @@ def _held(low, atom):
         base, (type, types.ModuleType)) else None
 
 
+PLAIN = (bool, int, float, str, type(None))
+
+
+def known_value(atom):
+    """(True, the value) of a constant the code knows when it is made and may compare or
+    test then: a bool, number, string or None; else (False, None)."""
+    if isinstance(atom, ir.Const) and type(atom.value) in PLAIN:
+        return True, atom.value
+    return False, None
+
+
 def comparison(low, op, left, right, node):
-    """The IR call of `left op right` (one comparison of a chain)."""
+    """The IR call of `left op right` (one comparison of a chain); of two plain constants
+    (`metric == "euclidean"` with a constant argument), its value."""
+    (ok_l, a), (ok_r, b) = known_value(left), known_value(right)
+    if ok_l and ok_r and (type(op) in CMPOPS or isinstance(op, (gast.Is, gast.IsNot))):
+        fn = CMPOPS.get(type(op)) or (operator.is_ if isinstance(op, gast.Is) else
+                                      operator.is_not)
+        try:
+            return ir.Const(fn(a, b))
+        except TypeError:           # ("a" < 1): raised where the code runs, as in Python
+            pass
     if type(op) in CMPOPS:
         return ir.Call(registry.primitive(CMPOPS[type(op)]), (left, right))
     if isinstance(op, (gast.In, gast.NotIn)):

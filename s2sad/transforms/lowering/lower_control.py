@@ -48,7 +48,7 @@ from ..frontend import fence, generators, parse, resolve
 from .inplace import name_shared_literals
 from ...rules.python.builtins import loop_items
 from ...rules.python.objects import raise_exception
-from .lower_builtins import dict_keys, pack_arguments
+from .lower_builtins import dict_keys, known_value, pack_arguments
 from .lower_nonlocal import called_mutations
 from ..names import all_identifiers
 from ..frontend.resolve import classify
@@ -231,7 +231,12 @@ class Control:
 
     def branch(self, test, lower1, lower2, node, exits):
         """An If on test whose blocks lower1 and lower2 make; its outs join the names
-        they assign and, when they exit, their exits."""
+        they assign and, when they exit, their exits.  On a test the code knows when it is
+        made (a constant: a source's `if metric == "euclidean":` given the name), the block
+        it takes, alone, as Python runs only that one."""
+        known, truth = known_value(test)
+        if known:
+            return lower1() if truth else lower2()
         low = self.low
         body, env1, r1 = low.sub_block(lower1)
         orelse, env2, r2 = low.sub_block(lower2)
@@ -330,7 +335,11 @@ class Control:
         return ir.Var(target)
 
     def choice(self, test, make_a, make_b, node, hint=None) -> ir.Var:
-        """An If whose branches compute one value each: `a if test else b`, `and`, `or`."""
+        """An If whose branches compute one value each: `a if test else b`, `and`, `or`;
+        on a constant test, the value of the branch it takes."""
+        known, truth = known_value(test)
+        if known:
+            return make_a() if truth else make_b()
         low = self.low
         refuse_function(low, test, node)
         body, _, a = low.sub_block(make_a)

@@ -18,6 +18,7 @@ emitted into the Lowering's block.  Rewrites, one line each::
                            =>  cur = d[k]; new = list_append(cur, v); d_1 = setitem(d, k, new)
     lst.extend(xs)         =>  lst_1 = <lower_templates.extend_(lst, xs)>
     lst.insert(i, v)       =>  lst_1 = <lower_templates.insert_(lst, i, v)>
+    lst.reverse()          =>  lst_1 = <lower_templates.reverse_(lst)>
     lst.pop(i), d.pop(k)   =>  lst_1 = without(lst, i)
     d.update(e, k=v)       =>  d_1 = <lower_templates.update_(d, e)>, then the keywords
     d.setdefault(k, v)     =>  d_1 = <lower_templates.setdefault_(d, k, v)>
@@ -55,7 +56,7 @@ LOG_METHODS = ("debug", "info", "warning", "error", "critical", "exception", "lo
 # calls that change an argument in place (named in the refusal)
 MUTATORS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "copyto",
             "place", "putmask", "fill_diagonal", "at", "clear", "remove",
-            "popitem", "reverse"}
+            "popitem"}
 
 
 def assertion(low, s):
@@ -242,7 +243,8 @@ def _effect(low, fn, args, kwargs, node):
 
 
 def _mutation(low, call, s):
-    """lst.append(v), .extend, .insert, .pop, d.update: a new list or dict for the name."""
+    """lst.append(v), .extend, .insert, .reverse, .pop, d.update: a new list or dict for
+    the name."""
     name, method = call.func.value.id, call.func.attr
     if method == "pop":
         lower_builtins.call(low, low.res.targets[id(call)], call)
@@ -266,7 +268,7 @@ def _mutation(low, call, s):
         low.update(name, old, lower_builtins.template(low, templates.setdefault_, [old] + args,
                                                       {}, call), s)
         return
-    arity = {"append": (1, 1), "extend": (1, 1), "insert": (2, 2)}[method]
+    arity = {"append": (1, 1), "extend": (1, 1), "insert": (2, 2), "reverse": (0, 0)}[method]
     args, _ = lower_builtins.checked(low, call, *arity)
     more = lower_builtins.known_items(low, args[0], call) if method == "extend" else None
     if method == "append" or more:
@@ -276,6 +278,7 @@ def _mutation(low, call, s):
                 new = low.temp(new, call)
             new = ir.Call(registry.primitive(runtime.list_append), (new, item))
     else:
-        body = templates.extend_ if method == "extend" else templates.insert_
+        body = {"extend": templates.extend_, "insert": templates.insert_,
+                "reverse": templates.reverse_}[method]
         new = lower_builtins.template(low, body, [old] + args, {}, call)
     low.update(name, old, new, s)

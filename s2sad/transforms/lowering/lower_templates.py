@@ -11,10 +11,13 @@ Each is what Python does, in the order Python does it:
     any / all            the first true (false) item decides
     sorted(xs)           xs in sort_order (stable): a permutation, the gradient flows back
     reversed(xs)         a list, last item first
+    lst.reverse()        the same, where lst is a list (else Python's AttributeError)
     list(xs) / tuple(xs) a new list (tuple) of the items
     d.items() ...        lists of the dict's keys, values, (key, value) pairs
     d.pop(k, default)    d[k] if k is a key, else default (get_); d without k (pop_default)
     map / filter         a list of fn's results (of the items fn keeps), item by item
+    np.apply_along_axis  fn of each 1-d slice along the axis, stacked where the axis stood
+    np.vectorize(fn)(x)  fn of each element (as a Python number) of the broadcast arrays
     functools.reduce     a running fn(acc, item) from the first item (or the initial value)
     zip(a, b), zip(*xs)  a list of tuples, as long as the shortest
 
@@ -26,7 +29,11 @@ primitives with rules (the helpers of s2sad/rules/python/builtins.py) and each o
 never (an inlined template is not resolved to another template).
 """
 
+import numpy as np
+
+from ...rules.numpy.functional import along_axis_layout, vectorized_dtype
 from ...rules.python.builtins import (as_tuple, dict_copy, dict_view, insert_position, keys_of,
+                                     list_length,
                                      loop_items, sort_order, without)
 
 
@@ -189,6 +196,42 @@ def insert_(items, index, value):
     for j in range(pos, n):
         out.append(items[j])
     return out
+
+
+def reverse_(items):
+    n = list_length(items, "reverse")
+    return [items[n - 1 - i] for i in range(n)]
+
+
+def apply_along_axis_(fn, axis, arr):
+    moved = np.moveaxis(arr, axis, -1)
+    rows = np.reshape(moved, (-1, np.shape(moved)[-1]))
+    results = np.stack([np.asarray(fn(rows[i])) for i in range(np.shape(rows)[0])])
+    shape, moving, to = along_axis_layout(np.shape(arr), np.shape(results), axis)
+    return np.moveaxis(np.reshape(results, shape), moving, to)
+
+
+def vectorized_(fn, x, otypes=None):
+    flat = np.ravel(x)
+    items = [np.asarray(fn(flat[i].item())) for i in range(np.size(flat))]
+    return np.reshape(np.stack(items).astype(vectorized_dtype(otypes, items[0])), np.shape(x))
+
+
+def vectorized2(fn, x, y, otypes=None):
+    shape = np.broadcast_shapes(np.shape(x), np.shape(y))
+    a = np.ravel(np.broadcast_to(x, shape))
+    b = np.ravel(np.broadcast_to(y, shape))
+    items = [np.asarray(fn(a[i].item(), b[i].item())) for i in range(np.size(a))]
+    return np.reshape(np.stack(items).astype(vectorized_dtype(otypes, items[0])), shape)
+
+
+def vectorized3(fn, x, y, z, otypes=None):
+    shape = np.broadcast_shapes(np.shape(x), np.shape(y), np.shape(z))
+    a = np.ravel(np.broadcast_to(x, shape))
+    b = np.ravel(np.broadcast_to(y, shape))
+    c = np.ravel(np.broadcast_to(z, shape))
+    items = [np.asarray(fn(a[i].item(), b[i].item(), c[i].item())) for i in range(np.size(a))]
+    return np.reshape(np.stack(items).astype(vectorized_dtype(otypes, items[0])), shape)
 
 
 def map_(fn, items):

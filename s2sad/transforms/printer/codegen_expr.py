@@ -53,7 +53,7 @@ class Printer:
         if k in self.by_id:
             return self.by_id[k]
         helper = hint in self.helper_names and hint not in self.bindings \
-            and hint not in self.bound
+            and hint not in self.bound and hint.isidentifier()
         name = hint if helper or (hint.isidentifier() and not keyword.iskeyword(hint) and
                                   hint not in self.names.taken) else self.names.fresh(hint)
         self.names.taken.add(name)

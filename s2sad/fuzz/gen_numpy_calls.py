@@ -1,0 +1,83 @@
+"""Statements of the real-code fuzzer that hand the user's function to NumPy or choose one
+by name: np.apply_along_axis, np.vectorize (a decorated module-level function, one held in
+a global, one made at the call), getattr(np, name) with a constant or a global string,
+and a list reversed in place (lst.reverse()).
+
+A mixin of Gen (gen.py), as gen_real.py's statements are; each function is smooth where
+the oracle probes it (no branch, no kink), so finite differences judge it.
+"""
+
+# (weight, construct, method); GenConfig.real_code scales the weights
+CALL_STATEMENTS = [
+    (0.6, "apply_along_axis", "s_apply_along_axis"), (0.6, "vectorize", "s_vectorize"),
+    (0.6, "getattr_name", "s_getattr_name"), (0.5, "list_reverse", "s_list_reverse"),
+]
+
+
+class NumpyCallStatements:
+    """s_* methods for NumPy's functions of functions and functions chosen by name."""
+
+    def s_apply_along_axis(self, scope, indent, nest, loop):
+        """np.apply_along_axis of a (2, 3) matrix: a number or a vector per slice."""
+        m, r = self.e("m", scope, 2), self.name("r")
+        c = self.e("f", scope, 1)
+        axis = self.rng.choice([0, 1, -1])
+        along = "v" if axis == 0 else "u"           # the slices' type, and a number each
+        fns = [("np.sum", "f"), ("np.linalg.norm", "f")]
+        if self.ok("lambda"):
+            fns += [(f"lambda w: np.sum(w * w) * {c}", "f"),
+                    (f"lambda w: np.tanh(w) * {c} + w[0]", along),
+                    ("lambda w: np.cumsum(w) * w", along)]
+        fn, out = self.rng.choice(fns)
+        if fn == "np.linalg.norm":                  # (not at 0: a kink)
+            m = f"({m}) ** 2 + 0.5"
+        kind = {"f": "v" if axis == 0 else "u"}.get(out, "m")
+        scope.vars[r] = kind
+        return [self.pad(indent, f"{r} = np.apply_along_axis({fn}, {axis}, {m})")]
+
+    def s_vectorize(self, scope, indent, nest, loop):
+        """np.vectorize: a decorated module-level function, one held in a global, or one
+        made at the call (of one or two arrays, or an array and a number)."""
+        t = self.rng.choice(["f", "v", "m"])
+        r = self.name("r")
+        form = self.rng.randrange(3)
+        if form == 0:
+            self.piece("bump", "@np.vectorize\ndef bump(t):\n    s = math.tanh(t)\n"
+                               "    return s * math.exp(-0.5 * t * t) + 0.1 * t")
+            call = f"bump({self.e(t, scope, 2)})"
+        elif form == 1:
+            self.piece("SCALE", "SCALE = np.vectorize(lambda a, b: a * math.exp(0.3 * b), "
+                                "otypes=[float])")
+            call = f"SCALE({self.e(t, scope, 2)}, {self.e(self.rng.choice([t, 'f']), scope, 1)})"
+        else:
+            fn = "lambda a: math.sin(a) * a" if self.ok("lambda") else "math.atan"
+            call = f"np.vectorize({fn})({self.e(t, scope, 2)})"
+        scope.vars[r] = t
+        return [self.pad(indent, f"{r} = {call}")]
+
+    def s_getattr_name(self, scope, indent, nest, loop):
+        """A NumPy function chosen by its name: a constant, or a global string."""
+        t = self.rng.choice(["f", "v", "m"])
+        r = self.name("r")
+        if self.rng.random() < 0.5:
+            self.piece("ACTIVATION", 'ACTIVATION = "tanh"')
+            name = "ACTIVATION"
+        else:
+            name = repr(self.rng.choice(["sin", "cos", "arctan"]))
+        if self.rng.random() < 0.5:
+            act = self.name("act")
+            lines = [self.pad(indent, f"{act} = getattr(np, {name})"),
+                     self.pad(indent, f"{r} = {act}({self.e(t, scope, 2)}) * 0.5")]
+        else:
+            lines = [self.pad(indent, f"{r} = getattr(np, {name})({self.e(t, scope, 2)})")]
+        scope.vars[r] = t
+        return lines
+
+    def s_list_reverse(self, scope, indent, nest, loop):
+        """A list of values reversed in place, then read by position."""
+        t = self.rng.choice(["f", "v"])
+        xs, r = self.name("xs"), self.name("r")
+        items = ", ".join(self.e(t, scope, 1) for _ in range(3))
+        scope.vars[r] = t
+        return [self.pad(indent, f"{xs} = [{items}]"), self.pad(indent, f"{xs}.reverse()"),
+                self.pad(indent, f"{r} = {xs}[0] * 2.0 + {xs}[-1]")]
