@@ -10,6 +10,7 @@
     stats       the distributions, as NumPy code s2sad transforms
     stats_more  more distributions (expon, lognorm, laplace, ..., binom, nbinom, geom)
     integrate   odeint and solve_ivp: adjoint and sensitivity equations; quad
+    quadrature  trapezoid, cumulative_trapezoid, simpson over samples, as NumPy code
     optimize    scipy.optimize's test functions, as NumPy code
     interpolate calls of PPoly (CubicSpline, PchipInterpolator, Akima1DInterpolator) and
                 BSpline objects, as NumPy code
@@ -18,5 +19,5 @@
 """
 
 from . import special, special_more, incomplete, linalg, optimize, stats, integrate, interpolate  # noqa: F401
-from . import signal, spatial  # noqa: F401
+from . import signal, spatial, quadrature  # noqa: F401
 from . import stats_more  # noqa: F401

@@ -1,6 +1,8 @@
 """scipy.linalg: solve_triangular (trans 0 or 1, lower), cholesky (lower), expm, solve,
 inv, det; cho_factor and cho_solve as NumPy code on cholesky and solve_triangular
-(registry.implement), so that every order follows from those two.
+(registry.implement), so that every order follows from those two; eigh and eigvalsh of
+one matrix as np.linalg's (b=, subset_by_index=, subset_by_value= refused by name where a
+derivative would flow), toeplitz and block_diag as the NumPy code that builds them.
 
 Registered only when SciPy is installed.  solve_triangular and cholesky read one triangle
 of a, so a's gradient lies in that triangle (cholesky: the symmetric matrix it reads, as
@@ -12,11 +14,12 @@ function beyond these (unit_diagonal, assume_a, ...) are refused when passed.
 
 import numpy as np
 
-from ...registry import defbprop, defjvp, deflinear, defnondiff, implement
+from ...registry import defbprop, defjvp, deflinear, defnondiff, implement, primitive
 from ...runtime import array_namespace, matmul_lhs_grad, unbroadcast
 from ..numpy.decompositions import (frechet_block, lower_half, maybe_transpose, require, symmetric,
                                     symmetric_adj, upper_right)
-from ...errors import DerivativeError
+from ...errors import DerivativeError, MissingRuleError
+from .stats import check_argument
 
 try:
     from scipy import linalg as sl
@@ -134,6 +137,68 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
                                lower=False)
 
 
+def scipy_eigh(*args, **kwargs):
+    """scipy.linalg.eigh or eigvalsh itself (kwargs["eigvals_only"]: which), where an
+    option s2sad does not differentiate is given: SciPy's values, and a derivative that
+    would flow through them refused by name."""
+    only = kwargs.pop("eigvals_only", False)
+    return sl.eigvalsh(*args, **kwargs) if only else sl.eigh(*args, **kwargs)
+
+
+def eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False,
+         type=1, check_finite=True, subset_by_index=None, subset_by_value=None, driver=None):
+    """scipy.linalg.eigh of one symmetric (Hermitian) matrix: np.linalg.eigh of the
+    triangle it reads."""
+    if b is not None or subset_by_index is not None or subset_by_value is not None:
+        return scipy_eigh(a, b, lower=lower, eigvals_only=eigvals_only, type=type,
+                          subset_by_index=subset_by_index, subset_by_value=subset_by_value)
+    if eigvals_only:
+        return np.linalg.eigvalsh(a, UPLO="L" if lower else "U")
+    return np.linalg.eigh(a, UPLO="L" if lower else "U")
+
+
+def eigvalsh(a, b=None, *, lower=True, overwrite_a=False, overwrite_b=False, type=1,
+             check_finite=True, subset_by_index=None, subset_by_value=None, driver=None):
+    return eigh(a, b, lower=lower, eigvals_only=True, type=type,
+                subset_by_index=subset_by_index, subset_by_value=subset_by_value)
+
+
+def toeplitz(c, r=None):
+    """The Toeplitz matrix of first column c and first row r (r[0] unused; c's conjugate
+    where r is None)."""
+    check_argument(np.ndim(c) <= 1 and (r is None or np.ndim(r) <= 1),
+                   "s2sad differentiates scipy.linalg.toeplitz of 1-d c and r")
+    c = np.ravel(c)
+    r = np.conjugate(c) if r is None else np.ravel(r)
+    values = np.concatenate((r[:0:-1], c))
+    return values[len(r) - 1 + np.arange(len(c))[:, None] - np.arange(len(r))[None, :]]
+
+
+def block_diag(*arrs):
+    """The blocks (each as np.atleast_2d) along the diagonal, zeros elsewhere."""
+    blocks = [np.atleast_2d(a) for a in arrs]
+    width = sum(np.shape(b)[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        rows.append(np.pad(b, ((0, 0), (left, width - left - np.shape(b)[1]))))
+        left = left + np.shape(b)[1]
+    return np.concatenate(rows, axis=0) if rows else np.zeros((1, 0))
+
+
+def _eigh_refusal(src):
+    return MissingRuleError(
+        "scipy.linalg.eigh or eigvalsh with b= (a generalized problem), subset_by_index= "
+        "or subset_by_value=, where a derivative would flow", src,
+        "s2sad differentiates the eigendecomposition of one symmetric matrix, all of it; "
+        "for a generalized one, solve it with a Cholesky factor of b first.")
+
+
 if sl is not None:
     implement(sl.cho_factor, cho_factor)
     implement(sl.cho_solve, cho_solve)
+    implement(eigh, eigh)       # called from eigvalsh's source: transformed with it
+    implement(sl.eigh, eigh)
+    implement(sl.eigvalsh, eigvalsh)
+    implement(sl.toeplitz, toeplitz)
+    implement(sl.block_diag, block_diag)
+    primitive(scipy_eigh).refusal = _eigh_refusal
