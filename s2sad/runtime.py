@@ -55,6 +55,9 @@ def unbroadcast(g, x):
     xp = array_namespace(g)
     # (an axis of length 0 in g where x has 1: x broadcast to no element, its sum zeros)
     if lead < 0 or any(a < b and a for a, b in zip(gshape[lead:], shape)):
+        if type(g) in _SCALARS:         # a number spread over x: an array of x's library
+            xp = array_namespace(x)
+            return xp.broadcast_to(xp.asarray(g), shape)
         return xp.broadcast_to(g, shape)
     axes = tuple(range(lead)) + tuple(
         i + lead for i, n in enumerate(shape) if n == 1 and gshape[i + lead] != 1)

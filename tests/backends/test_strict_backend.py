@@ -156,3 +156,11 @@ def test_program(fn, args, order):
 def test_control_flow(feature, fn, args, order):
     _skip_unless_portable(fn, copy.deepcopy(args))
     _check_gradients(fn, args, order=order)
+
+
+def test_a_number_spread_over_a_device_array_stays_on_the_device():
+    # was: unbroadcast(0.0, x) made a NumPy array (np.broadcast_to of a Python number), which
+    # met the device arrays at order 2 (a recursive function's base case, 1.0, folded)
+    from s2sad.runtime import unbroadcast
+    got = unbroadcast(0.0, S(np.ones((2, 3))))
+    assert type(got) is strict.ndarray and got.shape == (2, 3) and not got.get().any()
