@@ -12,6 +12,58 @@ for _folder in ("", "support", "api", "backends", "programs", "regressions", "ru
     sys.path.insert(0, os.path.join(HERE, _folder))
 
 
+# The README's test command runs the core suite: every rule in reverse mode at orders 1 and
+# 2, the transforms, the corpus, the API, in a few minutes on two cores.  These files carry
+# the marker `full` and run after it in .ci/run (pytest -m "full or slow"), as the long
+# fuzzer campaigns (`slow`) do: the exhaustive tables and the checks that take minutes.  A
+# file named on the command line runs whole.
+FULL = {
+    "rules/test_jvp_rules.py": "forward mode of every rule (reverse mode: test_rules.py)",
+    "rules/test_complex.py": "every rule again with complex inputs",
+    "rules/test_gradient_forms.py": "every gradient form of every rule family",
+    "rules/test_taylor_reductions.py": "Taylor rules of the reductions, term by term",
+    "rules/test_taylor_linalg.py": "Taylor rules of linear algebra, term by term",
+    "rules/test_scipy_stats.py": "every method of every scipy.stats distribution",
+    "rules/test_scipy_stats_more.py": "the further distributions, method by method",
+    "backends/test_strict_backend.py": "the rules and the corpus again on the CuPy stand-in",
+    "api/test_jit.py": "compiled execution (Numba): compiles for minutes",
+    "api/test_jit_taylor.py": "compiled Taylor mode (Numba)",
+    "api/test_jit_regions.py": "compiled regions (Numba)",
+    "api/test_disk_cache.py": "the transform cache, in fresh processes",
+    "api/test_cli.py": "the command line, in fresh processes",
+    "api/test_sparsity.py": "sparse Jacobians and Hessians, pattern by pattern",
+    "programs/test_real_programs.py": "published programs against JAX and PyTorch",
+    "programs/test_fuzz.py": "a fuzzer campaign",
+    "programs/test_fuzz_real_code.py": "a real-code fuzzer campaign",
+    "programs/test_difffuzz.py": "the differential fuzzer",
+    "programs/test_jit_corpus.py": "the corpus compiled (Numba)",
+    "programs/test_plate.py": "the plate example's training, whole",
+    "transforms/test_memory.py": "peak memory, measured over many calls",
+    "transforms/test_checkpoint.py": "checkpointed loops against their memory bounds",
+    "transforms/test_dict_steps.py": "training loops over dicts of weights, step by step",
+    "rules/test_taylor_elementwise.py": "Taylor rules of the elementwise functions, term by term",
+    "rules/test_taylor_helpers.py": "Taylor mode's helpers, term by term",
+    "rules/test_scipy_integrate.py": "ODE solves and their adjoints",
+    "rules/test_scipy_interpolate.py": "every spline class, method by method",
+    "rules/test_scipy_special_more.py": "the further scipy.special functions",
+    "rules/test_bessel.py": "Bessel functions over their orders",
+    "rules/test_scipy_spatial.py": "scipy.spatial.distance, metric by metric",
+    "rules/test_scipy_quadrature.py": "scipy.integrate's sample rules, every parity",
+    "rules/test_scipy_linalg_builders.py": "scipy.linalg's eigh, toeplitz, block_diag",
+    "batching/test_vmap_forms.py": "vmap over every argument form",
+}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    # a file named on the command line runs whole (pytest tests/rules/test_jvp_rules.py)
+    named = {os.path.abspath(a.split("::")[0]) for a in config.args if ".py" in a}
+    for item in items:
+        if os.path.relpath(str(item.path), HERE).replace(os.sep, "/") in FULL and \
+                str(item.path) not in named:
+            item.add_marker(pytest.mark.full)
+
+
 def pytest_addoption(parser):
     parser.addoption("--backend", choices=("numpy", "cupy", "strict"), default=None,
                      help="run s2sad's generated code in the gradient checks on this array "
@@ -28,6 +80,9 @@ def pytest_unconfigure(config):
 
 
 def pytest_configure(config):
+    stale = [p for p in FULL if not os.path.exists(os.path.join(HERE, p))]
+    if stale:
+        raise pytest.UsageError(f"tests/conftest.py's FULL names files that are gone: {stale}")
     # transforms kept on disk go to a folder of this run's, not the user's ~/.cache: the
     # suite writes entries and, where it makes the same function again, loads them
     if "S2SAD_TRANSFORM_CACHE_DIR" not in os.environ:
