@@ -36,15 +36,17 @@ def fuse(func, spans=None, streams=None, stacked=False):
     streams: the most arrays a region may read and write (None: no limit).  stacked: the
     calls of STACKED are operands too."""
     regions = []
-    taken = {n.id for n in ast.walk(func) if isinstance(n, ast.Name)}
+    nodes = list(ast.walk(func))        # (walked once: the rewriting adds no block)
+    names = [n for n in nodes if isinstance(n, ast.Name)]
+    taken = {n.id for n in names}
     calls = STACKED if stacked else {}
     prefix = "region_"
     while any(t.startswith(prefix) for t in taken):     # (a name of the user's)
         prefix = "s2sad_" + prefix
-    read = Counter(n.id for n in ast.walk(func) if isinstance(n, ast.Name) and
-                   isinstance(n.ctx, ast.Load))
+    read = Counter(n.id for n in names if isinstance(n.ctx, ast.Load))
     reads = _Reads()
-    for node in list(ast.walk(func)):
+    blocks = [n for n in nodes if hasattr(n, "body") or hasattr(n, "orelse")]
+    for node in blocks:
         for field in ("body", "orelse"):
             body = getattr(node, field, None)
             if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
@@ -52,7 +54,7 @@ def fuse(func, spans=None, streams=None, stacked=False):
                                                  streams, calls, reads))
     inner = {t for _, _, outputs, lines in regions for t in targets(lines)} - \
         {o for _, _, outputs, _ in regions for o in outputs}
-    for node in ast.walk(func):         # (a name a region keeps to itself is never made)
+    for node in blocks:                 # (a name a region keeps to itself is never made)
         for field in ("body", "orelse"):
             body = getattr(node, field, None)
             if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
