@@ -27,3 +27,14 @@ def test_newton_example_converges_with_the_sparse_hessian(capsys):
     out = capsys.readouterr().out
     assert k <= 8 and np.max(np.abs(g)) < 1e-8, out
     assert "hessian, sparse (the default)" in out
+
+
+def test_gaussian_process_example_fits_with_the_gradient_finite_differences_agree_with(capsys):
+    ns = runpy.run_path(str(EXAMPLES / "gaussian_process.py"))
+    fit, grad, (X, y) = ns["main"](n=25)
+    assert fit.success
+    fd = ns["central_differences"](lambda t: ns["negative_log_likelihood"](t, X, y), fit.x + 0.3)
+    np.testing.assert_allclose(grad(fit.x + 0.3, X, y), fd, rtol=1e-5, atol=1e-6)
+    assert np.max(np.abs(grad(fit.x, X, y))) < 1e-3
+    out = capsys.readouterr().out
+    assert "length scale" in out

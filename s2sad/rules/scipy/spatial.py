@@ -117,7 +117,7 @@ def cdist(XA, XB, metric="euclidean", *, out=None, p=2, w=None, V=None, VI=None)
 
 def squareform(X, force="no", checks=True):
     """A condensed distance vector as the square matrix, or the matrix as the vector."""
-    if np.ndim(X) == 1 and force != "tovector":
+    if force != "tovector" and np.ndim(X) == 1:
         n = int(np.ceil(np.sqrt(len(X) * 2)))
         check_argument(n * (n - 1) == len(X) * 2,
                        "Incompatible vector size. It must be a binomial coefficient n "
@@ -125,10 +125,11 @@ def squareform(X, force="no", checks=True):
         upper = np.zeros((n, n))
         upper[np.triu_indices(n, k=1)] = X
         return upper + upper.T
-    check_argument(not checks or bool(np.all(X == np.transpose(X))),
-                   "Distance matrix 'X' must be symmetric.")
-    check_argument(not checks or bool(np.all(np.diag(X) == 0)),
-                   "Distance matrix 'X' diagonal must be zero.")
+    if checks:
+        check_argument(bool(np.all(X == np.transpose(X))),
+                       "Distance matrix 'X' must be symmetric.")
+        check_argument(bool(np.all(np.diag(X) == 0)),
+                       "Distance matrix 'X' diagonal must be zero.")
     return X[np.triu_indices(len(X), k=1)]
 
 

@@ -522,6 +522,9 @@ class Lowering:
         if isinstance(node.op, gast.UAdd):
             return operand
         if isinstance(node.op, gast.Not):
+            known, value = lower_builtins.known_value(operand)
+            if known:                   # not of a constant the code knows: its value
+                return ir.Const(not value)
             return ir.Call(registry.primitive(operator.not_), (operand,))
         return ir.Call(registry.primitive(operator.invert), (operand,))    # ~: bools, ints
 
