@@ -13,10 +13,12 @@ for _folder in ("", "support", "api", "backends", "programs", "regressions", "ru
 
 
 # The README's test command runs the core suite: every rule in reverse mode at orders 1 and
-# 2, the transforms, the corpus, the API, in a few minutes on two cores.  These files carry
-# the marker `full` and run after it in .ci/run (pytest -m "full or slow"), as the long
-# fuzzer campaigns (`slow`) do: the exhaustive tables and the checks that take minutes.  A
-# file named on the command line runs whole.
+# 2, the transforms, the corpus, the API, in a few minutes on two cores.  The tests of these
+# files carry the marker `full` (those marked `slow` keep that marker alone) and run after
+# it in .ci/run (pytest -m full), then the long campaigns (pytest -m slow), each in a
+# session of its own, as they ran before (a slow test may count on a fresh process: the
+# plate's compiled regions, a warning given once).  A file named on the command line runs
+# whole.
 FULL = {
     "rules/test_jvp_rules.py": "forward mode of every rule (reverse mode: test_rules.py)",
     "rules/test_complex.py": "every rule again with complex inputs",
@@ -60,7 +62,7 @@ def pytest_collection_modifyitems(config, items):
     named = {os.path.abspath(a.split("::")[0]) for a in config.args if ".py" in a}
     for item in items:
         if os.path.relpath(str(item.path), HERE).replace(os.sep, "/") in FULL and \
-                str(item.path) not in named:
+                str(item.path) not in named and item.get_closest_marker("slow") is None:
             item.add_marker(pytest.mark.full)
 
 
