@@ -1,7 +1,8 @@
 """Statements of the real-code fuzzer that hand the user's function to NumPy or choose one
 by name: np.apply_along_axis, np.vectorize (a decorated module-level function, one held in
 a global, one made at the call), getattr(np, name) with a constant or a global string,
-and a list reversed in place (lst.reverse()).
+a list reversed or sorted in place (lst.reverse(), lst.sort(reverse=...)), an array sorted
+(x.sort(), along an axis) or filled (x.fill(v)) in place.
 
 A mixin of Gen (gen.py), as gen_real.py's statements are; each function is smooth where
 the oracle probes it (no branch, no kink), so finite differences judge it.
@@ -11,6 +12,7 @@ the oracle probes it (no branch, no kink), so finite differences judge it.
 CALL_STATEMENTS = [
     (0.6, "apply_along_axis", "s_apply_along_axis"), (0.6, "vectorize", "s_vectorize"),
     (0.6, "getattr_name", "s_getattr_name"), (0.5, "list_reverse", "s_list_reverse"),
+    (0.5, "sort_in_place", "s_sort_in_place"),
 ]
 
 
@@ -81,3 +83,24 @@ class NumpyCallStatements:
         scope.vars[r] = t
         return [self.pad(indent, f"{xs} = [{items}]"), self.pad(indent, f"{xs}.reverse()"),
                 self.pad(indent, f"{r} = {xs}[0] * 2.0 + {xs}[-1]")]
+
+    def s_sort_in_place(self, scope, indent, nest, loop):
+        """An array sorted in place (along an axis of a matrix) or filled with a number, or
+        a list of values sorted in place, then read by position."""
+        r, form = self.name("r"), self.rng.randrange(3)
+        if form == 2:
+            xs = self.name("xs")
+            items = ", ".join(self.e("f", scope, 1) for _ in range(3))
+            scope.vars[r] = "f"         # (after the items: they do not read r)
+            return [self.pad(indent, f"{xs} = [{items}]"),
+                    self.pad(indent, f"{xs}.sort(reverse={self.rng.random() < 0.5})"),
+                    self.pad(indent, f"{r} = {xs}[0] * 2.0 + {xs}[-1]")]
+        t = self.rng.choice(["v", "m"])
+        first = self.pad(indent, f"{r} = ({self.e(t, scope, 2)}) * 1.0")
+        if form == 1:
+            fill = self.pad(indent, f"{r}.fill({self.e('f', scope, 1)})")
+            scope.vars[r] = t
+            return [first, fill]
+        scope.vars[r] = t
+        axis = self.rng.choice(["", "axis=0", "-1"]) if t == "m" else ""
+        return [first, self.pad(indent, f"{r}.sort({axis})")]

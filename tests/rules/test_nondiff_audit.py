@@ -346,6 +346,9 @@ TABLE = [
         {"W": {"lr": 0.5}, "b": {"lr": 0.5}}, "W", "configs"), reason=(
         "a check run for its effect before a dict's item changed by a function is written "
         "back (refuses a dict holding that object at another key too); it returns None"))),
+    ("s2sad.rules.python.builtins:check_array_method", Entry("structural", args(X, "sort", "x"), reason=(
+        "a check run for its effect before x.sort() or x.fill(v) becomes np.sort(x) or "
+        "np.full_like(x, v) (refuses a list s2sad took for an array); it returns None"))),
     ("s2sad.rules.python.builtins:check_one_value", Entry("structural", args(X), reason=(
         "a check run for its effect before Taylor mode's coefficients of a result (refuses "
         "a tuple, list or dict); it returns None"))),

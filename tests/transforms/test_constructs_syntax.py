@@ -341,10 +341,84 @@ def _refused(fn, args, text, line):
     assert f":{line}:" in msg, msg
 
 
-def test_refused_in_place_sort():
+def _order_statistics(x):
+    """A trimmed mean written with in-place sorts, as NumPy users write it."""
+    y = x * 2.0
+    y.sort()
+    ranks = [y[0], x[1] ** 2, y[-1]]
+    ranks.sort(reverse=True)
+    return np.mean(y[1:-1]) + ranks[0] * ranks[2]
+
+
+def _sorted_rows_in_a_loop(x):
+    y = x.reshape(2, 2) * 1.0
+    for k in range(3):
+        y = y * np.array([[1.0, -2.0], [0.5, 3.0]])
+        y.sort(0)                       # the array the next step reads, sorted by column
+    return np.sum(y * np.arange(4.0).reshape(2, 2))
+
+
+def _filled(x):
+    g = x ** 2
+    g.fill(x[0])                        # a buffer reset to a value
+    return np.sum(g * x)
+
+
+def _sorted_by_key(x):
+    pairs = [(x[0], 2.0), (x[1], 1.0), (x[2] * x[3], 3.0)]
+    pairs.sort(key=lambda p: p[1])
+    return pairs[0][0] * pairs[2][0]
+
+
+@pytest.mark.parametrize("fn", [_order_statistics, _sorted_rows_in_a_loop, _filled,
+                                _sorted_by_key])
+def test_sort_and_fill_in_place(fn):
+    """x.sort(), lst.sort(key=, reverse=) and x.fill(v) change the name's value as in
+    Python: the value is Python's, the derivatives orders 1 and 2."""
+    value, _ = s2sad.value_and_grad(fn)(X)
+    assert value == fn(X.copy())
+    check_grads(fn, (X,), order=2, modes=("rev", "fwd"))
+
+
+def test_in_place_sort_another_name_sees():
+    def f(x):
+        y = x * 1.0
+        z = y
+        y.sort()
+        return np.sum(z * np.arange(4.0))       # z is y: sorted too
+    assert np.allclose(grad(f)(X), [2.0, 0.0, 3.0, 1.0])  # the ranks of X
+
+
+def test_in_place_sort_of_a_view_is_refused():
+    def f(x):
+        y = x.reshape(2, 2) * 1.0
+        r = y[0]
+        r.sort()                        # sorts y's first row
+        return np.sum(y)
+    _refused(f, (X,), "the in-place update of `r` while another name", _line(f, 3))
+
+
+def test_sort_of_a_list_the_lowering_cannot_see_is_refused():
+    def f(x):
+        lst = x.tolist()
+        lst.sort()
+        return lst[0] * lst[-1]
+    _refused(f, (X,), "`lst.sort(...)` of a list made where s2sad cannot see", _line(f, 2))
+
+
+def test_sort_of_a_tuple_raises_pythons_attribute_error():
+    def f(x):
+        t = (x[0], x[1] * 2)
+        t.sort()
+        return t[0]
+    with pytest.raises(AttributeError, match="'tuple' object has no attribute 'sort'"):
+        grad(f)(X)
+
+
+def test_refused_in_place_resize():
     def f(x):
         y = x * 2
-        y.sort()
+        y.resize(2)
         return np.sum(y)
     _refused(f, (X,), "changes its argument in place", _line(f, 2))
 

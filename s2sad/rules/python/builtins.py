@@ -126,6 +126,20 @@ def check_changed_in_place(old, name):
             "too)", None, "In the function, write `x = x + ...` and return the new value.")
 
 
+def check_array_method(x, method, name):
+    """Before `name = np.sort(name)` for `name.sort()` (an array's method changing it in
+    place; `name.fill(v)` likewise): name holds an array.  A list s2sad did not see as
+    one is refused (np.sort would make it an array); anything else without the method
+    raises Python's AttributeError."""
+    if isinstance(x, list):
+        raise UnsupportedSyntaxError(
+            f"`{name}.{method}(...)` of a list made where s2sad cannot see it is a list", None,
+            f"Write `{name} = sorted({name})`." if method == "sort" else
+            f"Write `{name} = [v for _ in {name}]`.")
+    if not hasattr(x, method):
+        raise AttributeError(f"'{type(x).__name__}' object has no attribute '{method}'")
+
+
 def check_sole_item(c, k, name):
     """Before `c = setitem(c, k, new)`, the write back of c[k] that a function it was passed
     to changed in place (`step(w, configs[p])`, lowering's lower_nonlocal): c holds that
@@ -390,8 +404,10 @@ for _f in (copy_of, dict_copy, as_tuple):
 
 # calls run for what they do, not for their value: kept on the primal, never merged
 EFFECTS = (print, check_assert, log_call, warnings.warn)
-defnondiff(*EFFECTS, check_rebound, check_changed_in_place, check_one_value, check_sole_item)
+defnondiff(*EFFECTS, check_rebound, check_changed_in_place, check_one_value, check_sole_item,
+           check_array_method)
 defnondiff(bitwise)
-for _f in EFFECTS + (check_rebound, check_changed_in_place, check_one_value, check_sole_item):
+for _f in EFFECTS + (check_rebound, check_changed_in_place, check_one_value, check_sole_item,
+                    check_array_method):
     registry.primitive(_f).effect = True
     registry.primitive(_f).pure = False

@@ -19,6 +19,10 @@ emitted into the Lowering's block.  Rewrites, one line each::
     lst.extend(xs)         =>  lst_1 = <lower_templates.extend_(lst, xs)>
     lst.insert(i, v)       =>  lst_1 = <lower_templates.insert_(lst, i, v)>
     lst.reverse()          =>  lst_1 = <lower_templates.reverse_(lst)>
+    lst.sort(key=k)        =>  lst_1 = <lower_templates.list_sort_key(lst, k)> (a list
+                               the lowering knows)
+    x.sort(axis)           =>  t = check_array_method(x, "sort", "x"); x_1 = np.sort(x, axis)
+    x.fill(v)              =>  t = check_array_method(x, "fill", "x"); x_1 = np.full_like(x, v)
     lst.pop(i), d.pop(k)   =>  lst_1 = without(lst, i)
     d.update(e, k=v)       =>  d_1 = <lower_templates.update_(d, e)>, then the keywords
     d.setdefault(k, v)     =>  d_1 = <lower_templates.setdefault_(d, k, v)>
@@ -27,7 +31,7 @@ emitted into the Lowering's block.  Rewrites, one line each::
                                differentiated value goes in)
     np.fill_diagonal(a, v) =>  a_1 = filled_diagonal(a, v)
     np.add.at(a, i, v)     =>  a_1 = added_at(a, i, v)      (np.subtract.at: subtracted_at)
-    x.sort(), a.fill(0), np.copyto(a, b), np.multiply.at(a, i, v), any other call
+    x.resize(n), np.copyto(a, b), np.multiply.at(a, i, v), any other call
                            =>  refused: it may change an array in place, which the
                                derivative would have to see
 
@@ -45,7 +49,7 @@ from ... import ir, registry, runtime
 from ...errors import UnsupportedSyntaxError
 from ...rules.numpy.arrange import filled_diagonal
 from ...rules.numpy.indexing import added_at, subtracted_at
-from ...rules.python.builtins import EFFECTS, check_assert, log_call
+from ...rules.python.builtins import EFFECTS, check_array_method, check_assert, log_call
 from ...rules.python.objects import attribute, method_caller, raise_exception
 from . import lower_builtins
 from . import lower_templates as templates
@@ -112,6 +116,8 @@ def expression(low, s):
         _effect(low, method_caller(call.func.attr, effect=True),
                 [low.atom(call.func.value)] + args, kwargs, s)
         return
+    if _array_or_list_method(low, target, call):
+        return _sorted_or_filled(low, call, s)
     helper = _updating(low, target, call)
     if helper is not None:
         _updated(low, call, s, helper)
@@ -162,6 +168,36 @@ def _appended_item(low, call, s):
     for one in more:
         new = low.temp(ir.Call(registry.primitive(runtime.list_append), (new, one)), s)
     low.set_element(item, new, s, x, k)
+
+
+def _array_or_list_method(low, target, call) -> bool:
+    """`x.sort(...)` or `x.fill(v)` of a local name x."""
+    return target.kind == "method" and call.func.attr in ("sort", "fill") and \
+        isinstance(call.func.value, gast.Name) and call.func.value.id in low.env
+
+
+def _sorted_or_filled(low, call, s):
+    """lst.sort(key=k, reverse=r)  =>  lst_1 = <lower_templates.list_sort_(lst, r)> (a list
+    the lowering knows); x.sort(axis, kind)  =>  check_array_method(x, ...); x_1 =
+    np.sort(x, axis, kind); x.fill(v)  =>  x_1 = np.full_like(x, v): an update in place
+    for the alias check (another name for x, or x a view, would see it in NumPy)."""
+    name, method = call.func.value.id, call.func.attr
+    old = low.read(call.func.value)
+    args, kwargs = lower_builtins.arguments(low, call)
+    if method == "sort" and lower_builtins.is_sequence(low, old):
+        if args or set(kwargs) - {"key", "reverse"}:
+            low.fail(call, "list.sort() takes only the keywords key and reverse")
+        key = kwargs.pop("key", ir.Const(None))
+        if isinstance(key, ir.Const) and key.value is None:
+            new = lower_builtins.template(low, templates.list_sort_, [old], kwargs, call)
+        else:
+            new = lower_builtins.template(low, templates.list_sort_key, [old, key], kwargs,
+                                          call)
+    else:
+        _effect(low, check_array_method, (old, ir.Const(method), ir.Const(name)), {}, s)
+        fn = np.sort if method == "sort" else np.full_like
+        new = low.prim_call(registry.primitive(fn), [old, *args], kwargs, call)
+    low.update(name, old, new, s)
 
 
 def _updating(low, target, call):

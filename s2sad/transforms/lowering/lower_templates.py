@@ -12,6 +12,7 @@ Each is what Python does, in the order Python does it:
     sorted(xs)           xs in sort_order (stable): a permutation, the gradient flows back
     reversed(xs)         a list, last item first
     lst.reverse()        the same, where lst is a list (else Python's AttributeError)
+    lst.sort()           sorted(lst), where lst is a list (else Python's AttributeError)
     list(xs) / tuple(xs) a new list (tuple) of the items
     d.items() ...        lists of the dict's keys, values, (key, value) pairs
     d.pop(k, default)    d[k] if k is a key, else default (get_); d without k (pop_default)
@@ -201,6 +202,18 @@ def insert_(items, index, value):
 def reverse_(items):
     n = list_length(items, "reverse")
     return [items[n - 1 - i] for i in range(n)]
+
+
+def list_sort_(items, reverse=False):
+    n = list_length(items, "sort")
+    order = sort_order(items, reverse)
+    return [items[order[i]] for i in range(n)]
+
+
+def list_sort_key(items, key, reverse=False):
+    n = list_length(items, "sort")
+    order = sort_order([key(v) for v in items], reverse)
+    return [items[order[i]] for i in range(n)]
 
 
 def apply_along_axis_(fn, axis, arr):
