@@ -77,7 +77,7 @@ def describe(module) -> str:
 
 def _make(module, numpy_function):
     from . import build, kernels, lowering, regions  # (they import Numba: not before jit)
-    lowered = lowering.lower(module, kernels.HELPERS)
+    lowered = lowering.lower(module, kernels.HELPERS, build.remember)
     origin = module.origin if module.origin and "<" not in module.origin else ""
     what = f"{module.name} (generated {origin})" if origin else module.name
     code = module.code
@@ -114,7 +114,7 @@ class MixedOnce:
         from . import build, regions
         if not self.made:
             try:
-                got = regions.mixed(self.module, self.what, build.load)
+                got = regions.mixed(self.module, self.what, build.load, build.remember)
             except Exception:       # (a file that cannot be written, say): NumPy's code
                 got = None
             if isinstance(got, str):

@@ -6,6 +6,8 @@ The file is named after a hash of its text (``s2sad_grad_f_<hash>.py``) in the c
 directory: ``$S2SAD_NUMBA_CACHE_DIR``, else ``~/.cache/s2sad/numba``, else a folder of
 the temporary directory.  Numba keeps its machine code beside it, in ``__pycache__``.
 A file is never written twice (a new modification time would make Numba compile again).
+What lowering.py and regions.py make of a module's text (their plans) is kept there too
+(``plans/``, remember()), so a second process neither parses nor rewrites it again.
 
 A call that Numba cannot type, or whose compiled code raises, runs as NumPy code: the
 NumPy code then gives the same result as without jit, or raises the user's error.  The
@@ -17,6 +19,7 @@ import hashlib
 import importlib.util
 import os
 import pathlib
+import pickle
 import re
 import sys
 import tempfile
@@ -85,6 +88,29 @@ def load(stem, text):
             spec.loader.exec_module(mod)
             sys.modules[stem] = mod
     return mod
+
+
+def remember(kind, key, make):
+    """make(), a picklable plan of a module's text (lowering.py's Lowered, regions.py's
+    regions), kept on disk beside the machine code under a digest of kind, key (the text
+    and what else the plan was made from) and _stamp(): a second process reads it instead
+    of parsing and rewriting the text again.  A file that cannot be read or written is
+    made again."""
+    digest = hashlib.sha1(f"{_stamp()} {kind} {key}".encode()).hexdigest()[:24]
+    path = cache_dir() / "plans" / f"{kind}_{digest}.pickle"
+    try:
+        return pickle.loads(path.read_bytes())
+    except Exception:           # (absent, or written by a process that stopped)
+        pass
+    plan = make()
+    try:
+        path.parent.mkdir(exist_ok=True)
+        part = path.with_suffix(f".{os.getpid()}.part")
+        part.write_bytes(pickle.dumps(plan, protocol=pickle.HIGHEST_PROTOCOL))
+        os.replace(part, path)
+    except Exception:           # (a folder that cannot be written): made each time
+        pass
+    return plan
 
 
 def _value(hidden):

@@ -33,7 +33,7 @@ not know.
 
 import ast
 import linecache
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import List, Optional
 
 import numpy as np
@@ -57,17 +57,39 @@ class Lowered:
     reason: Optional[str] = None        # why it is not compiled
     params: tuple = ()                  # the generated function's own parameters
     defaults: tuple = ()                # the defaults of the last of them
+    # the user's globals the text may read, each with whether it was passed (an array or
+    # a number) when the plan was made: another answer now makes the plan again
+    globals_read: tuple = ()
 
 
 class Refused(Exception):
     """A construct of the generated code that Numba is not given."""
 
 
-def lower(module, helpers) -> Lowered:
+def lower(module, helpers, remember=None) -> Lowered:
     """The Numba text of a generated module (see generated.Module); helpers: the names
-    of the compiled helpers (kernels.HELPERS)."""
+    of the compiled helpers (kernels.HELPERS).  remember(kind, key, make): make(), or the
+    plan another process made of the same key (build.remember); the plan names its
+    hidden arguments, resolved here to this module's values."""
+    text = "".join(linecache.getlines(module.filename))
+    key = repr((module.name, module.origin, text, bool(module.siblings),
+                bool(module.kwdefaults), sorted(module.cells),
+                [(n, _kind(n, v, helpers), v if type(v) in (int, float, bool) else None)
+                 for n, v in module.bindings.items()]))
+    plan = remember("lowered", key, lambda: _plan(module, helpers, text)) if remember \
+        else _plan(module, helpers, text)
+    if any(_passed_global(module, name) != passed for name, passed in plan.globals_read):
+        plan = _plan(module, helpers, text)         # (a global rebound to another kind)
+    live = {"binding": module.bindings, "cell": module.cells}
+    return replace(plan, defaults=tuple(module.defaults or ()), hidden=[
+        (kind, live[kind][name] if kind in live else (module.globals, name))
+        for kind, name in plan.hidden])
+
+
+def _plan(module, helpers, text) -> Lowered:
+    """lower's Lowered, its hidden arguments named: ("binding" | "cell" | "global", name)."""
     try:
-        return _lower(module, helpers)
+        return _lower(module, helpers, text)
     except Refused as e:
         return Lowered(reason=str(e))
     except Exception as e:      # a construct this rewriting does not know: NumPy's code
@@ -75,15 +97,14 @@ def lower(module, helpers) -> Lowered:
                               f"{e})")
 
 
-def _lower(module, helpers) -> Lowered:
+def _lower(module, helpers, text) -> Lowered:
     if module.siblings:
         raise Refused("it is made of several functions (a recursive function's code)")
     if module.kwdefaults:
         raise Refused("its function has keyword-only arguments")
-    text = "".join(linecache.getlines(module.filename))
     func = _inner_function(ast.parse(text), module.name)
     _empty_tapes(func)
-    bound, hidden, consts = _bindings(module, func, helpers)
+    bound, hidden, consts, read = _bindings(module, func, helpers)
     tapes = _tape_names(func)
     body = _Rewriter(tapes, consts, _grown_lists(func)).rewrite(func)
     params = [a.arg for a in func.args.args] + [h for h, _ in hidden]
@@ -112,8 +133,7 @@ def _lower(module, helpers) -> Lowered:
          fusion.definitions(regions) + "@njit(cache=True, nogil=True, error_model='numpy')",
          ast.unparse(body), ""]
     return Lowered(text="\n".join(lines), name=module.name, hidden=[h for _, h in hidden],
-                   params=tuple(a.arg for a in func.args.args),
-                   defaults=tuple(module.defaults or ()))
+                   params=tuple(a.arg for a in func.args.args), globals_read=read)
 
 
 def _inner_function(tree, name):
@@ -131,39 +151,58 @@ def _inner_function(tree, name):
 
 
 def _bindings(module, func, helpers):
-    """(helper names used, [(hidden name, Lowered.hidden's item)], {name: constant})."""
+    """(helper names used, [(hidden name, ("binding" | "cell" | "global", name))],
+    {name: constant}, ((global name, passed), ...) for Lowered.globals_read)."""
     used = {n.id for n in ast.walk(func) if isinstance(n, ast.Name)}
     bound, hidden, consts = set(), [], {}
     for name, value in module.bindings.items():
         if name not in used or name in TAPE_HELPERS + ("check_shapes",) or \
                 name == "list_append" and _grown_lists(func):
             continue
-        own = callable(value) and str(getattr(value, "__module__", "")).startswith("s2sad.")
-        if own and name in helpers and getattr(value, "__name__", "") == name and \
-                getattr(helpers[name], "stands_for", value.__module__) == value.__module__:
+        kind = _kind(name, value, helpers)
+        if kind == "helper":
             bound.add(name)             # (s2sad's helper, not a function of that name)
-        elif type(value) in (int, float, bool):
+        elif kind == "const":
             consts[name] = value
-        elif type(value) is np.ndarray or isinstance(value, np.number):
-            hidden.append((name, ("binding", value)))   # (a NumPy number keeps its dtype)
-        elif draws(value):
+        elif kind == "array":
+            hidden.append((name, ("binding", name)))    # (a NumPy number keeps its dtype)
+        elif kind == "draws":
             raise Refused(f"it draws random numbers ({name}; Numba's generator is not "
                           "NumPy's: the values would differ)")
-        elif own:
+        elif kind == "own":
             raise Refused(f"it needs s2sad's helper {name}, which has no compiled form yet")
         else:
             raise Refused(f"it calls or reads {name}, which compiled code cannot take "
                           "(it is given arrays and numbers only)")
-    for name, cell in module.cells.items():
-        if name in used:
-            hidden.append((name, ("cell", cell)))
+    hidden += [(name, ("cell", name)) for name in module.cells if name in used]
     stored = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and
               not isinstance(n.ctx, ast.Load)} | {a.arg for a in func.args.args}
-    for name in sorted(used - stored - set(module.bindings) - set(module.cells) - BUILTINS):
-        value = module.globals.get(name)    # a global array or number of the user's
-        if type(value) is np.ndarray or type(value) in (int, float):
-            hidden.append((name, ("global", (module.globals, name))))
-    return bound, hidden, consts
+    read = tuple((name, _passed_global(module, name)) for name in
+                 sorted(used - stored - set(module.bindings) - set(module.cells) - BUILTINS))
+    hidden += [(name, ("global", name)) for name, passed in read if passed]
+    return bound, hidden, consts, read
+
+
+def _kind(name, value, helpers) -> str:
+    """How the compiled text takes a value the generated code is bound to: "helper"
+    (s2sad's, with a compiled form), "const" (a number, written as a constant), "array"
+    (passed after the user's arguments), else why not: "draws", "own", "other"."""
+    own = callable(value) and str(getattr(value, "__module__", "")).startswith("s2sad.")
+    if own and name in helpers and getattr(value, "__name__", "") == name and \
+            getattr(helpers[name], "stands_for", value.__module__) == value.__module__:
+        return "helper"
+    if type(value) in (int, float, bool):
+        return "const"
+    if type(value) is np.ndarray or isinstance(value, np.number):
+        return "array"
+    return "draws" if draws(value) else "own" if own else "other"
+
+
+def _passed_global(module, name) -> bool:
+    """Is the user's global `name` a NumPy array or a number, passed to the compiled code
+    at each call?"""
+    value = module.globals.get(name)
+    return type(value) is np.ndarray or type(value) in (int, float)
 
 
 def draws(value) -> bool:

@@ -211,23 +211,20 @@ class Owner:
             warn(self.what, why, how="runs partly as NumPy code")
 
 
-def mixed(module, what, load):
+def mixed(module, what, load, remember=None):
     """The Mixed form of a generated module (generated.Module); None where it has no
     region; why not (a str) where it must not have one (unrepeatable).  load(stem,
-    text): the Python module of a file's text (build.load)."""
+    text): the Python module of a file's text (build.load); remember(kind, key, make):
+    make(), or what another process made of the same text (build.remember)."""
     if module.siblings:
         return None
     text = "".join(linecache.getlines(module.filename))
-    tree = ast.parse(text)
-    why = unrepeatable(module, {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)})
+    plan = remember("regions", f"{module.name} {text}", lambda: _plan(module.name, text)) \
+        if remember else _plan(module.name, text)
+    why = unrepeatable(module, plan.names)
     if why:
         return why
-    outer = tree.body[0]
-    inner = [n for n in outer.body if isinstance(n, ast.FunctionDef) and n.name == module.name]
-    if not isinstance(outer, ast.FunctionDef) or len(inner) != 1:
-        return None
-    spans = []
-    found = fusion.fuse(inner[0], spans, STREAMS)
+    found, spans = plan.found, plan.spans
     if not found:
         return None
     kernel_text = kernels_module(module.name, found)
@@ -236,7 +233,7 @@ def mixed(module, what, load):
     regions = [Region(name, getattr(compiled, f"{name}_kernel"),
                       _python(name, inputs, outputs, lines), owner)
                for name, inputs, outputs, lines in found]
-    lines = _rewritten(text.splitlines(), outer, found, spans)
+    lines = _rewritten(text.splitlines(), plan.head, found, spans)
     filename = f"<s2sad jit {module.name}>"
     linecache.cache[filename] = (len(text), None, [x + "\n" for x in lines], filename)
     function = _function(module, compile("\n".join(lines), filename, "exec"),
@@ -249,7 +246,30 @@ def mixed(module, what, load):
                            f"numbers):\n{kernel_text}", regions)
 
 
-def _rewritten(lines, outer, found, spans):
+@dataclass
+class Plan:
+    """What mixed() makes of a module's text: the names it reads or writes, its regions
+    ((name, inputs, outputs, lines), as fusion.fuse gives them) and their spans of
+    lines, and the line of the outer function's signature (0-based)."""
+    names: frozenset
+    found: list
+    spans: list
+    head: int
+
+
+def _plan(name, text) -> Plan:
+    """The Plan of a module's text whose function is name."""
+    tree = ast.parse(text)
+    names = frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+    outer = tree.body[0]
+    inner = [n for n in outer.body if isinstance(n, ast.FunctionDef) and n.name == name] \
+        if isinstance(outer, ast.FunctionDef) else []
+    spans = []
+    found = fusion.fuse(inner[0], spans, STREAMS) if len(inner) == 1 else []
+    return Plan(names, found, spans, outer.lineno - 1)
+
+
+def _rewritten(lines, head, found, spans):
     """The module's lines with each region's statements as one call of it (the comments
     among them kept above it), the names it keeps to itself out of `del` statements, and
     the regions among the outer function's parameters."""
@@ -269,7 +289,6 @@ def _rewritten(lines, outer, found, spans):
             left = [n for n in names if n not in inner]
             indent = line[:len(line) - len(line.lstrip())]
             out[k] = f"{indent}del {', '.join(left)}" if left else None
-    head = outer.lineno - 1
     if not out[head].rstrip().endswith("):"):
         raise ValueError("the module's first line is not its whole signature")
     out[head] = out[head].rstrip()[:-2] + "".join(f", {r[0]}" for r in found) + "):"

@@ -300,8 +300,12 @@ SECOND_PROCESS = textwrap.dedent("""
     import json, sys, time, warnings
     import numpy as np
     import s2sad
+    from s2sad.compiled import build
     sys.path.insert(0, sys.argv[1])
     from test_jit import rnn, module_of
+    made, remember = [], build.remember
+    build.remember = lambda kind, key, make: remember(kind, key,
+                                                      lambda: made.append(kind) or make())
     g = s2sad.grad(rnn, wrt=(0, 1))
     rng = np.random.default_rng(0)
     args = (rng.standard_normal((6, 6)) / 3, rng.standard_normal((6, 4)) / 3,
@@ -311,7 +315,7 @@ SECOND_PROCESS = textwrap.dedent("""
     d = module_of(g).compiled.dispatcher
     print(json.dumps({"seconds": time.perf_counter() - t,
                       "hits": sum(d.stats.cache_hits.values()),
-                      "misses": sum(d.stats.cache_misses.values())}))
+                      "misses": sum(d.stats.cache_misses.values()), "made": made}))
 """)
 
 
@@ -323,7 +327,53 @@ def test_a_second_process_loads_the_machine_code_from_disk(tmp_path):
                                       timeout=300).stdout) for _ in range(2)]
     assert runs[0]["misses"] == 1 and runs[0]["hits"] == 0
     assert runs[1]["hits"] == 1 and runs[1]["misses"] == 0
+    # the text Numba compiles was made once: the second process read it from the plan
+    assert runs[0]["made"] == ["lowered"] and runs[1]["made"] == []
     assert any((tmp_path / "cache").glob("s2sad_grad_rnn_*.py"))
+
+
+def test_a_plan_is_made_once_and_read_back(tmp_path, monkeypatch):
+    from s2sad.compiled import build
+    monkeypatch.setenv("S2SAD_NUMBA_CACHE_DIR", str(tmp_path))
+    made = []
+
+    def make():
+        made.append(1)
+        return {"text": "x = 1", "names": frozenset({"x"})}
+    first = build.remember("test", "key", make)
+    assert build.remember("test", "key", make) == first and len(made) == 1
+    assert build.remember("test", "other key", make) == first and len(made) == 2
+    for path in (tmp_path / "plans").iterdir():     # a file cut short: made again
+        path.write_bytes(path.read_bytes()[:5])
+    assert build.remember("test", "key", make) == first and len(made) == 3
+    (tmp_path / "plans").rename(tmp_path / "gone")
+    (tmp_path / "plans").write_text("")             # a folder that cannot be made
+    assert build.remember("test", "key", make) == first and len(made) == 4
+
+
+GLOBAL_W = np.linspace(0.5, 1.5, 6)
+
+
+def reads_a_global(x):
+    return np.sum(np.tanh(x * GLOBAL_W) * x)
+
+
+def test_a_remembered_lowering_follows_the_globals_it_reads(tmp_path, monkeypatch):
+    # the plan names the global array it passes; rebound to a list, the global is no
+    # longer passed: the plan is made again, as without the disk
+    from s2sad.compiled import build, kernels, lowering
+    monkeypatch.setenv("S2SAD_NUMBA_CACHE_DIR", str(tmp_path))
+    g = s2sad.grad(reads_a_global)
+    g(np.ones(6))
+    module = module_of(g)
+    for _ in range(2):          # (made, then read back)
+        got = lowering.lower(module, kernels.HELPERS, build.remember)
+        assert got == lowering.lower(module, kernels.HELPERS)
+        assert ("global", (module.globals, "GLOBAL_W")) in got.hidden
+    monkeypatch.setitem(module.globals, "GLOBAL_W", [1.0] * 6)
+    got = lowering.lower(module, kernels.HELPERS, build.remember)
+    assert got == lowering.lower(module, kernels.HELPERS)
+    assert not any(kind == "global" for kind, _ in got.hidden)
 
 
 def ratio_of(x, y, k):
