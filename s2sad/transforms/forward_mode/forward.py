@@ -326,8 +326,11 @@ class ForwardTransform:
         parts = rule_results(rule, rf, "forward rule", "contribution")
         wanted = [p for p, t in zip(parts, targs) if t is not None and
                   not (isinstance(p, ir.Const) and p.value is None)]
-        # only the statements the wanted contributions need
-        need = {p.name for p in wanted if isinstance(p, ir.Var)}
+        # only the statements the wanted contributions need, and the rule's checks (an
+        # effect: zero_fill(boundary) refuses an option the rule does not cover)
+        need = {p.name for p in wanted if isinstance(p, ir.Var)} | {
+            st.target for st in rf.body[:-1] if isinstance(st.value, ir.Call) and
+            getattr(st.value.callee, "effect", False)}
         for st in reversed(rf.body[:-1]):
             if st.target in need:
                 need.update(a.name for a in ir.expr_atoms(st.value) if isinstance(a, ir.Var))
