@@ -52,6 +52,9 @@ FULL = {
     "rules/test_scipy_spatial.py": "scipy.spatial.distance, metric by metric",
     "rules/test_scipy_quadrature.py": "scipy.integrate's sample rules, every parity",
     "rules/test_scipy_linalg_builders.py": "scipy.linalg's eigh, toeplitz, block_diag",
+    "rules/test_scipy_lu_matfun.py": "scipy.linalg's LU and sqrtm/logm, option by option",
+    "rules/test_scipy_ndimage.py": "scipy.ndimage's filters, mode by mode",
+    "rules/test_scipy_iir.py": "scipy.signal's IIR filters and savgol, option by option",
     "batching/test_vmap_forms.py": "vmap over every argument form",
 }
 

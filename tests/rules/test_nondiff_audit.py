@@ -62,6 +62,7 @@ def args(*makers, **kwargs):
 X, Y = _a(3, 2), _a(3, 2)
 POS = lambda rng: rng.uniform(0.5, 2.0, size=(3, 2))     # noqa: E731
 FLOAT = lambda rng: float(rng.normal())                  # noqa: E731
+SIGMA = lambda rng: float(rng.uniform(0.5, 3.0))         # noqa: E731
 
 
 def _sorted(rng):
@@ -203,7 +204,39 @@ TABLE = [
     ("s2sad.rules.scipy.signal:full_zeros", Entry("piecewise", args(_a(4, 3), _a(2, 2)))),
     ("s2sad.rules.scipy.signal:window", Entry("meta", args(_a(4, 3), _a(2, 2), _a(4, 3)))),
     ("s2sad.rules.scipy.signal:zero_fill", Entry("bool", args("fill", 0))),
+    # scipy.ndimage's filters (s2sad/rules/scipy/ndimage.py): widths, axes, modes, dtypes
+    *[(f"s2sad.rules.scipy.ndimage:{name}", Entry(kind, args(*a))) for name, kind, a in (
+        ("full_widths", "meta", (_a(2, 3),)), ("pad_mode", "meta", ("mirror",)),
+        ("axis_index", "int", (-1, 2)), ("end_widths", "meta", ((4,), -1)),
+        ("border", "constant", ((3, 2), [(1, 2), (0, 1)])),
+        ("axis_widths", "meta", (2, 1, (1, 2))), ("taps_shape", "meta", (2, 1, (1, 2))),
+        ("edge_indices", "int", (4, (2, 3), "symmetric")), ("filter_axes", "meta", ((1, 0), 3)),
+        ("per_axis", "meta", ("wrap", 2)), ("sequence_length", "int", ((1.0, 2.0), 2)),
+        ("nd_shape", "meta", (3, (2, 0), (2, 3))),
+        ("nd_widths", "meta", ((2, 1, 3), (0, 2), (0, 1), True)),
+        ("result_dtype", "meta", (X, _a(3))), ("is_working", "bool", (X,)),
+        ("working_dtype", "meta", (X,)), ("gaussian_radius", "int", (SIGMA, 4.0, None, 1)),
+        ("filter_size", "int", (3,)), ("convolve_origin", "int", (1, (4,))),
+        ("axis_slots", "int", ((2, 0), 3)), ("derivative_orders", "meta", (3, 1, 2)))],
+    # scipy.signal's IIR filters and savgol_filter (s2sad/rules/scipy/iir.py, savgol.py)
+    # 1.0 for a real filter (a complex one is refused): a constant factor of the forward rule
+    ("s2sad.rules.scipy.iir:real_filter", Entry("piecewise", args(_a(3), _a(2), X))),
+    ("s2sad.rules.scipy.iir:leading_zeros", Entry("int", args(_a(3)))),
+    ("s2sad.rules.scipy.savgol:savgol_weights", Entry("structural", args(7, 3, 1), reason=(
+        "savgol_filter's least-squares weights: a function of the integers window_length, "
+        "polyorder and deriv only (delta is applied after), so no float input moves it"))),
+    ("s2sad.rules.scipy.savgol:edge_weights", Entry("structural", args(7, 3, 1, True), reason=(
+        "the matrix of savgol_filter's polynomial fit at an end: a function of the integers "
+        "window_length, polyorder, deriv and a flag only, so no float input moves it"))),
+    ("s2sad.rules.scipy.savgol:window_indices", Entry("int", args(9, 5, "mirror"))),
     ("s2sad.rules.scipy.stats_more:real_values", Entry("bool", args(X, 0.0, 1.0))),
+    # LU's row orders from LAPACK's swaps, P, the square completion's 0/1 diagonal
+    # (s2sad/rules/scipy/lu.py)
+    ("s2sad.rules.scipy.lu:row_order", Entry("int", args(
+        lambda rng: np.array([2, 2, 3, 3], dtype=np.int32), _a(4, 4)))),
+    ("s2sad.rules.scipy.lu:permutation_matrix", Entry("piecewise", args(
+        lambda rng: rng.permutation(4), _a(4, 4)))),
+    ("s2sad.rules.scipy.lu:square_fill", Entry("piecewise", args(_a(5, 3)))),
     (TB.stacked_like, Entry("structural", args(_a(5, 3, 4), _a(4), True), reason=(
         "a stand-in holding only the shape (5, 1, 4) that reverse mode's helpers sum a "
         "stacked coefficient down to (taylor_batched._unbroadcast)"))),

@@ -7,6 +7,8 @@
                 huber losses, orthogonal polynomials
     incomplete  gammainc(c), betainc(c), stdtr, pdtr: in x and in their shape parameters
     linalg      solve_triangular, cholesky, expm, solve, inv, det
+    lu          lu_factor (rules), lu and lu_solve as NumPy code on it
+    matfun      sqrtm and logm: Frechet derivatives from 2n x 2n blocks
     stats       the distributions, as NumPy code s2sad transforms
     stats_more  more distributions (expon, lognorm, laplace, ..., binom, nbinom, geom)
     integrate   odeint and solve_ivp: adjoint and sensitivity equations; quad
@@ -15,9 +17,15 @@
     interpolate calls of PPoly (CubicSpline, PchipInterpolator, Akima1DInterpolator) and
                 BSpline objects, as NumPy code
     signal      convolve, correlate, fftconvolve, convolve2d, correlate2d
+    iir         lfilter (zi, zf), lfilter_zi, sosfilt, filtfilt: two filter primitives
+    savgol      savgol_filter, as NumPy code
     spatial     scipy.spatial.distance's pdist, cdist and squareform, as NumPy code
+    ndimage     correlate(1d), convolve(1d), gaussian, uniform, sobel, prewitt, laplace filters
 """
 
 from . import special, special_more, incomplete, linalg, optimize, stats, integrate, interpolate  # noqa: F401
 from . import signal, spatial, quadrature  # noqa: F401
+from . import iir, savgol  # noqa: F401
 from . import stats_more  # noqa: F401
+from . import ndimage  # noqa: F401
+from . import lu, matfun  # noqa: F401
