@@ -28,7 +28,7 @@ The folder: ``$S2SAD_TRANSFORM_CACHE_DIR``, else ``~/.cache/s2sad/transforms``;
 
 import functools
 import hashlib
-import importlib.metadata
+import importlib
 import linecache
 import logging
 import os
@@ -78,11 +78,12 @@ def stamp() -> str:
     """A digest of s2sad's own source and the versions its code depends on."""
     if not _STAMP:
         h = hashlib.sha256(f"{FORMAT} {sys.version} {np.__version__}".encode())
-        for dist in ("gast", "scipy"):
-            try:
-                h.update(f" {dist} {importlib.metadata.version(dist)}".encode())
-            except importlib.metadata.PackageNotFoundError:
-                h.update(f" {dist} -".encode())
+        for dist in ("gast", "scipy"):      # (their __version__: reading the installed
+            try:                            # metadata takes tens of milliseconds)
+                version = importlib.import_module(dist).__version__
+            except (ImportError, AttributeError):
+                version = "-"
+            h.update(f" {dist} {version}".encode())
         root = pathlib.Path(__file__).resolve().parent
         for path in sorted(root.rglob("*.py")):
             h.update(str(path.relative_to(root)).encode())

@@ -76,7 +76,7 @@ def describe(module) -> str:
 
 
 def _make(module, numpy_function):
-    from . import build, kernels, lowering, regions  # (they import Numba: not before jit)
+    from . import build, kernels, lowering  # (they import Numba: not before jit)
     lowered = lowering.lower(module, kernels.HELPERS, build.remember)
     origin = module.origin if module.origin and "<" not in module.origin else ""
     what = f"{module.name} (generated {origin})" if origin else module.name

@@ -178,7 +178,9 @@ class Runner:
         self.numpy_function = numpy_function
         self.what = what            # "grad_f (generated from file.py:3)"
         self.params, self.defaults = lowered.params, lowered.defaults
-        self.unread = _unread(numpy_function, self.params)
+        # (Numba's function alone types its arguments: regions run in a Python function)
+        self.unread = _unread(numpy_function, self.params) if lowered.reason is None \
+            else frozenset()
         self.make_mixed, self.mixed = make_mixed, None      # compiled.MixedOnce
         self.why_not_whole = lowered.reason
         if lowered.reason is None:

@@ -622,7 +622,7 @@ def _ndim_of(x):
 
 def _axis_text(r, name, keep, mean):
     """The text of impl(a, axis): a sum (mean) over one axis of an array of rank r."""
-    lines = [f"def impl(a, axis):", f"    k = axis % {r}", "    s = np.sum(a, axis=k)"]
+    lines = ["def impl(a, axis):", f"    k = axis % {r}", "    s = np.sum(a, axis=k)"]
     if mean:
         lines += ["    s = s / a.shape[k]"]
     if not keep:
