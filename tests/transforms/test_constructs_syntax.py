@@ -629,3 +629,51 @@ def test_a_differentiated_value_appended_to_a_list_kept_outside_is_refused_by_na
         grad(f)(0.5, X)
     assert "`.append()` of a differentiated value to a list kept outside" in str(e.value)
     assert "test_constructs_syntax.py" in str(e.value)
+
+
+# -- a loop over a global's dict: its keys, as Python iterates it -------------------------
+WEIGHTS = {"a": np.array([1.0, 0.5, -2.0, 3.0]), "b": np.arange(4.0)}
+
+
+def _weighted_by_a_global_dict(x):
+    total = sum(np.sum(WEIGHTS[k] * x) for k in WEIGHTS)
+    for name in WEIGHTS:
+        total = total + np.sum(WEIGHTS[name] * x ** 2)
+    return total
+
+
+def _mse(p, x, y):
+    return np.mean((np.tanh(x @ p["W"] + p["b"]) - y) ** 2)
+
+
+def _after_adam_steps(p, x, y, lr, steps=2):
+    """The loss after Adam steps, a function of the learning rate (a hypergradient, as
+    meta-learning code writes it: dicts of moments built by comprehensions over p)."""
+    m = {k: np.zeros_like(v) for k, v in p.items()}
+    v = {k: np.zeros_like(w) for k, w in p.items()}
+    for t in range(1, steps + 1):
+        g = grad(_mse)(p, x, y)
+        m = {k: 0.9 * m[k] + 0.1 * g[k] for k in p}
+        v = {k: 0.999 * v[k] + 0.001 * g[k] ** 2 for k in p}
+        p = {k: p[k] - lr * (m[k] / (1 - 0.9 ** t)) / (np.sqrt(v[k] / (1 - 0.999 ** t)) + 1e-8)
+             for k in p}
+    return _mse(p, x, y)
+
+
+_RNG = np.random.default_rng(4)
+PARAMS = {"W": _RNG.normal(size=(3, 2)), "b": np.zeros(2)}
+XS, YS = _RNG.normal(size=(5, 3)), _RNG.normal(size=(5, 2))
+
+
+def test_a_loop_over_a_global_dict_runs_over_its_keys():
+    check_grads(_weighted_by_a_global_dict, (X,), order=2, modes=("rev", "fwd"))
+    assert np.allclose(grad(_weighted_by_a_global_dict)(X),
+                       WEIGHTS["a"] + WEIGHTS["b"] + 2 * X * (WEIGHTS["a"] + WEIGHTS["b"]))
+
+
+def test_a_global_dict_passed_in_and_rebuilt_in_a_loop():
+    # p is PARAMS (a global's dict), then the dict the comprehension builds from it
+    def hyper(lr):
+        return _after_adam_steps(PARAMS, XS, YS, lr)
+    assert np.isclose(s2sad.value_and_grad(hyper)(0.05)[0], hyper(0.05), rtol=1e-13)
+    check_grads(hyper, (0.05,), order=2, modes=("rev", "fwd"))

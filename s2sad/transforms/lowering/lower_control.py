@@ -425,7 +425,8 @@ class Control:
         for c in carried:
             low.env[c] = ir.Var(params[c])
             low.out.origin[params[c]] = (inits[c],)
-            if low.out.is_dict(inits[c]):
+            # (or a global's dict now: `p = PARAMS` then `p = {k: ... for k in p}`)
+            if low.out.is_dict(inits[c]) or isinstance(low.out.held_value(inits[c]), dict):
                 low.out.dict_like.add(params[c])
                 if low.out.items_of(inits[c]):
                     low.out.dict_items[params[c]] = low.out.items_of(inits[c])
@@ -585,8 +586,10 @@ class Control:
         if isinstance(seq, ir.Var) and (seq.name in low.out.dicts or seq.name in
                                         low.out.dict_like):   # a dict the code makes: its keys
             seq = dict_keys(low, seq, node)
-        elif isinstance(seq, ir.Var) and seq.name in low.out.dict_params:
-            # a dict argument: its keys (loop_items: anything else itself)
+        elif isinstance(seq, ir.Var) and (seq.name in low.out.dict_params or
+                                          isinstance(low.out.held_value(seq), dict)):
+            # a dict argument, or a global or closure's dict (`for k in PARAMS`): its keys
+            # (loop_items: anything else itself, should the global change)
             hint = f"{seq.name}_keys"
             seq = low.temp(ir.Call(registry.primitive(loop_items), (seq,)), node, hint)
         elif getattr(fn, "__module__", None) == "itertools" or fn is np.ndindex:
