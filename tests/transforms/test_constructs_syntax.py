@@ -677,3 +677,31 @@ def test_a_global_dict_passed_in_and_rebuilt_in_a_loop():
         return _after_adam_steps(PARAMS, XS, YS, lr)
     assert np.isclose(s2sad.value_and_grad(hyper)(0.05)[0], hyper(0.05), rtol=1e-13)
     check_grads(hyper, (0.05,), order=2, modes=("rev", "fwd"))
+
+
+BATCH = (_RNG.normal(size=(5, 4)), _RNG.normal(size=5))
+
+
+def _least_squares(w, x, y):
+    return np.mean((x @ w - y) ** 2)
+
+
+def _on_the_global_batch(w):
+    return _least_squares(w, *BATCH)
+
+
+def test_spreading_a_global_tuple_follows_its_rebinding(monkeypatch):
+    g = grad(_on_the_global_batch)
+    check_grads(_on_the_global_batch, (X,), order=2, modes=("rev", "fwd"))
+    x, y = BATCH
+    assert np.allclose(g(X), 2 * x.T @ (x @ X - y) / 5)
+    monkeypatch.setitem(globals(), "BATCH", (2 * x, y + 1.0))     # rebound: made again
+    assert np.allclose(g(X), 4 * x.T @ (2 * x @ X - y - 1.0) / 5)
+
+
+def test_spreading_a_global_list_is_refused():
+    global_list = [np.ones((5, 4)), np.ones(5)]       # (a list may grow: not spread)
+
+    def f(w):
+        return _least_squares(w, *global_list)
+    _refused(f, (X,), "`*xs` of a sequence whose length is known only when", _line(f, 1))

@@ -76,7 +76,28 @@ def known_items(low, atom, node):
         return list(low.out.packs[atom.name])
     if isinstance(atom, ir.Var) and isinstance(low.out.tuples.get(atom.name), int):
         return [low.temp(ir.Item(atom, i), node) for i in range(low.out.tuples[atom.name])]
+    held = _held_tuple(low, atom)
+    if held is not None:            # f(*ARGS), ARGS a global's tuple
+        get = registry.primitive(operator.getitem)
+        return [low.temp(ir.Call(get, (atom, ir.Const(i))), node) for i in range(len(held))]
     return None
+
+
+def _held_tuple(low, atom):
+    """The tuple a global's or closure's name holds now, its binding guarded (a tuple
+    rebound makes the code again), else None.  (A list may grow unseen: not taken.)"""
+    if not (isinstance(atom, ir.Var) and atom.name in low.out.externals):
+        return None
+    value = low.out.held_value(atom)
+    if type(value) is not tuple:
+        return None
+    kind = low.out.externals[atom.name]
+    guard = ("global", low.out.top_globals, atom.name, value) if kind[0] == "global" else \
+        ("cell", kind[1], atom.name, value) if kind[0] == "cell" else None
+    if guard is not None and not any(all(a is b for a, b in zip(g, guard))
+                                     for g in low.out.guards):
+        low.out.guards.append(guard)
+    return value
 
 
 def sequence_kind(low, atom):
