@@ -237,6 +237,8 @@ TABLE = [
     ("s2sad.rules.scipy.lu:permutation_matrix", Entry("piecewise", args(
         lambda rng: rng.permutation(4), _a(4, 4)))),
     ("s2sad.rules.scipy.lu:square_fill", Entry("piecewise", args(_a(5, 3)))),
+    ("s2sad.rules.scipy.lu:inverse_order", Entry("int", args(
+        lambda rng: rng.permutation(4)))),
     (TB.stacked_like, Entry("structural", args(_a(5, 3, 4), _a(4), True), reason=(
         "a stand-in holding only the shape (5, 1, 4) that reverse mode's helpers sum a "
         "stacked coefficient down to (taylor_batched._unbroadcast)"))),

@@ -65,10 +65,17 @@ def permutation_matrix(order, like):
         np.finfo(like.dtype).dtype)
 
 
+def inverse_order(order):
+    """The order that undoes order (its argsort along the last axis), on order's device:
+    a host order (SciPy's pivots) stays on the host, for permute_rows to move."""
+    return array_namespace(order).argsort(order, axis=-1)
+
+
 def permute_rows(x, order):
     """x's rows (axis order.ndim - 1: a stack of vectors or of matrices, with order's
     stack dimensions) in the given order: x[order] for one."""
     xp = array_namespace(x)
+    order = xp.asarray(order)           # (on x's device: CuPy takes no host index)
     index = order if np.ndim(x) == np.ndim(order) else order[..., None]
     return xp.take_along_axis(x, index, axis=np.ndim(order) - 1)
 
@@ -112,13 +119,13 @@ def lu_square(lu):
     return to_square(lu) + square_fill(lu)
 
 
-defnondiff(row_order, permutation_matrix, square_fill)
+defnondiff(row_order, permutation_matrix, square_fill, inverse_order)
 deflinear(permute_rows, to_square, crop_like)
 
 if sl is not None:
     @defbprop(permute_rows)
     def bprop_permute_rows(x, order, out, dout):
-        return (permute_rows(dout, np.argsort(order, axis=-1)), None)
+        return (permute_rows(dout, inverse_order(order)), None)
 
     @defbprop(to_square)
     def bprop_to_square(x, out, dout):

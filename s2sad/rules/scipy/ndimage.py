@@ -43,6 +43,7 @@ import numbers
 import numpy as np
 
 from ...errors import MissingRuleError
+from ...runtime import array_namespace
 from ...registry import (defbprop, deflinear, defmultilinear, defnondiff, defview, implement,
                          primitive)
 
@@ -63,6 +64,12 @@ def correlate_valid(a, b):
     on any axis): shape a.shape - b.shape + 1, a's dtype.  SciPy's loop (ndimage, on a
     zero extension it never reads) where b is the smaller; a sum per output otherwise."""
     shape = tuple(int(n) - int(k) + 1 for n, k in zip(np.shape(a), np.shape(b)))
+    xp = array_namespace(a, b)
+    if xp is not np:                    # (CuPy's arrays: a sum of shifted windows)
+        out = xp.zeros(shape, dtype=xp.result_type(a, b))
+        for j in np.ndindex(*np.shape(b)):
+            out = out + b[j] * a[tuple(slice(s, s + n) for s, n in zip(j, shape))]
+        return out
     if np.size(b) > int(np.prod(shape)):
         out = np.empty(shape, dtype=np.result_type(a, b))
         for i in np.ndindex(*shape):
@@ -93,7 +100,7 @@ def bprop_correlate_valid(a, b, out, dout):
 
 def pad_zeros(x, widths):
     """x with widths[d] = (before, after) zeros about it along each axis d."""
-    return np.pad(x, widths)
+    return array_namespace(x).pad(x, widths)
 
 
 def crop(g, widths):

@@ -31,6 +31,9 @@ def _near_identity(*shape):
 
 
 ORDER = np.array([2, 0, 3, 1])
+# a stack's orders, made outside the function: on CuPy (and the stand-in) its code would
+# build them from host arrays with the device's np.stack
+ORDERS = np.stack([ORDER, ORDER[::-1]])
 
 # logm through a lambda: SciPy wraps it for stacks (its signature is *args, **kwargs), so
 # s2sad cannot count its parameters when it is called by itself
@@ -50,7 +53,7 @@ if sl is not None:
             also=(LU.permute_rows,), id="permute_rows"),
         Row(lambda x: LU.permute_rows(x, ORDER), make=_case(_normal(4)),
             also=(LU.permute_rows,), id="permute_rows-vector"),
-        Row(lambda x: LU.permute_rows(x, np.stack([ORDER, ORDER[::-1]])),
+        Row(lambda x: LU.permute_rows(x, ORDERS),
             make=_case(_normal(2, 4, 3)), also=(LU.permute_rows,), id="permute_rows-stack"),
         Row(LU.to_square, make=_case(_normal(4, 2)), id="to_square"),
         Row(LU.to_square, make=_case(_normal(2, 2, 3)), id="to_square-stack"),
