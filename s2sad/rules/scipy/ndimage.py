@@ -65,7 +65,7 @@ def correlate_valid(a, b):
     zero extension it never reads) where b is the smaller; a sum per output otherwise."""
     shape = tuple(int(n) - int(k) + 1 for n, k in zip(np.shape(a), np.shape(b)))
     xp = array_namespace(a, b)
-    if xp is not np:                    # (CuPy's arrays: a sum of shifted windows)
+    if xp is not np or ndi is None:     # (CuPy's arrays, or no SciPy: shifted windows)
         out = xp.zeros(shape, dtype=xp.result_type(a, b))
         for j in np.ndindex(*np.shape(b)):
             out = out + b[j] * a[tuple(slice(s, s + n) for s, n in zip(j, shape))]

@@ -1,8 +1,8 @@
-"""Rows for s2sad/rules/scipy/ndimage.py: none without SciPy.  Its primitives (the valid
-correlation, SciPy's loop and the sum per output; the boundary extensions and their
-adjoints), and scipy.ndimage's filters themselves, whose sources s2sad transforms, in each
-kind of extension.  Programs, the table over modes, origins, sizes and axes, dtypes and
-refusals are in tests/rules/test_scipy_ndimage.py."""
+"""Rows for s2sad/rules/scipy/ndimage.py: its primitives, with SciPy or without (the
+valid correlation, SciPy's loop and the sum per output; the boundary extensions and their
+adjoints), and, with SciPy, scipy.ndimage's filters themselves, whose sources s2sad
+transforms, in each kind of extension.  Programs, the table over modes, origins, sizes
+and axes, dtypes and refusals are in tests/rules/test_scipy_ndimage.py."""
 
 import numpy as np
 
@@ -28,18 +28,20 @@ def _row(fn, make, id, also=()):
     return Row(fn, make=make, id=id, also=also)
 
 
-ROWS = []
+# the primitives, with SciPy or without (the valid correlation: SciPy's loop, b the
+# smaller, 1-d or n-d taps, and the sum per output; without SciPy, sums of windows)
+ROWS = [
+    Row(ND.correlate_valid, nargs=2, shapes=[((7,), (3,)), ((5, 4), (1, 3)),
+                                            ((5, 4), (2, 3)), ((4,), (3,))]),
+    _row(lambda x: ND.extend_axis(x, 1, BEFORE, AFTER), _make((3, 4)), "extend_axis",
+         (ND.extend_axis,)),
+    _row(lambda g: ND.fold_axis(g, 1, BEFORE, AFTER), _make((3, 9)), "fold_axis",
+         (ND.fold_axis,)),
+    _row(lambda x: ND.pad_zeros(x, WIDTHS), _make((3, 2)), "pad_zeros", (ND.pad_zeros,)),
+    _row(lambda g: ND.crop(g, WIDTHS), _make((6, 3)), "crop", (ND.crop,)),
+]
 if ndi is not None:
     ROWS += [
-        # SciPy's loop (b the smaller: 1-d taps, n-d taps) and the sum per output
-        Row(ND.correlate_valid, nargs=2, shapes=[((7,), (3,)), ((5, 4), (1, 3)),
-                                                ((5, 4), (2, 3)), ((4,), (3,))]),
-        _row(lambda x: ND.extend_axis(x, 1, BEFORE, AFTER), _make((3, 4)), "extend_axis",
-             (ND.extend_axis,)),
-        _row(lambda g: ND.fold_axis(g, 1, BEFORE, AFTER), _make((3, 9)), "fold_axis",
-             (ND.fold_axis,)),
-        _row(lambda x: ND.pad_zeros(x, WIDTHS), _make((3, 2)), "pad_zeros", (ND.pad_zeros,)),
-        _row(lambda g: ND.crop(g, WIDTHS), _make((6, 3)), "crop", (ND.crop,)),
         # the filters, each kind of extension
         _row(lambda x, w: ndi.correlate1d(x, w, 0, mode="mirror", origin=1), _make((5, 3), (4,)),
              "ndimage-correlate1d"),
