@@ -119,6 +119,9 @@ class Primitive:
         self.index_args = ()
         self.shape_of_arg = None    # the argument whose shape the result has (unbroadcast: 1)
         self.elementwise = False    # output shape is the broadcast of the inputs
+        # its inputs are array_like: NumPy reads a list or tuple there as an array (see
+        # defarraylike); the lowering writes that asarray out (lowering/array_args.py)
+        self.array_like = False
         self.returns_tuple = False  # the result is a tuple (the lowering makes x[0] an Item)
         self.view = False           # the result may be a view of an argument (see defview)
         self.view_args = (0,)       # ... of these arguments (None: of every one)
@@ -576,9 +579,21 @@ def defshape(fn, arg: int):
 
 
 def defelementwise(*fns):
-    """Mark primitives whose output has the broadcast shape of their inputs."""
+    """Mark primitives whose output has the broadcast shape of their inputs (NumPy's and
+    SciPy's also array_like: see defarraylike)."""
     for fn in fns:
         primitive(fn).elementwise = True
+        if isinstance(fn, np.ufunc) or \
+                (getattr(fn, "__module__", None) or "").split(".")[0] in ("numpy", "scipy"):
+            primitive(fn).array_like = True
+
+
+def defarraylike(*fns):
+    """Mark primitives whose inputs (the arguments their rules give gradients to) NumPy
+    reads as arrays, a list or tuple too (np.max([a, b])): the lowering passes such an
+    argument through np.asarray, so that the rules meet the array they are written for."""
+    for fn in fns:
+        primitive(fn).array_like = True
 
 
 def display_name(prim) -> str:

@@ -7,6 +7,7 @@ orders working.  Helpers find the array library from their arguments, so the
 same generated code runs on NumPy and CuPy.
 """
 
+import collections
 import dataclasses
 import numpy as np
 
@@ -24,6 +25,10 @@ def _shape(x):
         return s
     if isinstance(x, _SCALARS):
         return ()
+    if isinstance(x, (list, tuple)) and x:     # (of a GPU's numbers too, kept where they are)
+        inner = {_shape(e) for e in x}
+        if len(inner) == 1:
+            return (len(x),) + inner.pop()
     return np.shape(x)
 
 
@@ -162,7 +167,7 @@ def unreduce(g, x, axis=None, keepdims=False):
         z.fill(g)
         return z
     xp = array_namespace(g)
-    shape = np.shape(x)
+    shape = _shape(x)
     if not keepdims and axis is not None and np.ndim(g) < len(shape):
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         axes = tuple(sorted(a % len(shape) for a in axes))
@@ -452,10 +457,10 @@ def setitem(x, index, value):
     """A copy of x with x[index] = value (x itself is unchanged, so earlier versions stay);
     x may be an array, a list or a dict (whose key may be new)."""
     if isinstance(x, (list, dict)):
-        y = type(x)(x) if type(x) in (list, dict) else (
-            list(x) if isinstance(x, list) else dict(x))
-        y[index] = value
-        return y
+        y = type(x)(x) if type(x) in (list, dict) else x.copy() if isinstance(
+            x, collections.defaultdict) else list(x) if isinstance(x, list) else dict(x)
+        y[index] = value        # (a defaultdict's copy keeps its default: the next read
+        return y                # of a missing key makes one, as Python's does)
     if isinstance(x, Cotangent):          # the gradient of a list: a new one
         items = list(x)
         items[index] = value

@@ -2,7 +2,9 @@
 by name: np.apply_along_axis, np.vectorize (a decorated module-level function, one held in
 a global, one made at the call), getattr(np, name) with a constant or a global string,
 a list reversed or sorted in place (lst.reverse(), lst.sort(reverse=...)), an array sorted
-(x.sort(), along an axis) or filled (x.fill(v)) in place.
+(x.sort(), along an axis) or filled (x.fill(v)) in place; lists grouped in a dict
+(`d.setdefault(k, []).append(v)`, a defaultdict) handed to NumPy's functions (np.max(g):
+NumPy's asarray of a list).
 
 A mixin of Gen (gen.py), as gen_real.py's statements are; each function is smooth where
 the oracle probes it (no branch, no kink), so finite differences judge it.
@@ -12,7 +14,7 @@ the oracle probes it (no branch, no kink), so finite differences judge it.
 CALL_STATEMENTS = [
     (0.6, "apply_along_axis", "s_apply_along_axis"), (0.6, "vectorize", "s_vectorize"),
     (0.6, "getattr_name", "s_getattr_name"), (0.5, "list_reverse", "s_list_reverse"),
-    (0.5, "sort_in_place", "s_sort_in_place"),
+    (0.5, "sort_in_place", "s_sort_in_place"), (0.8, "grouping", "s_grouping"),
 ]
 
 
@@ -106,3 +108,39 @@ class NumpyCallStatements:
         scope.vars[r] = t
         axis = self.rng.choice(["", "axis=0", "-1"]) if t == "m" else ""
         return [first, self.pad(indent, f"{r}.sort({axis})")]
+
+    def s_grouping(self, scope, indent, nest, loop):
+        """Grouping as Python code writes it: `d.setdefault(k, []).append(v)`, a
+        defaultdict(list) appended to or a defaultdict(float) added to, then read through
+        d.values() / d.items() by NumPy functions of the lists (np.max(g), np.mean(g):
+        NumPy's asarray of a list) or sorted(enumerate(...)); one form keeps a list read
+        out before the appends (Python's append shows there: right or refused)."""
+        d, r, i, g, k, kept = (self.name(p) for p in ("groups", "r", "i", "g", "k", "kept"))
+        v = self.e("v", scope, 2)
+        form = self.rng.choice(["setdefault", "defaultdict", "counts", "kept"])
+        item = f"({v})[{i}] * {self.e('f', scope, 1)}"
+        key = f"{i} % 2"
+        if form in ("defaultdict", "counts"):
+            self.imports.add("collections")
+        lines = {"setdefault": [f"{d} = {{}}", f"for {i} in range(3):",
+                                f"    {d}.setdefault({key}, []).append({item})"],
+                 "defaultdict": [f"{d} = collections.defaultdict(list)",
+                                 f"for {i} in range(3):", f"    {d}[{key}].append({item})"],
+                 "counts": [f"{d} = collections.defaultdict(float)",
+                            f"for {i} in range(3):", f"    {d}[{key}] += {item}"],
+                 "kept": [f"{d} = {{0: [], 1: []}}", f"{kept} = {d}[0]",
+                          f"for {i} in range(3):", f"    {d}[{key}].append({item})"]}[form]
+        fn = self.rng.choice(["np.max", "np.mean", "np.min", "sum", "np.prod"])
+        if form == "counts":
+            read = f"sum({g} * ({k} + 1) for {k}, {g} in {d}.items())"
+        else:
+            read = self.rng.choice([
+                f"sum({fn}({g}) for {g} in {d}.values())",
+                f"sum(({k} + 1) * {fn}({g}) for {k}, {g} in {d}.items())",
+                f"sorted(enumerate({d}[0]), key=lambda p: -p[1])[0][1] + {fn}({d}[1])"
+                if self.ok("lambda") else f"{fn}({d}[0]) * len({d})"])
+        if form == "kept":
+            read += f" + sum({kept})"
+        lines.append(f"{r} = {read}")
+        scope.vars[r] = "f"
+        return [self.pad(indent, line) for line in lines]

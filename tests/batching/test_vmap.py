@@ -326,10 +326,17 @@ def test_what_would_mix_examples_is_refused():
     # (W[:, i] with i batched is a gather now: test_vmap_forms.py; a mask differs per example)
     with pytest.raises(s2sad.TransformError):
         vmap(lambda W, m: W[:, m], in_axes=(None, 0))(W, RNG.normal(size=(3, 4)) > 0)
-    with pytest.raises(s2sad.TransformError, match="tuple or list that holds batched"):
-        vmap(lambda x: np.sum([x, x]))(W)
+    # (np.sum([x, x]) was refused here: the list is np.asarray([x, x]) now, which stacks
+    # each example's items: test_a_list_numpy_reads_as_an_array_is_stacked_per_example)
     # (np.roll(x, 1) with no axis was refused here: it rolls each example flattened now,
     # test_roll_without_an_axis_rolls_each_example_flattened)
+
+
+def test_a_list_numpy_reads_as_an_array_is_stacked_per_example():
+    W = RNG.normal(size=(5, 4))
+    assert np.allclose(vmap(lambda x: np.sum([x, x]))(W), 2 * W.sum(axis=1))
+    assert np.allclose(vmap(lambda x: np.max([x[0], x[1] * 2.0]))(W),
+                       np.maximum(W[:, 0], 2 * W[:, 1]))
 
 
 def chosen(x, w):

@@ -705,3 +705,61 @@ def test_spreading_a_global_list_is_refused():
     def f(w):
         return _least_squares(w, *global_list)
     _refused(f, (X,), "`*xs` of a sequence whose length is known only when", _line(f, 1))
+
+
+# -- idioms of published code (stop 62) ------------------------------------------------------
+
+def _top_two_and_the_largest_square(x):
+    pairs = sorted(enumerate(x), key=lambda p: -p[1])       # enumerate as a value
+    best = max(x, key=lambda v: v * v)
+    return sum(v for _, v in pairs[:2]) + best + sum(i * v for i, v in enumerate(x, 1))
+
+
+def _discounted_returns(rewards, gamma):
+    """REINFORCE's returns as the tutorials write them: insert(0, R) in a reversed loop
+    (refused before: the template's own list was taken for an alias, and named)."""
+    returns = []
+    R = 0.0
+    for r in rewards[::-1]:
+        R = r + gamma * R
+        returns.insert(0, R)
+    returns = np.array(returns)
+    return np.sum((returns - returns.mean()) ** 2 * np.arange(1.0, 5.0))
+
+
+def _exact_sums(x):
+    return math.fsum([x[0] * x[1], np.sin(x[2]), x[3] ** 2]) * math.fsum(v * v for v in x)
+
+
+CONFIG = {"layers": 2, "act": "tanh"}
+
+
+def _configured_network(w):
+    h = w
+    for _ in range(CONFIG["layers"]):
+        h = getattr(np, CONFIG["act"])(h * w + 0.5)
+    return np.sum(h)
+
+
+@pytest.mark.parametrize("fn,args", [
+    (_top_two_and_the_largest_square, (X,)), (_discounted_returns, (X, 0.9)),
+    (_exact_sums, (X,)), (_configured_network, (X,))], ids=lambda v: getattr(v, "__name__", ""))
+def test_idioms_of_published_code(fn, args):
+    value, g = s2sad.value_and_grad(fn)(*args)
+    assert np.isclose(value, fn(*args), rtol=1e-13)
+    check_grads(fn, args, order=2, modes=("rev", "fwd"))
+
+
+def test_enumerate_as_a_value_gives_each_item_its_gradient():
+    # sorted by -v: x[2] = 2.1 and x[0] = 0.7 lead; the largest square is x[2]'s; the
+    # enumerate(x, 1) sum weighs x[i] by i + 1
+    assert np.allclose(grad(_top_two_and_the_largest_square)(X),
+                       np.array([1.0, 0.0, 2.0, 0.0]) + np.arange(1.0, 5.0))
+
+
+def test_getattr_of_a_global_dict_item_follows_its_change(monkeypatch):
+    g = grad(_configured_network)
+    before = g(X)
+    monkeypatch.setitem(CONFIG, "act", "sin")          # made again for the new function
+    assert not np.allclose(g(X), before)
+    check_grads(_configured_network, (X,), order=1)     # (against the function with sin)

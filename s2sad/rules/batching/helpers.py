@@ -12,7 +12,7 @@ import numpy as np
 
 from ...errors import ArgumentError, TransformError
 from ...registry import defnondiff
-from ...runtime import array_namespace, dtype_of
+from ...runtime import array_namespace, dtype_of, unsplit
 
 
 def _sh(x):
@@ -422,6 +422,16 @@ def unsplit_like(d, g, batched):
     n = batch_size(d)
     s = _per(g, batched)
     return _stand(s[:1] + (n,) + s[1:], g)
+
+
+def unsplit_batched(d, g, batched):
+    """runtime.unsplit of a batched d: its items (n of them, each (B, ...)) stacked into
+    the shape of g's examples, the batch axis first; d itself where it is an array already
+    (a rule gave the list's gradient as one: its batch axis is first)."""
+    if not isinstance(d, (tuple, list)):
+        return d
+    r = unsplit(d, unsplit_like(d, g, batched))
+    return array_namespace(r).moveaxis(r, 1, 0)
 
 
 def one_example(x):

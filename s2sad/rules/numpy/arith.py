@@ -15,7 +15,7 @@ import numpy as np
 from ... import registry
 from ...registry import defbprop, defelementwise, defjvp, deflinear, defmultilinear, defnondiff
 from ...runtime import (array_namespace, dtype_of, expand_like, matmul_lhs_grad, matmul_rhs_grad,
-                        unbroadcast)
+                        unbroadcast, unreduce)
 
 
 def zero_power(y, x):
@@ -186,6 +186,15 @@ for _f, _np in [(abs, np.abs), (math.sin, np.sin), (math.cos, np.cos), (math.tan
 for _f in (math.log, math.hypot):       # never printed: their names stay the user's to use
     registry.primitive(_f, "math." + _f.__name__).printing = registry.NUMPY
 defnondiff(math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite)
+
+
+@defbprop(math.fsum)
+def bprop_fsum(xs, out, dout):
+    # each item is added once (fsum only rounds the total exactly): each gets dout
+    return (unreduce(dout, xs),)
+
+
+deflinear(math.fsum)
 # builtin divmod is not an alias of np.divmod: on Python ints (divmod(k, n) of loop
 # counters) it must stay Python's, whose results are ints
 for _f in (np.divmod, divmod):

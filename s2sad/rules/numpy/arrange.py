@@ -12,7 +12,8 @@ import numpy as np
 
 from ... import registry
 from ...errors import S2SADError
-from ...registry import defbprop, defbprop_varargs, deflinear, defnondiff, defview
+from ...registry import (defarraylike, defbprop, defbprop_varargs, deflinear, defnondiff,
+                         defview)
 from ...runtime import Cotangent, array_namespace, split_as, unbroadcast, unsplit
 from .linalg import diagonal_grad
 from .shape import atleast_rule, c_shape, unconcat, transpose_inverse
@@ -250,3 +251,4 @@ deflinear(np.atleast_3d, args=None)
 defview(np.diag, np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit, np.rollaxis, np.flipud,
         np.fliplr, np.rot90, np.asarray, np.atleast_3d)
 defview(np.array, when=("copy", (False, None)))     # np.array(a, copy=False) is a
+defarraylike(np.diag)

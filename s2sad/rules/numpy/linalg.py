@@ -25,7 +25,8 @@ complex array, is refused (norm_two).
 import numpy as np
 
 from ...errors import DerivativeError, S2SADError
-from ...registry import defbprop, defjvp, deflinear, defmultilinear, defnondiff, defview
+from ...registry import (defarraylike, defbprop, defjvp, deflinear, defmultilinear, defnondiff,
+                         defview)
 from ...runtime import array_namespace, matmul_lhs_grad, unbroadcast, unreduce
 from .einsum import (LABELS, einsum_expand, einsum_expand_spec, einsum_flip,  # noqa: F401
                      einsum_grad_spec, einsum_skip)
@@ -610,3 +611,4 @@ defmultilinear(tensordot_rhs_grad, args=(0, 1))
 deflinear(einsum_expand, np.diagonal, np.trace, diagonal_grad, trace_grad, solve_transpose)
 defview(np.diagonal, np.linalg.diagonal)     # a view of the array
 defview(np.linalg.matrix_power)     # matrix_power(a, 1) is a itself
+defarraylike(np.diagonal, np.trace)

@@ -25,7 +25,7 @@ primitives with rules of their own, so every order of derivative works.
 
 import numpy as np
 
-from ...registry import defbprop, defjvp, deflinear, defnondiff, implement
+from ...registry import defarraylike, defbprop, defjvp, deflinear, defnondiff, implement
 from ...runtime import array_namespace, astype, dtype_of, unreduce
 
 
@@ -218,3 +218,5 @@ def folded(u, a, axis=0):
 
 
 implement(folded, folded)       # s2sad's source: its errors name the user's call
+defarraylike(np.sum, np.mean, np.max, np.amax, np.min, np.amin, np.prod, np.var, np.std,
+             np.cumsum)

@@ -27,7 +27,7 @@ import numpy as np
 
 from ... import registry
 from ...errors import S2SADError
-from ...registry import defbprop, defjvp
+from ...registry import defarraylike, defbprop, defjvp
 from ...runtime import array_namespace, astype, dtype_of, unreduce
 from .indexing import take_grad
 from .reductions import group_axes, ungroup_axes
@@ -191,3 +191,4 @@ def jvp_ptp(a, out, da, axis=None, keepdims=False):
     return (np.sum(da * hi, axis=axis, keepdims=keepdims) / np.sum(hi, axis=axis, keepdims=keepdims)
             - np.sum(da * lo, axis=axis, keepdims=keepdims)
             / np.sum(lo, axis=axis, keepdims=keepdims),)
+defarraylike(np.sort, np.partition, np.quantile, np.percentile, np.median, np.ptp)

@@ -26,7 +26,7 @@ import numpy as np
 
 from ... import registry
 from ...errors import S2SADError
-from ...registry import defbprop, defelementwise, defindex, defjvp, deflinear
+from ...registry import defarraylike, defbprop, defelementwise, defindex, defjvp, deflinear
 from ...runtime import array_namespace, astype, dtype_of, expand_like, unbroadcast, unreduce
 from .reductions import reduced_axes
 
@@ -249,3 +249,4 @@ def jvp_sinc_derivative(x, out, dx, k=1):
 
 defelementwise(np.sinc, sinc_derivative, np.nan_to_num, finite_parts)
 deflinear(finite_parts, args=(1,))
+defarraylike(np.cumprod, np.nansum, np.nanmean, np.nanmax, np.nanmin, np.nanvar, np.nanstd)

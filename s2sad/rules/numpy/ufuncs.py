@@ -37,7 +37,8 @@ Conventions at points where the function is not differentiable:
 
 import numpy as np
 
-from ...registry import defbprop, defelementwise, defjvp, deflinear, defnondiff, defview
+from ...registry import (defarraylike, defbprop, defelementwise, defjvp, deflinear, defnondiff,
+                         defview)
 from ...runtime import array_namespace, unbroadcast
 from ..runtime.helpers import cast_cotangent
 
@@ -582,6 +583,7 @@ deflinear(np.real, np.imag, np.conjugate)
 # x.conj() (lowered as np.conj) of a real array is x itself: a view for the alias check;
 # np.real_if_close(a) is a (a real a, or one not close to real) or a.real
 defview(np.conjugate, np.real_if_close)
+defarraylike(np.real_if_close)
 
 
 defelementwise(

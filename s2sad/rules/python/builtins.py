@@ -20,6 +20,7 @@ derivatives are those of indexing and arithmetic.  What is left here:
   ``copy_of``, ``dict_copy`` (the identity on the values they hold).
 """
 
+import collections
 import builtins
 import functools
 import logging
@@ -334,6 +335,8 @@ def without(x, index):
         rest = [(k, v) for k, v in x.items() if k != index]
         if len(rest) == len(x):
             raise KeyError(index)
+        if isinstance(x, collections.defaultdict):
+            return collections.defaultdict(x.default_factory, rest)
         return type(x)(rest) if isinstance(x, CotangentDict) else dict(rest)
     items = list(x)
     del items[index]

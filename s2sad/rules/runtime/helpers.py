@@ -46,7 +46,9 @@ def bprop_unreduce(g, x, out, dout, axis=None, keepdims=False):
 
 @defbprop(getitem_grad)
 def bprop_getitem_grad(x, index, g, out, dout):
-    return (None, None, dout[index])
+    # (g an array where x[index] is a list NumPy read as one: its cotangent, a tuple of
+    # the items', stacked back into g's shape)
+    return (None, None, unsplit(dout[index], g))
 
 
 @defbprop(matmul_lhs_grad)

@@ -268,8 +268,7 @@ def _unsplit(T, prim, args, flags, kwargs, kflags):
         raise refuse(T, prim, " of a value that may be a list or an array")
     if not flags[0]:
         return T.call(prim.fn, d, T.call(bh.example_like, g) if flags[1] else g), False
-    r = T.call(prim.fn, d, T.call(bh.unsplit_like, d, g, ir.Const(flags[1])))
-    return T.call(np.moveaxis, r, 1, 0), True
+    return T.call(bh.unsplit_batched, d, g, ir.Const(flags[1])), True
 
 
 def _checks(T, prim, args, flags, kwargs, kflags):

@@ -30,7 +30,7 @@ import numpy as np
 from ... import generated, registry
 from ...ir.spec import Arg
 from ...errors import Location, SourceUnavailableError, UnsupportedSyntaxError
-from . import sugar
+from . import defaultdicts, sugar
 from .imports import run_imports
 
 
@@ -393,6 +393,7 @@ def parse(fn, spec=None) -> Parsed:
     gnode = gast.ast_to_gast(node)
     _mangle(gnode, getattr(fn, "__qualname__", ""))
     world = World(fn.__globals__, cells)
+    defaultdicts.rewrite_defaultdicts(gnode, _names_defaultdict(world))
     sugar.desugar(gnode, _python_getattr(world))
     parsed = Parsed(gnode, code.co_name, filename, lines, world, fn)
     run_imports(parsed)
@@ -403,6 +404,22 @@ def parse(fn, spec=None) -> Parsed:
 
 
 _STDLIB = sysconfig.get_paths()["stdlib"]
+
+
+def _names_defaultdict(world):
+    """A test of whether an expression (a name, `collections.defaultdict`) is the world's
+    collections.defaultdict."""
+    def test(node):
+        try:
+            if isinstance(node, gast.Name):
+                return world.lookup(node.id)[1] is collections.defaultdict
+            if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
+                return node.attr == "defaultdict" and \
+                    world.lookup(node.value.id)[1] is collections
+        except KeyError:
+            pass
+        return False
+    return test
 
 
 def _python_getattr(world) -> bool:

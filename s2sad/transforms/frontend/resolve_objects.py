@@ -426,13 +426,24 @@ def getattr_read(rw, node, scope):
 
 def _static_string(rw, node, scope):
     """The identifier a static string holds (a constant, a global or closure name, an
-    attribute of an object the code holds: self.act, guarded), or None."""
+    attribute of an object the code holds: self.act, an item of a global or closure dict
+    at a constant key: CFG["act"]; guarded), or None."""
     ok, value = rw.static(node, scope)
     if not ok and isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
         ok, base = held_object(rw, node.value, scope)
         value = getattr(base, node.attr, None) if ok else None
         if isinstance(value, str):
             rw.parsed.guards.append(("attr", base, node.attr, value))
+    if not ok and isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant):
+        ok, base = rw.static(node.value, scope)
+        key = node.slice.value
+        try:
+            value = base[key] if ok and isinstance(base, (dict, list, tuple)) else None
+        except (KeyError, IndexError, TypeError):
+            value = None
+        ok = isinstance(value, str)
+        if ok:
+            rw.parsed.guards.append(("item", base, key, value))
     return value if ok and isinstance(value, str) and value.isidentifier() else None
 
 

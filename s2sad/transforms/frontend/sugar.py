@@ -17,6 +17,8 @@ A ``match`` is rewritten where each pattern is a literal or a dotted name (``cas
 ``case "a" | "b"``, ``case Mode.FAST``), ``None``/``True``/``False``, a capture or the
 wildcard (``case x``, ``case _``), with or without a guard (``case x if x > 0``); the
 subject is evaluated once.  ``getattr(obj, "a")`` (Python's getattr) is ``obj.a``.
+``d.setdefault(k, []).append(v)`` (grouping) is ``d.setdefault(k, [])`` then
+``d[k].append(v)``, the statements the lowering reads.
 A set of constants that a value is tested to be in (``mode
 in {"relu", "tanh"}``) is ``frozenset(("relu", "tanh"))``.  An assignment expression is
 moved before its statement where it is evaluated on every run of the statement, first of what it reads: not
@@ -110,7 +112,7 @@ def _block(stmts, taken):
                 continue
         if isinstance(s, _SIMPLE):
             out.extend(_hoisted(s))
-        out.append(s)
+        out.extend(_setdefault_then(s, taken) or [s])
     return out
 
 
@@ -260,6 +262,60 @@ def _replace(root, old, new):
                 for i, v in enumerate(value):
                     if v is old:
                         value[i] = new
+
+
+# -- d.setdefault(k, []).append(v) ---------------------------------------------------------
+
+def _setdefault_then(s, taken):
+    """`d.setdefault(k, []).append(v)` (any method) and `d.setdefault(k, {})[j] = v` (or
+    `op=`) as `d.setdefault(k, [])` then `d[k].append(v)`, `d[k][j] = v`: the same
+    object changed in the same order, where d is a name or an attribute of one (read
+    twice) and k is taken once (a name of its own where it is an expression).  None
+    where s is neither."""
+    if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and \
+            isinstance(s.value.func, gast.Attribute):
+        holder, field = s.value.func, "value"
+    elif isinstance(s, (gast.Assign, gast.AugAssign)) and isinstance(
+            s.targets[0] if isinstance(s, gast.Assign) else s.target, gast.Subscript) and \
+            (isinstance(s, gast.AugAssign) or len(s.targets) == 1):
+        holder, field = (s.targets[0] if isinstance(s, gast.Assign) else s.target), "value"
+    else:
+        return None
+    call = getattr(holder, field)
+    if not _setdefault_call(call):
+        return None
+    obj, key = call.func.value, call.args[0]
+    out = []
+    if not isinstance(key, (gast.Name, gast.Constant)):
+        name = _fresh("key", taken)
+        out.append(_at(gast.Assign([gast.Name(name, gast.Store(), None, None)], key, None),
+                       key))
+        key = _at(gast.Name(name, gast.Load(), None, None), key)
+        call.args[0] = key
+    out.append(_at(gast.Expr(call), s))
+    setattr(holder, field, _at(gast.Subscript(_reread(obj), _reread(key), gast.Load()), call))
+    return out + [s]
+
+
+def _setdefault_call(node) -> bool:
+    """Is node `d.setdefault(k, default)` of a name or a name's attribute chain?"""
+    if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and
+            node.func.attr == "setdefault" and len(node.args) == 2 and not node.keywords):
+        return False
+    obj = node.func.value
+    while isinstance(obj, gast.Attribute):
+        obj = obj.value
+    return isinstance(obj, gast.Name) and not any(isinstance(a, gast.Starred)
+                                                  for a in node.args)
+
+
+def _reread(node):
+    """A fresh copy of a name, constant or attribute chain, to read it again."""
+    if isinstance(node, gast.Attribute):
+        return _at(gast.Attribute(_reread(node.value), node.attr, gast.Load()), node)
+    if isinstance(node, gast.Constant):
+        return _at(gast.Constant(node.value, None), node)
+    return _copy(node)
 
 
 # -- helpers -------------------------------------------------------------------------------

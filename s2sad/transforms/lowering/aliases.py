@@ -359,11 +359,16 @@ def dict_sources(order, carried=True) -> dict:
 def items_at(sources, c, k, seen):
     """The atoms (a list) d[k] may be, for a string key k of a dict d made here (by a literal,
     item writes, a copy, a loop carrying it, an if joining it), or for a key k known at
-    run time (a name) any item written into d; None where that is not known."""
-    if not (isinstance(c, ir.Var) and (isinstance(k, ir.Var) or isinstance(
+    run time (a name) any item written into d (or into a list made here from a literal
+    and appends); None where that is not known."""
+    if not (isinstance(c, (ir.Var, ir.Const)) and (isinstance(k, ir.Var) or isinstance(
             k, ir.Const) and isinstance(k.value, str))):
         return None
     key = k.value if isinstance(k, ir.Const) else None       # (None: any key)
+    if isinstance(c, ir.Const):         # a literal folded into one constant: its items
+        items = c.value.items() if isinstance(c.value, dict) else enumerate(c.value) \
+            if type(c.value) is list else None
+        return None if items is None else [ir.Const(v) for j, v in items if key in (None, j)]
     how, v = sources.get(c.name, (None, None))
     while how == "assign" and callee_fn(v) is runtime.setitem and len(v.args) == 3 and \
             key is not None and isinstance(v.args[1], ir.Const) and v.args[1].value != key \
@@ -400,6 +405,11 @@ def items_at(sources, c, k, seen):
         pack = sources.get(getattr(v.args[1], "name", None), (None, None))[1]
         if isinstance(pack, ir.Pack):
             return [a for name, a in zip(v.args[0].value, pack.items) if key in (None, name)]
+    if key is None and how == "assign" and isinstance(v, ir.Pack) and v.kind == "list":
+        return list(v.items)            # a list literal's item at a place known at run time
+    if key is None and fn is runtime.list_append and len(v.args) == 2:
+        before = items_at(sources, v.args[0], k, seen)
+        return None if before is None else before + [v.args[1]]
     return None
 
 
@@ -520,22 +530,41 @@ def made_from(order, root, cut=frozenset()) -> set:
 def _derived_from(order, root, dropped, cut=frozenset()):
     out = {root}
     at = set()      # (a dict, a string key) where the item is made from root
+    gathered = set()    # lists started empty that only root's parts are appended to
+    # (not in a loop around root's making: there an item may be from before it, the
+    # name a loop carries at an iteration's start)
+    around = {id(x) for L in order if isinstance(L, ir.Loop) and any(
+        getattr(x, "target", None) == root for x in ir.walk(L.body)) for x in ir.walk(L.body)}
     for _ in range(4):
         before = len(out) + len(at)
         for s in order:
             if isinstance(s, ir.Assign):
                 v = s.value
-                if isinstance(v, ir.Var) and v.name in out or \
+                first = getattr(v.args[0], "name", None) if isinstance(v, ir.Call) and \
+                    v.args else None
+                if first in gathered and callee_fn(v) is runtime.list_append:
+                    if all(getattr(a, "name", None) in out for a in v.args[1:]):
+                        out.add(s.target)
+                        gathered.add(s.target)
+                elif isinstance(v, ir.Var) and v.name in out or \
                         callee_fn(v) in (operator.getitem, runtime.setitem, runtime.list_append,
-                                         without, dict_copy, copy_of, dict_view) and \
-                        getattr(v.args[0], "name", None) in out:
-                    out.add(s.target)
+                                         without, dict_copy, copy_of, dict_view, keys_of,
+                                         loop_items) and \
+                        first in out or isinstance(v, ir.Pack) and v.kind == "tuple" and \
+                        all(a.name in out for a in v.items if isinstance(a, ir.Var)):
+                    out.add(s.target)           # (a pair (k, d[k]) of d.items() too)
                 else:
                     _derived_item(s, out, at)
             elif isinstance(s, ir.Loop):
                 out.update(t for t, i, n in s.carried if getattr(n, "name", None) in out and
                            id(s) not in cut or getattr(i, "name", None) in out and
                            t not in dropped)
+                # (`vs = [d[k] for k in d]`: a list gathered from root's items in a loop)
+                new = {t for t, i, n in s.carried if isinstance(i, ir.Const) and
+                       type(i.value) is list and not i.value and id(s) not in cut and
+                       id(s) not in around and t not in dropped}
+                gathered |= new
+                out |= new
                 at.update((t, k) for t, i, _ in s.carried for i2, k in list(at)
                           if i2 == getattr(i, "name", None) and (t, k) not in dropped)
             elif isinstance(s, ir.If):

@@ -475,12 +475,33 @@ def _literal_start(order, loop, old):
         if isinstance(init, ir.Const) and isinstance(init.value, (list, dict)) or \
                 isinstance(init, ir.Var) and init.name in made_new:
             return L, init
+        built = _built_by_loop(order, L, init)
+        if built is not None:       # (`out = [v for v in items]`, then out.append(w))
+            return built
         around = [s for s in order if isinstance(s, ir.Loop) and s is not L and
                   any(x is L for x in ir.walk(s.body))]
         if not isinstance(init, ir.Var) or not around or \
                 not any(c == init.name for c, _, _ in around[-1].carried):
             return None, None
         L, carried = around[-1], init.name
+
+
+def _built_by_loop(order, L, init):
+    """(the loop, its literal) where init names the list a loop before L (not around it)
+    builds from a list literal, as a comprehension does: new each time it runs (or that
+    list appended to: `out = [items[j] for j in range(k)]; out.append(v)`)."""
+    appends = {s.target: s.value.args[0] for s in order if isinstance(s, ir.Assign) and
+               callee_fn(s.value) is runtime.list_append}
+    while isinstance(init, ir.Var) and init.name in appends:
+        init = appends.pop(init.name)
+    if not isinstance(init, ir.Var):
+        return None
+    for s in order:
+        if isinstance(s, ir.Loop) and s is not L and not any(x is L for x in ir.walk(s.body)):
+            for c, i, _ in s.carried:
+                if c == init.name and isinstance(i, ir.Const) and type(i.value) is list:
+                    return s, i
+    return None
 
 
 def _fresh_around(func, order, loop, name):

@@ -115,10 +115,14 @@ def shared_items(func, order, inplace, full, within):
     edges)."""
     cont = containers(order)
     out = []
-    stores = _stores(order)
     for op_s, cur, set_s, name in augmented(order, inplace, cont):
         loops = [s for s in order if isinstance(s, ir.Loop) and
                  any(x is op_s for x in ir.walk(s.body))]
+        # (a store after the change, outside its loops, puts the changed object there:
+        # a later read of a stale name is _read_after's)
+        inside = {id(x) for L in loops for x in list(ir.walk(L.cond)) + list(ir.walk(L.body))}
+        at = next(i for i, s in enumerate(order) if s is op_s)
+        stores = _stores([s for i, s in enumerate(order) if i < at or id(s) in inside])
         within_s = within(op_s) if loops else full
         ident, holds = within_s
         group = _item_group(func, order, set_s, cur, ident)
@@ -195,33 +199,47 @@ def _item_group(func, order, set_s, cur, ident) -> set:
     stored there where that is known (a list or dict, an array), else what c may hold,
     less c and its other versions (the container itself is not its item)."""
     c, k = set_s.value.args[0], set_s.value.args[1]
+    container = {c.name} | earlier_versions(order).get(c.name, set())
     item = _known_item(order, c, k)
     if isinstance(item, ir.Var):
         return {cur} | ident.get(item.name, {item.name})
     if item is not None:                    # a constant stored there
-        return {cur} | _literal_readers(order, c, k, ident, [item])
+        return {cur} | _literal_readers(order, c, k, ident, [item]) - container
     atoms = items_at(dict_sources(order), c, k, frozenset())
     if atoms is not None:
         return {cur} | _literal_readers(order, c, k, ident, atoms).union(
-            *(ident.get(a.name, {a.name}) for a in atoms if isinstance(a, ir.Var)))
-    return ident.get(cur, {cur}) - {c.name} - earlier_versions(order).get(c.name, set())
+            *(ident.get(a.name, {a.name}) for a in atoms if isinstance(a, ir.Var))) - \
+            container
+    return ident.get(cur, {cur}) - container
 
 
 def _literal_readers(order, c, k, ident, atoms) -> set:
     """Where the item c[k] may be a list or dict literal (a constant, no name of its own:
     `history = {"loss": []}`), the names that read it from c or an earlier version of it
-    (`other = history["loss"]`), and theirs."""
+    (`other = history["loss"]`; where one key or the other is known at run time only,
+    any: `[d[k] for k in d]`, `kept = d[0]` then `d[i % 2].append(v)`), and theirs."""
     if not any(isinstance(a, ir.Const) and isinstance(a.value, (list, dict)) for a in atoms):
         return set()
     versions = {c.name} | earlier_versions(order).get(c.name, set())
+    folded = _folded_starts(order, versions)
     # (after a loop, its carried name is the final value: read there, the item is current)
     final = {(id(s), t) for L in order if isinstance(L, ir.Loop) for t in ir.targets(L)
              for s in order[_after(order, L):]}
     readers = {s.target for s in order if isinstance(s, ir.Assign) and
                callee_fn(s.value) is operator.getitem and len(s.value.args) == 2 and
-               getattr(s.value.args[0], "name", None) in versions and s.value.args[1] == k
-               and (id(s), s.value.args[0].name) not in final}
+               (getattr(s.value.args[0], "name", None) in versions or
+                any(s.value.args[0] is f for f in folded)) and
+               (s.value.args[1] == k or not isinstance(s.value.args[1], ir.Const) or
+                not isinstance(k, ir.Const))
+               and (id(s), getattr(s.value.args[0], "name", None)) not in final}
     return set().union(*(ident.get(r, {r}) for r in readers))
+
+
+def _folded_starts(order, versions) -> list:
+    """The list or dict constants the loops carrying one of versions start from (`groups
+    = [[], []]` folded into the loop's start; `kept = groups[0]` reads the constant)."""
+    return [i for L in order if isinstance(L, ir.Loop) for t, i, _ in L.carried
+            if t in versions and isinstance(i, ir.Const) and isinstance(i.value, (list, dict))]
 
 
 def _after(order, loop) -> int:

@@ -33,6 +33,7 @@ those used once back into expressions.  In-place updates are recorded here
 and checked by inplace.py once the function is whole.
 """
 
+import collections
 import operator
 from typing import Any, Dict, List
 
@@ -51,6 +52,7 @@ from ..frontend import fence
 from . import (draws, lower_builtins, lower_comprehension, lower_effects, lower_nonlocal,
                lower_templates, lower_ufuncs, lower_views)
 from .attributes import forward_attributes
+from .array_args import arrays_for_lists
 from .inplace import check_inplace, refuse_alias, strip_views, updated_parameter
 from .closures import Chosen, Closure, Functions, refuse_function
 from .lower_control import RAISED, RUNTIME_FUNCTION, Control, bind_arguments, function_body
@@ -773,6 +775,15 @@ class Lowering:
         return self.prim_call(registry.primitive(fn), [receiver] + args, kwargs, node)
 
     def prim_call(self, prim, args, kwargs, node):
+        if prim.fn is collections.defaultdict:
+            raise UnsupportedSyntaxError(
+                "a `defaultdict` s2sad cannot read as the dict it is (read in a lambda, a "
+                "comprehension or a branch of `and`/`or`, in a statement that reads it whole too, "
+                "as `len(d) + d[k]`, passed to a function, returned or kept elsewhere)",
+                self.loc(node),
+                "Read its items in statements of the function that makes it "
+                "(`d[k].append(v)`, `d[k] += v`), or write `d = {}` and "
+                "`d.setdefault(k, []).append(v)`.")
         if any(isinstance(a, Closure) for a in list(args) + list(kwargs.values())) and \
                 getattr(prim.fn, "__s2sad_inline__", None):
             raise UnsupportedSyntaxError(
@@ -845,6 +856,8 @@ def lower(parsed, res) -> tuple:
     func.updates_argument = updated_parameter(
         func, out.inplace, [p for p, c in zip(params, parsed.spec or "") if c != Arg.FLOAT])
     strip_views(func)
+    arrays_for_lists(func, names, [p for p, c in zip(params, parsed.spec or "")
+                                   if c in (Arg.CONTAINER, Arg.DICT, Arg.PLAIN_DICT)])
     ir.validate(func)
     return func, out
 

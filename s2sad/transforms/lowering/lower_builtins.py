@@ -566,6 +566,7 @@ _BUILTINS = {id(f): h for f, h in (
     (math.log, _math_log), (math.hypot, _math_hypot),
     (builtins.map, _map), (builtins.filter, _filter), (functools.reduce, _reduce),
     (builtins.zip, _zip), (np.apply_along_axis, _apply_along_axis),
+    (builtins.enumerate, _template_of(templates.enumerate_, 1, 2, ("start",))),
     (vectorized_call, _vectorized), (builtins.callable, _callable),
     (add_lhs_grad, _added(matmul_lhs_grad)), (add_rhs_grad, _added(matmul_rhs_grad)),
     (summed, _summed), (add_at, _added(getitem_grad)), (item_grads, _item_grads),

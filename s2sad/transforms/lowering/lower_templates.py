@@ -282,6 +282,10 @@ def reduce_from(fn, items, start):
     return acc
 
 
+def enumerate_(items, start=0):
+    return [(start + i, v) for i, v in enumerate(items)]
+
+
 def zip1(a):
     return [as_tuple([u]) for u in a]
 

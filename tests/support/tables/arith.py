@@ -90,3 +90,10 @@ ROWS += [
     Row(lambda x: pow_base(x, x * 1.0), shapes=[(3,)], domain=(-2.0, 2.0), also=(pow_base,),
         id="pow_base-real"),
 ]
+
+# math.fsum: the exactly rounded sum of an array's items, or of a list's
+ROWS += [
+    Row(math.fsum, shapes=[(3,), (1,)], id="math.fsum"),
+    Row(lambda x: math.fsum([x[0] * x[1], x[2] ** 2, 1.5]), shapes=[(3,)], also=(math.fsum,),
+        id="math.fsum-list"),
+]
