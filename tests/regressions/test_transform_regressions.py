@@ -682,3 +682,37 @@ def test_a_held_lambda_is_bound_under_an_identifier_after_a_primitive_named_lamb
         return np.sum(g(x, "shape") ** 2)
     x = np.array([0.7, -1.3])
     assert np.allclose(grad(f)(x), 2 * x)
+
+
+# -- a constant bound on one path of an if, tested again under the same test ------------------
+class _Checked:
+    """(the fuzzer's program 43 of seed 62201, reduced) The gradient's code binds `eq =
+    "tanh" == "sin"` in the branch that does not raise and tests it again in its backward
+    pass under the same `if`; the join made it a variable, so the test was no longer
+    known, and the nested branch its constant test had left out was read at order 2:
+    "local variable 'eq_1' is read before it is assigned", an internal name."""
+
+    def fun(self, x, y, L):
+        z = np.copy(L[0])
+        w = z[::-1]
+        if not np.all(np.isfinite(-L[1])):
+            raise ValueError(f"not finite: {-L[1]!r}")
+        h = np.tanh(np.outer(np.array([0.6, -0.2]) * y, w))
+        if np.sum(L[0]) > y:
+            h = h * np.log1p(y * y)
+        mode = "tanh"
+        r = {"tanh": np.tanh, "sin": np.sin, "none": np.negative}[mode](L[0])
+        kept = [np.abs(z), np.ones(3) * np.sum(np.max(np.outer(np.array([0.6, -0.2]), r),
+                                                      axis=1))]
+        return np.sum(x * np.sum(r)) + np.sum(h) + np.sum(kept[1])
+
+
+def test_a_constant_bound_on_the_path_that_goes_on_stays_known_at_order_two():
+    f = _Checked().fun
+    L = [np.array([0.0133, 0.1646, -0.6269]), np.array([0.9812, 0.7546, -0.0975])]
+    x = np.array([0.195, 0.543, -0.468])
+
+    def of_y(y):
+        return f(x, y, L)
+    check_grads(of_y, (-0.9,), order=2)
+    assert np.all(np.isfinite(grad_all(grad_all(f))(x, -0.9, L)[2][0]))

@@ -1,4 +1,5 @@
-"""collections.defaultdict made in the differentiated function (frontend/defaultdicts.py).
+"""collections.defaultdict and OrderedDict made in the differentiated function
+(frontend/defaultdicts.py).
 
 Grouping and counting as Python code writes them: each read of an item the dict lacks
 makes its default, as Python's defaultdict does (the copies s2sad's code makes of a
@@ -49,8 +50,20 @@ def nested_tables(x):
     return sum(table["row"].values()) * x[5]
 
 
+def layers_in_order(x):
+    """An OrderedDict of layers, as older model code builds one: read as a dict (a dict
+    keeps its order), where its copies lost the kind and the gradient failed before."""
+    layers = collections.OrderedDict()
+    layers["a"] = x[:2]
+    layers["b"] = x[2:4] * 2.0
+    h = np.ones(2)
+    for name, w in layers.items():
+        h = np.tanh(w * h + 0.5)
+    return np.sum(h) * len(layers)
+
+
 @pytest.mark.parametrize("f", [grouped_means, totals_by_parity, running_vectors,
-                               nested_tables], ids=lambda f: f.__name__)
+                               nested_tables, layers_in_order], ids=lambda f: f.__name__)
 def test_a_defaultdict_reads_as_python_s(f):
     value, g = s2sad.value_and_grad(f)(X)
     assert np.isclose(value, f(X), rtol=1e-13)

@@ -1,5 +1,5 @@
 """Pass 1a, before sugar: a ``collections.defaultdict`` the function makes, read as the dict
-Python's defaultdict is.
+Python's defaultdict is (and an ``OrderedDict`` read only as a dict, as ``{}``).
 
 Input: a function's gast tree and a test of whether a call's callee is
 collections.defaultdict.  Output: the same tree, rewritten in place::
@@ -34,31 +34,42 @@ _SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.Generat
            gast.FunctionDef, gast.ClassDef)
 
 
-def rewrite_defaultdicts(root, is_defaultdict) -> None:
-    """Rewrite each defaultdict made in the function node root (see the module docstring)."""
+def rewrite_defaultdicts(root, kind_of) -> None:
+    """Rewrite each defaultdict made in the function node root (see the module docstring),
+    and each OrderedDict read only as a dict (`OrderedDict()` is `{}`: a dict keeps its
+    order).  kind_of(callee): "defaultdict", "OrderedDict" or None."""
     if not isinstance(root, gast.FunctionDef):
         return
-    for assign, default in _made(root, is_defaultdict):
+    for assign, default in _made(root, kind_of):
         name = assign.targets[0].id
-        plan = _plan(root, name, assign)
+        plan = _plan(root, name, assign, default is not None)
         if plan is None:
             continue
-        assign.value = gast.copy_location(gast.Dict([], []), assign.value)
+        made = assign.value
+        assign.value = gast.copy_location(
+            gast.Call(gast.Name("dict", gast.Load(), None, None), made.args, [])
+            if default is None and made.args else gast.Dict([], []), made)
+        gast.fix_missing_locations(assign)
         for block, stmt, reads in reversed(plan):
             at = next(i for i, s in enumerate(block) if s is stmt)
             block[at:at] = [_setdefault(name, read, default) for read in reads]
 
 
-def _made(root, is_defaultdict):
-    """(the statement `name = defaultdict(factory)`, the default's expression) for each."""
+def _made(root, kind_of):
+    """(the statement `name = defaultdict(factory)`, the default's expression) for each;
+    (`name = OrderedDict(...)`, None)."""
     for node in gast.walk(root):
         if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
                 isinstance(node.targets[0], gast.Name) and isinstance(node.value, gast.Call) \
-                and is_defaultdict(node.value.func) and len(node.value.args) == 1 and \
-                not node.value.keywords:
-            default = _default(node.value.args[0])
-            if default is not None:
-                yield node, default
+                and not node.value.keywords and len(node.value.args) <= 1:
+            kind = kind_of(node.value.func)
+            if kind == "OrderedDict" and not any(isinstance(a, gast.Starred)
+                                                 for a in node.value.args):
+                yield node, None
+            elif kind == "defaultdict" and len(node.value.args) == 1:
+                default = _default(node.value.args[0])
+                if default is not None:
+                    yield node, default
 
 
 def _default(factory):
@@ -71,9 +82,10 @@ def _default(factory):
     return None
 
 
-def _plan(root, name, made):
+def _plan(root, name, made, defaults=True):
     """[(block, statement, [the reads `name[k]` to make a default for before it])], or
-    None where name is used another way (see the module docstring)."""
+    None where name is used another way (see the module docstring).  defaults: whether a
+    read makes one (a defaultdict; an OrderedDict's reads are a dict's)."""
     plan = []
     for block, stmt in _statements(root.body):
         reads, others = [], []
@@ -81,6 +93,8 @@ def _plan(root, name, made):
             if stmt is made and parent is made:
                 continue
             kind = _use(node, parent, stmt)
+            if kind == "read" and not defaults:
+                kind = "plain"
             if kind is None or inside and kind != "plain":
                 return None
             if kind == "read":

@@ -393,7 +393,7 @@ def parse(fn, spec=None) -> Parsed:
     gnode = gast.ast_to_gast(node)
     _mangle(gnode, getattr(fn, "__qualname__", ""))
     world = World(fn.__globals__, cells)
-    defaultdicts.rewrite_defaultdicts(gnode, _names_defaultdict(world))
+    defaultdicts.rewrite_defaultdicts(gnode, _collections_kind(world))
     sugar.desugar(gnode, _python_getattr(world))
     parsed = Parsed(gnode, code.co_name, filename, lines, world, fn)
     run_imports(parsed)
@@ -406,20 +406,27 @@ def parse(fn, spec=None) -> Parsed:
 _STDLIB = sysconfig.get_paths()["stdlib"]
 
 
-def _names_defaultdict(world):
-    """A test of whether an expression (a name, `collections.defaultdict`) is the world's
-    collections.defaultdict."""
-    def test(node):
+def _collections_kind(world):
+    """The kind of an expression (a name, `collections.defaultdict`) in the world:
+    "defaultdict" or "OrderedDict" where it is collections', else None."""
+    kinds = {collections.defaultdict: "defaultdict", collections.OrderedDict: "OrderedDict"}
+
+    def kind(node):
         try:
             if isinstance(node, gast.Name):
-                return world.lookup(node.id)[1] is collections.defaultdict
-            if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
-                return node.attr == "defaultdict" and \
-                    world.lookup(node.value.id)[1] is collections
+                value = world.lookup(node.id)[1]
+            elif isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
+                    world.lookup(node.value.id)[1] is collections:
+                value = getattr(collections, node.attr, None)
+            else:
+                return None
         except KeyError:
-            pass
-        return False
-    return test
+            return None
+        try:
+            return kinds.get(value)
+        except TypeError:                   # (an unhashable value)
+            return None
+    return kind
 
 
 def _python_getattr(world) -> bool:

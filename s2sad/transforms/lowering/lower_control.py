@@ -243,7 +243,9 @@ class Control:
         if exits and (r1 is None or r2 is None):
             low.fail(node, "a path through this `if` reaches the end of the function "
                      "without a `return`", "Return a value on every path.")
-        outs = self._join(env1, env2, (body, orelse), node)
+        live = 2 if r1 is RAISED and r2 is not RAISED else \
+            1 if r2 is RAISED and r1 is not RAISED else None
+        outs = self._join(env1, env2, (body, orelse), node, live)
         if r1 is RAISED or r2 is RAISED:       # that path ends in `raise`: the other's
             if r1 is r2:
                 low.out.cur.append(ir.If(test, body, orelse, outs, low.loc(node)))
@@ -265,14 +267,22 @@ class Control:
         low.out.cur.append(ir.If(test, body, orelse, outs, low.loc(node)))
         return result
 
-    def _join(self, env1, env2, blocks, node):
+    def _join(self, env1, env2, blocks, node, live=None):
         """The If's outs for the user's names the two branches left bound (blocks: the
-        If's two blocks, where a name holds a function in each: which one, as a number)."""
+        If's two blocks, where a name holds a function in each: which one, as a number).
+        live: the branch (1 or 2) the code goes on from where the other raises.  A
+        constant bound on the only path that goes on, or on one path where the other
+        leaves the name unbound, stays one: a test of it later is known (`eq = mode ==
+        "tanh"` in code s2sad generated, whose backward pass reads it under the same test
+        as the forward one; an unbound name's read is the user's NameError either way)."""
         low = self.low
         outs = []
         for name in sorted(set(env1) | set(env2)):
             a, b = env1.get(name), env2.get(name)
-            if a is not None and (a is b or a == b):
+            kept = (a, b)[live - 1] if live else a if b is None else b if a is None else None
+            if known_value(kept)[0]:
+                low.env[name] = kept
+            elif a is not None and (a is b or a == b):
                 low.env[name] = a
             elif self.callable(a) and self.callable(b):
                 low.env[name] = self._chosen(name, a, b, blocks, outs, node)
