@@ -32,7 +32,7 @@ from .gen_alias import AliasStatements
 from .gen_data import DataStatements
 from .gen_funcs import FunctionStatements
 from .gen_loops import LoopStatements
-from .gen_numpy_calls import CALL_STATEMENTS, NumpyCallStatements
+from .gen_numpy_calls import CALL_STATEMENTS, HEAVY_STATEMENTS, NumpyCallStatements
 from .gen_real import BOUND_METHOD, REAL_REQUIRES, REAL_STATEMENTS, RealCodeStatements
 
 PARAMS = [("x", "v", 1.0), ("y", "f", 0.8), ("M", "m", 0.45), ("n", "i", 0.6),
@@ -118,7 +118,9 @@ class Gen(LoopStatements, FunctionStatements, DataStatements, AliasStatements,
         self.imports = set()       # modules those need (collections, functools, ...)
         self.statements = STATEMENTS + [(w * config.real_code, c, m)
                                          for w, c, m in REAL_STATEMENTS + CALL_STATEMENTS
-                                         if config.real_code > 0]
+                                         if config.real_code > 0] + [
+            (w * (config.real_code - 1.0), c, m) for w, c, m in HEAVY_STATEMENTS
+            if config.real_code > 1.0]
 
     # -- small tools -----------------------------------------------------------------
     def name(self, prefix):

@@ -14,8 +14,11 @@ the oracle probes it (no branch, no kink), so finite differences judge it.
 CALL_STATEMENTS = [
     (0.6, "apply_along_axis", "s_apply_along_axis"), (0.6, "vectorize", "s_vectorize"),
     (0.6, "getattr_name", "s_getattr_name"), (0.5, "list_reverse", "s_list_reverse"),
-    (0.5, "sort_in_place", "s_sort_in_place"), (0.8, "grouping", "s_grouping"),
+    (0.5, "sort_in_place", "s_sort_in_place"),
 ]
+# statements drawn only where real_code is above 1 (weight times real_code - 1): CI's
+# campaigns (real_code 1) keep the programs their seed drew before these were written
+HEAVY_STATEMENTS = [(0.4, "grouping", "s_grouping")]
 
 
 class NumpyCallStatements:

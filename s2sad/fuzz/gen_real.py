@@ -26,7 +26,7 @@ s2sad's code and at every finite-difference point.
 """
 
 from .exprs import Scope
-from .gen_numpy_calls import CALL_STATEMENTS
+from .gen_numpy_calls import CALL_STATEMENTS, HEAVY_STATEMENTS
 
 # (weight, construct, method); GenConfig.real_code scales the weights
 REAL_STATEMENTS = [
@@ -49,7 +49,7 @@ REAL_STATEMENTS = [
     (0.8, "masks", "s_masks"), (0.7, "model_params", "s_model_params"),
 ]
 # every construct this module and gen_numpy_calls.py name (for per-construct counts)
-REAL_CONSTRUCTS = [c for _, c, _ in REAL_STATEMENTS + CALL_STATEMENTS] + [
+REAL_CONSTRUCTS = [c for _, c, _ in REAL_STATEMENTS + CALL_STATEMENTS + HEAVY_STATEMENTS] + [
     "rand_module_generator", "class_inside_diff", "namedtuple_inside", "namedtuple_unpack",
     "list_iadd", "repr_format", "bound_method", "match"]
 # constructs a statement also needs (excluding one excludes the statement)
