@@ -357,3 +357,108 @@ def test_an_item_extended_by_a_list_of_unknown_length_is_refused_at_its_line():
     with pytest.raises(s2sad.UnsupportedSyntaxError, match="extend") as e:
         s2sad.value_and_grad(item_extended_by_a_list_argument, wrt=0)(1.5, [0.5, 1.0])
     assert 'h["l"].extend(xs)' in str(e.value)
+
+
+# -- a named literal put into a container, and items at keys that are not strings ------------
+# The first four gave silently wrong values (a gradient of 1 where Python's is 4): the
+# literal a name is bound to went into the container as a constant, and a read of the name
+# after the change through the container (`sum(losses)`) was folded where the code was
+# lowered, unseen by the alias check (Lowering.held now names it first).  The fifth copied
+# a literal item to another key (`d[1] = d[0]`): the literal had no name to count twice.
+
+def item_named_then_summed(x):
+    losses = []
+    history = {"loss": losses}
+    history["loss"].append(x * 3.0)
+    return sum(losses) + x
+
+
+def item_named_then_summed_after_a_loop(x):
+    losses = []
+    history = {"loss": losses}
+    for t in range(2):
+        history["loss"].append(x * t)
+    return sum(losses) + x
+
+
+def item_named_in_a_list_then_summed(x):
+    losses = []
+    history = [losses]
+    history[0].append(x * 3.0)
+    return sum(losses) + x
+
+
+def item_named_at_an_int_key_then_summed(x):
+    lst = []
+    d = {0: lst}
+    d[0].append(x * 3.0)
+    return sum(lst) + x
+
+
+def literal_item_copied_to_another_key(x):
+    d = {}
+    d[0] = []
+    d[1] = d[0]
+    d[1].append(x)
+    return sum(d[0]) * 2.0 + x
+
+
+def item_read_out_at_an_int_key_then_appended(x):
+    d = {0: [], 1: []}
+    kept = d[1]
+    d[0].append(x * 2.0)
+    d[1].append(x * 4.0)
+    return sum(kept) + sum(d[0])
+
+
+@pytest.mark.parametrize("f", [
+    item_named_then_summed, item_named_then_summed_after_a_loop,
+    item_named_in_a_list_then_summed, item_named_at_an_int_key_then_summed,
+    literal_item_copied_to_another_key, item_read_out_at_an_int_key_then_appended],
+    ids=lambda f: f.__name__)
+def test_a_literal_a_name_or_another_key_holds_is_not_changed_through_the_container(f):
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match=r"in-place update of `[a-z]+\[") \
+            as e:
+        s2sad.grad(f)(1.5)
+    assert f.__code__.co_filename in str(e.value)
+
+
+def setdefault_at_a_constant_key(x):
+    d = {}
+    d.setdefault(0, []).append(x * x[::-1])
+    d.setdefault(1, []).append(np.sin(x))
+    d.setdefault(0, []).append(x ** 3)
+    return sum(np.sum(np.stack(v)) for v in d.values())
+
+
+def setdefault_after_a_list_built_backwards(x):
+    returns = []
+    R = 0.0
+    for r in x[::-1]:
+        R = r + 0.9 * R
+        returns.insert(0, R)
+    d = {}
+    d.setdefault(0, []).append(x * returns[0])
+    d.setdefault(1, []).append(x * returns[1])
+    d.setdefault(0, []).append(x * returns[2])
+    return sum(np.sum(np.stack(v) ** 2) for v in d.values())
+
+
+def grouped_then_ranked_with_enumerate(x):
+    groups = {}
+    for i in range(4):
+        groups.setdefault(i % 2, []).append(np.sin(x[i]) * x[(i + 1) % 4])
+    ranked = sorted(enumerate(groups[0]), key=lambda p: p[1])
+    return sum(v * (j + 1) for j, v in ranked) + np.sum(groups[1])
+
+
+@pytest.mark.parametrize("f", [setdefault_at_a_constant_key,
+                               setdefault_after_a_list_built_backwards,
+                               grouped_then_ranked_with_enumerate], ids=lambda f: f.__name__)
+def test_items_at_int_keys_and_pairs_of_enumerate_are_differentiated(f):
+    """These were refused by the alias check: a dict's item at a constant key other than a
+    string was taken for any item (items_at), and enumerate's (start + i, item) pair and
+    sorted's order for names that may hold a stale item."""
+    xs = np.array([0.3, 0.5, 0.7, 1.1])
+    assert np.isclose(s2sad.value_and_grad(f)(xs)[0], f(xs), rtol=1e-13)
+    check_grads(f, (xs,), order=2, modes=("rev", "fwd"))

@@ -415,3 +415,28 @@ def test_an_objects_attribute_hides_its_classs(f):
     assert np.isclose(value, f(1.5))
     assert np.isclose(g, (f(1.5 + 1e-6) - f(1.5 - 1e-6)) / 2e-6)
     check_grads(f, (1.5,), order=2)
+
+
+def list_methods_beside_an_object(W, b, x):
+    layer = Dense(W, b)
+    xs = []
+    for row in x:
+        xs.append(np.sum(layer(row)))
+    xs.insert(1, np.sum(W) * 2.0)
+    last = xs.pop()
+    first = xs.pop(0)
+    xs.reverse()
+    xs.extend([np.sum(b), first])
+    xs.sort(key=lambda v: -v)
+    return last * 3.0 + xs[0] * 2.0 + xs[1] + sum(xs)
+
+
+def test_list_methods_in_a_function_that_builds_an_object():
+    """A list of no object beside one built inside: `xs.insert(i, v)` lost its value
+    (refused as "a call of `insert` whose result is unused") and `xs.pop()` raised an
+    IndexError from inside s2sad (resolve_built kept a list method's first argument
+    only, as for `layers.append(m)`)."""
+    f = list_methods_beside_an_object
+    value, g = s2sad.value_and_grad(f, wrt=(0, 1))(W1, b1, X)
+    assert np.isclose(value, f(W1, b1, X), rtol=1e-13)
+    check_grads(f, (W1, b1, X), order=2, modes=("rev", "fwd"), wrt=(0, 1))

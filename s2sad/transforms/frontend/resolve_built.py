@@ -799,11 +799,11 @@ class _Pass:
         """layers.append(m), layers a list of objects built inside."""
         if func.attr != "append" or len(node.args) != 1 or node.keywords:
             self.refuse_value(func.value, k, f"changed with `.{func.attr}()`")
+            return self.other_call(node, func)  # a list of no object: `returns.insert(0, R)`
         ka = self.kind(node.args[0])
         if k[1] is not None and ka != kinds_.element(k):
-            self.fail(node, f"appending another value to a list of objects of the "
-                            f"class {k[1].__name__} built inside the differentiated "
-                            "function")
+            self.fail(node, f"appending another value to a list of objects of the class "
+                            f"{k[1].__name__} built inside the differentiated function")
         func.value = self.typed(func.value)
         node.args = [self.typed(node.args[0]) if ka else self.expr(node.args[0])]
         return node

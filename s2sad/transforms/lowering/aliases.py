@@ -25,7 +25,8 @@ from ... import ir, registry, runtime
 from ...rules.numpy.indexing import check_item_write
 from ...rules.python.builtins import (as_tuple, check_changed_in_place, check_rebound,
                                      check_sole_item, copy_of, dict_copy, dict_view, item_of,
-                                     keys_of, loop_items, without)
+                                     insert_position, keys_of, loop_items, sort_order,
+                                     without)
 from ...rules.python.containers_kind import same_kind
 
 
@@ -235,9 +236,10 @@ def _assign_roots(s, ident, holds, get, cont=(), advanced=frozenset(), chains=({
                     _viewed_dict(c.name, holds, versions, defs)
             sliced = isinstance(v.args[1], ir.Const) and isinstance(v.args[1].value, slice)
             i, h = i if sliced else i | inner, h | inner    # lst[1:]: a new list of them
-    elif callee_fn(v) in (runtime.loop_length, keys_of):
-        pass                        # a number (how many times a loop runs), a new list of a
-        # dict's keys (hashable: no list, dict or array); its views hold it (dict_view)
+    elif callee_fn(v) in (runtime.loop_length, keys_of, sort_order, insert_position):
+        pass                        # a number (how many times a loop runs, a position), a
+        # new list of a dict's keys (hashable: no list, dict or array; its views hold it:
+        # dict_view) or of the positions that sort a list
     elif isinstance(v, ir.Call) and getattr(v.callee, "copies", False):
         for a in v.atoms():         # a copy (d.copy(), dict(d)) holds the items, not d
             if isinstance(a, ir.Var):
@@ -362,7 +364,7 @@ def items_at(sources, c, k, seen):
     run time (a name) any item written into d (or into a list made here from a literal
     and appends); None where that is not known."""
     if not (isinstance(c, (ir.Var, ir.Const)) and (isinstance(k, ir.Var) or isinstance(
-            k, ir.Const) and isinstance(k.value, str))):
+            k, ir.Const) and (isinstance(k.value, str) or _dict_key(sources, c, k)))):
         return None
     key = k.value if isinstance(k, ir.Const) else None       # (None: any key)
     if isinstance(c, ir.Const):         # a literal folded into one constant: its items
@@ -411,6 +413,17 @@ def items_at(sources, c, k, seen):
         before = items_at(sources, v.args[0], k, seen)
         return None if before is None else before + [v.args[1]]
     return None
+
+
+def _dict_key(sources, c, k) -> bool:
+    """k a constant key other than a string (`d[0]`, `d[(i, j)]`) of c, a dict made here:
+    a place as a string is (a list's position is not: -1 and 2 may be one)."""
+    try:
+        hash(k.value)
+    except TypeError:
+        return False
+    return isinstance(c, ir.Const) and isinstance(c.value, dict) or \
+        isinstance(c, ir.Var) and is_dict(sources, c.name, frozenset())
 
 
 def _joined(parts):
@@ -535,6 +548,7 @@ def _derived_from(order, root, dropped, cut=frozenset()):
     # name a loop carries at an iteration's start)
     around = {id(x) for L in order if isinstance(L, ir.Loop) and any(
         getattr(x, "target", None) == root for x in ir.walk(L.body)) for x in ir.walk(L.body)}
+    fresh = _computed(order)
     for _ in range(4):
         before = len(out) + len(at)
         for s in order:
@@ -551,8 +565,9 @@ def _derived_from(order, root, dropped, cut=frozenset()):
                                          without, dict_copy, copy_of, dict_view, keys_of,
                                          loop_items) and \
                         first in out or isinstance(v, ir.Pack) and v.kind == "tuple" and \
-                        all(a.name in out for a in v.items if isinstance(a, ir.Var)):
-                    out.add(s.target)           # (a pair (k, d[k]) of d.items() too)
+                        all(a.name in out or a.name in fresh
+                            for a in v.items if isinstance(a, ir.Var)):
+                    out.add(s.target)   # (a pair (k, d[k]) of d.items(), (i, v) of enumerate)
                 else:
                     _derived_item(s, out, at)
             elif isinstance(s, ir.Loop):
@@ -574,6 +589,17 @@ def _derived_from(order, root, dropped, cut=frozenset()):
         if len(out) + len(at) == before:
             break
     return out, at
+
+
+def _computed(order) -> set:
+    """The names arithmetic makes that are no list or tuple: a new number or array each
+    time, never an object another name holds (enumerate's `start + i`)."""
+    cont = containers(order)
+    return {s.target for s in order if isinstance(s, ir.Assign) and
+            callee_fn(s.value) in _ARITHMETIC and s.target not in cont}
+
+
+_ARITHMETIC = _FLOAT_OPS | {operator.floordiv, operator.mod}
 
 
 def _derived_item(s, out, at) -> None:

@@ -128,7 +128,8 @@ def shared_items(func, order, inplace, full, within):
         group = _item_group(func, order, set_s, cur, ident)
         if _literal_read_twice(order, set_s) or \
                 _held_twice(func, order, group - {cur}, holds, cont) or \
-                _stored_twice(stores, group - {cur}, full[0]) or \
+                _stored_twice({n: c for n, c in stores.items() if n != cur}, group - {cur},
+                              full[0]) or \
                 _read_after(func, order, op_s, set_s, group, full, within_s) or \
                 any(_carried_over(func, order, L, op_s, set_s, full, within_s, cur, cont)
                     for L in loops):
@@ -168,10 +169,19 @@ def _literal_read_twice_at(order, lit) -> bool:
 
 def _stores(order) -> Dict[str, int]:
     """For each name, how many statements put its value into a container as an item (a
-    literal's item, an item written, a value appended)."""
+    literal's item, an item written, a value appended); a name read from a container's
+    place that holds a list or dict literal (`d[0] = []`, then `d[1] = d[0]`) is in one
+    already: the literal has no name of its own to count."""
     out: Dict[str, int] = {}
+    sources = None
     for s in order:
         v = getattr(s, "value", None) if isinstance(s, ir.Assign) else None
+        if callee_fn(v) is operator.getitem and len(v.args) == 2:
+            sources = dict_sources(order) if sources is None else sources
+            if any(isinstance(a, ir.Const) and isinstance(a.value, (list, dict))
+                   for a in items_at(sources, v.args[0], v.args[1], frozenset()) or ()):
+                out[s.target] = out.get(s.target, 0) + 1
+            continue
         if isinstance(v, ir.Pack):
             atoms = v.items
         elif callee_fn(v) is runtime.setitem and len(v.args) == 3:

@@ -95,6 +95,7 @@ class Lowering:
         self.outer = None                    # for a closure: the Lowering it was defined in
         self.control = Control(self, closure_stack)
         self.generator = False               # a generator's body, run as a list (generators.py)
+        self.template = False                # a helper's body (lower_templates.py), inlined
 
     # -- errors and locations -------------------------------------------------
     def loc(self, node):
@@ -360,6 +361,7 @@ class Lowering:
         if x is None:
             x = self.read(target.value)
             index = self.index(target.slice)
+        value, = self.held([value], node)
         self.update(target.value.id, x,
                     ir.Call(registry.primitive(runtime.setitem), (x, index, value)), node)
 
@@ -544,9 +546,28 @@ class Lowering:
                                              node, hint if last else None)
         return result
 
+    def held(self, atoms, node) -> tuple:
+        """atoms, about to be put into a list, tuple or dict: a list or dict literal that a
+        variable is bound to (`losses = []`, then `{"loss": losses}`) named first, and the
+        variable bound to that name.  As a constant it has no name: a read of the variable
+        (`sum(losses)`) would be folded where the code is lowered, unseen by the alias
+        check after a change through the container (`history["loss"].append(v)`)."""
+        if self.template:       # (its parameters: the caller named what it binds)
+            return tuple(atoms)
+        out = []
+        for a in atoms:
+            shared = [k for k, v in self.env.items() if v is a] if isinstance(a, ir.Const) \
+                and isinstance(a.value, (list, dict)) else []
+            if shared:
+                a = self.emit(self.version(shared[0]), a, node)
+                for k in shared:
+                    self.env[k] = a
+            out.append(a)
+        return tuple(out)
+
     def pack_literal(self, node, hint=None):
         """A tuple or list literal: a Pack, or a constant if all its items are."""
-        items = tuple(self.atom(e) for e in node.elts)
+        items = self.held([self.atom(e) for e in node.elts], node)
         kind = "tuple" if isinstance(node, gast.Tuple) else "list"
         if any(isinstance(i, Closure) for i in items):
             return Functions(items, kind)       # (vec, unflatten): known item by item
@@ -615,7 +636,7 @@ class Lowering:
         if not all(isinstance(k, gast.Constant) for k in node.keys):
             return self._dict_by_items(node)
         keys = tuple(k.value for k in node.keys)
-        atoms = tuple(self.atom(v) for v in node.values)
+        atoms = self.held([self.atom(v) for v in node.values], node)
         if any(isinstance(a, Closure) for a in atoms):      # {"a": f, "b": g}: by key
             return Functions(atoms, "dict", keys)
         values = self.temp(ir.Pack(atoms), node, "values")
@@ -625,7 +646,7 @@ class Lowering:
         """{k: v, **e, ...} with a key known at run time or a dict unpacked: an empty dict,
         then each item set and each dict's items copied in, in the order Python evaluates
         them (a later equal key replaces an earlier one)."""
-        pairs = [(k if k is None else self.atom(k), self.atom(v))
+        pairs = [(k if k is None else self.atom(k), self.held([self.atom(v)], node)[0])
                  for k, v in zip(node.keys, node.values)]
         if any(isinstance(v, Closure) for _, v in pairs):
             raise UnsupportedSyntaxError("a dict of functions whose keys are not constants",

@@ -62,6 +62,7 @@ def template(low, fn, args, kwargs, node):
     res = resolve.resolve(parsed)
     low.names.taken |= all_identifiers(parsed.node)
     child = low.child(parsed, res, low.stack + (fn.__code__,))
+    child.template = True
     site = low.loc(node)
     child.loc = lambda _node: site           # its statements are the user's call
     return child.function(list(args), dict(kwargs), node)

@@ -157,7 +157,7 @@ def _appended_item(low, call, s):
     k = low.index(item.slice)
     low.item_changed(x, k)
     cur = low.temp(ir.Call(registry.primitive(operator.getitem), (x, k)), s)
-    v = low.atom(call.args[0], s)
+    v, = low.held([low.atom(call.args[0], s)], s)
     more = [v] if call.func.attr == "append" else lower_builtins.known_items(low, v, call)
     if more is None:    # (a new list from the template: the alias check would not see cur)
         raise UnsupportedSyntaxError(
@@ -301,11 +301,13 @@ def _mutation(low, call, s):
         return
     if method == "setdefault":      # (its result unused: the statement d.setdefault(k, v))
         args, _ = lower_builtins.checked(low, call, 1, 2)
+        args = list(low.held(args, call))
         low.update(name, old, lower_builtins.template(low, templates.setdefault_, [old] + args,
                                                       {}, call), s)
         return
     arity = {"append": (1, 1), "extend": (1, 1), "insert": (2, 2), "reverse": (0, 0)}[method]
     args, _ = lower_builtins.checked(low, call, *arity)
+    args = list(low.held(args, call)) if method in ("append", "insert") else args
     more = lower_builtins.known_items(low, args[0], call) if method == "extend" else None
     if method == "append" or more:
         new = old

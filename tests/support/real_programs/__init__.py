@@ -4,7 +4,8 @@ Each module is one objective of the kind people differentiate (black-box VI,
 a GP marginal likelihood, a censored survival fit, a network of layer objects that keep their inputs, an LSTM, a smoke simulation, a GMM, an HMM forward
 pass, a model class, a logistic regression that prints, a benchmark class, a
 convnet of layer objects, a CS231n network keeping its weights in a dict attribute, Eight
-Schools with a half-Cauchy prior, a Lennard-Jones cluster with masks combined by `&`), written with plain numpy/scipy in its authors' style,
+Schools with a half-Cauchy prior, a Lennard-Jones cluster with masks combined by `&`,
+a REINFORCE surrogate loss with a defaultdict of per-action losses), written with plain numpy/scipy in its authors' style,
 not shaped to suit s2sad.
 
 Each module has ``example()`` (some have more) returning
@@ -50,4 +51,5 @@ PROGRAMS = [
     ("cs231n_two_layer", "cs231n_two_layer", "example"),
     ("eight_schools", "eight_schools", "example"),
     ("lennard_jones", "lennard_jones", "example"),
+    ("reinforce", "reinforce", "example"),
 ]
