@@ -21,7 +21,7 @@ logspace, geomspace.
 import numpy as np
 
 from ...errors import S2SADError
-from ...registry import defbprop, defjvp, deflinear, defnondiff
+from ...registry import defarraylike, defbprop, defjvp, deflinear, defnondiff
 from ...runtime import Cotangent, array_namespace, expand_like, getitem_grad, unbroadcast, unreduce
 from .indexing import take_grad
 
@@ -423,3 +423,6 @@ def bprop_logspace_base(base, out, dout):
 deflinear(np.linspace, args=(0, 1))
 deflinear(logspace_base)
 defnondiff(linspace_t)
+
+
+defarraylike(np.average, np.cov, np.corrcoef, np.trapezoid)   # np.average([l1, l2], ...)

@@ -38,7 +38,7 @@ import numpy as np
 
 from ... import ir
 from ...errors import DerivativeError, TransformError
-from ...registry import defbprop, defjvp, deflinear, primitive
+from ...registry import defarraylike, defbprop, defjvp, deflinear, primitive
 from ...runtime import array_namespace, matmul_lhs_grad, matmul_rhs_grad, unbroadcast
 from .. import binding
 
@@ -555,3 +555,11 @@ for _f, _n in ((np.linalg.slogdet, 2), (np.linalg.eigh, 2), (np.linalg.eig, 2),
                (np.linalg.svd, 3), (np.linalg.qr, 2), (np.linalg.lstsq, 4)):
     primitive(_f).returns_tuple = True
     primitive(_f).tuple_length = _n
+
+
+# a list of lists, as NumPy reads one (np.linalg.eigh([[a, b], [b, c]]))
+defarraylike(np.linalg.eigh, np.linalg.eig, np.linalg.eigvalsh, np.linalg.cholesky,
+             np.linalg.svd, np.linalg.qr, np.linalg.pinv, np.linalg.slogdet, np.linalg.lstsq,
+             np.linalg.matrix_power)
+if hasattr(np.linalg, "svdvals"):       # (NumPy 2 on)
+    defarraylike(np.linalg.svdvals)

@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from ... import registry
-from ...registry import defbprop, defindex, deflinear, defnondiff, defview
+from ...registry import defarraylike, defbprop, defindex, deflinear, defnondiff, defview
 from ...backends import backend_of, scatter_add
 from ...runtime import (array_namespace, getitem_grad, is_basic_index, setitem, setitem_grad,
                         unbroadcast, written, zeros_like_tree)
@@ -159,6 +159,7 @@ def bprop_setitem_grad(x, index, g, out, dout):
 
 # -- forward mode: reads and writes are linear in the values read and written ---------------
 deflinear(operator.getitem, np.take, np.take_along_axis)
+defarraylike(np.take)               # np.take([a, b, c], idx)
 deflinear(take_grad, take_along_axis_grad, args=(2,))
 deflinear(setitem, args=(0, 2))
 deflinear(setitem_grad, args=(2,))

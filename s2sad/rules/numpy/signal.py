@@ -24,7 +24,8 @@ import numpy as np
 
 from ... import registry
 from ...errors import OptionError, S2SADError
-from ...registry import defbprop, defbprop_varargs, defjvp, deflinear, defnondiff
+from ...registry import (defarraylike, defbprop, defbprop_varargs, defjvp, deflinear,
+                         defnondiff)
 from ...runtime import array_namespace, getitem_grad, unbroadcast
 from .indexing import take_grad
 
@@ -328,3 +329,6 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 
 
 registry.implement(np.polyfit, polyfit)
+
+
+defarraylike(np.interp, np.ediff1d, np.unwrap, np.convolve, np.correlate)   # of lists

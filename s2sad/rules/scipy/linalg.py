@@ -14,7 +14,8 @@ function beyond these (unit_diagonal, assume_a, ...) are refused when passed.
 
 import numpy as np
 
-from ...registry import defbprop, defjvp, deflinear, defnondiff, implement, primitive
+from ...registry import (defarraylike, defbprop, defjvp, deflinear, defnondiff, implement,
+                         primitive)
 from ...runtime import array_namespace, matmul_lhs_grad, unbroadcast
 from ..numpy.decompositions import (frechet_block, lower_half, maybe_transpose, require, symmetric,
                                     symmetric_adj, upper_right)
@@ -47,6 +48,9 @@ def trans_flag(trans, a):
 defnondiff(trans_flag)
 
 if sl is not None:
+    # a list of lists, as NumPy reads one (det([[a, b], [c, d]]))
+    defarraylike(sl.solve_triangular, sl.cholesky, sl.expm, sl.solve, sl.inv, sl.det)
+
     @defbprop(triangle)
     def bprop_triangle(x, out, dout, lower=False):
         return (triangle(dout, lower),)

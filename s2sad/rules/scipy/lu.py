@@ -26,7 +26,8 @@ lu_solve broadcasts a stack of factors and b against each other, as SciPy does.
 import numpy as np
 
 from ...errors import DerivativeError
-from ...registry import defbprop, defjvp, deflinear, defnondiff, implement, primitive
+from ...registry import (defarraylike, defbprop, defjvp, deflinear, defnondiff, implement,
+                         primitive)
 from ...runtime import array_namespace
 from ..numpy.decompositions import require, strict_lower
 from .stats import check_argument
@@ -157,6 +158,8 @@ if sl is not None:
 # ---------------------------------------------------------------------------------------
 
 if sl is not None:
+    defarraylike(sl.lu_factor)         # lu_factor([[a, b], [c, d]])
+
     @defbprop(sl.lu_factor)
     def bprop_lu_factor(a, out, dout, overwrite_a=False, check_finite=True):
         # dA = P L^-T (strict_lower(L^T G) + triu(G U^T)) U^-T, on the square completion

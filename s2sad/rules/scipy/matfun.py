@@ -24,7 +24,7 @@ import numpy as np
 
 from ...errors import DerivativeError, MissingRuleError
 from ...ir import Const
-from ...registry import defbprop, defjvp, primitive
+from ...registry import defarraylike, defbprop, defjvp, primitive
 from .. import binding
 from ..numpy.decompositions import frechet_block, upper_right
 
@@ -78,6 +78,8 @@ def _disp_call(what):
 
 
 if sl is not None:
+    defarraylike(sl.sqrtm, sl.logm)     # sqrtm([[a, b], [c, d]])
+
     @defbprop(principal_domain)
     def bprop_principal_domain(a, out, dout, what):
         return (dout,)

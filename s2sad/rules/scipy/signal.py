@@ -21,7 +21,7 @@ import numpy as np
 
 from ...errors import DerivativeError
 from ... import registry
-from ...registry import defbprop, defjvp, defmultilinear, defnondiff
+from ...registry import defarraylike, defbprop, defjvp, defmultilinear, defnondiff
 from ...runtime import getitem_grad
 
 try:
@@ -62,6 +62,8 @@ registry.primitive(zero_fill).effect = True      # (a check: never dropped)
 
 
 if sig is not None:
+    defarraylike(sig.convolve, sig.correlate, sig.fftconvolve, sig.convolve2d, sig.correlate2d)
+
     @defbprop(sig.convolve)
     def bprop_convolve(in1, in2, out, dout, mode="full", method="auto"):
         g = getitem_grad(full_zeros(in1, in2), window(in1, in2, out), dout)

@@ -9,7 +9,7 @@ order works.  logsumexp's return_sign and the ufuncs' out=/where= are refused.
 
 import numpy as np
 
-from ...registry import defbprop, defelementwise, defjvp, implement
+from ...registry import defarraylike, defbprop, defelementwise, defjvp, implement
 from ...runtime import expand_like, unbroadcast, unreduce
 
 try:
@@ -181,5 +181,6 @@ if sc is not None:
 
     defelementwise(sc.erf, sc.erfc, sc.erfinv, sc.erfcinv, sc.expit, sc.logit, sc.gammaln,
                    sc.digamma, sc.polygamma, sc.ndtr, sc.log_ndtr, sc.xlogy, sc.xlog1py)
+    defarraylike(sc.logsumexp, sc.softmax, sc.log_softmax)     # logsumexp([l1, l2])
     if hasattr(sc, "log_expit"):        # (SciPy 1.8 on)
         implement(sc.log_expit, log_expit)
