@@ -27,6 +27,7 @@ FULL = {
     "rules/test_taylor_linalg.py": "Taylor rules of linear algebra, term by term",
     "rules/test_scipy_stats.py": "every method of every scipy.stats distribution",
     "rules/test_scipy_stats_more.py": "the further distributions, method by method",
+    "rules/test_scipy_stats_extra.py": "six more distributions, method by method",
     "backends/test_strict_backend.py": "the rules and the corpus again on the CuPy stand-in",
     "api/test_jit.py": "compiled execution (Numba): compiles for minutes",
     "api/test_jit_taylor.py": "compiled Taylor mode (Numba)",

@@ -459,21 +459,30 @@ def multivariate_normal_logpdf(x, mean=None, cov=1, allow_singular=False):
                    "s2sad differentiates multivariate_normal with allow_singular=False only "
                    "(a Cholesky factor of cov); SciPy's pseudo-determinant of a singular cov "
                    "is not implemented")
-    x, cov = np.asarray(x), np.asarray(cov)
     if mean is None:
         mean = np.zeros(1 if np.ndim(cov) < 2 else np.shape(cov)[0])
-    mean = np.asarray(mean)
+    d, maha, log_det = mahalanobis(x, mean, cov, "mean")
+    return np.squeeze(-0.5 * (d * _LOG_2PI + log_det + maha))[()]
+
+
+def mahalanobis(x, mean, cov, name):
+    """SciPy's processing of a multivariate location (mean, or multivariate_t's loc: name)
+    and scale matrix (a 0-d or 1-d cov as SciPy's): (the dimension, the squared
+    Mahalanobis distances of x's rows, log det cov), through cov's Cholesky factor."""
+    x, cov, mean = np.asarray(x), np.asarray(cov), np.asarray(mean)
     d = np.size(mean)
     if d == 1:
         mean = np.reshape(mean, (1,))
         cov = np.reshape(cov, (1, 1))
-    check_argument(np.ndim(mean) == 1, "Array 'mean' must be a vector of length %d." % d)
+    check_argument(np.ndim(mean) == 1, "Array '%s' must be a vector of length %d." % (name, d))
     if np.ndim(cov) == 0:
         cov = cov * np.eye(d)
     elif np.ndim(cov) == 1:
         cov = np.diag(cov)
-    check_argument(np.shape(cov) == (d, d),
-                   "Array 'cov' must be of shape (%d, %d), got %s." % (d, d, np.shape(cov)))
+    check_argument(np.shape(cov) == (d, d), "Array 'cov' must be of shape (%d, %d), got %s."
+                   % (d, d, np.shape(cov)) if name == "mean" else "Dimension mismatch: array "
+                   "'cov' is of shape %s, but 'loc' is a vector of length %d."
+                   % (np.shape(cov), d))
     if np.ndim(x) == 0:
         x = np.reshape(x, (1,))
     elif np.ndim(x) == 1:
@@ -482,8 +491,7 @@ def multivariate_normal_logpdf(x, mean=None, cov=1, allow_singular=False):
     low = np.linalg.cholesky(cov)
     white = sl.solve_triangular(low, np.transpose(np.reshape(dev, (-1, d))), lower=True)
     maha = np.reshape(np.sum(white * white, axis=0), np.shape(dev)[:-1])
-    log_det = 2.0 * np.sum(np.log(np.diagonal(low)))
-    return np.squeeze(-0.5 * (d * _LOG_2PI + log_det + maha))[()]
+    return d, maha, 2.0 * np.sum(np.log(np.diagonal(low)))
 
 
 def multivariate_normal_pdf(x, mean=None, cov=1, allow_singular=False):
@@ -524,7 +532,7 @@ def dirichlet_pdf(x, alpha):
 # -- registration -----------------------------------------------------------------------------
 
 _HELPERS = (standardized, finish, between, cut, density_inside, cdf_pieces, sf_pieces,
-            log_pieces, t_cdf_at)
+            log_pieces, t_cdf_at, mahalanobis)
 _METHODS = {
     "norm": (norm_logpdf, norm_pdf, norm_cdf, norm_logcdf, norm_sf, norm_logsf, norm_ppf,
              norm_isf),
