@@ -24,7 +24,7 @@ from .errors import (ArgumentError, CotangentError, Location, OptionError, S2SAD
                      TangentError, UnsupportedSyntaxError)
 from .containers import flatten, is_record, rebuild
 from .ir.spec import Arg, Passed, Spec
-from .runtime import list_append, make_dict, zeros_like_tree
+from .runtime import is_sparse, list_append, make_dict, zeros_like_tree
 from .transforms.frontend import parse
 from .transforms.frontend.resolve_objects import plain_object
 
@@ -94,6 +94,10 @@ def call_spec(params, args, kwargs) -> str:
             continue
         if isinstance(a, (tuple, list, dict)):
             out.append(_CONTAINER if any_differentiable(a) else _CONSTANT)
+            continue
+        if is_sparse(a):                # a scipy.sparse matrix: its code calls SciPy's methods
+            classes.append((i, t))
+            out.append(_CONSTANT)
             continue
         if not isinstance(a, type) and plain_object(a):
             classes.append((i, t))      # an object of the user's class

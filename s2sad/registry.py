@@ -22,6 +22,7 @@ makes derivatives of any order work.
 import functools
 import inspect
 import operator
+import sys
 import textwrap
 import types
 from typing import Callable, Dict, List, Optional
@@ -246,6 +247,17 @@ def _public_path(module: str) -> str:
     return ".".join(p for p in (module or "").split(".") if not p.startswith("_"))
 
 
+def import_path(module: str, name: str, fn) -> str:
+    """The shortest module path users import fn from (scipy.sparse for
+    scipy.sparse._construct.diags), else its own module."""
+    parts = module.split(".")
+    for k in range(1, len(parts) + 1):
+        found = sys.modules.get(".".join(parts[:k]))
+        if found is not None and getattr(found, name, None) is fn:
+            return ".".join(parts[:k])
+    return module
+
+
 _OWN: Dict[int, object] = {}               # id -> the sources s2sad supplies
 
 
@@ -281,7 +293,7 @@ def implement_method(obj, name, source) -> None:
     _METHOD_SOURCES[id(obj), name] = source
     _OWN[id(source)] = source
     _KEEP.append(obj)
-    owner = getattr(obj, "name", None) or type(obj).__name__
+    owner = getattr(obj, "name", None) or type(obj).__name__.removesuffix("_gen")
     _IMPLEMENTED[f"{_public_path(type(obj).__module__)}.{owner}.{name}"] = source
 
 
@@ -628,7 +640,7 @@ def missing_rule(fn, location=None) -> MissingRuleError:
     if not isinstance(name, str):       # an object called like a function
         full, name = callable_name(fn), "obj"
     else:
-        full = f"{mod}.{name}" if mod and mod != "builtins" else name
+        full = f"{import_path(mod, name, fn)}.{name}" if mod and mod != "builtins" else name
     hint = textwrap.dedent(f"""\
         s2sad has no derivative rule for {full} and cannot read its source.
         Register one with the public decorator, written in NumPy:

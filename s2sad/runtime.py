@@ -570,9 +570,38 @@ def _ndim(x):
     return n if n is not None else np.ndim(x)
 
 
+def sparse_refusal():
+    return DerivativeError(
+        "a product of a scipy.sparse matrix with a stack of arrays (vmap, or Taylor mode "
+        "with several directions: s2sad.hessian, jacobian, laplacian)", None,
+        "s2sad differentiates A @ x with a sparse A for one vector or matrix x at a time: "
+        "take Hessian-vector products (s2sad.jvp of s2sad.grad) one direction at a time.")
+
+
+def is_sparse(x) -> bool:
+    """Is x a scipy.sparse matrix or array (read without importing SciPy)?"""
+    return type(x).__module__.startswith("scipy.sparse")
+
+
+def _sparse_product_grad(g, sparse, other, left):
+    """The gradient of `sparse @ other` (left) or `other @ sparse` with respect to the
+    array other, given g: sparse.T @ g, or g @ sparse.T, written with the sparse matrix
+    on the left (NumPy's matmul does not read one).  The matrix is a constant."""
+    if _ndim(g) != _ndim(other) or _ndim(g) > 2:
+        raise sparse_refusal()
+    if left:
+        r = sparse.T @ g
+    else:
+        r = sparse @ g.T if _ndim(g) == 2 else sparse @ g
+        r = r.T if _ndim(g) == 2 else r
+    return unbroadcast(np.asarray(r), other)
+
+
 def matmul_lhs_grad(g, x, y):
     """The gradient of ``x @ y`` with respect to x, given g, the gradient of the product
     (a vector is a row on the left and a column on the right; batch axes broadcast)."""
+    if is_sparse(y):
+        return _sparse_product_grad(g, y, x, left=False)
     if type(g) is np.ndarray and type(y) is np.ndarray and type(x) in _PLAIN:
         n = (x.ndim, y.ndim, g.ndim)     # no batch axes: the result has x's shape
         if n == (2, 1, 1):
@@ -592,6 +621,8 @@ def matmul_lhs_grad(g, x, y):
 
 def matmul_rhs_grad(g, x, y):
     """The gradient of ``x @ y`` with respect to y, given g, the gradient of the product."""
+    if is_sparse(x):
+        return _sparse_product_grad(g, x, y, left=True)
     if type(g) is np.ndarray and type(x) is np.ndarray and type(y) in _PLAIN:
         n = (x.ndim, y.ndim, g.ndim)     # no batch axes: the result has y's shape
         if n == (2, 1, 1):

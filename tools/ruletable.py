@@ -41,7 +41,9 @@ def _label(p):
         sym = {"-u": "-x", "+u": "+x", "[]": "x[i]", "not": "not x"}.get(p.symbol)
         return f"`{sym or 'a ' + p.symbol + ' b'}`"
     mod = getattr(p.fn, "__module__", None) or ""
-    return f"`{p.name}`" if mod in ("builtins", "") else f"`{mod}.{p.name}`"
+    if mod in ("builtins", ""):
+        return f"`{p.name}`"
+    return f"`{registry.import_path(mod, p.name, p.fn)}.{p.name}`"     # scipy.linalg.solve
 
 
 def _public(p) -> bool:

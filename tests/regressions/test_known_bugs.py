@@ -29,27 +29,3 @@ def test_fractional_power_of_a_function_that_is_zero_everywhere():
     with np.errstate(divide="ignore", invalid="ignore"):
         h = s2sad.jacobian(s2sad.grad(power_of_a_zero_function))(x)
     np.testing.assert_allclose(h, np.zeros((2, 2)))
-
-
-
-_SCALE = np.vectorize(lambda a, b: a * np.exp(0.3 * b), otypes=[float])
-_ROWS = np.array([[1.04, 0.75, -0.56], [-1.01, -0.49, 0.03]])
-
-
-def vectorized_of_a_scalar_in_every_direction(x, y):
-    return np.sum(_SCALE(_ROWS, y)) * np.sum(x ** 2)
-
-
-@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
-    "found at stop 62 (the CI fuzz seed 20240611's program 0, drawn with a new statement in "
-    "the real-code weights; reduced): laplacian over (x, y) of np.vectorize(fn)(rows, y), "
-    "the stacked Taylor directions of the scalar y, raises NumPy's broadcast ValueError "
-    "((2,) against (2, 2, 3)) from the batched code, where the sum of the plain jets "
-    "works: the vectorized call's batched form does not lift a scalar argument's "
-    "direction axis. The same at 0449e96"))
-def test_laplacian_of_a_vectorized_call_of_a_scalar():
-    x, y = np.array([0.1, -0.1, 0.5]), -1.17
-    want = sum(s2sad.derivative(vectorized_of_a_scalar_in_every_direction, wrt=i,
-                                order=2)(x, y) for i in (0, 1))
-    got = s2sad.laplacian(vectorized_of_a_scalar_in_every_direction, wrt=(0, 1))(x, y)
-    np.testing.assert_allclose(got, np.sum(want), rtol=1e-9)

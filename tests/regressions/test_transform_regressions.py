@@ -716,3 +716,23 @@ def test_a_constant_bound_on_the_path_that_goes_on_stays_known_at_order_two():
         return f(x, y, L)
     check_grads(of_y, (-0.9,), order=2)
     assert np.all(np.isfinite(grad_all(grad_all(f))(x, -0.9, L)[2][0]))
+
+
+_SCALE = np.vectorize(lambda a, b: a * np.exp(0.3 * b), otypes=[float])
+_ROWS = np.array([[1.04, 0.75, -0.56], [-1.01, -0.49, 0.03]])
+
+
+def vectorized_of_a_scalar_in_every_direction(x, y):
+    return np.sum(_SCALE(_ROWS, y)) * np.sum(x ** 2)
+
+
+def test_laplacian_of_a_vectorized_call_of_a_scalar():
+    """Found at stop 62 (the CI fuzz seed 20240611's program 0, reduced): laplacian over
+    (x, y) of np.vectorize(fn)(rows, y) raised NumPy's broadcast ValueError from the
+    stacked code: np.broadcast_to of the scalar y's directions (D,) to (D, 2, 3) did not
+    lift them to (D, 1, 1) first (taylor_batched: lift_shape)."""
+    x, y = np.array([0.1, -0.1, 0.5]), -1.17
+    want = sum(s2sad.derivative(vectorized_of_a_scalar_in_every_direction, wrt=i,
+                                order=2)(x, y) for i in (0, 1))
+    got = s2sad.laplacian(vectorized_of_a_scalar_in_every_direction, wrt=(0, 1))(x, y)
+    np.testing.assert_allclose(got, np.sum(want), rtol=1e-9)

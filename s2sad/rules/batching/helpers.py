@@ -12,7 +12,7 @@ import numpy as np
 
 from ...errors import ArgumentError, TransformError
 from ...registry import defnondiff
-from ...runtime import array_namespace, dtype_of, unsplit
+from ...runtime import array_namespace, dtype_of, is_sparse, sparse_refusal, unsplit
 
 
 def _sh(x):
@@ -349,6 +349,8 @@ def matmul_shape(x, xb, y, yb, lhs, dot=False):
     """The shape to give x, an operand of matmul (y the other; xb, yb: batched), so that
     the product of each example is taken: a vector gets its matrix axis, and a batched
     operand's batch axis comes before the broadcast axes of the two."""
+    if is_sparse(x) or is_sparse(y):
+        raise sparse_refusal()
     px, py = _per(x, xb), _per(y, yb)
     if dot and not (1 <= len(px) <= 2 and 1 <= len(py) <= 2):
         raise TransformError("vmap takes np.dot of vectors and matrices only; use "

@@ -11,6 +11,7 @@
     matfun      sqrtm and logm: Frechet derivatives from 2n x 2n blocks
     stats       the distributions, as NumPy code s2sad transforms
     stats_more  more distributions (expon, lognorm, laplace, ..., binom, nbinom, geom)
+    stats_extra betabinom, multinomial, skewnorm, vonmises, multivariate_t, f
     integrate   odeint and solve_ivp: adjoint and sensitivity equations; quad
     quadrature  trapezoid, cumulative_trapezoid, simpson over samples, as NumPy code
     optimize    scipy.optimize's test functions, as NumPy code
@@ -21,11 +22,14 @@
     savgol      savgol_filter, as NumPy code
     spatial     scipy.spatial.distance's pdist, cdist and squareform, as NumPy code
     ndimage     correlate(1d), convolve(1d), gaussian, uniform, sobel, prewitt, laplace filters
+    sparse      products of constant scipy.sparse matrices with arrays, spsolve
 """
 
 from . import special, special_more, incomplete, linalg, optimize, stats, integrate, interpolate  # noqa: F401
 from . import signal, spatial, quadrature  # noqa: F401
 from . import iir, savgol  # noqa: F401
 from . import stats_more  # noqa: F401
+from . import stats_extra  # noqa: F401
 from . import ndimage  # noqa: F401
 from . import lu, matfun  # noqa: F401
+from . import sparse  # noqa: F401

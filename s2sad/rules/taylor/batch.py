@@ -15,7 +15,7 @@ import numpy as np
 from ... import registry
 from ...errors import ArgumentError, DerivativeError
 from ...registry import defnondiff, implement
-from ...runtime import ShapeOf, add_grads, array_namespace, dtype_of
+from ...runtime import ShapeOf, add_grads, array_namespace, dtype_of, is_sparse, sparse_refusal
 
 
 def lift_shape(c, ref):
@@ -71,6 +71,8 @@ def matmul_shape(c, p, q, lhs, dot=False, alone=False):
     if dot and not (1 <= np.ndim(p) <= 2 and 1 <= np.ndim(q) <= 2):
         raise DerivativeError("Taylor mode with several directions takes np.dot of vectors "
                               "and matrices only; use np.matmul (@) or np.einsum")
+    if is_sparse(p) or is_sparse(q):
+        raise sparse_refusal()
     core = np.shape(p)
     if lhs and alone and np.ndim(q) == 2 and len(core) >= 1:
         return (-1, core[-1])

@@ -50,7 +50,7 @@ from ...rules.numpy.indexing import check_item_write
 from ...rules.numpy.shape import c_concat, r_concat
 from ..frontend import fence
 from . import (draws, lower_builtins, lower_comprehension, lower_effects, lower_nonlocal,
-               lower_templates, lower_ufuncs, lower_views)
+               lower_templates, lower_ufuncs, lower_views, sparse)
 from .attributes import forward_attributes
 from .array_args import arrays_for_lists
 from .inplace import check_inplace, refuse_alias, strip_views, updated_parameter
@@ -306,6 +306,7 @@ class Lowering:
         rhs = self.atom(s.value, s)
         made = lower_builtins.concatenation(self, old, rhs, s) if op is operator.add else \
             self.bitwise(op, old, rhs, s) if op in BITWISE else None
+        made = made or sparse.arithmetic(self.out, op, (old, rhs))
         self.update(s.target.id, old, made or ir.Call(registry.primitive(op), (old, rhs)), s)
 
     def update(self, name, old, value, node):
@@ -503,7 +504,8 @@ class Lowering:
             made = lower_builtins.concatenation(self, left, right, node)
             if made is not None:
                 return made
-        return ir.Call(registry.primitive(op), (left, right))
+        return sparse.arithmetic(self.out, op, (left, right)) or \
+            ir.Call(registry.primitive(op), (left, right))
 
     def bitwise(self, op, left, right, node):
         """a & b, a | b, a ^ b, a << b, a >> b: the operator itself (no derivative) where both
@@ -522,7 +524,8 @@ class Lowering:
         if isinstance(node.op, gast.USub):
             if isinstance(operand, ir.Const) and isinstance(operand.value, (int, float)):
                 return ir.Const(-operand.value)
-            return ir.Call(registry.primitive(operator.neg), (operand,))
+            return sparse.arithmetic(self.out, operator.neg, (operand,)) or \
+                ir.Call(registry.primitive(operator.neg), (operand,))
         if isinstance(node.op, gast.UAdd):
             return operand
         if isinstance(node.op, gast.Not):
@@ -779,6 +782,9 @@ class Lowering:
         if isinstance(receiver, ir.Const) and isinstance(receiver.value, np.ufunc) and \
                 name in lower_ufuncs.METHODS:       # np.add.reduce(a), np.multiply.outer
             return lower_ufuncs.lower(self, receiver.value, name, args, kwargs, node)
+        made = sparse.method(self, receiver, name, args, kwargs, node)     # A.dot(x)
+        if made is not None:
+            return made
         fn = runtime.astype if name == "astype" else METHODS.get(name)
         if name == "item" and (args or kwargs):
             fn = None                   # x.item(i): as any other method

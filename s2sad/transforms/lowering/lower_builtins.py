@@ -92,12 +92,7 @@ def _held_tuple(low, atom):
     value = low.out.held_value(atom)
     if type(value) is not tuple:
         return None
-    kind = low.out.externals[atom.name]
-    guard = ("global", low.out.top_globals, atom.name, value) if kind[0] == "global" else \
-        ("cell", kind[1], atom.name, value) if kind[0] == "cell" else None
-    if guard is not None and not any(all(a is b for a, b in zip(g, guard))
-                                     for g in low.out.guards):
-        low.out.guards.append(guard)
+    low.out.guard_held(atom, value)
     return value
 
 

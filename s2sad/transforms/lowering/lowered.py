@@ -21,10 +21,11 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from ... import ir
-from ...ir.spec import CONTAINERS, DICTS
+from ...ir.spec import CONTAINERS, DICTS, classes_of
 from ...rules.python.builtins import as_tuple, concat_items, dict_copy
 from ...runtime import list_append, make_dict, setitem
 from ..names import Names
+from . import sparse
 
 # functions whose results are booleans or integers (Output.bits)
 BITS = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
@@ -85,12 +86,15 @@ class Output:
         self.origin: Dict[str, tuple] = {}
         # name -> the class whose object a call made it (spline = CubicSpline(t, y))
         self.made: Dict[str, type] = {}
+        self.sparse: set = set()        # names that hold a scipy.sparse matrix (sparse.py)
 
     def note_params(self, params, spec):
         """The parameters the call passes containers in, and those it passes dicts in
         (a `for` loop over one runs through its keys)."""
         self.container_params = {p for p, c in zip(params, spec) if c in CONTAINERS}
         self.dict_params = {p for p, c in zip(params, spec) if c in DICTS}
+        self.sparse |= {params[i] for i, c in classes_of(spec).items() if i < len(params) and
+                        c.__module__.startswith("scipy.sparse")}
 
     def is_dict(self, atom) -> bool:
         """Is atom a dict: a literal's name, a dict argument, a new version of one?"""
@@ -101,6 +105,8 @@ class Output:
 
     def note(self, target, value):
         """The facts about a name that follow from the value it is bound to."""
+        if sparse.makes_sparse(self, value):
+            self.sparse.add(target)
         if isinstance(value, ir.Pack):
             self.tuples[target] = len(value.items)
             self.packs[target] = value.items
@@ -264,6 +270,16 @@ class Output:
             except ValueError:          # an empty cell
                 return None
         return None
+
+    def guard_held(self, atom, value):
+        """Make the code again where the external name atom stops holding value (the code
+        made for it reads what it is: a tuple's length, a sparse matrix's methods)."""
+        kind = self.externals[atom.name]
+        guard = ("global", self.top_globals, atom.name, value) if kind[0] == "global" else \
+            ("cell", kind[1], atom.name, value) if kind[0] == "cell" else None
+        if guard is not None and not any(all(a is b for a, b in zip(g, guard))
+                                         for g in self.guards):
+            self.guards.append(guard)
 
     def _held(self, name):
         kind = self.externals[name]

@@ -175,7 +175,9 @@ def _batched_call(T, prim, args, primals, flags, kwargs, out, D):
         name = "shape"
         shape = args.pop(1) if len(args) > 1 else kwargs.pop(name)
         kwargs = {k: v for k, v in kwargs.items() if k != name}
-        return T.call(fn, args[0], _batched(T, tb.batch_shape, ir.Const(D), shape), **kwargs)
+        c = args[0] if fn is np.reshape else \
+            T.call(np.reshape, args[0], T.call(tb.lift_shape, args[0], out))  # (D, 1.., *s)
+        return T.call(fn, c, _batched(T, tb.batch_shape, ir.Const(D), shape), **kwargs)
     if fn is np.ravel:
         return T.call(np.reshape, args[0], ir.Const((D, -1)))
     if fn is np.transpose:

@@ -7,6 +7,9 @@ from s2sad.rules.scipy import special as SS
 
 try:
     from scipy import linalg as sl, special as sc
+    from scipy import sparse
+    from scipy.sparse import linalg as spla
+    _SPARSE = sparse.diags([1.0, -3.0, 1.2], [-1, 0, 1], shape=(4, 4), format="csc")
 except ImportError:          # SciPy is optional: no rows
     sc = None
 
@@ -94,4 +97,9 @@ if sc is not None:
         Row(lambda a: sl.det(a), make=_case(_wellcond(3, 3)), also=(sl.det,), id="sl-det"),
         Row(lambda x: SL.triangle(x, True) + SL.triangle(x), make=_case(_normal(3, 3)),
             also=(SL.triangle,), id="triangle"),
+        # spsolve: the sparse matrix is a constant, the right-hand side differentiated
+        Row(lambda b: spla.spsolve(_SPARSE, b), make=_case(_normal(4)), also=(spla.spsolve,),
+            id="spsolve"),
+        Row(lambda b: spla.spsolve(_SPARSE.tocsr(), b), make=_case(_normal(4, 2)),
+            also=(spla.spsolve,), id="spsolve-matrix"),
     ]
