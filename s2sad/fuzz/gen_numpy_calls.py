@@ -4,7 +4,8 @@ a global, one made at the call), getattr(np, name) with a constant or a global s
 a list reversed or sorted in place (lst.reverse(), lst.sort(reverse=...)), an array sorted
 (x.sort(), along an axis) or filled (x.fill(v)) in place; lists grouped in a dict
 (`d.setdefault(k, []).append(v)`, a defaultdict) handed to NumPy's functions (np.max(g):
-NumPy's asarray of a list).
+NumPy's asarray of a list); a scipy.sparse operator made from constants applied to a
+vector (L @ v, L.dot(v), v @ L, L.T @ v, spsolve(I - c L, v)), as PDE code applies one.
 
 A mixin of Gen (gen.py), as gen_real.py's statements are; each function is smooth where
 the oracle probes it (no branch, no kink), so finite differences judge it.
@@ -18,7 +19,7 @@ CALL_STATEMENTS = [
 ]
 # statements drawn only where real_code is above 1 (weight times real_code - 1): CI's
 # campaigns (real_code 1) keep the programs their seed drew before these were written
-HEAVY_STATEMENTS = [(0.4, "grouping", "s_grouping")]
+HEAVY_STATEMENTS = [(0.4, "grouping", "s_grouping"), (0.3, "sparse_operator", "s_sparse_operator")]
 
 
 class NumpyCallStatements:
@@ -146,4 +147,23 @@ class NumpyCallStatements:
             read += f" + sum({kept})"
         lines.append(f"{r} = {read}")
         scope.vars[r] = "f"
+        return [self.pad(indent, line) for line in lines]
+
+    def s_sparse_operator(self, scope, indent, nest, loop):
+        """A second-difference operator on the 3 entries of a vector, built as scipy.sparse
+        (scaled by a constant: SciPy's arithmetic, no derivative), applied as PDE code
+        applies one; a derivative into the matrix itself is never drawn."""
+        op, r = self.name("L"), self.name("r")
+        v = self.e("v", scope, 2)
+        self.imports.add("scipy.sparse.linalg")
+        fmt = self.rng.choice(["csc", "csr", "dia"])
+        scale = self.rng.choice(["0.5", "2.0 / 3.0", "-1.5"])
+        lines = [f"{op} = scipy.sparse.diags([1.0, -2.0, 1.0], [-1, 0, 1], shape=(3, 3), "
+                 f"format={fmt!r}) * {scale}"]
+        apply = self.rng.choice([
+            f"{op} @ ({v})", f"{op}.dot({v})", f"({v}) @ {op}", f"{op}.T @ ({v})",
+            f"scipy.sparse.linalg.spsolve(scipy.sparse.identity(3, format='csc') - 0.1 * "
+            f"{op}.tocsc(), {v})"])
+        lines.append(f"{r} = {apply}")
+        scope.vars[r] = "v"
         return [self.pad(indent, line) for line in lines]

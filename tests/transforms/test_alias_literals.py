@@ -411,7 +411,22 @@ def item_read_out_at_an_int_key_then_appended(x):
     return sum(kept) + sum(d[0])
 
 
+def item_read_out_in_an_inner_loop_then_appended(x):
+    """(the fuzzer's program 26 of seed 63200, reduced: 0.943 where Python gives 0.527)"""
+    acc = 1.0
+    for k in range(2):
+        hist = {"loss": [], "norm": [x * 0.5]}
+        for i in range(2):
+            other = hist["norm"]
+            hist["loss"].append(x * i)
+            hist["norm"].append(np.sin(x) * i)
+        r = sum(hist["loss"]) * len(hist["norm"]) + len(other)
+        acc = acc * np.cos(r)
+    return acc
+
+
 @pytest.mark.parametrize("f", [
+    item_read_out_in_an_inner_loop_then_appended,
     item_named_then_summed, item_named_then_summed_after_a_loop,
     item_named_in_a_list_then_summed, item_named_at_an_int_key_then_summed,
     literal_item_copied_to_another_key, item_read_out_at_an_int_key_then_appended],
