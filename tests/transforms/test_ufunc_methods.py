@@ -3,6 +3,7 @@ the code is transformed (hasattr(np, "trapezoid"), `if False:`), as numerical co
 writes them: against central differences at orders 1 and 2 and in forward mode, the
 values bit for bit NumPy's, or refused at the user's line."""
 
+import re
 import warnings
 
 import numpy as np
@@ -204,3 +205,68 @@ def test_add_at_under_jit_equals_numpy():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         np.testing.assert_allclose(s2sad.jit(g)(x, IDX), g(x, IDX), rtol=1e-12)
+
+
+# -- a ufunc written into an array, where a mask allows: out= and where= ----------------------
+# Refused before ("divide(..., out=...) writes into an existing array"); the NaN-safe
+# division of published code.
+
+def nan_safe_ratio(x):
+    d = x - x.mean()
+    ratio = np.divide(d, np.abs(x), out=np.zeros_like(x), where=np.abs(x) > 0.3)
+    return np.sum(ratio ** 2)
+
+
+def division_into_a_named_array(x):
+    r = np.full_like(x, 0.5)
+    np.divide(x ** 2, x - 0.1, out=r, where=x > 0.2)
+    return np.sum(r * x)
+
+
+def log_in_place(x):
+    y = x ** 2 + 1.0
+    z = y                       # the same array: NumPy's log changes it for both names
+    np.log(y, out=y)
+    return np.sum(y) + np.sum(z)
+
+
+def masked_log_into_a_tuple_of_one(x):
+    out = np.zeros_like(x)
+    v = np.log(x, out=(out,), where=x > 0)
+    return np.sum(v) + np.sum(out)
+
+
+def arcsin_inside_its_domain(x):
+    return np.sum(np.arcsin(x, out=np.ones_like(x), where=np.abs(x) < 0.9))
+
+
+MASKED = [nan_safe_ratio, division_into_a_named_array, log_in_place,
+          masked_log_into_a_tuple_of_one, arcsin_inside_its_domain]
+
+
+@pytest.mark.parametrize("f", MASKED, ids=lambda f: f.__name__)
+def test_a_ufunc_into_an_array_where_a_mask_allows(f):
+    x = np.array([0.5, -0.7, 1.1, 0.25, 0.05, -0.95])
+    with np.errstate(all="raise"):          # no nan or inf where the mask skips
+        value, g = s2sad.value_and_grad(f)(x)
+    assert np.isclose(value, f(x), rtol=1e-13) and np.all(np.isfinite(g))
+    check_all(f, x)
+
+
+def into_a_slice(x):
+    r = np.zeros(4)
+    np.multiply(x[:2], x[1:3], out=r[:2])
+    return np.sum(r * x)
+
+
+def mask_without_out(x):
+    return np.sum(np.log(x, where=x > 0))
+
+
+@pytest.mark.parametrize("f, what", [(into_a_slice, "out=...) into an array s2sad cannot"),
+                                     (mask_without_out, "where=...) without out=")],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_out_of_an_array_s2sad_cannot_follow_is_refused(f, what):
+    with pytest.raises(s2sad.UnsupportedSyntaxError, match=re.escape(what)) as e:
+        s2sad.grad(f)(X)
+    assert f.__code__.co_filename in str(e.value)

@@ -802,6 +802,8 @@ class Lowering:
         return self.prim_call(registry.primitive(fn), [receiver] + args, kwargs, node)
 
     def prim_call(self, prim, args, kwargs, node):
+        if prim.elementwise and ("out" in kwargs or "where" in kwargs):
+            return lower_ufuncs.with_out(self, prim, args, kwargs, node)   # a masked ufunc
         if prim.fn is collections.defaultdict:
             raise UnsupportedSyntaxError(
                 "a `defaultdict` s2sad cannot read as the dict it is (read in a lambda, a "

@@ -108,7 +108,7 @@ def expression(low, s):
                              else call.func.id)] + args
         _effect(low, fn, args, kwargs, s)
         return
-    if target.kind in ("user", "local"):
+    if target.kind in ("user", "local") or _written_out(target, call):
         low.build(call)          # its body, inlined; the result is dropped
         return
     if _outside_object(low, target, call):
@@ -139,6 +139,13 @@ def expression(low, s):
         "s2sad runs unused calls only where it knows they change nothing it "
         "differentiates: print, logging, warnings.warn, assert and your own functions. "
         "Assign the result, or remove the call.")
+
+
+def _written_out(target, call) -> bool:
+    """np.log(y, out=y): an elementwise ufunc written into an array, which lowers to that
+    array's new value (lower_ufuncs.with_out)."""
+    return target.kind == "prim" and getattr(target.value, "elementwise", False) and \
+        any(k.arg == "out" for k in call.keywords)
 
 
 def _item_append(low, call) -> bool:
