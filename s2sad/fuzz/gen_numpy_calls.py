@@ -5,7 +5,8 @@ a list reversed or sorted in place (lst.reverse(), lst.sort(reverse=...)), an ar
 (x.sort(), along an axis) or filled (x.fill(v)) in place; lists grouped in a dict
 (`d.setdefault(k, []).append(v)`, a defaultdict) handed to NumPy's functions (np.max(g):
 NumPy's asarray of a list); a scipy.sparse operator made from constants applied to a
-vector (L @ v, L.dot(v), v @ L, L.T @ v, spsolve(I - c L, v)), as PDE code applies one.
+vector (L @ v, L.dot(v), v @ L, L.T @ v, spsolve(I - c L, v)), as PDE code applies one; a
+ufunc written into an array where a mask allows (np.divide(a, b, out=..., where=...)).
 
 A mixin of Gen (gen.py), as gen_real.py's statements are; each function is smooth where
 the oracle probes it (no branch, no kink), so finite differences judge it.
@@ -19,7 +20,8 @@ CALL_STATEMENTS = [
 ]
 # statements drawn only where real_code is above 1 (weight times real_code - 1): CI's
 # campaigns (real_code 1) keep the programs their seed drew before these were written
-HEAVY_STATEMENTS = [(0.4, "grouping", "s_grouping"), (0.3, "sparse_operator", "s_sparse_operator")]
+HEAVY_STATEMENTS = [(0.4, "grouping", "s_grouping"), (0.3, "sparse_operator", "s_sparse_operator"),
+                    (0.3, "masked_ufunc", "s_masked_ufunc")]
 
 
 class NumpyCallStatements:
@@ -165,5 +167,22 @@ class NumpyCallStatements:
             f"scipy.sparse.linalg.spsolve(scipy.sparse.identity(3, format='csc') - 0.1 * "
             f"{op}.tocsc(), {v})"])
         lines.append(f"{r} = {apply}")
+        scope.vars[r] = "v"
+        return [self.pad(indent, line) for line in lines]
+
+    def s_masked_ufunc(self, scope, indent, nest, loop):
+        """The NaN-safe division of published code, or a log or sqrt where its argument
+        is positive: a ufunc written into an array (a new one, or a name that another
+        may hold too) where a mask allows."""
+        r, a = self.name("r"), self.name("buf")
+        u, w = self.e("v", scope, 2), self.e("v", scope, 2)
+        call, mask = self.rng.choice([
+            (f"np.divide({u}, {w}", f"np.abs({w}) > 0.4"),
+            (f"np.log({u}", f"({u}) > 0.2"), (f"np.sqrt({w}", f"({w}) > 0.1")])
+        if self.rng.random() < 0.5:
+            lines = [f"{r} = {call}, out=np.zeros_like({u}), where={mask})"]
+        else:
+            lines = [f"{a} = np.full_like({u}, 0.5)", f"{r} = {a}",
+                     f"{call}, out={a}, where={mask})"]
         scope.vars[r] = "v"
         return [self.pad(indent, line) for line in lines]
