@@ -62,7 +62,7 @@ import numpy as np
 from ...registry import implement, implement_frozen, implement_method, primitive
 from .stats import (between, cdf_pieces, check_argument, cut, density_inside, finish,
                     held_fixed, log_pieces, mahalanobis, sf_pieces)
-from .stats_more import standardized_real
+from .stats_more import real_values, standardized_real
 
 try:
     from scipy import special as sc
@@ -145,6 +145,7 @@ def multinomial_p(p):
 
 def multinomial_logpmf(x, n, p):
     x, n, p = np.asarray(x), np.asarray(n), np.asarray(p)
+    real_values(x, n, p)
     x, n = multinomial_x(x), multinomial_n(n)
     check_argument(np.ndim(x) > 0, "x must be an array.")
     check_argument(np.size(x) == 0 or np.shape(x)[-1] == np.shape(p)[-1],

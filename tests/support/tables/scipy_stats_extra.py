@@ -85,5 +85,9 @@ if st is not None:
                  id=f"stats.{dist}.{name}") for dist in FAMILIES for name in FAMILIES[dist][0]]
     ROWS += [Row(fn, make=make, id=f"stats.{fn.__name__.replace('_', '.', 1)}")
              for fn, make in DISCRETE]
-    ROWS += [Row(getattr(st.multivariate_t, name), make=_multivariate_t,
-                 id=f"stats.multivariate_t.{name}") for name in PDF]
+    # (a lambda of the four arguments: the jvp code of the method itself would take
+    # allow_singular=, a flag, as a fifth primal with a tangent)
+    ROWS += [Row(lambda x, loc, shape, df: st.multivariate_t.logpdf(x, loc, shape, df),
+                 make=_multivariate_t, id="stats.multivariate_t.logpdf"),
+             Row(lambda x, loc, shape, df: st.multivariate_t.pdf(x, loc, shape, df),
+                 make=_multivariate_t, id="stats.multivariate_t.pdf")]
