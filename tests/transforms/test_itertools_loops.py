@@ -76,3 +76,36 @@ def test_a_tuple_length_known_only_at_run_time_is_refused():
     with pytest.raises(s2sad.errors.UnsupportedSyntaxError) as e:
         s2sad.grad(computed_r)(A, 2)
     assert "literal r" in str(e.value) and "test_itertools_loops.py" in str(e.value)
+
+
+def running_sums(x):
+    return sum(v * (i + 1) for i, v in enumerate(itertools.accumulate(x)))
+
+
+def running_products_and_maxima(x):
+    import operator
+    run = list(itertools.accumulate([x[0], x[1] ** 2, x[2]], operator.mul))
+    best = list(itertools.accumulate(x, max))
+    return run[-1] + run[1] + np.sum(np.array(best) * x)
+
+
+def discounted_fold_with_an_initial_value(x):
+    r = list(itertools.accumulate(x, lambda a, b: a * 0.5 + b, initial=1.0))
+    return r[-1] * r[1] + len(r) + sum(itertools.accumulate([]))
+
+
+def reduced_by_max(x):
+    import functools
+    return functools.reduce(max, [x[0], x[1] ** 2, x[2]]) + functools.reduce(min, x)
+
+
+@pytest.mark.parametrize("f", [running_sums, running_products_and_maxima,
+                               discounted_fold_with_an_initial_value, reduced_by_max],
+                         ids=lambda f: f.__name__)
+def test_accumulate_and_folds_by_max(f):
+    """itertools.accumulate of differentiated values was refused ("creating an object of
+    the class accumulate"), functools.reduce(max, xs) ("no derivative rule for max")."""
+    x = np.array([0.3, -0.7, 1.1, 0.4])
+    value, g = s2sad.value_and_grad(f)(x)
+    assert np.isclose(value, f(x), rtol=1e-13)
+    check_grads(f, (x,), order=2, modes=("rev", "fwd"))

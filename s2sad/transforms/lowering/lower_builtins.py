@@ -27,6 +27,7 @@ located at the user's call, so an error it raises names the user's line.
 import builtins
 import enum
 import functools
+import itertools
 import math
 import operator
 import types
@@ -527,6 +528,20 @@ def _reduce(low, node):
     return template(low, body, [fn] + args[1:], {}, node)
 
 
+def _accumulate(low, node):
+    """itertools.accumulate(xs[, fn][, initial=v]): the running sums (or fn's folds) as a
+    list, as Python's iterator yields them."""
+    args, kwargs = checked(low, node, 1, 2, ("func", "initial"))
+    fn = _builtin_value(low, args[1] if len(args) > 1 else kwargs.get("func", ir.Const(None)))
+    if isinstance(fn, ir.Const) and fn.value is None:
+        fn = ir.Const(operator.add)
+    initial = kwargs.get("initial", ir.Const(None))
+    items = iterated(low, args[0], node)
+    if isinstance(initial, ir.Const) and initial.value is None:
+        return template(low, templates.accumulate_, [fn, items], {}, node)
+    return template(low, templates.accumulate_from, [fn, items, initial], {}, node)
+
+
 def _zip(low, node):
     """zip(a, b), zip(*rows): a list of tuples (zip(*rows) of rows known only when the code
     runs: their transpose, as long as the shortest)."""
@@ -562,6 +577,7 @@ _BUILTINS = {id(f): h for f, h in (
     (math.log, _math_log), (math.hypot, _math_hypot),
     (builtins.map, _map), (builtins.filter, _filter), (functools.reduce, _reduce),
     (builtins.zip, _zip), (np.apply_along_axis, _apply_along_axis),
+    (itertools.accumulate, _accumulate),
     (builtins.enumerate, _template_of(templates.enumerate_, 1, 2, ("start",))),
     (vectorized_call, _vectorized), (builtins.callable, _callable),
     (add_lhs_grad, _added(matmul_lhs_grad)), (add_rhs_grad, _added(matmul_rhs_grad)),

@@ -48,7 +48,8 @@ from ..frontend import fence, generators, parse, resolve
 from .inplace import name_shared_literals
 from ...rules.python.builtins import loop_items
 from ...rules.python.objects import raise_exception
-from .lower_builtins import dict_keys, known_value, pack_arguments
+from . import lower_templates as templates
+from .lower_builtins import dict_keys, known_value, pack_arguments, template
 from .lower_nonlocal import called_mutations
 from ..names import all_identifiers
 from ..frontend.resolve import classify
@@ -754,6 +755,10 @@ class Control:
         if isinstance(fn, Closure):
             return self.inline_closure(fn, args, kwargs, node)
         obj = low.out.value_of(fn)
+        if (obj is max or obj is min) and len(args) == 2 and not kwargs:
+            # functools.reduce(max, xs), accumulate(xs, max): max(a, b) as it is written
+            return template(low, templates.max2 if obj is max else templates.min2, args, {},
+                            node)
         if obj is not None:
             target = classify(obj, low.parsed, node)
             if target.kind == "prim":

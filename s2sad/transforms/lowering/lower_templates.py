@@ -282,6 +282,21 @@ def reduce_from(fn, items, start):
     return acc
 
 
+def accumulate_(fn, items):
+    items = loop_items(items)
+    out = [items[i] for i in range(min(len(items), 1))]     # the first item, if any
+    for i in range(1, len(items)):
+        out.append(fn(out[-1], items[i]))
+    return out
+
+
+def accumulate_from(fn, items, initial):
+    out = [initial]
+    for v in items:
+        out.append(fn(out[-1], v))
+    return out
+
+
 def enumerate_(items, start=0):
     return [(start + i, v) for i, v in enumerate(items)]
 
