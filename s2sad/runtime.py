@@ -585,15 +585,11 @@ def is_sparse(x) -> bool:
 
 def _sparse_product_grad(g, sparse, other, left):
     """The gradient of `sparse @ other` (left) or `other @ sparse` with respect to the
-    array other, given g: sparse.T @ g, or g @ sparse.T, written with the sparse matrix
-    on the left (NumPy's matmul does not read one).  The matrix is a constant."""
+    array other, given g: sparse.T @ g, or g @ sparse.T (NumPy's matmul does not read a
+    sparse matrix: SciPy's @ does).  The matrix is a constant."""
     if _ndim(g) != _ndim(other) or _ndim(g) > 2:
         raise sparse_refusal()
-    if left:
-        r = sparse.T @ g
-    else:
-        r = sparse @ g.T if _ndim(g) == 2 else sparse @ g
-        r = r.T if _ndim(g) == 2 else r
+    r = sparse.T @ g if left else g @ sparse.T      # (an array @ a sparse one: SciPy's)
     return unbroadcast(np.asarray(r), other)
 
 

@@ -58,8 +58,28 @@ def poisson_solve(f):
     return np.sum(u ** 2) * 1e-3 + np.sum(spla.spsolve(A.tocsr(), f * u)) * 1e-3
 
 
+def operator_chosen_by_a_branch(u, fine=True):
+    """(L.dot(u) of a name an if joins, or a loop carries, ran as np.dot: a TypeError from
+    the generated code, until Output.origin was followed)"""
+    n = len(u)
+    if fine:
+        L = laplacian(n)
+    else:
+        L = sp.identity(n)
+    A = sp.identity(n)
+    for k in range(2):
+        A = A @ sp.diags([1.0, 0.5], [0, 1], shape=(n, n))
+    return np.sum(L.dot(u) ** 2) * 1e-4 + np.sum(A.dot(np.sin(u)) ** 2)
+
+
+def rows_times_an_operator(u):
+    rows = np.stack([u, u ** 2])
+    return np.sum((rows @ laplacian(len(u))) ** 2) * 1e-4
+
+
 @pytest.mark.parametrize("f", [heat_implicit, dirichlet_energy, global_operator,
-                               poisson_solve], ids=lambda f: f.__name__)
+                               poisson_solve, operator_chosen_by_a_branch,
+                               rows_times_an_operator], ids=lambda f: f.__name__)
 def test_sparse_operators_applied_to_arrays(f):
     value, g = s2sad.value_and_grad(f)(U)
     assert np.isclose(value, f(U), rtol=1e-13)

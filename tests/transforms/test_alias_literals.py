@@ -425,8 +425,22 @@ def item_read_out_in_an_inner_loop_then_appended(x):
     return acc
 
 
+def _keep(h, lst):
+    h["loss"] = lst
+
+
+def item_named_then_stored_by_a_function(x):
+    """(gave 1.5 and a gradient of 1 where Python gives 6.0 and 4: the function stored the
+    caller's literal, whose read was folded; _held_arguments names it at the call)"""
+    losses = []
+    history = {}
+    _keep(history, losses)
+    history["loss"].append(x * 3.0)
+    return sum(losses) + x
+
+
 @pytest.mark.parametrize("f", [
-    item_read_out_in_an_inner_loop_then_appended,
+    item_read_out_in_an_inner_loop_then_appended, item_named_then_stored_by_a_function,
     item_named_then_summed, item_named_then_summed_after_a_loop,
     item_named_in_a_list_then_summed, item_named_at_an_int_key_then_summed,
     literal_item_copied_to_another_key, item_read_out_at_an_int_key_then_appended],

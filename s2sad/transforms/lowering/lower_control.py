@@ -713,6 +713,7 @@ class Control:
         """A call of a user function: its body, lowered here (a recursive call stays a
         call)."""
         low = self.low
+        args, kwargs = _held_arguments(low, args, kwargs, node)
         parsed = parse.parse(fn, self._call_spec(fn, args, kwargs))
         code = getattr(parsed.fn, "__code__", None)
         frame = parsed.frame or code        # (the same method of another object: inlined)
@@ -804,6 +805,7 @@ class Control:
         if any(f is fn.node for f in self.closure_stack):
             raise UnsupportedSyntaxError(f"recursion ({fn.name} calls itself)", low.loc(node),
                                          "Recursive functions are not supported yet.")
+        args, kwargs = _held_arguments(low, args, kwargs, node)
         child = low.closure_body(fn, self.closure_stack + (fn.node,))
         child.env.update(bind_arguments(
             low.fail, fn.name, fn.node.args, args, kwargs, node, lambda j: fn.defaults[j],
@@ -814,6 +816,14 @@ class Control:
         lower_nonlocal.propagate(child, low, node)
         # None: no return in it; RAISED: it only raises
         return ir.Const(None) if result is None or result is RAISED else result
+
+
+def _held_arguments(low, args, kwargs, node):
+    """(args, kwargs) of a call of a function of the user's, a list or dict literal a
+    variable of the caller is bound to named first (Lowering.held): the function may put
+    it into a container (`h["loss"] = lst`), after which the caller's read of it
+    (`sum(losses)`) must see what is appended through the container."""
+    return list(low.held(args, node)), dict(zip(kwargs, low.held(list(kwargs.values()), node)))
 
 
 def made_inside(cls, loc):

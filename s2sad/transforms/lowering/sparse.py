@@ -25,10 +25,12 @@ from ...rules.scipy import sparse as rules
 from ...runtime import is_sparse
 
 
-def holds_sparse(out, atom) -> bool:
+def holds_sparse(out, atom, depth=0) -> bool:
     """Does atom hold a sparse matrix: a name the lowering saw made one (Output.sparse), a
-    constant, or a global's or closure's name that holds one now (guarded)?"""
-    if isinstance(atom, ir.Var) and atom.name in out.sparse:
+    constant, a global's or closure's name that holds one now (guarded), or a loop's or
+    an if's name that may start as or join one (Output.origin)?"""
+    if isinstance(atom, ir.Var) and (atom.name in out.sparse or depth < 8 and any(
+            holds_sparse(out, a, depth + 1) for a in out.origin.get(atom.name, ()))):
         return True
     value = out.held_value(atom)
     if not is_sparse(value):
